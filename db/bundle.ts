@@ -1,0 +1,87 @@
+/**
+ * Bank bundle (SPEC §6): the portable JSON form of one bank. Import validates this schema plus
+ * cross-references (duplicate ids, unknown source facts) and is atomic.
+ */
+import { z } from "zod";
+import { Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
+
+const IsoTime = z.iso.datetime({ offset: true });
+const Id = z.string().trim().min(1).max(200);
+const Tags = z.array(z.string().trim().min(1).max(100)).default([]);
+
+export const BundleFact = z.object({
+  id: Id,
+  text: z.string().trim().min(1),
+  kind: z.enum(["world", "experience"]),
+  tags: Tags,
+  scope: Scope,
+  occurredAt: IsoTime.nullable().optional(),
+  recordedAt: IsoTime,
+  /** Defaults to `recordedAt`, never to the import time. */
+  updatedAt: IsoTime.optional(),
+  documentId: z.string().min(1).nullable().optional(),
+});
+
+export const BundleObservation = z.object({
+  id: Id,
+  text: z.string().trim().min(1),
+  tags: Tags,
+  scope: Scope,
+  sourceFactIds: z.array(Id).default([]),
+  updatedAt: IsoTime,
+});
+
+const MentalModelState = z.object({
+  name: z.string().trim().min(1),
+  sourceQuery: z.string(),
+  content: z.string(),
+  tags: Tags,
+  refreshedAt: IsoTime.nullable().default(null),
+  staleOverride: z.enum(["stale", "fresh"]).nullable().default(null),
+});
+
+export const BundleMentalModel = MentalModelState.extend({
+  id: Id,
+  version: z.number().int().positive().default(1),
+  /** Earlier versions, oldest first (optional; current state is the top-level fields). */
+  history: z
+    .array(
+      MentalModelState.extend({
+        version: z.number().int().positive(),
+        createdAt: IsoTime,
+        basedOnIds: z.array(z.string()).default([]),
+      }),
+    )
+    .default([]),
+});
+
+export const BundleSkill = z.object({
+  id: Id,
+  name: z.string().trim().min(1).max(100),
+  mission: z.string().trim().min(1),
+  disposition: z.array(z.string().trim().min(1)).default([]),
+  retrieval: z.object({
+    tags: Tags,
+    types: z.array(RetrievalType).min(1),
+    scope: Scope.default("personal"),
+  }),
+  budget: Budget.default("mid"),
+  anchorEvery: z.number().int().min(1).max(50).default(4),
+  outputFormat: z.string().default("markdown"),
+  version: z.number().int().positive().default(1),
+});
+
+export const Bundle = z.object({
+  version: z.literal(1),
+  bank: z.object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "bank id must be a lowercase slug"),
+    name: z.string().trim().min(1),
+    permittedTeams: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "team id must be a lowercase slug")).default([]),
+  }),
+  facts: z.array(BundleFact).default([]),
+  observations: z.array(BundleObservation).default([]),
+  mentalModels: z.array(BundleMentalModel).default([]),
+  skills: z.array(BundleSkill).default([]),
+});
+export type BundleInput = z.input<typeof Bundle>;
+export type Bundle = z.output<typeof Bundle>;

@@ -1,0 +1,141 @@
+/**
+ * The engine's ports. Everything outside the engine (database, model SDKs, clocks) reaches it
+ * through the one `ReflectDeps` object passed to `runReflect`.
+ */
+import type { ModelInfo, ScopeValue } from "./domain";
+import type { RunEvent } from "./events";
+
+// ---------- memory ----------
+
+export interface MentalModelHit {
+  id: string;
+  name: string;
+  content: string;
+  tags: string[];
+  version: number;
+  /** Rank-derived relevance in (0, 1]; higher is better. */
+  relevance: number;
+  refreshedAt: string | null;
+  isStale: boolean;
+  stalenessReason: string;
+  /** False for empty, whitespace or placeholder content, whatever the staleness. */
+  usable: boolean;
+}
+
+export interface ObservationHit {
+  id: string;
+  text: string;
+  tags: string[];
+  scope: ScopeValue;
+  sourceFactIds: string[];
+  updatedAt: string;
+}
+
+export interface FactHit {
+  id: string;
+  text: string;
+  kind: "world" | "experience";
+  tags: string[];
+  scope: ScopeValue;
+  occurredAt: string | null;
+  recordedAt: string;
+}
+
+export type ObservationFreshness = "up_to_date" | "slightly_stale" | "stale";
+
+export interface ObservationSearch {
+  observations: ObservationHit[];
+  /** Facts in scope recorded after the newest observation in scope. */
+  pending: number;
+  freshness: ObservationFreshness;
+  isStale: boolean;
+}
+
+export interface TierQuery {
+  bankId: string;
+  query: string;
+  limit: number;
+  /** All-of tag filter, applied in SQL before the limit. Empty = no filter. */
+  tags: string[];
+  /** The run's scope. Reads `personal` memories plus, when the bank permits it, the team's. */
+  scope: ScopeValue;
+}
+
+/**
+ * Memory port. Scope is enforced here: a `team:<id>` the bank does not permit makes
+ * `searchObservations` and `recall` throw `ScopeNotPermittedError` (classified `policy_reject`).
+ * Mental models are bank-wide and carry no scope.
+ */
+export interface MemoryPort {
+  /** Facts + observations + mental models the scope can read (personal only when the team is not permitted). */
+  countInScope(q: { bankId: string; scope: ScopeValue }): Promise<number>;
+  countMentalModels(bankId: string): Promise<number>;
+  searchMentalModels(q: TierQuery): Promise<MentalModelHit[]>;
+  searchObservations(q: TierQuery): Promise<ObservationSearch>;
+  recall(q: TierQuery): Promise<FactHit[]>;
+}
+
+// ---------- model (OpenAI chat-completions shapes) ----------
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface ToolDefinition {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** `auto`, or a named tool the model must call (the provider may downgrade the wire form). */
+export type ToolChoice = "auto" | { type: "function"; function: { name: string } };
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice;
+  signal?: AbortSignal;
+}
+
+export interface ModelResponse {
+  content: string | null;
+  toolCalls: ToolCall[];
+  finishReason: string;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+export interface ModelPort {
+  readonly info: ModelInfo;
+  complete(request: ModelRequest): Promise<ModelResponse>;
+}
+
+// ---------- run sink, clock, ids ----------
+
+export interface RunSink {
+  /** Appends one event; resolves once it is durable. Events arrive in `seq` order. */
+  append(event: RunEvent): Promise<void>;
+}
+
+export interface Clock {
+  /** Milliseconds (epoch or any monotonic origin). */
+  now(): number;
+}
+
+export interface IdSource {
+  next(prefix: string): string;
+}
+
+export interface ReflectDeps {
+  memory: MemoryPort;
+  model: ModelPort;
+  sink: RunSink;
+  clock: Clock;
+  ids: IdSource;
+}
