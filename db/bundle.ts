@@ -43,12 +43,17 @@ const MentalModelState = z.object({
 export const BundleMentalModel = MentalModelState.extend({
   id: Id,
   version: z.number().int().positive().default(1),
+  /** Memory ids the current content was based on. */
+  basedOnIds: z.array(z.string()).default([]),
+  /** When the current version was saved; defaults to `refreshedAt`, then the newest history entry. */
+  updatedAt: IsoTime.nullable().default(null),
   /** Earlier versions, oldest first (optional; current state is the top-level fields). */
   history: z
     .array(
       MentalModelState.extend({
         version: z.number().int().positive(),
-        createdAt: IsoTime,
+        /** Null when the version's time is unknown. */
+        createdAt: IsoTime.nullable(),
         basedOnIds: z.array(z.string()).default([]),
       }),
     )

@@ -1,0 +1,89 @@
+/**
+ * Browsing a bank's memory in the inspector (not a run): every scope is visible, labelled, so a
+ * curator can see what a run could and could not read. Searching reuses the tier searches.
+ */
+import type { ScopeValue } from "@/lib/reflect/domain";
+import type { Db } from "./client";
+import { type FactRow, type ObservationRow, searchFacts, searchObservations } from "./search";
+
+export interface TierCounts {
+  facts: number;
+  observations: number;
+  mentalModels: number;
+}
+
+export async function tierCounts(db: Db, bankId: string): Promise<TierCounts> {
+  const res = await db.$client.execute({
+    sql: `SELECT (SELECT COUNT(*) FROM facts WHERE bank_id = ?1) AS facts,
+                 (SELECT COUNT(*) FROM observations WHERE bank_id = ?1) AS observations,
+                 (SELECT COUNT(*) FROM mental_models WHERE bank_id = ?1) AS mental_models`,
+    args: [bankId],
+  });
+  const row = res.rows[0];
+  return {
+    facts: Number(row?.facts ?? 0),
+    observations: Number(row?.observations ?? 0),
+    mentalModels: Number(row?.mental_models ?? 0),
+  };
+}
+
+/** Every scope that appears in the bank's memories. */
+export async function bankScopes(db: Db, bankId: string): Promise<ScopeValue[]> {
+  const res = await db.$client.execute({
+    sql: "SELECT scope FROM facts WHERE bank_id = ?1 UNION SELECT scope FROM observations WHERE bank_id = ?1 ORDER BY 1",
+    args: [bankId],
+  });
+  return res.rows.map((r) => String(r.scope) as ScopeValue);
+}
+
+const parseList = (v: unknown): string[] => JSON.parse(String(v ?? "[]")) as string[];
+
+/** Facts newest first (by `recordedAt`), or ranked by BM25 when `query` is given. */
+export async function browseFacts(
+  db: Db,
+  q: { bankId: string; query?: string; limit: number; offset?: number },
+): Promise<FactRow[]> {
+  if (q.query?.trim()) {
+    const scopes = await bankScopes(db, q.bankId);
+    return searchFacts(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
+  }
+  const res = await db.$client.execute({
+    sql: `SELECT id, text, kind, tags, scope, occurred_at, recorded_at, updated_at FROM facts
+          WHERE bank_id = ? ORDER BY recorded_at DESC, id DESC LIMIT ? OFFSET ?`,
+    args: [q.bankId, q.limit, q.offset ?? 0],
+  });
+  return res.rows.map((r) => ({
+    id: String(r.id),
+    text: String(r.text),
+    kind: r.kind === "experience" ? "experience" : "world",
+    tags: parseList(r.tags),
+    scope: String(r.scope) as ScopeValue,
+    occurredAt: r.occurred_at === null ? null : String(r.occurred_at),
+    recordedAt: String(r.recorded_at),
+    updatedAt: String(r.updated_at),
+  }));
+}
+
+/** Observations newest first (by `updatedAt`), or ranked by BM25 when `query` is given. */
+export async function browseObservations(
+  db: Db,
+  q: { bankId: string; query?: string; limit: number; offset?: number },
+): Promise<ObservationRow[]> {
+  if (q.query?.trim()) {
+    const scopes = await bankScopes(db, q.bankId);
+    return searchObservations(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
+  }
+  const res = await db.$client.execute({
+    sql: `SELECT id, text, tags, scope, source_fact_ids, updated_at FROM observations
+          WHERE bank_id = ? ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
+    args: [q.bankId, q.limit, q.offset ?? 0],
+  });
+  return res.rows.map((r) => ({
+    id: String(r.id),
+    text: String(r.text),
+    tags: parseList(r.tags),
+    scope: String(r.scope) as ScopeValue,
+    sourceFactIds: parseList(r.source_fact_ids),
+    updatedAt: String(r.updated_at),
+  }));
+}

@@ -1,0 +1,53 @@
+/**
+ * Database access. One libSQL client per process (`getDb()`), migrated to the latest schema on
+ * first use; `openDb()` opens an independent, migrated connection (tests, CLI).
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { type Client, createClient } from "@libsql/client";
+import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import * as schema from "./schema";
+
+export type Db = LibSQLDatabase<typeof schema> & { $client: Client };
+
+export const DEFAULT_DATABASE_URL = "file:./data/inspector.db";
+/** Concurrent writers wait this long for the lock instead of failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 15_000;
+
+/** The folder of a `file:` URL's database, or null for remote URLs and in-memory databases. */
+function fileUrlPath(url: string): string | null {
+  if (!url.startsWith("file:")) return null;
+  const path = url.slice("file:".length).split("?")[0] ?? "";
+  if (path === "" || path === ":memory:") return null;
+  return isAbsolute(path) ? path : resolve(process.cwd(), path);
+}
+
+export async function openDb(url: string = DEFAULT_DATABASE_URL, options: { authToken?: string } = {}): Promise<Db> {
+  const filePath = fileUrlPath(url);
+  if (filePath) mkdirSync(dirname(filePath), { recursive: true });
+  const client = createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
+  if (filePath) {
+    await client.execute("PRAGMA journal_mode=WAL");
+    await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
+  }
+  const db = drizzle({ client, schema });
+  await migrate(db, { migrationsFolder: resolve(process.cwd(), "db/migrations") });
+  return db;
+}
+
+let shared: Promise<Db> | undefined;
+
+/** The process-wide database from `DATABASE_URL` / `DATABASE_AUTH_TOKEN`, migrated on first use. */
+export function getDb(): Promise<Db> {
+  if (!shared) {
+    shared = openDb(process.env.DATABASE_URL || DEFAULT_DATABASE_URL, {
+      authToken: process.env.DATABASE_AUTH_TOKEN || undefined,
+    });
+    // A failed open (bad URL, unreachable server) must not poison every later call.
+    shared.catch(() => {
+      shared = undefined;
+    });
+  }
+  return shared;
+}

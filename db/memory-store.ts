@@ -1,0 +1,87 @@
+/** The engine's memory port over the libSQL store (scope rules: see scope.ts). */
+import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
+import { getBank } from "./banks";
+import type { Db } from "./client";
+import { countMentalModels, listMentalModels } from "./mental-models";
+import { isScopePermitted, readableScopes } from "./scope";
+import { countMemories, observationFreshness, searchFacts, searchMentalModelIds, searchObservations } from "./search";
+
+export interface MemoryStoreOptions {
+  /** Embeds a query for hybrid search; without it retrieval is BM25 only. */
+  embed?: (text: string) => Promise<number[]>;
+}
+
+export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): MemoryPort {
+  const permittedTeams = async (bankId: string) => (await getBank(db, bankId))?.permittedTeams ?? [];
+
+  /** Resolves the run scope to readable memory scopes, rejecting a team the bank does not permit. */
+  const tierSearch = async (q: TierQuery, checkScope = true) => {
+    const teams = await permittedTeams(q.bankId);
+    if (checkScope && !isScopePermitted(q.scope, teams)) throw new ScopeNotPermittedError(q.scope, q.bankId);
+    const embedding = options.embed && q.query.trim() ? await options.embed(q.query) : undefined;
+    return {
+      bankId: q.bankId,
+      query: q.query,
+      limit: q.limit,
+      tags: q.tags,
+      scopes: readableScopes(q.scope, teams),
+      embedding,
+    };
+  };
+
+  return {
+    async countInScope({ bankId, scope }) {
+      const scopes = readableScopes(scope, await permittedTeams(bankId));
+      return (await countMemories(db, { bankId, scopes })) + (await countMentalModels(db, bankId));
+    },
+
+    countMentalModels: (bankId) => countMentalModels(db, bankId),
+
+    async searchMentalModels(q) {
+      // Mental models are bank-wide: the run's scope neither filters nor rejects them.
+      const search = await tierSearch(q, false);
+      const ranked = await searchMentalModelIds(db, search);
+      const records = new Map(
+        (
+          await listMentalModels(
+            db,
+            q.bankId,
+            ranked.map((r) => r.id),
+          )
+        ).map((m) => [m.id, m]),
+      );
+      return ranked.flatMap(({ id, relevance }) => {
+        const m = records.get(id);
+        return m
+          ? [
+              {
+                id: m.id,
+                name: m.name,
+                content: m.content,
+                tags: m.tags,
+                version: m.version,
+                relevance,
+                refreshedAt: m.refreshedAt,
+                isStale: m.isStale,
+                stalenessReason: m.stalenessReason,
+                usable: m.usable,
+              },
+            ]
+          : [];
+      });
+    },
+
+    async searchObservations(q) {
+      const search = await tierSearch(q);
+      const observations = await searchObservations(db, search);
+      const freshness = await observationFreshness(db, search);
+      return { observations, ...freshness };
+    },
+
+    async recall(q) {
+      const facts = await searchFacts(db, await tierSearch(q));
+      return facts.map(({ updatedAt: _updatedAt, ...fact }) => fact);
+    },
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * Mental models (tier 1): the current state in `mental_models`, every version in
+ * `mental_model_versions`. Saves use optimistic concurrency on `version`. Staleness is computed in
+ * one SQL statement for any number of models (see `STALENESS_SQL`), then decided by staleness.ts.
+ */
+import { randomUUID } from "node:crypto";
+import type { InArgs, Row } from "@libsql/client";
+import { and, desc, eq } from "drizzle-orm";
+import type { Db } from "./client";
+import { ConflictError, NotFoundError } from "./errors";
+import { mentalModels, mentalModelVersions } from "./schema";
+import { decideStaleness, NEWER_COUNT_CAP, type Staleness } from "./staleness";
+
+export interface MentalModelRecord {
+  id: string;
+  bankId: string;
+  name: string;
+  sourceQuery: string;
+  content: string;
+  tags: string[];
+  refreshedAt: string | null;
+  staleOverride: "stale" | "fresh" | null;
+  basedOnIds: string[];
+  version: number;
+  updatedAt: string | null;
+  isStale: boolean;
+  stalenessReason: string;
+  usable: boolean;
+}
+
+export type MentalModelVersion = typeof mentalModelVersions.$inferSelect;
+
+/**
+ * Memories newer than the refresh (counted up to the cap, which bounds the cost for long-unrefreshed
+ * models) that carry every tag of the model (no tags = the whole bank).
+ * Mental models are bank-wide, so memory scopes do not narrow this. Only counted when the
+ * override and the "never refreshed" rule do not already decide.
+ */
+const newerInScope = (table: "facts" | "observations") => `
+  (SELECT COUNT(*) FROM (SELECT 1 FROM ${table} x
+    WHERE x.bank_id = mm.bank_id AND x.updated_at > mm.refreshed_at
+      AND (mm.tags = '[]'
+        OR NOT EXISTS (SELECT 1 FROM json_each(mm.tags) t WHERE t.value NOT IN (SELECT value FROM json_each(x.tags))))
+    LIMIT ${NEWER_COUNT_CAP + 1}))`;
+
+const STALENESS_SQL = `
+  SELECT mm.id, mm.bank_id, mm.name, mm.source_query, mm.content, mm.tags, mm.refreshed_at, mm.stale_override,
+         mm.based_on_ids, mm.version, mm.updated_at,
+         CASE WHEN mm.stale_override IS NULL AND mm.refreshed_at IS NOT NULL
+              THEN ${newerInScope("facts")} + ${newerInScope("observations")} ELSE 0 END AS newer
+  FROM mental_models mm`;
+
+function toRecord(r: Row): MentalModelRecord {
+  const staleOverride = r.stale_override === "stale" || r.stale_override === "fresh" ? r.stale_override : null;
+  const refreshedAt = r.refreshed_at === null ? null : String(r.refreshed_at);
+  const content = String(r.content);
+  const staleness: Staleness = decideStaleness({
+    staleOverride,
+    refreshedAt,
+    newerInScope: Number(r.newer),
+    content,
+  });
+  return {
+    id: String(r.id),
+    bankId: String(r.bank_id),
+    name: String(r.name),
+    sourceQuery: String(r.source_query),
+    content,
+    tags: JSON.parse(String(r.tags)) as string[],
+    refreshedAt,
+    staleOverride,
+    basedOnIds: JSON.parse(String(r.based_on_ids)) as string[],
+    version: Number(r.version),
+    updatedAt: r.updated_at === null ? null : String(r.updated_at),
+    isStale: staleness.isStale,
+    stalenessReason: staleness.reason,
+    usable: staleness.usable,
+  };
+}
+
+/** Models of a bank with their staleness; `ids` narrows the set (order follows name, then id). */
+export async function listMentalModels(db: Db, bankId: string, ids?: readonly string[]): Promise<MentalModelRecord[]> {
+  if (ids && ids.length === 0) return [];
+  const args: InArgs = [bankId];
+  let where = "mm.bank_id = ?";
+  if (ids) {
+    where += ` AND mm.id IN (SELECT value FROM json_each(?))`;
+    args.push(JSON.stringify(ids));
+  }
+  const res = await db.$client.execute({ sql: `${STALENESS_SQL} WHERE ${where} ORDER BY mm.name, mm.id`, args });
+  return res.rows.map(toRecord);
+}
+
+export async function getMentalModel(db: Db, bankId: string, id: string): Promise<MentalModelRecord | null> {
+  return (await listMentalModels(db, bankId, [id]))[0] ?? null;
+}
+
+export async function countMentalModels(db: Db, bankId: string): Promise<number> {
+  return db.$count(mentalModels, eq(mentalModels.bankId, bankId));
+}
+
+export async function getMentalModelVersions(db: Db, bankId: string, id: string): Promise<MentalModelVersion[]> {
+  return db
+    .select()
+    .from(mentalModelVersions)
+    .where(and(eq(mentalModelVersions.bankId, bankId), eq(mentalModelVersions.modelId, id)))
+    .orderBy(desc(mentalModelVersions.version));
+}
+
+export interface SaveMentalModel {
+  bankId: string;
+  /** Omit to create a model with a generated id. */
+  id?: string;
+  /** The version the edit was based on; 0 to create. A mismatch throws `ConflictError`. */
+  expectedVersion: number;
+  name: string;
+  sourceQuery: string;
+  content: string;
+  tags: string[];
+  refreshedAt: string | null;
+  staleOverride: "stale" | "fresh" | null;
+  basedOnIds?: string[];
+  /** When the version is saved (ISO); defaults to now. */
+  at?: string;
+}
+
+/** Creates or edits a model; every save is a new version and the history keeps all of them. */
+export async function saveMentalModel(db: Db, input: SaveMentalModel): Promise<MentalModelRecord> {
+  const id = input.id ?? `mm_${randomUUID()}`;
+  const version = input.expectedVersion + 1;
+  const state = {
+    name: input.name,
+    sourceQuery: input.sourceQuery,
+    content: input.content,
+    tags: input.tags,
+    refreshedAt: input.refreshedAt === null ? null : new Date(input.refreshedAt).toISOString(),
+    staleOverride: input.staleOverride,
+    basedOnIds: input.basedOnIds ?? [],
+  };
+  const at = new Date(input.at ?? Date.now()).toISOString();
+  const conflict = async () => {
+    const current = await getMentalModel(db, input.bankId, id);
+    return new ConflictError(
+      current
+        ? `mental model ${id} is at version ${current.version}, not ${input.expectedVersion}`
+        : `mental model ${id} does not exist`,
+      current,
+    );
+  };
+  const versionRow = db
+    .insert(mentalModelVersions)
+    .values({ bankId: input.bankId, modelId: id, version, ...state, createdAt: at });
+  try {
+    if (input.expectedVersion === 0) {
+      await db.batch([
+        db.insert(mentalModels).values({ bankId: input.bankId, id, version, updatedAt: at, ...state }),
+        versionRow,
+      ]);
+    } else {
+      const current = await getMentalModel(db, input.bankId, id);
+      if (!current || current.version !== input.expectedVersion) throw await conflict();
+      // The WHERE on version makes a concurrent save lose cleanly; the version row's primary key
+      // then rejects the duplicate version and the batch rolls back.
+      const [updated] = await db.batch([
+        db
+          .update(mentalModels)
+          .set({ version, updatedAt: at, ...state })
+          .where(
+            and(
+              eq(mentalModels.bankId, input.bankId),
+              eq(mentalModels.id, id),
+              eq(mentalModels.version, input.expectedVersion),
+            ),
+          ),
+        versionRow,
+      ]);
+      if (updated.rowsAffected === 0) throw await conflict();
+    }
+  } catch (error) {
+    if (error instanceof ConflictError) throw error;
+    if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(error))) throw await conflict();
+    throw error;
+  }
+  const saved = await getMentalModel(db, input.bankId, id);
+  if (!saved) throw new NotFoundError(`mental model ${id} vanished after save`);
+  return saved;
+}
+
+/** Sets or clears the manual staleness override; a new version like any other edit. */
+export async function setStaleOverride(
+  db: Db,
+  input: { bankId: string; id: string; override: "stale" | "fresh" | null; expectedVersion?: number; at?: string },
+): Promise<MentalModelRecord> {
+  const current = await getMentalModel(db, input.bankId, input.id);
+  if (!current) throw new NotFoundError(`mental model ${input.id} not found in bank ${input.bankId}`);
+  return saveMentalModel(db, {
+    ...current,
+    expectedVersion: input.expectedVersion ?? current.version,
+    staleOverride: input.override,
+    at: input.at,
+  });
+}
+
+/** Deletes the model and its history; returns whether it existed. */
+export async function deleteMentalModel(db: Db, bankId: string, id: string): Promise<boolean> {
+  const [deleted] = await db.batch([
+    db.delete(mentalModels).where(and(eq(mentalModels.bankId, bankId), eq(mentalModels.id, id))),
+    db
+      .delete(mentalModelVersions)
+      .where(and(eq(mentalModelVersions.bankId, bankId), eq(mentalModelVersions.modelId, id))),
+  ]);
+  return deleted.rowsAffected > 0;
+}

@@ -1,0 +1,200 @@
+/**
+ * The memory store (SPEC §2). Times are ISO-8601 UTC strings (`toISOString()` form) so that string
+ * comparison is time comparison. Tags and other lists are JSON arrays in TEXT columns (queried
+ * with `json_each`). Tier tables have an integer `pk` (the rowid) that the FTS5 external-content
+ * tables and the vector indexes key on; `id` is the public identifier.
+ * FTS5 tables, their triggers and the `meta` table live in a custom migration; embedding columns
+ * are added at runtime (db/embeddings.ts) because their dimension is configurable.
+ */
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Citations, DroppedCitation, RunFlag, SkillSnapshot } from "@/lib/reflect/domain";
+
+const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>().notNull();
+
+export const banks = sqliteTable("banks", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  permittedTeams: json<string[]>("permitted_teams"),
+});
+
+export const facts = sqliteTable(
+  "facts",
+  {
+    pk: integer("pk").primaryKey(),
+    id: text("id").notNull(),
+    bankId: text("bank_id")
+      .notNull()
+      .references(() => banks.id, { onDelete: "cascade" }),
+    text: text("text").notNull(),
+    kind: text("kind", { enum: ["world", "experience"] }).notNull(),
+    tags: json<string[]>("tags"),
+    scope: text("scope").notNull(),
+    occurredAt: text("occurred_at"),
+    recordedAt: text("recorded_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    documentId: text("document_id"),
+  },
+  (t) => [
+    uniqueIndex("facts_bank_id_uq").on(t.bankId, t.id),
+    index("facts_bank_updated_idx").on(t.bankId, t.updatedAt),
+    index("facts_bank_recorded_idx").on(t.bankId, t.recordedAt),
+  ],
+);
+
+export const observations = sqliteTable(
+  "observations",
+  {
+    pk: integer("pk").primaryKey(),
+    id: text("id").notNull(),
+    bankId: text("bank_id")
+      .notNull()
+      .references(() => banks.id, { onDelete: "cascade" }),
+    text: text("text").notNull(),
+    tags: json<string[]>("tags"),
+    scope: text("scope").notNull(),
+    sourceFactIds: json<string[]>("source_fact_ids"),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("observations_bank_id_uq").on(t.bankId, t.id),
+    index("observations_bank_updated_idx").on(t.bankId, t.updatedAt),
+  ],
+);
+
+export const mentalModels = sqliteTable(
+  "mental_models",
+  {
+    pk: integer("pk").primaryKey(),
+    id: text("id").notNull(),
+    bankId: text("bank_id")
+      .notNull()
+      .references(() => banks.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    sourceQuery: text("source_query").notNull(),
+    content: text("content").notNull(),
+    tags: json<string[]>("tags"),
+    refreshedAt: text("refreshed_at"),
+    staleOverride: text("stale_override", { enum: ["stale", "fresh"] }),
+    basedOnIds: json<string[]>("based_on_ids"),
+    version: integer("version").notNull(),
+    /** When the current version was saved; null when imported without a time. */
+    updatedAt: text("updated_at"),
+  },
+  (t) => [uniqueIndex("mental_models_bank_id_uq").on(t.bankId, t.id)],
+);
+
+export const mentalModelVersions = sqliteTable(
+  "mental_model_versions",
+  {
+    bankId: text("bank_id").notNull(),
+    modelId: text("model_id").notNull(),
+    version: integer("version").notNull(),
+    name: text("name").notNull(),
+    sourceQuery: text("source_query").notNull(),
+    content: text("content").notNull(),
+    tags: json<string[]>("tags"),
+    refreshedAt: text("refreshed_at"),
+    staleOverride: text("stale_override", { enum: ["stale", "fresh"] }),
+    basedOnIds: json<string[]>("based_on_ids"),
+    createdAt: text("created_at"),
+  },
+  (t) => [primaryKey({ columns: [t.bankId, t.modelId, t.version] })],
+);
+
+export interface SkillRetrieval {
+  tags: string[];
+  types: ("observation" | "episodic")[];
+  scope: string;
+}
+
+export const skills = sqliteTable(
+  "skills",
+  {
+    id: text("id").notNull(),
+    bankId: text("bank_id")
+      .notNull()
+      .references(() => banks.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    mission: text("mission").notNull(),
+    disposition: json<string[]>("disposition"),
+    retrieval: json<SkillRetrieval>("retrieval"),
+    budget: text("budget", { enum: ["low", "mid", "high"] }).notNull(),
+    anchorEvery: integer("anchor_every").notNull(),
+    outputFormat: text("output_format").notNull(),
+    version: integer("version").notNull(),
+    updatedAt: text("updated_at"),
+  },
+  (t) => [primaryKey({ columns: [t.bankId, t.id] }), uniqueIndex("skills_bank_name_uq").on(t.bankId, t.name)],
+);
+
+export const skillVersions = sqliteTable(
+  "skill_versions",
+  {
+    bankId: text("bank_id").notNull(),
+    skillId: text("skill_id").notNull(),
+    version: integer("version").notNull(),
+    name: text("name").notNull(),
+    mission: text("mission").notNull(),
+    disposition: json<string[]>("disposition"),
+    retrieval: json<SkillRetrieval>("retrieval"),
+    budget: text("budget", { enum: ["low", "mid", "high"] }).notNull(),
+    anchorEvery: integer("anchor_every").notNull(),
+    outputFormat: text("output_format").notNull(),
+    createdAt: text("created_at"),
+  },
+  (t) => [primaryKey({ columns: [t.bankId, t.skillId, t.version] })],
+);
+
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    bankId: text("bank_id").notNull(),
+    question: text("question").notNull(),
+    skillId: text("skill_id"),
+    skillName: text("skill_name"),
+    skillVersion: integer("skill_version"),
+    skillSnapshot: text("skill_snapshot", { mode: "json" }).$type<SkillSnapshot>(),
+    budget: text("budget").notNull(),
+    mode: text("mode").notNull(),
+    scope: text("scope").notNull(),
+    modelKind: text("model_kind").notNull(),
+    modelName: text("model_name").notNull(),
+    status: text("status").notNull(),
+    answer: text("answer"),
+    citations: text("citations", { mode: "json" }).$type<Citations>(),
+    dropped: json<DroppedCitation[]>("dropped"),
+    flags: json<RunFlag[]>("flags"),
+    warnings: json<string[]>("warnings"),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    llmCalls: integer("llm_calls").notNull().default(0),
+    iterations: integer("iterations").notNull().default(0),
+    error: text("error", { mode: "json" }).$type<{ message: string; phase: string }>(),
+    parentRunId: text("parent_run_id"),
+    forkedAtIteration: integer("forked_at_iteration"),
+    createdAt: text("created_at").notNull(),
+    finishedAt: text("finished_at"),
+    durationMs: integer("duration_ms"),
+  },
+  (t) => [
+    index("runs_created_idx").on(t.createdAt, t.id),
+    index("runs_bank_created_idx").on(t.bankId, t.createdAt),
+    index("runs_status_idx").on(t.status),
+  ],
+);
+
+export const runEvents = sqliteTable(
+  "run_events",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    at: real("at").notNull(),
+    type: text("type").notNull(),
+    iteration: integer("iteration"),
+    payload: text("payload", { mode: "json" }).notNull().$type<unknown>(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);

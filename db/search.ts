@@ -1,0 +1,211 @@
+/**
+ * Retrieval inside a tier (SPEC §2): BM25 over FTS5 always; when a query embedding is given and the
+ * embedding columns exist, exact cosine distance too, fused by reciprocal-rank fusion. Bank, scope
+ * and all-of tag filters are part of each SQL WHERE clause, so they apply before the LIMIT.
+ */
+import type { InArgs, InValue } from "@libsql/client";
+import type { ScopeValue } from "@/lib/reflect/domain";
+import type { ObservationFreshness } from "@/lib/reflect/ports";
+import type { Db } from "./client";
+import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
+import { buildFtsQuery } from "./fts-query";
+
+/** The usual RRF constant: damps the weight of the very first ranks. */
+export const RRF_K = 60;
+
+export interface TierSearch {
+  bankId: string;
+  query: string;
+  limit: number;
+  /** All-of: a memory must carry every tag. */
+  tags: string[];
+  /** Memory scopes to read (see scope.ts); ignored for mental models. */
+  scopes: ScopeValue[];
+  /** Query embedding for hybrid search; ignored while no embedding columns exist. */
+  embedding?: number[];
+}
+
+interface Filter {
+  where: string;
+  args: InValue[];
+}
+
+/** Bank + scope + all-of tags on alias `m`. */
+function memoryFilter(q: Pick<TierSearch, "bankId" | "tags" | "scopes">, withScope: boolean): Filter {
+  const parts = ["m.bank_id = ?"];
+  const args: InValue[] = [q.bankId];
+  if (withScope) {
+    parts.push(`m.scope IN (${q.scopes.map(() => "?").join(", ")})`);
+    args.push(...q.scopes);
+  }
+  if (q.tags.length > 0) {
+    parts.push(tagsAllOf("m.tags"));
+    args.push(JSON.stringify(q.tags));
+  }
+  return { where: parts.join(" AND "), args };
+}
+
+/** True when the JSON array column carries every tag of the JSON array bound as the next argument. */
+export function tagsAllOf(column: string): string {
+  return `NOT EXISTS (SELECT 1 FROM json_each(?) qt WHERE qt.value NOT IN (SELECT value FROM json_each(${column})))`;
+}
+
+type Row = Record<string, unknown>;
+
+async function rankedRows(
+  db: Db,
+  table: "facts" | "observations" | "mental_models",
+  columns: string,
+  q: TierSearch,
+): Promise<Row[]> {
+  if (q.limit <= 0) return [];
+  const filter = memoryFilter(q, table !== "mental_models");
+  const match = buildFtsQuery(q.query);
+  const lexical: Row[] = match
+    ? (
+        await db.$client.execute({
+          sql: `SELECT ${columns} FROM ${table}_fts JOIN ${table} m ON m.pk = ${table}_fts.rowid
+                WHERE ${table}_fts MATCH ? AND ${filter.where}
+                ORDER BY bm25(${table}_fts), m.id LIMIT ?`,
+          args: [match, ...filter.args, q.limit] as InArgs,
+        })
+      ).rows
+    : [];
+  if (!q.embedding || (await getEmbeddingDim(db)) === null) return lexical;
+  const vector = await toVectorLiteral(db, q.embedding);
+  // Exact distance over the filtered rows rather than vector_top_k: an ANN top-k is global, so the
+  // bank/scope/tag filters would only apply after its limit and could starve matching memories.
+  const semantic = (
+    await db.$client.execute({
+      sql: `SELECT ${columns} FROM ${table} m
+            WHERE m.embedding IS NOT NULL AND ${filter.where}
+            ORDER BY vector_distance_cos(m.embedding, vector32(?)), m.id LIMIT ?`,
+      args: [...filter.args, vector, q.limit] as InArgs,
+    })
+  ).rows;
+  return reciprocalRankFusion([lexical, semantic], (r) => String(r.id)).slice(0, q.limit);
+}
+
+/** Fuses ranked lists: score = Σ 1 / (RRF_K + rank), rank 1-based; ties keep first-seen order. */
+export function reciprocalRankFusion<T>(lists: T[][], key: (item: T) => string): T[] {
+  const scored = new Map<string, { item: T; score: number; first: number }>();
+  let seen = 0;
+  for (const list of lists) {
+    list.forEach((item, i) => {
+      const k = key(item);
+      const entry = scored.get(k) ?? { item, score: 0, first: seen++ };
+      entry.score += 1 / (RRF_K + i + 1);
+      scored.set(k, entry);
+    });
+  }
+  return [...scored.values()].sort((a, b) => b.score - a.score || a.first - b.first).map((e) => e.item);
+}
+
+const parseTags = (v: unknown): string[] => JSON.parse(String(v)) as string[];
+const str = (v: unknown): string => String(v);
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+export interface FactRow {
+  id: string;
+  text: string;
+  kind: "world" | "experience";
+  tags: string[];
+  scope: ScopeValue;
+  occurredAt: string | null;
+  recordedAt: string;
+  updatedAt: string;
+}
+
+export async function searchFacts(db: Db, q: TierSearch): Promise<FactRow[]> {
+  const rows = await rankedRows(
+    db,
+    "facts",
+    "m.id, m.text, m.kind, m.tags, m.scope, m.occurred_at, m.recorded_at, m.updated_at",
+    q,
+  );
+  return rows.map((r) => ({
+    id: str(r.id),
+    text: str(r.text),
+    kind: r.kind === "experience" ? "experience" : "world",
+    tags: parseTags(r.tags),
+    scope: str(r.scope) as ScopeValue,
+    occurredAt: strOrNull(r.occurred_at),
+    recordedAt: str(r.recorded_at),
+    updatedAt: str(r.updated_at),
+  }));
+}
+
+export interface ObservationRow {
+  id: string;
+  text: string;
+  tags: string[];
+  scope: ScopeValue;
+  sourceFactIds: string[];
+  updatedAt: string;
+}
+
+export async function searchObservations(db: Db, q: TierSearch): Promise<ObservationRow[]> {
+  const rows = await rankedRows(
+    db,
+    "observations",
+    "m.id, m.text, m.tags, m.scope, m.source_fact_ids, m.updated_at",
+    q,
+  );
+  return rows.map((r) => ({
+    id: str(r.id),
+    text: str(r.text),
+    tags: parseTags(r.tags),
+    scope: str(r.scope) as ScopeValue,
+    sourceFactIds: parseTags(r.source_fact_ids),
+    updatedAt: str(r.updated_at),
+  }));
+}
+
+export interface RankedMentalModel {
+  id: string;
+  /** Rank-derived relevance in (0, 1]: 1 for the best hit, 1/2 for the next, … */
+  relevance: number;
+}
+
+/** Mental models are bank-wide: `scopes` is ignored, tags still filter (all-of). */
+export async function searchMentalModelIds(db: Db, q: TierSearch): Promise<RankedMentalModel[]> {
+  const rows = await rankedRows(db, "mental_models", "m.id", q);
+  return rows.map((r, i) => ({ id: str(r.id), relevance: 1 / (i + 1) }));
+}
+
+export interface ObservationFreshnessResult {
+  pending: number;
+  freshness: ObservationFreshness;
+  isStale: boolean;
+}
+
+export function freshnessOf(pending: number): ObservationFreshness {
+  if (pending === 0) return "up_to_date";
+  return pending < 10 ? "slightly_stale" : "stale";
+}
+
+/** `pending` = facts in scope recorded after the newest observation in scope (all facts when there is none). */
+export async function observationFreshness(
+  db: Db,
+  q: Pick<TierSearch, "bankId" | "tags" | "scopes">,
+): Promise<ObservationFreshnessResult> {
+  const filter = memoryFilter(q, true);
+  const res = await db.$client.execute({
+    sql: `SELECT COUNT(*) AS pending FROM facts m WHERE ${filter.where} AND m.recorded_at >
+            COALESCE((SELECT MAX(m.updated_at) FROM observations m WHERE ${filter.where}), '')`,
+    args: [...filter.args, ...filter.args],
+  });
+  const pending = Number(res.rows[0]?.pending ?? 0);
+  return { pending, freshness: freshnessOf(pending), isStale: pending > 0 };
+}
+
+/** Facts + observations readable in the given scopes. */
+export async function countMemories(db: Db, q: { bankId: string; scopes: ScopeValue[] }): Promise<number> {
+  const filter = memoryFilter({ ...q, tags: [] }, true);
+  const res = await db.$client.execute({
+    sql: `SELECT (SELECT COUNT(*) FROM facts m WHERE ${filter.where}) +
+                 (SELECT COUNT(*) FROM observations m WHERE ${filter.where}) AS n`,
+    args: [...filter.args, ...filter.args],
+  });
+  return Number(res.rows[0]?.n ?? 0);
+}

@@ -1,0 +1,23 @@
+import type { ModelPort } from "@/lib/reflect/ports";
+import type { ModelConfig } from "./config";
+import { createOfflineModel } from "./offline-model";
+import { createOpenAIModel } from "./openai-model";
+
+/** The model port for a configuration read by `readModelConfig`. */
+export function createModel(config: ModelConfig): ModelPort {
+  return config.kind === "offline" ? createOfflineModel() : createOpenAIModel(config);
+}
+
+export {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_MODEL,
+  DEFAULT_TIMEOUT_MS,
+  ForcedToolChoiceMode,
+  ModelConfig,
+  ModelConfigError,
+  OpenAIModelConfig,
+  readModelConfig,
+} from "./config";
+export { createOfflineModel, NO_ANSWER_TEXT as OFFLINE_NO_ANSWER_TEXT, OFFLINE_TUNING } from "./offline-model";
+export { createOpenAIModel } from "./openai-model";
+export { baseUrlHost, type ProviderStatus, providerStatus } from "./provider-status";

@@ -1,0 +1,124 @@
+import OpenAI from "openai";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionToolChoiceOption } from "openai/resources/chat";
+import { ModelCallError } from "@/lib/reflect/errors";
+import type { ModelPort, ModelRequest, ModelResponse, ToolCall, ToolChoice } from "@/lib/reflect/ports";
+import type { ForcedToolChoiceMode, OpenAIModelConfig } from "./config";
+import { baseUrlHost } from "./provider-status";
+
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+const MAX_DETAIL_CHARS = 240;
+
+/**
+ * A model port over any OpenAI-compatible chat-completions server. Retries (429, 408, 409, 5xx,
+ * connection errors and timeouts, with backoff) are the SDK's; 400/401/403 fail at once.
+ */
+export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
+  const host = baseUrlHost(config.baseURL);
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    // Explicit, so the SDK never falls back to reading OPENAI_BASE_URL itself.
+    baseURL: config.baseURL ?? OPENAI_BASE_URL,
+    timeout: config.timeoutMs,
+    maxRetries: config.maxRetries,
+  });
+
+  return {
+    info: { kind: "openai", name: config.model, baseUrlHost: host },
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const body = buildBody(config, request);
+      let completion: OpenAI.Chat.ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(body, { signal: request.signal });
+      } catch (error) {
+        throw toModelCallError(error, config, host);
+      }
+      const choice = completion.choices[0];
+      if (!choice) throw new ModelCallError(`${prefix(config, host)} returned no choices`, config.model);
+      return {
+        content: choice.message.content ?? null,
+        toolCalls: (choice.message.tool_calls ?? []).flatMap((call, i): ToolCall[] =>
+          call.type === "function"
+            ? [
+                {
+                  // Some local servers omit ids; the engine needs one per call to pair tool results.
+                  id: call.id || `call_${i}`,
+                  type: "function",
+                  function: { name: call.function.name, arguments: rawArguments(call.function.arguments) },
+                },
+              ]
+            : [],
+        ),
+        finishReason: choice.finish_reason ?? "unknown",
+        usage: {
+          inputTokens: completion.usage?.prompt_tokens ?? 0,
+          outputTokens: completion.usage?.completion_tokens ?? 0,
+        },
+      };
+    },
+  };
+}
+
+function buildBody(config: OpenAIModelConfig, request: ModelRequest): ChatCompletionCreateParamsNonStreaming {
+  const forced = request.toolChoice === "auto" ? null : request.toolChoice.function.name;
+  // A forced turn offers only the forced tool, so `required` and an omitted choice still force it.
+  const tools = forced ? request.tools.filter((t) => t.function.name === forced) : request.tools;
+  const toolChoice = tools.length > 0 ? wireToolChoice(request.toolChoice, config.forcedToolChoice) : undefined;
+  return {
+    model: config.model,
+    messages: request.messages,
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(toolChoice ? { tool_choice: toolChoice } : {}),
+    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+  };
+}
+
+function wireToolChoice(choice: ToolChoice, mode: ForcedToolChoiceMode): ChatCompletionToolChoiceOption | undefined {
+  if (choice === "auto") return "auto";
+  if (mode === "named") return { type: "function", function: { name: choice.function.name } };
+  if (mode === "required") return "required";
+  return undefined;
+}
+
+// Non-conforming servers sometimes send arguments as an object; the engine expects the raw string.
+function rawArguments(args: unknown): string {
+  return typeof args === "string" ? args : JSON.stringify(args ?? {});
+}
+
+function prefix(config: OpenAIModelConfig, host: string): string {
+  return `model ${config.model} at ${host}`;
+}
+
+function toModelCallError(error: unknown, config: OpenAIModelConfig, host: string): ModelCallError {
+  const head = prefix(config, host);
+  if (error instanceof OpenAI.APIUserAbortError) return new ModelCallError(`${head}: request aborted`, config.model);
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelCallError(`${head}: timed out after ${config.timeoutMs} ms`, config.model);
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    const cause = error.cause instanceof Error ? error.cause.message : error.message;
+    return new ModelCallError(`${head}: connection failed (${detail(cause, config.apiKey)})`, config.model);
+  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    // The SDK's message starts with the status; keep only the server's explanation.
+    const reason = detail(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
+    // Servers that reject a named tool choice need the downgrade; say how.
+    const hint =
+      error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
+        ? " (set REFLECT_FORCED_TOOL_CHOICE=required or omit)"
+        : "";
+    return new ModelCallError(`${head} failed with HTTP ${error.status}: ${reason}${hint}`, config.model, error.status);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelCallError(`${head} failed: ${detail(message, config.apiKey)}`, config.model);
+}
+
+/** One line, bounded, and never the key (servers echo it back, e.g. "Incorrect API key provided: sk-…"). */
+function detail(text: string, apiKey: string): string {
+  const scrubbed = text
+    .split(apiKey)
+    .join("[redacted]")
+    .replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, "[redacted]")
+    .replace(/\s+/g, " ")
+    .trim();
+  return scrubbed.length > MAX_DETAIL_CHARS ? `${scrubbed.slice(0, MAX_DETAIL_CHARS)}…` : scrubbed || "no details";
+}

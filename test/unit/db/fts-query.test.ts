@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { buildFtsQuery } from "@/db/fts-query";
+
+describe("FTS query builder", () => {
+  it("quotes each meaningful token and ORs them, dropping stop words and duplicates", () => {
+    expect(buildFtsQuery("What is the status of the Billing billing migration?")).toBe(
+      '"status" OR "billing" OR "migration"',
+    );
+  });
+
+  it("neutralizes FTS5 syntax in the question", () => {
+    expect(buildFtsQuery('NEAR(a b) "x" OR y* -z ^col:w')).toBe('"near" OR "b" OR "x" OR "y" OR "z" OR "col" OR "w"');
+  });
+
+  it("returns null when nothing searchable is left", () => {
+    expect(buildFtsQuery("")).toBeNull();
+    expect(buildFtsQuery("the of and?!")).toBeNull();
+  });
+
+  it("keeps non-English letters and digits", () => {
+    expect(buildFtsQuery("Müller Q3 2025")).toBe('"müller" OR "q3" OR "2025"');
+  });
+});

@@ -1,0 +1,302 @@
+import { describe, expect, it } from "vitest";
+import { createOfflineModel, NO_ANSWER_TEXT, sentences } from "@/lib/llm/offline-model";
+import { keywordQuery, keywords } from "@/lib/llm/offline-text";
+import type { ChatMessage, ModelRequest, ModelResponse, ToolDefinition } from "@/lib/reflect/ports";
+
+const QUESTION = "What did we decide about the Postgres migration?";
+const TIER_TOOLS = ["search_mental_models", "search_observations", "recall"];
+
+function tool(name: string): ToolDefinition {
+  return { type: "function", function: { name, description: name, parameters: { type: "object" } } };
+}
+const ALL_TOOLS = [...TIER_TOOLS, "done"].map(tool);
+
+/** A conversation as the engine builds it: system, question, then one assistant call + tool result per turn. */
+function conversation(turns: { tool: string; result: unknown }[], extraSystem: string[] = []): ChatMessage[] {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You answer one question about a memory bank." },
+    { role: "user", content: QUESTION },
+  ];
+  turns.forEach((turn, i) => {
+    const id = `call_${i}_0`;
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: turn.tool, arguments: "{}" } }],
+    });
+    messages.push({
+      role: "tool",
+      tool_call_id: id,
+      content: typeof turn.result === "string" ? turn.result : JSON.stringify(turn.result),
+    });
+  });
+  for (const text of extraSystem) messages.push({ role: "system", content: text });
+  return messages;
+}
+
+const auto = (messages: ChatMessage[], tools = ALL_TOOLS): ModelRequest => ({ messages, tools, toolChoice: "auto" });
+
+const mentalModels = (items: { id: string; content: string }[]) => ({
+  query: "q",
+  count: items.length,
+  mental_models: items.map((m) => ({ ...m, name: m.id, tags: [], is_stale: false })),
+});
+const observations = (items: { id: string; text: string }[]) => ({
+  query: "q",
+  count: items.length,
+  observations: items,
+  is_stale: false,
+  freshness: "up_to_date",
+});
+const memories = (items: { id: string; text: string }[]) => ({ query: "q", count: items.length, memories: items });
+
+const EMPTY_MM = mentalModels([]);
+const UNRELATED_OBS = observations([{ id: "obs_1", text: "The team lunch moved to Thursdays at noon." }]);
+
+function onlyCall(response: ModelResponse) {
+  expect(response.toolCalls).toHaveLength(1);
+  const call = response.toolCalls[0]!;
+  return { name: call.function.name, args: JSON.parse(call.function.arguments) as Record<string, unknown> };
+}
+
+const model = createOfflineModel();
+
+describe("offline model keyword queries", () => {
+  it("drops stop words and keeps the question's content words in order, once each", () => {
+    expect(keywords("What did we decide about the Postgres migration? The migration!")).toEqual([
+      "decide",
+      "postgres",
+      "migration",
+    ]);
+    expect(keywordQuery("Are there any blockers for the Q3 launch we should know about?")).toBe("blockers q3 launch");
+  });
+});
+
+describe("offline model under a forced tool choice", () => {
+  it("calls exactly the forced search tool with a reason and the keyword query", async () => {
+    const response = await model.complete({
+      messages: conversation([]),
+      tools: [tool("search_observations")],
+      toolChoice: { type: "function", function: { name: "search_observations" } },
+    });
+    const call = onlyCall(response);
+    expect(call.name).toBe("search_observations");
+    expect(call.args.query).toBe("decide postgres migration");
+    expect(call.args.reason).toEqual(expect.any(String));
+    expect(response.toolCalls[0]?.id).toBe("call_0_0");
+  });
+
+  it("obeys a forced search even when the evidence would already answer", async () => {
+    const messages = conversation([
+      {
+        tool: "search_mental_models",
+        result: mentalModels([{ id: "mm_1", content: "We decided on the Postgres migration." }]),
+      },
+    ]);
+    const response = await model.complete({
+      messages,
+      tools: [tool("recall")],
+      toolChoice: { type: "function", function: { name: "recall" } },
+    });
+    expect(onlyCall(response).name).toBe("recall");
+    expect(response.toolCalls[0]?.id).toBe("call_1_0");
+  });
+
+  it("answers on a forced done, citing what it quotes", async () => {
+    const messages = conversation([
+      { tool: "recall", result: memories([{ id: "f_1", text: "We decided to run the Postgres migration in May." }]) },
+    ]);
+    const response = await model.complete({
+      messages,
+      tools: [tool("done")],
+      toolChoice: { type: "function", function: { name: "done" } },
+    });
+    const call = onlyCall(response);
+    expect(call.name).toBe("done");
+    expect(call.args).toMatchObject({ memory_ids: ["f_1"], observation_ids: [], mental_model_ids: [] });
+    expect(call.args.answer).toContain("We decided to run the Postgres migration in May.");
+  });
+});
+
+describe("offline model under auto", () => {
+  it("answers once retrieved text overlaps the question, citing exactly the quoted ids in their tier lists", async () => {
+    const messages = conversation([
+      {
+        tool: "search_mental_models",
+        result: mentalModels([
+          { id: "mm_db", content: "## Databases\n- The Postgres migration was approved in March." },
+        ]),
+      },
+      {
+        tool: "search_observations",
+        result: observations([
+          { id: "obs_1", text: "The team lunch moved to Thursdays at noon." },
+          { id: "obs_2", text: "The team decided the migration to Postgres happens before the Q3 launch." },
+        ]),
+      },
+      {
+        tool: "recall",
+        result: memories([
+          { id: "f_1", text: "Dana decided we migrate billing to Postgres first. Nobody liked the old ORM." },
+          { id: "f_2", text: "The office plants need watering." },
+        ]),
+      },
+    ]);
+    const call = onlyCall(await model.complete(auto(messages)));
+    expect(call.name).toBe("done");
+    expect(call.args).toEqual({
+      answer: expect.any(String),
+      memory_ids: ["f_1"],
+      observation_ids: ["obs_2"],
+      mental_model_ids: ["mm_db"],
+    });
+    const answer = call.args.answer as string;
+    expect(answer).toContain('"Dana decided we migrate billing to Postgres first." [f_1]');
+    expect(answer).toContain("[obs_2]");
+    expect(answer).toContain("The Postgres migration was approved in March.");
+    expect(answer).not.toContain("lunch");
+    expect(answer).not.toContain("plants");
+    expect(answer).not.toContain("ORM");
+    expect(answer.split("\n")[0]).toMatch(/^Based on 1 mental model, 1 observation and 1 raw fact/);
+  });
+
+  it("moves to the next unused tier when nothing retrieved overlaps", async () => {
+    const afterMentalModels = onlyCall(
+      await model.complete(auto(conversation([{ tool: "search_mental_models", result: EMPTY_MM }]))),
+    );
+    expect(afterMentalModels).toMatchObject({
+      name: "search_observations",
+      args: { query: "decide postgres migration" },
+    });
+
+    const afterObservations = onlyCall(
+      await model.complete(
+        auto(
+          conversation([
+            { tool: "search_mental_models", result: EMPTY_MM },
+            { tool: "search_observations", result: UNRELATED_OBS },
+          ]),
+        ),
+      ),
+    );
+    expect(afterObservations.name).toBe("recall");
+  });
+
+  it("does not answer from a stale mental model alone while a lower tier is unsearched", async () => {
+    const stale = mentalModels([{ id: "mm_1", content: "We decided on the Postgres migration." }]);
+    stale.mental_models[0]!.is_stale = true;
+    const call = onlyCall(await model.complete(auto(conversation([{ tool: "search_mental_models", result: stale }]))));
+    expect(call.name).toBe("search_observations");
+  });
+
+  it("prefers fresh lower-tier evidence over a stale mental model when answering", async () => {
+    const stale = mentalModels([{ id: "mm_1", content: "We decided the Postgres migration waits until 2026." }]);
+    stale.mental_models[0]!.is_stale = true;
+    const messages = conversation([
+      { tool: "search_mental_models", result: stale },
+      { tool: "recall", result: memories([{ id: "f_1", text: "We decided to run the Postgres migration in May." }]) },
+    ]);
+    const call = onlyCall(await model.complete(auto(messages)));
+    expect(call.args).toMatchObject({ memory_ids: ["f_1"], mental_model_ids: [] });
+    expect(call.args.answer).not.toContain("2026");
+  });
+
+  it("skips tiers that are not offered", async () => {
+    const tools = ["search_observations", "recall", "done"].map(tool);
+    const call = onlyCall(await model.complete(auto(conversation([]), tools)));
+    expect(call.name).toBe("search_observations");
+  });
+
+  it("answers that it found nothing, with no citations, when the question's subject is absent", async () => {
+    const messages = conversation([
+      { tool: "search_mental_models", result: EMPTY_MM },
+      { tool: "search_observations", result: UNRELATED_OBS },
+      { tool: "recall", result: memories([{ id: "f_9", text: "Kubernetes upgrades happen every quarter." }]) },
+    ]);
+    const call = onlyCall(await model.complete(auto(messages)));
+    expect(call).toEqual({
+      name: "done",
+      args: { answer: NO_ANSWER_TEXT, memory_ids: [], observation_ids: [], mental_model_ids: [] },
+    });
+  });
+
+  it("searches a lower tier after the engine rejects its done", async () => {
+    const mm = mentalModels([{ id: "mm_1", content: "The Postgres migration was decided last spring." }]);
+    const messages = conversation([
+      { tool: "search_mental_models", result: mm },
+      { tool: "done", result: { error: "done rejected: cite evidence or search observations or recall" } },
+    ]);
+    expect(onlyCall(await model.complete(auto(messages))).name).toBe("search_observations");
+  });
+
+  it("changes approach on a nudge: answers with the evidence it has", async () => {
+    const messages = conversation(
+      [
+        { tool: "search_mental_models", result: EMPTY_MM },
+        { tool: "search_observations", result: UNRELATED_OBS },
+      ],
+      ["No progress since step 2: the same recall call returned nothing 2 times. Do not repeat it."],
+    );
+    expect(onlyCall(await model.complete(auto(messages))).name).toBe("done");
+  });
+
+  it("changes approach on a nudge without evidence: tries a tier it has not tried", async () => {
+    const messages = conversation(
+      [{ tool: "search_mental_models", result: EMPTY_MM }],
+      ["No progress since step 1: 4 tool calls failed in a row."],
+    );
+    expect(onlyCall(await model.complete(auto(messages))).name).toBe("search_observations");
+  });
+
+  it("ignores a goal anchor (it is not a nudge)", async () => {
+    const messages = conversation(
+      [
+        { tool: "search_mental_models", result: EMPTY_MM },
+        { tool: "search_observations", result: UNRELATED_OBS },
+      ],
+      [`Reminder of the original question (answer this one): ${QUESTION}`],
+    );
+    expect(onlyCall(await model.complete(auto(messages))).name).toBe("recall");
+  });
+
+  it("still reads the complete entries of a result cut at the size cap", async () => {
+    const full = JSON.stringify(
+      memories([
+        { id: "f_1", text: "We decided the Postgres migration starts in May." },
+        { id: "f_2", text: "A long entry that the cap cuts in the middle of its text" },
+      ]),
+    );
+    const messages = conversation([
+      { tool: "recall", result: `${full.slice(0, full.indexOf("f_2") + 20)}…[truncated]` },
+    ]);
+    const call = onlyCall(await model.complete(auto(messages)));
+    expect(call.name).toBe("done");
+    expect(call.args.memory_ids).toEqual(["f_1"]);
+  });
+
+  it("gives the same response for the same request, with token estimates", async () => {
+    const messages = conversation([
+      { tool: "recall", result: memories([{ id: "f_1", text: "We decided to run the Postgres migration in May." }]) },
+    ]);
+    const first = await createOfflineModel().complete(auto(messages));
+    const second = await createOfflineModel().complete(auto(messages));
+    expect(second).toEqual(first);
+    expect(first.usage.inputTokens).toBeGreaterThan(50);
+    expect(first.usage.outputTokens).toBeGreaterThan(5);
+    expect(first.finishReason).toBe("tool_calls");
+  });
+
+  it("describes itself as the offline model", () => {
+    expect(model.info).toEqual({ kind: "offline", name: "offline" });
+  });
+});
+
+describe("offline model sentence splitting", () => {
+  it("splits markdown and prose into quotable sentences", () => {
+    expect(sentences("# Plan\n- Ship the beta in May. Then gather feedback.\n* Hire two engineers")).toEqual([
+      "Ship the beta in May.",
+      "Then gather feedback.",
+      "Hire two engineers",
+    ]);
+  });
+});
