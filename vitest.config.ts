@@ -26,6 +26,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+          globalSetup: ["test/e2e/global-setup.ts"],
         },
       },
     ],

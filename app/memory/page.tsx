@@ -1,0 +1,32 @@
+import { notFound } from "next/navigation";
+import { MemoryBrowser } from "@/components/memory/memory-browser";
+import { getAppDb } from "@/lib/server/db";
+import { bankSummary, browseMemory, defaultBankId, MemoryQuery } from "@/lib/server/memory";
+
+export const dynamic = "force-dynamic";
+
+export default async function MemoryPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+  const params = await searchParams;
+  const db = await getAppDb();
+  const bankId = params.bank ?? (await defaultBankId(db));
+  if (!bankId)
+    return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
+  const parsed = MemoryQuery.safeParse({ tier: params.tier, q: params.q });
+  const query = parsed.success ? parsed.data : MemoryQuery.parse({});
+  const [bank, page] = await Promise.all([bankSummary(db, bankId), browseMemory(db, bankId, query)]);
+  if (!bank || !page) notFound();
+  return (
+    <div>
+      <div className="mb-3 flex items-baseline gap-3">
+        <h1 className="font-semibold text-lg" data-testid="bank-name">
+          {bank.name}
+        </h1>
+        <span className="font-mono text-[11px] text-slate-500">{bank.id}</span>
+        <span className="text-[11px] text-slate-500">
+          scopes: {bank.scopes.join(", ")} · permitted teams: {bank.permittedTeams.join(", ") || "none"}
+        </span>
+      </div>
+      <MemoryBrowser bank={bank} initialTier={query.tier} initialQuery={query.q} initialPage={page} />
+    </div>
+  );
+}

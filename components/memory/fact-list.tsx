@@ -1,0 +1,27 @@
+import type { FactItem } from "@/lib/query/memory";
+import { ScopeLabel } from "./scope-label";
+import { TagList } from "./tag-list";
+
+export function FactList({ items, permittedTeams }: { items: FactItem[]; permittedTeams: string[] }) {
+  return (
+    <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white">
+      {items.map((f) => (
+        <li key={f.id} className="px-3 py-2" data-testid="fact">
+          <p className="text-slate-800">{f.text}</p>
+          <div className="mt-1 flex flex-wrap items-center gap-2 text-[11px] text-slate-500">
+            <span className="font-mono text-[10px] text-slate-400">{f.id}</span>
+            <span className="rounded bg-slate-50 px-1 text-[10px] text-slate-500">{f.kind}</span>
+            <ScopeLabel scope={f.scope} permittedTeams={permittedTeams} />
+            <TagList tags={f.tags} />
+            <span>
+              {f.occurredAt ? `happened ${f.occurredAt.slice(0, 10)} · ` : ""}recorded {f.recordedAt.slice(0, 10)}
+            </span>
+            {f.updatedAt !== f.recordedAt ? (
+              <span className="text-amber-700">edited {f.updatedAt.slice(0, 10)}</span>
+            ) : null}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,103 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { type BankSummary, type MemoryPage, type MemoryTier, memoryKeys, memoryUrl } from "@/lib/query/memory";
+import { getJson } from "@/lib/query/unwrap";
+import { FactList } from "./fact-list";
+import { MentalModelList } from "./mental-model-list";
+import { ObservationList } from "./observation-list";
+
+const TABS: { tier: MemoryTier; label: string; count: (b: BankSummary) => number }[] = [
+  { tier: "mental_models", label: "Mental models", count: (b) => b.counts.mentalModels },
+  { tier: "observations", label: "Observations", count: (b) => b.counts.observations },
+  { tier: "facts", label: "Raw facts", count: (b) => b.counts.facts },
+];
+
+export function MemoryBrowser({
+  bank,
+  initialTier,
+  initialQuery,
+  initialPage,
+}: {
+  bank: BankSummary;
+  initialTier: MemoryTier;
+  initialQuery: string;
+  initialPage: MemoryPage;
+}) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const [tier, setTier] = useState(initialTier);
+  const [input, setInput] = useState(initialQuery);
+  const [query, setQuery] = useState(initialQuery);
+
+  // Debounce typing; keep the URL shareable.
+  useEffect(() => {
+    const t = setTimeout(() => setQuery(input.trim()), 200);
+    return () => clearTimeout(t);
+  }, [input]);
+  useEffect(() => {
+    const params = new URLSearchParams({ bank: bank.id, tier, ...(query ? { q: query } : {}) });
+    router.replace(`${pathname}?${params}`, { scroll: false });
+  }, [bank.id, tier, query, pathname, router]);
+
+  const page = useQuery({
+    queryKey: memoryKeys.tier(bank.id, tier, query),
+    queryFn: () => getJson<MemoryPage>(memoryUrl(bank.id, tier, query)),
+    initialData: tier === initialTier && query === initialQuery ? initialPage : undefined,
+    placeholderData: keepPreviousData,
+  });
+  const data = page.data;
+
+  return (
+    <section>
+      <div className="mb-3 flex items-center gap-1 border-b border-slate-200" role="tablist">
+        {TABS.map((t) => (
+          <button
+            key={t.tier}
+            type="button"
+            role="tab"
+            aria-selected={tier === t.tier}
+            data-testid={`tier-tab-${t.tier}`}
+            onClick={() => setTier(t.tier)}
+            className={`-mb-px border-b-2 px-3 py-1.5 ${tier === t.tier ? "border-indigo-600 text-slate-900" : "border-transparent text-slate-500 hover:text-slate-800"}`}
+          >
+            {t.label} <span className="text-slate-400 tabular-nums">{t.count(bank)}</span>
+          </button>
+        ))}
+        <input
+          type="search"
+          aria-label="Search this tier"
+          data-testid="memory-search"
+          value={input}
+          onChange={(e) => setInput(e.target.value)}
+          placeholder="Search (BM25)…"
+          className="mb-1 ml-auto w-72 rounded border border-slate-300 bg-white px-2 py-1"
+        />
+      </div>
+      {page.error ? (
+        <p className="text-red-700" role="alert">
+          {page.error.message}
+        </p>
+      ) : null}
+      {data && data.tier === tier ? (
+        <div className={page.isFetching ? "opacity-70" : undefined}>
+          {data.items.length === 0 ? (
+            <p className="rounded border border-dashed border-slate-300 p-6 text-center text-slate-500">
+              Nothing matches “{query}”.
+            </p>
+          ) : data.tier === "mental_models" ? (
+            <MentalModelList items={data.items} />
+          ) : data.tier === "observations" ? (
+            <ObservationList items={data.items} permittedTeams={bank.permittedTeams} />
+          ) : (
+            <FactList items={data.items} permittedTeams={bank.permittedTeams} />
+          )}
+        </div>
+      ) : (
+        <p className="text-slate-500">Loading…</p>
+      )}
+    </section>
+  );
+}

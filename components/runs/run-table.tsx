@@ -1,0 +1,70 @@
+import Link from "next/link";
+import type { RunListItem } from "@/lib/query/runs";
+import { FlagBadges } from "./flag-badges";
+import { RunStatusBadge } from "./run-status-badge";
+
+function duration(ms: number | null): string {
+  if (ms === null) return "—";
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function RunTable({ runs }: { runs: RunListItem[] }) {
+  if (runs.length === 0) {
+    return (
+      <p className="rounded border border-dashed border-slate-300 p-6 text-center text-slate-500">No runs match.</p>
+    );
+  }
+  return (
+    <table className="w-full table-fixed border-collapse text-left" data-testid="run-table">
+      <thead className="border-b border-slate-200 text-[11px] text-slate-500 uppercase tracking-wide">
+        <tr>
+          <th className="w-[34%] py-1.5 pr-2 font-medium">Question</th>
+          <th className="w-[9%] pr-2 font-medium">Skill</th>
+          <th className="w-[7%] pr-2 font-medium">Budget · mode</th>
+          <th className="w-[8%] pr-2 font-medium">Status</th>
+          <th className="w-[5%] pr-2 text-right font-medium">LLM</th>
+          <th className="w-[9%] pr-2 text-right font-medium">Tokens in/out</th>
+          <th className="w-[6%] pr-2 text-right font-medium">Time</th>
+          <th className="w-[14%] pr-2 font-medium">Badges</th>
+          <th className="w-[8%] font-medium">Started</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.id} className="border-b border-slate-100 align-top hover:bg-white" data-testid="run-row">
+            <td className="py-1.5 pr-2">
+              <Link
+                href={`/runs/${r.id}`}
+                className="line-clamp-2 text-slate-900 hover:text-indigo-700 hover:underline"
+              >
+                {r.question}
+              </Link>
+              <span className="font-mono text-[10px] text-slate-400">
+                {r.bankId} · {r.scope} · {r.modelName}
+                {r.parentRunId ? " · re-run" : ""}
+              </span>
+            </td>
+            <td className="pr-2">
+              {r.skillName} <span className="text-slate-400">v{r.skillVersion}</span>
+            </td>
+            <td className="pr-2 text-slate-600">
+              {r.budget} · {r.mode}
+            </td>
+            <td className="pr-2">
+              <RunStatusBadge status={r.status} />
+            </td>
+            <td className="pr-2 text-right tabular-nums">{r.llmCalls}</td>
+            <td className="pr-2 text-right text-slate-600 tabular-nums">
+              {r.inputTokens.toLocaleString("en-US")}/{r.outputTokens.toLocaleString("en-US")}
+            </td>
+            <td className="pr-2 text-right tabular-nums">{duration(r.durationMs)}</td>
+            <td className="pr-2">
+              <FlagBadges flags={r.flags} />
+            </td>
+            <td className="text-slate-500 text-[11px]">{r.createdAt.slice(0, 16).replace("T", " ")}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,155 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useMemo, useState } from "react";
+import type { BankOption } from "@/lib/query/runs";
+import { ActionFailure, type ActionResult, unwrap } from "@/lib/query/unwrap";
+
+export interface StartRunInput {
+  bankId: string;
+  skill: string;
+  budget: string;
+  mode: string;
+  scope: string;
+  question: string;
+}
+
+const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
+
+export function StartRunForm({
+  banks,
+  startRun,
+  initial,
+}: {
+  banks: BankOption[];
+  startRun: (input: StartRunInput) => Promise<ActionResult<{ runId: string }>>;
+  initial?: Partial<StartRunInput>;
+}) {
+  const router = useRouter();
+  const [bankId, setBankId] = useState(initial?.bankId ?? banks[0]?.id ?? "");
+  const bank = banks.find((b) => b.id === bankId);
+  const [skill, setSkill] = useState(initial?.skill ?? bank?.skills[0]?.name ?? "");
+  const [budget, setBudget] = useState(initial?.budget ?? "");
+  const [mode, setMode] = useState(initial?.mode ?? "synthesize");
+  const [scope, setScope] = useState(initial?.scope ?? "personal");
+  const [question, setQuestion] = useState(initial?.question ?? "");
+  const scopes = useMemo(
+    () => ["personal", ...(bank?.permittedTeams ?? []).map((t) => `team:${t}`)],
+    [bank?.permittedTeams],
+  );
+
+  const mutation = useMutation({
+    mutationFn: (input: StartRunInput) => unwrap(startRun(input)),
+    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+  });
+  const fieldErrors = mutation.error instanceof ActionFailure ? (mutation.error.fieldErrors ?? {}) : {};
+  const errorOf = (name: string) =>
+    fieldErrors[name]?.length ? (
+      <p className="mt-0.5 text-[11px] text-red-700" data-testid={`field-error-${name}`}>
+        {fieldErrors[name]?.join("; ")}
+      </p>
+    ) : null;
+
+  return (
+    <form
+      className="grid max-w-3xl grid-cols-4 gap-3 rounded border border-slate-200 bg-white p-4"
+      data-testid="start-run-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        mutation.mutate({ bankId, skill, budget, mode, scope, question });
+      }}
+    >
+      <label className="col-span-4">
+        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Question</span>
+        <textarea
+          name="question"
+          className={`${field} h-20 resize-y`}
+          value={question}
+          onChange={(e) => setQuestion(e.target.value)}
+          placeholder="What did we decide about the launch date?"
+        />
+        {errorOf("question")}
+      </label>
+      <label>
+        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Bank</span>
+        <select
+          name="bankId"
+          className={field}
+          value={bankId}
+          onChange={(e) => {
+            setBankId(e.target.value);
+            setSkill(banks.find((b) => b.id === e.target.value)?.skills[0]?.name ?? "");
+          }}
+        >
+          {banks.map((b) => (
+            <option key={b.id} value={b.id}>
+              {b.name}
+            </option>
+          ))}
+        </select>
+        {errorOf("bankId")}
+      </label>
+      <label>
+        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Skill</span>
+        <select name="skill" className={field} value={skill} onChange={(e) => setSkill(e.target.value)}>
+          {bank?.skills.map((s) => (
+            <option key={s.id} value={s.name}>
+              {s.name} (v{s.version}, {s.budget})
+            </option>
+          ))}
+        </select>
+        {errorOf("skill")}
+      </label>
+      <label>
+        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Budget</span>
+        <select name="budget" className={field} value={budget} onChange={(e) => setBudget(e.target.value)}>
+          <option value="">skill default</option>
+          <option value="low">low (5 iterations)</option>
+          <option value="mid">mid (10)</option>
+          <option value="high">high (20)</option>
+        </select>
+        {errorOf("budget")}
+      </label>
+      <label>
+        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Mode</span>
+        <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value)}>
+          <option value="synthesize">synthesize</option>
+          <option value="facts">facts (no LLM call)</option>
+        </select>
+        {errorOf("mode")}
+      </label>
+      <label>
+        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Scope</span>
+        <input
+          name="scope"
+          className={field}
+          list="scope-options"
+          value={scope}
+          onChange={(e) => setScope(e.target.value)}
+        />
+        <datalist id="scope-options">
+          {scopes.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+        {errorOf("scope")}
+      </label>
+      <div className="col-span-3 flex items-end justify-end gap-3">
+        {mutation.error ? (
+          <p className="text-red-700" role="alert">
+            {mutation.error.message}
+          </p>
+        ) : null}
+        <button
+          type="submit"
+          disabled={mutation.isPending}
+          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          data-testid="start-run"
+        >
+          {mutation.isPending ? "Starting…" : "Start run"}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,38 @@
+import Link from "next/link";
+
+export interface ProviderBadge {
+  kind: string;
+  model: string;
+  baseUrlHost?: string;
+}
+
+const LINKS = [
+  { href: "/memory", label: "Memory" },
+  { href: "/runs", label: "Runs" },
+  { href: "/runs/new", label: "New run" },
+];
+
+export function AppNav({ provider }: { provider: ProviderBadge }) {
+  const label = provider.kind === "offline" ? "offline model" : `${provider.model} · ${provider.baseUrlHost ?? ""}`;
+  return (
+    <header className="border-b border-slate-200 bg-white">
+      <nav className="mx-auto flex h-11 max-w-[1600px] items-center gap-5 px-4" aria-label="Main">
+        <Link href="/" className="font-semibold tracking-tight text-slate-900">
+          Reflect Inspector
+        </Link>
+        {LINKS.map((l) => (
+          <Link key={l.href} href={l.href} className="text-slate-600 hover:text-slate-900">
+            {l.label}
+          </Link>
+        ))}
+        <span
+          className="ml-auto rounded border border-slate-200 bg-slate-50 px-2 py-0.5 font-mono text-[11px] text-slate-600"
+          data-testid="provider-status"
+          title="Model used for new runs"
+        >
+          {label}
+        </span>
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * `npm run cli -- <command>`: import / export bank bundles, run a reflect. Bad input prints one
+ * line to stderr and exits 2; a finished run of any status exits 0.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { BundleError, exportBundle, importBundle } from "@/db/bundle-io";
+import { getRunEvents } from "@/db/runs";
+import { ServiceError } from "@/lib/server/action";
+import { getCliDb } from "@/lib/server/db";
+import { startRun } from "@/lib/server/runs";
+import { parseExportArgs, parseImportArgs, parseReflectArgs, UsageError } from "./args";
+import { formatReflectHuman, toReflectJson } from "./reflect-output";
+
+const USAGE = `usage: cli <command>
+  import <bundle.json> [--replace]
+  export --bank <id> [--out file.json]
+  reflect --bank <id> [--skill <name>] [--budget low|mid|high] [--mode synthesize|facts]
+          [--scope personal|team:<id>] [--anchor-every N] [--json] "<question>"`;
+
+async function importCommand(argv: string[]) {
+  const { file, replace } = parseImportArgs(argv);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+  }
+  const db = await getCliDb();
+  const result = await importBundle(db, json, { replace });
+  const c = result.counts;
+  console.log(
+    `imported bank ${result.bankId}: ${c.facts} facts, ${c.observations} observations, ${c.mentalModels} mental models, ${c.skills} skills`,
+  );
+}
+
+async function exportCommand(argv: string[]) {
+  const { bank, out } = parseExportArgs(argv);
+  const db = await getCliDb();
+  const bundle = await exportBundle(db, bank);
+  if (!bundle) throw new UsageError(`unknown bank "${bank}"`);
+  const text = `${JSON.stringify(bundle, null, 2)}\n`;
+  if (out) writeFileSync(out, text);
+  else process.stdout.write(text);
+}
+
+async function reflectCommand(argv: string[]) {
+  const args = parseReflectArgs(argv);
+  const db = await getCliDb();
+  const { runId, finished } = await startRun(db, {
+    bankId: args.bank,
+    skill: args.skill,
+    budget: args.budget,
+    mode: args.mode,
+    scope: args.scope,
+    question: args.question,
+    anchorEvery: args["anchor-every"],
+  });
+  const result = await finished;
+  const events = await getRunEvents(db, runId);
+  console.log(
+    args.json ? JSON.stringify(toReflectJson(runId, result, events)) : formatReflectHuman(runId, result, events),
+  );
+}
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
+  import: importCommand,
+  export: exportCommand,
+  reflect: reflectCommand,
+};
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  const run = command ? COMMANDS[command] : undefined;
+  if (!run) {
+    console.error(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+    return 2;
+  }
+  try {
+    await run(rest);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ServiceError) {
+      console.error(`error: ${err.message}`);
+      return 2;
+    }
+    if (err instanceof BundleError) {
+      const [first, ...others] = err.issues;
+      console.error(`error: invalid bundle: ${first?.path || "(root)"}: ${first?.message}`);
+      for (const issue of others.slice(0, 20)) console.error(`  ${issue.path || "(root)"}: ${issue.message}`);
+      return 2;
+    }
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

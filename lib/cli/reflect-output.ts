@@ -1,0 +1,82 @@
+/** What `cli reflect` prints: one JSON object (--json) or a human summary with a per-iteration trace. */
+import { z } from "zod";
+import { Citations, DroppedCitation, RunFlag, RunStatus, Usage } from "@/lib/reflect/domain";
+import { RunEvent } from "@/lib/reflect/events";
+import type { ReflectResult } from "@/lib/reflect/request";
+import { foldRun, type TimelineRow } from "@/lib/timeline/fold";
+
+export const ReflectJson = z.object({
+  id: z.string(),
+  status: RunStatus,
+  answer: z.string(),
+  citations: Citations,
+  dropped: z.array(DroppedCitation),
+  flags: z.array(RunFlag),
+  usage: Usage,
+  llmCalls: z.number().int(),
+  events: z.array(RunEvent),
+});
+export type ReflectJson = z.infer<typeof ReflectJson>;
+
+export function toReflectJson(runId: string, result: ReflectResult, events: RunEvent[]): ReflectJson {
+  return {
+    id: runId,
+    status: result.status,
+    answer: result.answer,
+    citations: result.citations,
+    dropped: result.dropped,
+    flags: result.flags,
+    usage: result.usage,
+    llmCalls: result.llmCalls,
+    events,
+  };
+}
+
+const TIER_LABEL = { mental_models: "mental models", observations: "observations", raw_facts: "raw facts" } as const;
+
+function rowLine(row: TimelineRow): string {
+  switch (row.kind) {
+    case "tier": {
+      const r = row.result;
+      const tier = row.tier ? TIER_LABEL[row.tier] : "unknown tool";
+      return `  ${row.tool} [${tier}] "${row.query ?? ""}" → ${r ? `${r.outcome}, ${r.count} result(s)` : "pending"}`;
+    }
+    case "freshness":
+      return `  freshness check → ${row.verdict === "release" ? "release to auto" : "keep forcing"} (${row.why})`;
+    case "steering":
+      return `  ${row.action}: ${row.text.split("\n")[0]}`;
+    case "guard":
+      return row.action === "output"
+        ? `  output guard: ${row.pattern} → ${row.outcome}`
+        : row.action === "done_rejected"
+          ? `  done rejected: ${row.why}`
+          : `  dropped calls: ${row.calls.map((c) => c.name).join(", ")}`;
+    case "citations":
+      return `  citations: ${row.kept.memory_ids.length + row.kept.observation_ids.length + row.kept.mental_model_ids.length} kept, ${row.dropped.length} dropped${row.ungrounded ? " (ungrounded)" : ""}`;
+  }
+}
+
+export function formatReflectHuman(runId: string, result: ReflectResult, events: RunEvent[]): string {
+  const view = foldRun(events);
+  const out: string[] = [];
+  out.push(`Run ${runId}: ${result.status}${result.flags.length ? ` [${result.flags.join(", ")}]` : ""}`);
+  out.push(`${result.llmCalls} LLM call(s), tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out`);
+  if (result.error) out.push(`Error (${result.error.phase}): ${result.error.message}`);
+  out.push("", result.answer, "");
+  const kept = view.citations.filter((c) => c.status === "kept");
+  if (kept.length) {
+    out.push("Citations:");
+    for (const c of kept)
+      out.push(`  [${c.id}] (${TIER_LABEL[c.tier]}) ${(c.text ?? "").replace(/\s+/g, " ").slice(0, 200)}`);
+  }
+  for (const d of result.dropped) out.push(`  dropped ${d.id}: ${d.reason}`);
+  out.push("", "Trace:");
+  for (const row of view.rowsBefore) out.push(rowLine(row));
+  for (const it of view.iterations) {
+    const how = it.replayed ? "replayed" : it.mode === "forced" ? `forced ${it.forcedTool}` : "auto";
+    out.push(` #${it.index} ${how} · ${Math.round(it.latencyMs)} ms · ${it.tokensIn}/${it.tokensOut} tokens`);
+    for (const row of it.rows) out.push(rowLine(row));
+  }
+  for (const row of view.rowsAfter) out.push(rowLine(row));
+  return out.join("\n");
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { listBanks } from "@/db/banks";
+import { importBundle } from "@/db/bundle-io";
+import { type Db, getDb } from "@/db/client";
+import { markInterruptedRuns } from "@/db/runs";
+
+export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json");
+
+/** Loads the built-in demo bank when the database has no bank at all (first start). */
+export async function ensureDemoBank(db: Db): Promise<boolean> {
+  if ((await listBanks(db)).length > 0) return false;
+  await importBundle(db, JSON.parse(readFileSync(DEMO_BUNDLE_PATH, "utf8")));
+  return true;
+}
+
+let app: Promise<Db> | undefined;
+
+/**
+ * The web app's database: migrated, seeded with the demo bank when empty, and with runs that a
+ * crashed process left `running` marked `interrupted` (this process cannot have started them yet).
+ */
+export function getAppDb(): Promise<Db> {
+  app ??= (async () => {
+    const db = await getDb();
+    await ensureDemoBank(db);
+    const interrupted = await markInterruptedRuns(db);
+    if (interrupted > 0) console.warn(`marked ${interrupted} run(s) left running by an earlier process as interrupted`);
+    return db;
+  })();
+  app.catch(() => {
+    app = undefined;
+  });
+  return app;
+}
+
+/** The CLI's database: migrated and seeded, but it leaves other processes' running runs alone. */
+export async function getCliDb(): Promise<Db> {
+  const db = await getDb();
+  await ensureDemoBank(db);
+  return db;
+}

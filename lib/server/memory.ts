@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { getBank, listBanks } from "@/db/banks";
+import { bankScopes, browseFacts, browseObservations, tierCounts } from "@/db/browse";
+import type { Db } from "@/db/client";
+import { listMentalModels, type MentalModelRecord } from "@/db/mental-models";
+import type { BankSummary, MemoryPage, MentalModelItem, StalenessState } from "@/lib/query/memory";
+
+export const MemoryQuery = z.object({
+  tier: z.enum(["mental_models", "observations", "facts"]).default("mental_models"),
+  q: z.string().trim().max(500, "keep the search under 500 characters").default(""),
+  limit: z.coerce.number().int().min(1).max(500).default(200),
+});
+export type MemoryQuery = z.input<typeof MemoryQuery>;
+
+export function stalenessState(
+  m: Pick<MentalModelRecord, "usable" | "staleOverride" | "refreshedAt" | "isStale">,
+): StalenessState {
+  if (!m.usable) return "unusable";
+  if (m.staleOverride === "stale") return "overridden_stale";
+  if (m.staleOverride === "fresh") return "overridden_fresh";
+  if (m.refreshedAt === null) return "never_refreshed";
+  return m.isStale ? "stale" : "fresh";
+}
+
+function toMentalModelItem(m: MentalModelRecord): MentalModelItem {
+  return {
+    id: m.id,
+    name: m.name,
+    sourceQuery: m.sourceQuery,
+    content: m.content,
+    tags: m.tags,
+    refreshedAt: m.refreshedAt,
+    version: m.version,
+    isStale: m.isStale,
+    usable: m.usable,
+    state: stalenessState(m),
+    reason: m.stalenessReason,
+  };
+}
+
+function matches(m: MentalModelRecord, q: string): boolean {
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+  const hay = `${m.name}\n${m.content}\n${m.tags.join(" ")}\n${m.sourceQuery}`.toLowerCase();
+  return words.some((w) => hay.includes(w));
+}
+
+export async function browseMemory(db: Db, bankId: string, raw: MemoryQuery): Promise<MemoryPage | null> {
+  const q = MemoryQuery.parse(raw);
+  if (!(await getBank(db, bankId))) return null;
+  if (q.tier === "mental_models") {
+    const models = await listMentalModels(db, bankId);
+    return { tier: q.tier, items: models.filter((m) => !q.q || matches(m, q.q)).map(toMentalModelItem) };
+  }
+  if (q.tier === "observations") {
+    return { tier: q.tier, items: await browseObservations(db, { bankId, query: q.q, limit: q.limit }) };
+  }
+  return { tier: q.tier, items: await browseFacts(db, { bankId, query: q.q, limit: q.limit }) };
+}
+
+export async function bankSummary(db: Db, bankId: string): Promise<BankSummary | null> {
+  const bank = await getBank(db, bankId);
+  if (!bank) return null;
+  return {
+    id: bank.id,
+    name: bank.name,
+    permittedTeams: bank.permittedTeams,
+    scopes: await bankScopes(db, bankId),
+    counts: await tierCounts(db, bankId),
+  };
+}
+
+export async function defaultBankId(db: Db): Promise<string | null> {
+  return (await listBanks(db))[0]?.id ?? null;
+}

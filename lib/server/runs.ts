@@ -1,0 +1,184 @@
+/**
+ * Run service: validates a start request, snapshots the skill, persists the run, then runs the
+ * engine detached and returns the run id at once. Followers read the event log as it grows.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { getBank } from "@/db/banks";
+import type { Db } from "@/db/client";
+import { createMemoryStore } from "@/db/memory-store";
+import { createRun, createRunSink, finishRun, getRun, getRunEvents, listRuns, type RunRecord } from "@/db/runs";
+import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
+import type { RunListItem } from "@/lib/query/runs";
+import { Budget, type ModelPort, type ReflectResult, RunMode, runReflect, Scope } from "@/lib/reflect";
+import { ServiceError } from "./action";
+import { getModel } from "./model";
+
+export const StartRunInput = z.object({
+  bankId: z.string().trim().min(1, "choose a bank"),
+  skill: z.string().trim().optional(),
+  budget: z.union([Budget, z.literal("")]).optional(),
+  mode: RunMode.default("synthesize"),
+  scope: z.union([Scope, z.literal("")]).optional(),
+  question: z.string().trim().min(1, "ask a question").max(4000, "keep the question under 4,000 characters"),
+  anchorEvery: z.number().int().min(1).max(50).optional(),
+  responseSchema: z.unknown().optional(),
+  parentRunId: z.string().optional(),
+});
+export type StartRunInput = z.input<typeof StartRunInput>;
+
+/** Time-sortable, collision-resistant run ids. */
+export function newRunId(now = Date.now()): string {
+  return `run_${now.toString(36).padStart(9, "0")}${randomBytes(4).toString("hex")}`;
+}
+
+const inFlight = new Map<string, Promise<ReflectResult>>();
+
+export interface StartedRun {
+  runId: string;
+  /** Resolves when the engine has finished and the run row is final (the CLI awaits it). */
+  finished: Promise<ReflectResult>;
+}
+
+export async function startRun(
+  db: Db,
+  raw: StartRunInput,
+  options: { model?: ModelPort; excludeTiers?: ("mental_models" | "observations" | "raw_facts")[] } = {},
+): Promise<StartedRun> {
+  const input = StartRunInput.parse(raw);
+  const bank = await getBank(db, input.bankId);
+  if (!bank) throw new ServiceError("not_found", `unknown bank "${input.bankId}"`, { bankId: ["unknown bank"] });
+  const skillRecord = input.skill
+    ? await getSkill(db, { bankId: bank.id, name: input.skill })
+    : ((await getSkill(db, { bankId: bank.id, name: "recap" })) ?? (await listSkills(db, bank.id))[0] ?? null);
+  if (!skillRecord) {
+    throw new ServiceError("not_found", `unknown skill "${input.skill ?? "recap"}" in bank ${bank.id}`, {
+      skill: ["unknown skill"],
+    });
+  }
+  const skill = toSkillSnapshot(skillRecord);
+  const budget = input.budget || skill.budget;
+  const scope = input.scope || skill.retrieval.scope;
+  const model = options.model ?? getModel();
+  const runId = newRunId();
+
+  await createRun(db, {
+    id: runId,
+    bankId: bank.id,
+    question: input.question,
+    skill,
+    budget,
+    mode: input.mode,
+    scope,
+    model: model.info,
+    parentRunId: input.parentRunId ?? null,
+  });
+
+  const finished = (async (): Promise<ReflectResult> => {
+    const started = Date.now();
+    const result = await runReflect(
+      {
+        memory: createMemoryStore(db),
+        model,
+        // Each append is durable before the engine goes on: a crash keeps every event so far.
+        sink: createRunSink(db, runId),
+        clock: { now: () => Date.now() },
+        ids: { next: (prefix) => `${prefix}_${randomBytes(6).toString("hex")}` },
+      },
+      {
+        runId,
+        bankId: bank.id,
+        question: input.question,
+        skill,
+        budget,
+        mode: input.mode,
+        scope,
+        anchorEvery: input.anchorEvery ?? skill.anchorEvery,
+        responseSchema: input.responseSchema,
+        excludeTiers: options.excludeTiers ?? [],
+        parentRunId: input.parentRunId ?? null,
+      },
+    ).catch(
+      (err: unknown): ReflectResult => ({
+        status: "failed",
+        answer: "",
+        citations: { memory_ids: [], observation_ids: [], mental_model_ids: [] },
+        dropped: [],
+        flags: [],
+        usage: { inputTokens: 0, outputTokens: 0 },
+        llmCalls: 0,
+        iterations: 0,
+        warnings: [],
+        error: { message: err instanceof Error ? err.message : String(err), phase: "engine" },
+      }),
+    );
+    await finishRun(db, runId, { ...result, durationMs: Date.now() - started });
+    return result;
+  })();
+  inFlight.set(runId, finished);
+  finished.finally(() => inFlight.delete(runId)).catch(() => {});
+  return { runId, finished };
+}
+
+export function toRunListItem(r: RunRecord): RunListItem {
+  return {
+    id: r.id,
+    bankId: r.bankId,
+    question: r.question,
+    answer: r.answer,
+    skillName: r.skillName ?? "—",
+    skillVersion: r.skillVersion ?? 0,
+    budget: r.budget,
+    mode: r.mode,
+    scope: r.scope,
+    modelName: r.modelName,
+    status: r.status,
+    flags: r.flags,
+    llmCalls: r.llmCalls ?? 0,
+    inputTokens: r.inputTokens ?? 0,
+    outputTokens: r.outputTokens ?? 0,
+    durationMs: r.durationMs,
+    createdAt: r.createdAt,
+    parentRunId: r.parentRunId,
+  };
+}
+
+export const ListRunsInput = z.object({
+  bank: z.string().optional(),
+  skill: z.string().optional(),
+  status: z.string().optional(),
+  badge: z.string().optional(),
+  q: z.string().max(200).optional(),
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+});
+
+export async function listRunItems(db: Db, raw: unknown) {
+  const f = ListRunsInput.parse(raw);
+  const page = await listRuns(db, {
+    bankId: f.bank || undefined,
+    skill: f.skill || undefined,
+    status: (f.status || undefined) as never,
+    flag: f.badge || undefined,
+    q: f.q || undefined,
+    cursor: f.cursor || undefined,
+    limit: f.limit ?? 50,
+  });
+  return { runs: page.runs.map(toRunListItem), nextCursor: page.nextCursor };
+}
+
+export async function getRunWithEvents(db: Db, runId: string) {
+  const run = await getRun(db, runId);
+  if (!run) return null;
+  return { run, events: await getRunEvents(db, runId) };
+}
+
+export async function getRunEventsAfter(db: Db, runId: string, afterSeq: number | undefined) {
+  const run = await getRun(db, runId);
+  if (!run) return null;
+  return { status: run.status, events: await getRunEvents(db, runId, { afterSeq }) };
+}
+
+export function isRunInFlight(runId: string): boolean {
+  return inFlight.has(runId);
+}

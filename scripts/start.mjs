@@ -1,0 +1,34 @@
+// `npm start`: build when the production build is missing or older than the sources, then serve
+// on 127.0.0.1:3000 (HOST/PORT override). The app migrates and seeds the demo bank on first use.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const buildId = join(root, ".next", "BUILD_ID");
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const sources = ["app", "components", "lib", "db", "public"].filter((d) => existsSync(join(root, d)));
+const builtAt = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
+const stale = sources.some((d) => newestMtime(join(root, d)) > builtAt);
+
+if (stale) {
+  console.log("Building the app (first start or sources changed)…");
+  const build = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+const host = process.env.HOST ?? "127.0.0.1";
+const port = process.env.PORT ?? "3000";
+console.log(`Reflect Inspector on http://${host}:${port}`);
+const server = spawnSync("npx", ["next", "start", "-H", host, "-p", port], { cwd: root, stdio: "inherit" });
+process.exit(server.status ?? 0);
