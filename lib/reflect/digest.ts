@@ -1,0 +1,41 @@
+/** A readable digest of retrieved memories: the facts-mode answer and the degraded fallback. */
+import type { Evidence } from "./evidence";
+import type { FactHit, MentalModelHit, ObservationHit } from "./ports";
+
+export const NO_EVIDENCE_ANSWER = "No relevant memories were found in this bank for that question.";
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
+function factLine(f: FactHit): string {
+  const when = f.occurredAt ?? f.recordedAt;
+  return `- [${f.id}] ${oneLine(f.text)} (${f.kind}, ${when.slice(0, 10)})`;
+}
+
+export function factsDigest(
+  question: string,
+  items: { facts?: FactHit[]; observations?: ObservationHit[]; mentalModels?: MentalModelHit[] },
+): string {
+  const sections: string[] = [];
+  const models = items.mentalModels ?? [];
+  const observations = items.observations ?? [];
+  const facts = items.facts ?? [];
+  if (models.length > 0) {
+    sections.push(
+      `Mental models:\n${models.map((m) => `- [${m.id}] ${m.name}: ${oneLine(m.content)}${m.isStale ? " (stale)" : ""}`).join("\n")}`,
+    );
+  }
+  if (observations.length > 0) {
+    sections.push(`Observations:\n${observations.map((o) => `- [${o.id}] ${oneLine(o.text)}`).join("\n")}`);
+  }
+  if (facts.length > 0) sections.push(`Facts:\n${facts.map(factLine).join("\n")}`);
+  if (sections.length === 0) return NO_EVIDENCE_ANSWER;
+  return [`Memories retrieved for "${oneLine(question)}":`, ...sections].join("\n\n");
+}
+
+export function evidenceDigest(question: string, evidence: Evidence): string {
+  return factsDigest(question, {
+    mentalModels: [...evidence.mentalModels.values()],
+    observations: [...evidence.observations.values()],
+    facts: [...evidence.facts.values()],
+  });
+}

@@ -1,0 +1,177 @@
+/** Runs one tier tool call against the memory port and classifies the outcome for the ladder. */
+import type { z } from "zod";
+import type { ScopeValue, Tier } from "./domain";
+import { ScopeNotPermittedError } from "./errors";
+import type { IdsByTier, OutcomeClass } from "./events";
+import { callSignature } from "./fingerprint";
+import type { Clock, FactHit, MemoryPort, MentalModelHit, ObservationSearch, ToolCall } from "./ports";
+import {
+  capContent,
+  clampMaxResults,
+  isTierTool,
+  mentalModelsPayload,
+  observationsPayload,
+  recallPayload,
+  SearchArgs,
+  TIER_FOR_TOOL,
+  type TierToolName,
+} from "./tools";
+
+export interface ModelCall {
+  id: string;
+  /** Normalized name. */
+  name: string;
+  rawName: string;
+  arguments: string;
+}
+
+/** A call with its arguments decoded; `problem` is set when it cannot run at all. */
+export interface PreparedCall {
+  call: ModelCall;
+  tier: Tier | null;
+  /** Parsed JSON arguments, or the raw string when they are not JSON. */
+  args: unknown;
+  query: string | null;
+  reason: string | null;
+  search: SearchArgs | null;
+  problem: { outcome: Extract<OutcomeClass, "error" | "unknown_tool">; message: string } | null;
+}
+
+export interface ExecutedCall {
+  prepared: PreparedCall;
+  outcome: OutcomeClass;
+  error: string | null;
+  signature: string;
+  ids: IdsByTier;
+  count: number;
+  content: string;
+  chars: number;
+  truncated: boolean;
+  durationMs: number;
+  mentalModels?: MentalModelHit[];
+  observations?: ObservationSearch;
+  facts?: FactHit[];
+}
+
+export interface ExecContext {
+  memory: MemoryPort;
+  clock: Clock;
+  bankId: string;
+  scope: ScopeValue;
+  tags: string[];
+  cap: number;
+  /** Tier tools this run offers; anything else is an unknown tool. */
+  available: readonly string[];
+}
+
+export function zodProblem(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "arguments"}: ${i.message}`).join("; ");
+}
+
+export function parseJsonArgs(raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(raw.trim() === "" ? "{}" : raw) };
+  } catch (e) {
+    return { ok: false, message: `arguments are not valid JSON: ${(e as Error).message}` };
+  }
+}
+
+const field = (args: unknown, key: string): string | null => {
+  const v = args && typeof args === "object" ? (args as Record<string, unknown>)[key] : undefined;
+  return typeof v === "string" ? v : null;
+};
+
+export function prepareCall(call: ModelCall, available: readonly string[]): PreparedCall {
+  const json = parseJsonArgs(call.arguments);
+  const args = json.ok ? json.value : call.arguments;
+  const base = {
+    call,
+    tier: isTierTool(call.name) ? TIER_FOR_TOOL[call.name] : null,
+    args,
+    query: field(args, "query"),
+    reason: field(args, "reason"),
+    search: null,
+  };
+  if (!isTierTool(call.name) || !available.includes(call.name)) {
+    const offered = [...available, "done"].join(", ");
+    return {
+      ...base,
+      tier: null,
+      problem: { outcome: "unknown_tool", message: `unknown tool "${call.rawName}"; available tools: ${offered}` },
+    };
+  }
+  if (!json.ok) return { ...base, problem: { outcome: "error", message: json.message } };
+  const parsed = SearchArgs.safeParse(args);
+  if (!parsed.success) {
+    return { ...base, problem: { outcome: "error", message: `invalid arguments: ${zodProblem(parsed.error)}` } };
+  }
+  return { ...base, search: parsed.data, problem: null };
+}
+
+const noIds = (): IdsByTier => ({ mental_models: [], observations: [], raw_facts: [] });
+
+export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Promise<ExecutedCall> {
+  const started = ctx.clock.now();
+  const { call, search } = prepared;
+  const finish = (result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs">): ExecutedCall => ({
+    prepared,
+    signature: callSignature(call.name, prepared.args, result.error),
+    durationMs: Math.max(0, ctx.clock.now() - started),
+    ...result,
+  });
+  const failure = (outcome: OutcomeClass, message: string) =>
+    finish({ outcome, error: message, ids: noIds(), count: 0, ...capContent({ error: message }, ctx.cap) });
+
+  if (prepared.problem || !search)
+    return failure(prepared.problem?.outcome ?? "error", prepared.problem?.message ?? "");
+  const tool = call.name as TierToolName;
+  const q = {
+    bankId: ctx.bankId,
+    query: search.query,
+    limit: clampMaxResults(tool, search.max_results),
+    // The skill's tags narrow observations and raw facts; mental models are curated summaries
+    // chosen by relevance, and a topic tag like "launch" rarely carries a skill tag like "decision".
+    tags: tool === "search_mental_models" ? [] : ctx.tags,
+    scope: ctx.scope,
+  };
+  try {
+    const ids = noIds();
+    if (tool === "search_mental_models") {
+      const hits = await ctx.memory.searchMentalModels(q);
+      ids.mental_models = hits.map((h) => h.id);
+      const payload = mentalModelsPayload(search.query, hits);
+      return finish({ ...classified(hits.length), ids, ...capContent(payload, ctx.cap), mentalModels: hits });
+    }
+    if (tool === "search_observations") {
+      const result = await ctx.memory.searchObservations(q);
+      ids.observations = result.observations.map((o) => o.id);
+      const payload = observationsPayload(search.query, result);
+      return finish({
+        ...classified(result.observations.length),
+        ids,
+        ...capContent(payload, ctx.cap),
+        observations: result,
+      });
+    }
+    const hits = await ctx.memory.recall(q);
+    ids.raw_facts = hits.map((h) => h.id);
+    return finish({
+      ...classified(hits.length),
+      ids,
+      ...capContent(recallPayload(search.query, hits), ctx.cap),
+      facts: hits,
+    });
+  } catch (e) {
+    if (e instanceof ScopeNotPermittedError) return failure("policy_reject", e.message);
+    return failure("error", `${tool} failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function classified(count: number): { outcome: OutcomeClass; error: null; count: number } {
+  return { outcome: count > 0 ? "success" : "empty", error: null, count };
+}
+
+/** The tool message every tool call gets back, so the conversation stays valid for the next request. */
+export function toolMessage(call: Pick<ToolCall, "id">, content: string) {
+  return { role: "tool" as const, tool_call_id: call.id, content };
+}

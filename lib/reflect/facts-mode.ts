@@ -1,0 +1,136 @@
+/**
+ * Facts mode (SPEC §3.6): no LLM call. Runs the skill's retrieval directive with the question as
+ * the query and answers with a readable digest of what came back.
+ */
+import { emptyCitations } from "./citations";
+import { factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
+import type { Tier } from "./domain";
+import { ScopeNotPermittedError } from "./errors";
+import type { OutcomeClass } from "./events";
+import { callSignature } from "./fingerprint";
+import type { ReflectDeps } from "./ports";
+import type { FactsPayload, ParsedReflectRequest, ReflectResult } from "./request";
+import type { RunLog } from "./run-log";
+import { capContent, DEFAULT_MAX_RESULTS, observationsPayload, recallPayload, TOOL_FOR_TIER } from "./tools";
+
+export function factsTier(req: ParsedReflectRequest): Tier {
+  return req.skill.retrieval.types.includes("episodic") ? "raw_facts" : "observations";
+}
+
+export async function runFactsMode(
+  deps: ReflectDeps,
+  req: ParsedReflectRequest,
+  log: RunLog,
+  warnings: string[],
+  runStarted: (enabledTiers: Tier[], maxIterations: number) => Promise<void>,
+): Promise<ReflectResult> {
+  const tier = factsTier(req);
+  const tool = TOOL_FOR_TIER[tier];
+  await runStarted([tier], 0);
+  const base = {
+    dropped: [],
+    flags: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    llmCalls: 0,
+    iterations: 0,
+    warnings,
+  };
+  const finish = async (result: ReflectResult): Promise<ReflectResult> => {
+    const { facts: _facts, ...recorded } = result;
+    await log.emit("run.finished", recorded);
+    return result;
+  };
+  const fail = (message: string, phase: string) =>
+    finish({ ...base, status: "failed", answer: "", citations: emptyCitations(), error: { message, phase } });
+
+  let inScope: number;
+  try {
+    inScope = await deps.memory.countInScope({ bankId: req.bankId, scope: req.scope });
+  } catch (e) {
+    return fail(errorMessage(e), "memory.countInScope");
+  }
+  if (inScope === 0) {
+    return finish({
+      ...base,
+      status: "no_evidence",
+      answer: NO_EVIDENCE_ANSWER,
+      citations: emptyCitations(),
+      error: null,
+    });
+  }
+
+  const callId = deps.ids.next("call");
+  const args = { reason: "facts mode: the skill's retrieval directive", query: req.question };
+  await log.emit("tool.call", { callId, tool, tier, query: req.question, reason: args.reason, args }, 0);
+  const started = deps.clock.now();
+  const q = {
+    bankId: req.bankId,
+    query: req.question,
+    limit: DEFAULT_MAX_RESULTS[tool],
+    tags: req.skill.retrieval.tags,
+    scope: req.scope,
+  };
+  const payload: FactsPayload = { query: req.question, count: 0, memories: [], observations: [] };
+  let content: unknown;
+  let error: string | null = null;
+  let outcome: OutcomeClass = "success";
+  try {
+    if (tier === "raw_facts") {
+      payload.memories = await deps.memory.recall(q);
+      content = recallPayload(req.question, payload.memories);
+    } else {
+      const search = await deps.memory.searchObservations(q);
+      payload.observations = search.observations;
+      content = observationsPayload(req.question, search);
+    }
+  } catch (e) {
+    error = errorMessage(e);
+    outcome = e instanceof ScopeNotPermittedError ? "policy_reject" : "error";
+    content = { error };
+  }
+  payload.count = payload.memories.length + payload.observations.length;
+  if (!error && payload.count === 0) outcome = "empty";
+  const capped = capContent(content, req.toolResultCapChars);
+  await log.emit(
+    "tool.result",
+    {
+      callId,
+      tool,
+      tier,
+      outcome,
+      ids: {
+        mental_models: [],
+        observations: payload.observations.map((o) => o.id),
+        raw_facts: payload.memories.map((m) => m.id),
+      },
+      count: payload.count,
+      ...capped,
+      cap: req.toolResultCapChars,
+      durationMs: Math.max(0, deps.clock.now() - started),
+      error,
+      signature: callSignature(tool, args, error),
+    },
+    0,
+  );
+  if (error) return fail(error, `tool.call (${tool})`);
+
+  const citations = {
+    ...emptyCitations(),
+    memory_ids: payload.memories.map((m) => m.id),
+    observation_ids: payload.observations.map((o) => o.id),
+  };
+  await log.emit("citations.validated", { kept: citations, dropped: [], ungrounded: false }, 0);
+  const answer = factsDigest(req.question, { facts: payload.memories, observations: payload.observations });
+  return finish({
+    ...base,
+    status: payload.count > 0 ? "done" : "no_evidence",
+    answer,
+    citations,
+    error: null,
+    facts: payload,
+  });
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,37 @@
+/** The reflect engine's public surface. */
+export { ANCHOR_PROGRESS_LIMIT, anchorText, isAnchorIteration, truncateCodePoints } from "./anchor";
+export { type CitationCheck, emptyCitations, validateCitations } from "./citations";
+export { evidenceDigest, factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
+export * from "./domain";
+export { RESPONSE_SCHEMA_WARNING, type ReflectOptions, runReflect } from "./engine";
+export { ModelCallError, ScopeNotPermittedError } from "./errors";
+export * from "./events";
+export { Evidence } from "./evidence";
+export { factsTier } from "./facts-mode";
+export { callSignature, canonicalJson, fingerprint } from "./fingerprint";
+export {
+  decideFreshness,
+  type FreshnessDecision,
+  type FreshnessInput,
+  isPlaceholderContent,
+  isUsableContent,
+} from "./freshness";
+export { type LadderVerdict, NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
+export { expectsJson, type GuardInspection, inspectAnswer } from "./output-guard";
+export type * from "./ports";
+export { buildMessages, buildSystemPrompt } from "./prompt";
+export * from "./request";
+export { sha256Hex } from "./sha256";
+export { normalizeToolName } from "./tool-names";
+export {
+  clampMaxResults,
+  DEFAULT_MAX_RESULTS,
+  DoneArgs,
+  mentalModelsPayload,
+  observationsPayload,
+  recallPayload,
+  SearchArgs,
+  TIER_FOR_TOOL,
+  TOOL_DEFINITIONS,
+  TOOL_FOR_TIER,
+} from "./tools";

@@ -1,0 +1,109 @@
+/**
+ * The output guard (SPEC §3.5): gpt-oss "harmony" scaffolding and bare JSON envelopes must never
+ * become a stored answer. Safe cases are recovered here; the engine retries or degrades the rest.
+ */
+
+export type GuardInspection =
+  | { kind: "clean"; text: string }
+  | { kind: "recovered" | "unwrapped"; text: string; pattern: string; detail: string }
+  | { kind: "leak"; pattern: string; detail: string };
+
+const HARMONY_TOKEN = /<\|(channel|message|start|end|return|call|constrain)\|>/;
+const TO_FUNCTIONS = /\bto=functions\.[\w.-]*/;
+const GLUED_FINAL = /assistantfinal/;
+/** "analysisThe user asks…" — the analysis channel name glued to its text (prose "analysis of" has a space). */
+const GLUED_ANALYSIS = /^\s*(?:<\|[a-z]+\|>)?analysis(?=[A-Z"'*])/;
+const FINAL_CHANNEL = /<\|channel\|>\s*final\s*(?:<\|constrain\|>[^<]*)?<\|message\|>/g;
+const END_OF_MESSAGE = /<\|(end|return|call|start)\|>/;
+const ENVELOPE_KEYS = new Set(["answer", "final_answer", "response"]);
+
+/** Code is quoted, not scaffolding: fenced blocks and inline code are ignored by detection. */
+function withoutCode(text: string): string {
+  return text.replace(/```[\s\S]*?(```|$)/g, " ").replace(/`[^`\n]*`/g, " ");
+}
+
+function harmonyPattern(text: string): { pattern: string; detail: string } | null {
+  const scan = withoutCode(text);
+  const token = HARMONY_TOKEN.exec(scan);
+  if (token) return { pattern: "harmony_token", detail: `found ${token[0]}` };
+  const to = TO_FUNCTIONS.exec(scan);
+  if (to) return { pattern: "to_functions", detail: `found ${to[0]}` };
+  if (GLUED_FINAL.test(scan)) return { pattern: "glued_assistantfinal", detail: "found assistantfinal" };
+  if (GLUED_ANALYSIS.test(scan)) return { pattern: "glued_analysis", detail: "text starts with the analysis channel" };
+  return null;
+}
+
+/** The final channel's text, when the framing marks one. */
+function finalChannelText(text: string): string | null {
+  let last: RegExpExecArray | null = null;
+  for (const m of text.matchAll(FINAL_CHANNEL)) last = m as RegExpExecArray;
+  if (last)
+    return text
+      .slice(last.index + last[0].length)
+      .split(END_OF_MESSAGE, 1)[0]!
+      .trim();
+  const glued = text.lastIndexOf("assistantfinal");
+  if (glued >= 0)
+    return text
+      .slice(glued + "assistantfinal".length)
+      .split(END_OF_MESSAGE, 1)[0]!
+      .trim();
+  return null;
+}
+
+function envelope(text: string): { answer: string | null; keys: string[] } | null {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{") || !trimmed.endsWith("}")) return null;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+    const entries = Object.entries(parsed);
+    const only = entries.length === 1 ? entries[0]! : null;
+    const answer = only && ENVELOPE_KEYS.has(only[0]) && typeof only[1] === "string" ? only[1] : null;
+    return { answer, keys: entries.map(([k]) => k) };
+  } catch {
+    return null;
+  }
+}
+
+export interface GuardOptions {
+  /** The skill's output format asks for JSON: a JSON answer is then the expected shape. */
+  jsonExpected: boolean;
+}
+
+export function expectsJson(outputFormat: string): boolean {
+  return /json/i.test(outputFormat);
+}
+
+export function inspectAnswer(text: string, options: GuardOptions): GuardInspection {
+  const harmony = harmonyPattern(text);
+  if (harmony) {
+    const final = finalChannelText(text);
+    if (final) {
+      const inner = inspectAnswer(final, options);
+      if (inner.kind === "clean") {
+        return { kind: "recovered", text: inner.text, pattern: harmony.pattern, detail: "kept the final channel only" };
+      }
+      if (inner.kind === "unwrapped") return { ...inner, pattern: `${harmony.pattern}+${inner.pattern}` };
+    }
+    return { kind: "leak", ...harmony };
+  }
+  if (!options.jsonExpected) {
+    const env = envelope(text);
+    if (env?.answer?.trim()) {
+      const inner = inspectAnswer(env.answer, options);
+      if (inner.kind === "clean") {
+        return {
+          kind: "unwrapped",
+          text: inner.text,
+          pattern: "json_envelope",
+          detail: `unwrapped {"${env.keys[0]}"}`,
+        };
+      }
+      return inner.kind === "leak" ? inner : { ...inner, pattern: `json_envelope+${inner.pattern}` };
+    }
+    if (env) return { kind: "leak", pattern: "json_envelope", detail: `bare JSON with keys ${env.keys.join(", ")}` };
+  }
+  if (!text.trim()) return { kind: "leak", pattern: "empty_answer", detail: "the answer is blank" };
+  return { kind: "clean", text };
+}

@@ -1,0 +1,67 @@
+/** The system prompt and the per-request message list (SPEC §3.5). */
+import type { ScopeValue, SkillSnapshot, Tier } from "./domain";
+import type { Injection } from "./events";
+import type { ChatMessage } from "./ports";
+
+const GROUNDING_RULES = [
+  "Answer only from memories returned by the tools in this conversation.",
+  "Cite the ids of the memories you actually used in done (memory_ids, observation_ids, mental_model_ids).",
+  "If nothing relevant was found, say so plainly instead of guessing.",
+  "Never invent facts, names, dates or ids.",
+];
+
+const TIER_GUIDE: Record<Tier, string> = {
+  mental_models:
+    "search_mental_models: curated summaries; trust one only when is_stale is false, otherwise verify below.",
+  observations: "search_observations: consolidated beliefs derived from raw facts.",
+  raw_facts: "recall: raw facts, the ground truth, with dates.",
+};
+
+function scopeLine(scope: ScopeValue): string {
+  return scope === "personal"
+    ? "Scope: personal memories only."
+    : `Scope: personal memories and memories of ${scope.replace("team:", "team ")}.`;
+}
+
+export function buildSystemPrompt(skill: SkillSnapshot, scope: ScopeValue, enabledTiers: Tier[]): string {
+  const parts = [
+    "You answer one question about a memory bank by searching its memories with the tools, then calling done.",
+    `Grounding rules:\n${GROUNDING_RULES.map((r) => `- ${r}`).join("\n")}`,
+  ];
+  if (skill.mission.trim()) parts.push(`Mission: ${skill.mission.trim()}`);
+  if (skill.disposition.length > 0) parts.push(`Disposition: ${skill.disposition.join(", ")}.`);
+  parts.push(scopeLine(scope));
+  if (skill.outputFormat.trim()) parts.push(`Output format: ${skill.outputFormat.trim()}`);
+  const guide = enabledTiers.map((t) => `- ${TIER_GUIDE[t]}`);
+  guide.push("- done: finish with the answer and the ids you used.");
+  parts.push(`Tools:\n${guide.join("\n")}`);
+  return parts.join("\n\n");
+}
+
+export interface PendingInjection {
+  kind: Injection["kind"];
+  text: string;
+}
+
+/**
+ * [system, user(question), ...conversation, ...injections]. Injections are system messages for this
+ * one request only: they are returned with their index and never written back into the conversation.
+ */
+export function buildMessages(
+  system: string,
+  question: string,
+  conversation: readonly ChatMessage[],
+  pending: readonly PendingInjection[],
+): { messages: ChatMessage[]; injections: Injection[] } {
+  const messages: ChatMessage[] = [
+    { role: "system", content: system },
+    { role: "user", content: question },
+    ...conversation,
+  ];
+  const injections: Injection[] = [];
+  for (const p of pending) {
+    injections.push({ kind: p.kind, text: p.text, index: messages.length });
+    messages.push({ role: "system", content: p.text });
+  }
+  return { messages, injections };
+}

@@ -1,0 +1,348 @@
+import { describe, expect, it } from "vitest";
+import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
+import { runReflect } from "@/lib/reflect/engine";
+import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import type { ModelRequest, ModelResponse } from "@/lib/reflect/ports";
+import { fact, InMemoryMemory } from "@/test/fixtures/in-memory-memory";
+import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
+import { atlasMemory, harness, ofType, request, run, SKILL, toolsCalled } from "./harness";
+
+/** Forced turns obey; auto turns come from `auto` in order; the forced final turn answers. */
+function scripted(auto: ModelResponse[], final = reply(done("March 14.", { memory_ids: ["f1"] }))) {
+  let n = 0;
+  return new ScriptedModel((req: ModelRequest) => {
+    const forced = forcedTool(req);
+    if (forced === "done") return final;
+    if (forced) return reply(call(forced, { query: "Atlas launch" }));
+    const next = auto[n++];
+    if (!next) throw new Error("script exhausted");
+    return next;
+  });
+}
+
+describe("tool names from the model", () => {
+  for (const raw of ["functions.done", "call=functions.done", "done<|channel|>commentary"]) {
+    it(`treats ${raw} as done`, async () => {
+      const model = scripted([reply(call(raw, { answer: "March 14.", memory_ids: ["f1"] }))]);
+      const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+      expect(result.status).toBe("done");
+      expect(result.answer).toBe("March 14.");
+      const response = ofType(events, "llm.response").at(-1)!;
+      expect(response.payload.toolCalls[0]).toMatchObject({ name: "done", rawName: raw });
+    });
+  }
+
+  it("treats recall<|channel|>done as recall", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    const model = scripted([
+      reply(call("recall<|channel|>done", { query: "Priya checklist" })),
+      reply(done("Priya.", { memory_ids: ["f2"] })),
+    ]);
+    const { result } = await run(memory, model);
+    expect(memory.searchesOf("recall").map((q) => q.query)).toContain("Priya checklist");
+    expect(result.citations.memory_ids).toEqual(["f2"]);
+  });
+});
+
+describe("recovery", () => {
+  it("unknown tool → error → recall → done", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    const model = scripted([
+      reply(call("search_web", { query: "Atlas" })),
+      reply(call("recall", { query: "Atlas launch moved" })),
+      reply(done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    const { result, events } = await run(memory, model, { budget: "mid" });
+    const unknown = ofType(events, "tool.result").find((e) => e.payload.tool === "search_web")!;
+    expect(unknown.payload.outcome).toBe("unknown_tool");
+    expect(unknown.payload.content).toContain("unknown tool");
+    expect(result.status).toBe("done");
+    expect(result.citations.memory_ids).toEqual(["f1"]);
+  });
+
+  it("a tool that throws once is retried by the model and the run finishes", async () => {
+    const memory = atlasMemory({ mentalModels: [] }).fail("recall", "database is locked");
+    const model = scripted([
+      reply(call("recall", { query: "Atlas launch" })),
+      reply(done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    const { result, events } = await run(memory, model);
+    const results = ofType(events, "tool.result").filter((e) => e.payload.tool === "recall");
+    expect(results.map((e) => e.payload.outcome)).toEqual(["error", "success"]);
+    expect(results[0]!.payload.error).toContain("database is locked");
+    expect(result.status).toBe("done");
+  });
+
+  it("invalid JSON arguments come back as a tool error", async () => {
+    const model = scripted([reply(call("recall", "{not json")), reply(done("March 14.", { memory_ids: ["f1"] }))]);
+    const { events } = await run(atlasMemory({ mentalModels: [] }), model);
+    const bad = ofType(events, "tool.result").find((e) => e.payload.outcome === "error")!;
+    expect(bad.payload.error).toMatch(/not valid JSON/);
+  });
+
+  it("a scope the bank does not permit is a policy rejection", async () => {
+    const memory = new InMemoryMemory({ facts: [fact("f1", "Atlas launch on March 14")], permittedTeams: ["core"] });
+    const model = scripted([reply(done("x"))]);
+    const { events } = await run(memory, model, { scope: "team:ops" });
+    expect(ofType(events, "tool.result")[0]!.payload.outcome).toBe("policy_reject");
+    expect(ofType(events, "tool.result")[0]!.payload.error).toContain(
+      new ScopeNotPermittedError("team:ops", "bank").message,
+    );
+  });
+
+  it("generates ids for tool calls the model left without one", async () => {
+    const anonymous = { ...call("recall", { query: "Atlas launch" }), id: "" };
+    const model = scripted([reply(anonymous), reply(done("March 14.", { memory_ids: ["f1"] }))]);
+    const { events } = await run(atlasMemory({ mentalModels: [] }), model);
+    const ids = ofType(events, "tool.call").map((e) => e.payload.callId);
+    expect(ids.every((id) => id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain("call_1");
+  });
+
+  it("executes parallel calls and answers each with its own tool message", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    const model = scripted([
+      reply(call("recall", { query: "Atlas launch" }, "c1"), call("search_observations", { query: "Priya" }, "c2")),
+      reply(done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    await run(memory, model);
+    const afterBatch = model.requests[3]!.messages;
+    const assistant = afterBatch.findLast((m) => m.role === "assistant")!;
+    expect(assistant.role === "assistant" && assistant.tool_calls?.map((c) => c.id)).toEqual(["c1", "c2"]);
+    expect(afterBatch.slice(-2).map((m) => m.role === "tool" && m.tool_call_id)).toEqual(["c1", "c2"]);
+  });
+
+  it("done wins over the other calls of its turn, which are answered as dropped", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    const model = scripted([
+      reply(call("recall", { query: "Priya" }, "r9"), done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    const { result, events } = await run(memory, model);
+    expect(ofType(events, "guard.calls_dropped")[0]!.payload.calls).toEqual([{ id: "r9", name: "recall" }]);
+    expect(memory.searchesOf("recall").map((q) => q.query)).not.toContain("Priya");
+    expect(result.status).toBe("done");
+  });
+
+  it("rejects done before any evidence was retrieved", async () => {
+    const memory = new InMemoryMemory({ facts: [fact("f1", "Atlas launch on March 14")] });
+    const model = new ScriptedModel([
+      reply(done("I do not know.")),
+      reply(call("recall", { query: "Atlas launch" })),
+      reply(done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    const { result, events } = await run(memory, model, {
+      skill: { ...request().skill, retrieval: { tags: [], types: ["episodic"], scope: "personal" } },
+    });
+    expect(ofType(events, "guard.done_rejected")[0]!.payload.why).toBe("no_evidence_yet");
+    expect(result.answer).toBe("March 14.");
+  });
+
+  it("caps large tool results and records the real size", async () => {
+    const big = Array.from({ length: 40 }, (_, i) => fact(`f${i}`, `Atlas launch note ${i} ${"x".repeat(80)}`));
+    const model = scripted([reply(done("Notes.", { memory_ids: ["f0"] }))]);
+    const { events } = await run(new InMemoryMemory({ facts: big }), model, {
+      toolResultCapChars: 500,
+      skill: { ...request().skill, retrieval: { tags: [], types: ["episodic"], scope: "personal" } },
+    });
+    const r = ofType(events, "tool.result")[0]!.payload;
+    expect(r.truncated).toBe(true);
+    expect(r.chars).toBeGreaterThan(500);
+    expect(r.content.length).toBeLessThanOrEqual(500);
+    expect(r.cap).toBe(500);
+  });
+
+  it("clamps max_results to 1..50", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    const model = scripted([
+      reply(call("recall", { query: "Atlas", max_results: 500 }), call("recall", { query: "launch", max_results: 0 })),
+      reply(done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    await run(memory, model);
+    expect(memory.searchesOf("recall").map((q) => q.limit)).toEqual([20, 50, 1]);
+  });
+});
+
+describe("citations", () => {
+  it("keeps a real id and drops a fabricated one as never_retrieved", async () => {
+    const model = scripted([reply(done("March 14.", { memory_ids: ["f1", "f999"] }))]);
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.citations.memory_ids).toEqual(["f1"]);
+    expect(result.dropped).toEqual([{ id: "f999", claimedTier: "raw_facts", reason: "never_retrieved" }]);
+    expect(ofType(events, "citations.validated")[0]!.payload.ungrounded).toBe(false);
+  });
+
+  it("drops an observation id placed in memory_ids as wrong_tier", async () => {
+    const model = scripted([reply(done("March 14.", { memory_ids: ["o1", "f1"] }))]);
+    const { result } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.citations.memory_ids).toEqual(["f1"]);
+    expect(result.citations.observation_ids).toEqual([]);
+    expect(result.dropped).toEqual([{ id: "o1", claimedTier: "raw_facts", reason: "wrong_tier" }]);
+  });
+
+  it("flags ungrounded when evidence exists but no citation survives", async () => {
+    const model = scripted([reply(done("March 14.", { memory_ids: ["nope"] }))]);
+    const { result } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.flags).toContain("ungrounded");
+    expect(result.citations).toEqual({ memory_ids: [], observation_ids: [], mental_model_ids: [] });
+  });
+
+  it("deduplicates repeated ids", async () => {
+    const model = scripted([reply(done("March 14.", { memory_ids: ["f1", "f1"] }))]);
+    const { result } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.citations.memory_ids).toEqual(["f1"]);
+  });
+});
+
+describe("no evidence", () => {
+  it("an empty bank answers with the fixed text and zero model calls", async () => {
+    const model = new ScriptedModel([]);
+    const { result, events } = await run(new InMemoryMemory({}), model);
+    expect(result).toMatchObject({ status: "no_evidence", answer: NO_EVIDENCE_ANSWER, llmCalls: 0 });
+    expect(result.citations).toEqual({ memory_ids: [], observation_ids: [], mental_model_ids: [] });
+    expect(model.calls).toBe(0);
+    expect(events.map((e) => e.type)).toEqual(["run.started", "run.finished"]);
+  });
+
+  it("a bank whose memories are all outside the run's scope counts as empty", async () => {
+    const memory = new InMemoryMemory({ facts: [fact("f1", "Atlas launch", { scope: "team:ops" })] });
+    const model = new ScriptedModel([]);
+    const { result } = await run(memory, model);
+    expect(result.status).toBe("no_evidence");
+    expect(model.calls).toBe(0);
+  });
+
+  it("when every search comes back empty the final iteration makes no synthesis call", async () => {
+    const memory = atlasMemory();
+    const model = new ScriptedModel((req) => reply(call(forcedTool(req) ?? "recall", { query: "quarterly revenue" })));
+    const { result } = await run(memory, model, { question: "What was the quarterly revenue?" });
+    expect(result.status).toBe("no_evidence");
+    expect(result.answer).toBe(NO_EVIDENCE_ANSWER);
+    expect(model.calls).toBe(4);
+    expect(model.requests.map(forcedTool)).not.toContain("done");
+  });
+});
+
+describe("failures", () => {
+  it("a model slower than the wall-clock limit fails with a receipt", async () => {
+    const slow = new ScriptedModel(
+      (req) =>
+        new Promise<ModelResponse>((resolve) => {
+          const t = setTimeout(() => resolve(reply(call("recall", { query: "x" }))), 2_000);
+          req.signal?.addEventListener("abort", () => clearTimeout(t));
+        }),
+    );
+    const h = harness(atlasMemory(), slow, { now: () => Date.now() });
+    const result = await runReflect(h.deps, request({ wallClockMs: 50 }));
+    expect(result.status).toBe("failed");
+    expect(result.error).toEqual({ message: "wall-clock limit of 50 ms reached", phase: "llm.request (iteration 0)" });
+    expect(slow.requests[0]!.signal?.aborted).toBe(true);
+    expect(ofType(h.events, "run.finished")[0]!.payload.error?.message).toContain("wall-clock");
+  });
+
+  it("stops before the next model call once the limit has passed", async () => {
+    let t = 0;
+    const model = scripted([reply(call("recall", { query: "Atlas" }))]);
+    const h = harness(atlasMemory({ mentalModels: [] }), model, { now: () => (t += 40) });
+    const result = await runReflect(h.deps, request({ wallClockMs: 200 }));
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe("wall-clock limit of 200 ms reached");
+    expect(result.error?.phase).toMatch(/^llm\.request \(iteration \d\)$/);
+  });
+
+  it("a model that throws fails the run with its message", async () => {
+    const model = new ScriptedModel(() => {
+      throw new Error("upstream 503: overloaded");
+    });
+    const { result } = await run(atlasMemory(), model);
+    expect(result.status).toBe("failed");
+    expect(result.error).toEqual({ message: "upstream 503: overloaded", phase: "llm.request (iteration 0)" });
+  });
+
+  it("a model with no tool call on the forced final turn fails naming the model", async () => {
+    const model = scripted(
+      [reply(call("recall", { query: "Atlas" })), reply(call("recall", { query: "launch" }))],
+      reply(),
+    );
+    const { result } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe('model "scripted-test-model" returned no tool call on the forced final turn');
+  });
+
+  it("an aborted caller signal interrupts the run", async () => {
+    const controller = new AbortController();
+    const model = new ScriptedModel(() => {
+      controller.abort();
+      return new Promise<ModelResponse>(() => undefined);
+    });
+    const h = harness(atlasMemory(), model);
+    const result = await runReflect(h.deps, request(), { signal: controller.signal });
+    expect(result.status).toBe("interrupted");
+  });
+
+  it("an invalid request throws", async () => {
+    const h = harness(atlasMemory(), new ScriptedModel([]));
+    await expect(runReflect(h.deps, request({ question: "  " }))).rejects.toThrow();
+  });
+});
+
+describe("replay (fork)", () => {
+  it("reuses parent responses before the fork point and calls the model after it", async () => {
+    const parent = [reply(call("search_mental_models", { query: "Atlas launch" }))];
+    const live = new ScriptedModel([reply(done("March 14.", { mental_model_ids: ["mm1"] }))]);
+    const { result, events } = await run(
+      atlasMemory(),
+      live,
+      { parentRunId: "run_parent", forkedAtIteration: 1 },
+      {
+        replay: { forkAt: 1, responses: parent },
+      },
+    );
+    expect(live.calls).toBe(1);
+    expect(result.llmCalls).toBe(1);
+    expect(result.flags).toContain("replayed");
+    const responses = ofType(events, "llm.response");
+    expect(responses.map((e) => e.payload.replayed)).toEqual([true, false]);
+    expect(responses[0]!.payload).toMatchObject({ tokensIn: 0, tokensOut: 0, latencyMs: 0 });
+    expect(toolsCalled(events)).toEqual(["search_mental_models", "done"]);
+    expect(ofType(events, "run.started")[0]!.payload).toMatchObject({
+      parentRunId: "run_parent",
+      forkedAtIteration: 1,
+    });
+  });
+});
+
+describe("prompt", () => {
+  it("states grounding rules, mission, disposition as prose, scope and output format", async () => {
+    const model = scripted([reply(done("March 14.", { memory_ids: ["f1"] }))]);
+    await run(atlasMemory(), model, { scope: "team:core" });
+    const system = model.requests[0]!.messages[0]!.content as string;
+    expect(system).toContain("Never invent");
+    expect(system).toContain(request().skill.mission);
+    expect(system).toContain("Disposition: concise, skeptical.");
+    expect(system).not.toMatch(/\d\s*\/\s*\d|: \d(\.\d+)?\b/);
+    expect(system).toContain("team core");
+    expect(system).toContain("Output format: Short prose paragraphs.");
+    expect(system).toContain("search_mental_models");
+    expect(model.requests[0]!.messages[1]).toEqual({ role: "user", content: request().question });
+  });
+
+  it("records usage and llm calls", async () => {
+    const model = scripted([reply(done("March 14.", { memory_ids: ["f1"] }))]);
+    const { result } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.llmCalls).toBe(3);
+    expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 15 });
+  });
+});
+
+describe("skill retrieval directive", () => {
+  it("narrows observations and raw facts by the skill's tags but not mental models", async () => {
+    const memory = atlasMemory();
+    const model = scripted([]);
+    const skill = { ...SKILL, retrieval: { ...SKILL.retrieval, tags: ["decision"] } };
+    await run(memory, model, { skill, budget: "high" });
+    expect(memory.searchesOf("searchMentalModels").map((q) => q.tags)).toEqual([[]]);
+    expect(memory.searchesOf("searchObservations").map((q) => q.tags)).toEqual([["decision"]]);
+    expect(memory.searchesOf("recall").map((q) => q.tags)).toEqual([["decision"]]);
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { inspectAnswer } from "@/lib/reflect/output-guard";
+import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
+import { atlasMemory, ofType, request, run } from "./harness";
+
+/** Obeys forced retrieval, then answers with `answers` in order (one per done turn). */
+function answering(...answers: string[]) {
+  let n = 0;
+  return new ScriptedModel((req) => {
+    const forced = forcedTool(req);
+    if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+    const answer = answers[Math.min(n++, answers.length - 1)]!;
+    return reply(done(answer, { memory_ids: ["f1"] }));
+  });
+}
+
+async function guarded(answers: string[], outputFormat?: string) {
+  const model = answering(...answers);
+  const skill = outputFormat ? { ...request().skill, outputFormat } : request().skill;
+  const { result, events } = await run(atlasMemory({ mentalModels: [] }), model, { skill });
+  return { result, events, model, guard: ofType(events, "guard.output").map((e) => e.payload) };
+}
+
+describe("output guard: leak shapes", () => {
+  it("raw channel framing keeps only the final channel", async () => {
+    const leaked =
+      "<|channel|>analysis<|message|>The user wants the date. f1 says March 14.<|end|><|start|>assistant<|channel|>final<|message|>Atlas launches on March 14.<|return|>";
+    const { result, guard } = await guarded([leaked]);
+    expect(result.answer).toBe("Atlas launches on March 14.");
+    expect(result.status).toBe("done");
+    expect(guard).toEqual([expect.objectContaining({ action: "recovered", pattern: "harmony_token" })]);
+  });
+
+  it("glued assistantfinal keeps the text after it", async () => {
+    const { result, guard } = await guarded([
+      "analysisNeed the date from f1.assistantfinalAtlas launches on March 14.",
+    ]);
+    expect(result.answer).toBe("Atlas launches on March 14.");
+    expect(guard[0]?.action).toBe("recovered");
+  });
+
+  it("to=functions.x text is retried, and a clean retry answer is used", async () => {
+    const { result, guard, model } = await guarded([
+      'commentary to=functions.recall json{"query":"Atlas launch"}',
+      "Atlas launches on March 14.",
+    ]);
+    expect(guard.map((g) => g.action)).toEqual(["retry"]);
+    expect(guard[0]?.pattern).toBe("to_functions");
+    expect(result.answer).toBe("Atlas launches on March 14.");
+    expect(result.status).toBe("done");
+    const retry = model.requests.at(-1)!;
+    expect(retry.toolChoice).toEqual({ type: "function", function: { name: "done" } });
+    expect(retry.messages.at(-1)?.role).toBe("system");
+    expect(result.answer).not.toContain("to=functions");
+  });
+
+  it("a polluted tool name still delivers a clean answer", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(call("done<|channel|>commentary", { answer: "Atlas launches on March 14.", memory_ids: ["f1"] }));
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.answer).toBe("Atlas launches on March 14.");
+    expect(ofType(events, "guard.output")).toHaveLength(0);
+  });
+
+  it("commentary JSON as the answer is never stored: retry, then degrade to a facts digest", async () => {
+    const json = '{"reason":"look up the date","query":"Atlas launch"}';
+    const { result, guard } = await guarded([json, json]);
+    expect(guard.map((g) => g.action)).toEqual(["retry", "degraded"]);
+    expect(result.status).toBe("degraded");
+    expect(result.flags).toContain("degraded");
+    expect(result.answer).not.toContain('"query"');
+    expect(result.answer).toContain("[f1]");
+  });
+
+  it('a bare {"answer": ...} envelope is unwrapped', async () => {
+    const { result, guard, model } = await guarded(['{"answer": "Atlas launches on March 14."}']);
+    expect(result.answer).toBe("Atlas launches on March 14.");
+    expect(guard).toEqual([expect.objectContaining({ action: "unwrapped", pattern: "json_envelope" })]);
+    expect(model.calls).toBe(3);
+  });
+
+  it("analysis-only text is retried once and then degraded", async () => {
+    const analysis = "analysisThe user asks for the launch date. I should look at f1 before answering.";
+    const { result, guard, model, events } = await guarded([analysis, analysis]);
+    expect(guard.map((g) => g.action)).toEqual(["retry", "degraded"]);
+    expect(result.status).toBe("degraded");
+    expect(result.answer).not.toContain("analysis");
+    expect(result.answer).toContain("The Atlas launch moved to March 14");
+    expect(model.calls).toBe(4);
+    expect(result.llmCalls).toBe(4);
+    const retryRequest = ofType(events, "llm.request").at(-1)!;
+    expect(retryRequest.payload.injections.map((x) => x.kind)).toEqual(["guard_retry"]);
+  });
+});
+
+describe("output guard: answers that must pass untouched", () => {
+  const clean = async (answer: string, outputFormat?: string) => {
+    const { result, guard } = await guarded([answer], outputFormat);
+    expect(guard).toEqual([]);
+    expect(result.answer).toBe(answer);
+    expect(result.status).toBe("done");
+  };
+
+  it("prose mentioning an analysis of something", () =>
+    clean("An analysis of the notes shows the launch is on March 14."));
+  it("prose starting with Analysis", () => clean("Analysis: the launch is on March 14."));
+  it("a fenced code block containing <|", () =>
+    clean("The template marker looks like this:\n\n```\n<|channel|>final<|message|>\n```\n\nLaunch is March 14."));
+  it("JSON when the skill asks for JSON", () =>
+    clean('{"answer": "March 14", "owner": "Priya"}', "Return a JSON object with answer and owner."));
+});
+
+describe("inspectAnswer", () => {
+  it("reports a leak for channel framing without a final channel", () => {
+    expect(inspectAnswer("<|channel|>analysis<|message|>thinking", { jsonExpected: false }).kind).toBe("leak");
+  });
+  it("unwraps an envelope whose inner text is clean only", () => {
+    expect(inspectAnswer('{"answer":"<|channel|>x"}', { jsonExpected: false }).kind).toBe("leak");
+  });
+  it("treats a blank answer as a leak", () => {
+    expect(inspectAnswer("  ", { jsonExpected: false }).kind).toBe("leak");
+  });
+});
