@@ -13,7 +13,8 @@ export class UsageError extends Error {
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "invalid arguments";
-  const path = issue.path.length ? `--${issue.path.join(".")}: ` : "";
+  const flag = issue.path.join(".");
+  const path = flag && flag !== "question" ? `--${flag}: ` : "";
   return `${path}${issue.message}`;
 }
 

@@ -1,0 +1,13 @@
+"use server";
+
+import { defineAction } from "@/lib/server/action";
+import { getAppDb } from "@/lib/server/db";
+import { StartRunInput, startRun } from "@/lib/server/runs";
+
+/** Starts a run and returns its id at once; the engine keeps going in the background. */
+export async function startRunAction(input: unknown) {
+  return defineAction(StartRunInput, async (data) => {
+    const { runId } = await startRun(await getAppDb(), data);
+    return { runId };
+  })(input);
+}

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, launchBrowser, type RunningApp, screenshot, startApp } from "./harness";
+
+describe("memory page on the demo bank", () => {
+  let app: RunningApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    app = await startApp();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it("shows the demo bank's mental models with fresh and stale badges and their reasons", async () => {
+    const { page } = browser;
+    await page.goto(`${app.url}/`);
+    await page.getByTestId("bank-name").waitFor();
+    expect(await page.getByTestId("bank-name").textContent()).toContain("Northwind Atlas");
+    const badges = page.getByTestId("staleness-badge");
+    await badges.first().waitFor();
+    const states = await badges.evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
+    expect(states).toEqual(expect.arrayContaining(["fresh", "stale", "never_refreshed", "unusable"]));
+    const launch = page.locator('[data-testid="mental-model"][data-model-id="mm-launch-plan"]');
+    await expect(launch.getByTestId("staleness-reason").textContent()).resolves.toMatch(/newer memor(y|ies) in scope/);
+    expect(await page.getByTestId("provider-status").textContent()).toContain("offline");
+    await screenshot(page, "memory-mental-models");
+  });
+
+  it("searches raw facts with BM25 and labels a team the bank does not permit", async () => {
+    const { page } = browser;
+    await page.getByTestId("tier-tab-facts").click();
+    await page.getByTestId("memory-search").fill("SSO blocker");
+    await page.waitForURL(/q=SSO/);
+    await page.getByTestId("fact").first().waitFor();
+    const first = await page.getByTestId("fact").first().textContent();
+    expect(first?.toLowerCase()).toMatch(/sso|saml/);
+    await screenshot(page, "memory-facts-search");
+    await page.getByTestId("memory-search").fill("budget");
+    await page.waitForURL(/q=budget/);
+    await page.getByText("not permitted").first().waitFor();
+  });
+});

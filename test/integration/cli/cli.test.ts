@@ -1,0 +1,117 @@
+/** The command line as a user runs it: a real process, a real libSQL file, the offline model. */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb } from "@/db/client";
+import { getRunEvents, listRuns } from "@/db/runs";
+import { ReflectJson } from "@/lib/cli/reflect-output";
+
+const root = resolve(import.meta.dirname, "../../..");
+const dir = resolve(root, "test/.tmp", `cli-${process.pid}-${Date.now()}`);
+const dbUrl = `file:${join(dir, "cli.db")}`;
+
+function cli(...args: string[]) {
+  const res = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+beforeAll(() => mkdirSync(dir, { recursive: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("cli reflect", () => {
+  it("prints one JSON object for a done run with valid citations, and the run is in the store", async () => {
+    const out = cli(
+      "reflect",
+      "--bank",
+      "demo",
+      "--skill",
+      "decisions",
+      "--json",
+      "What did we decide about the launch date?",
+    );
+    expect(out.code).toBe(0);
+    const json = ReflectJson.parse(JSON.parse(out.stdout));
+    expect(json.status).toBe("done");
+    expect(json.citations.memory_ids.length + json.citations.observation_ids.length).toBeGreaterThan(0);
+    expect(json.dropped).toEqual([]);
+    const db = await openDb(dbUrl);
+    try {
+      const { runs } = await listRuns(db, { bankId: "demo" });
+      expect(runs.map((r) => r.id)).toContain(json.id);
+      expect((await getRunEvents(db, json.id)).length).toBe(json.events.length);
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it("prints the answer, cited text and a per-iteration trace without --json", () => {
+    const out = cli("reflect", "--bank", "demo", "--budget", "low", "What is blocking the SSO rollout?");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^Run run_\w+: done/m);
+    expect(out.stdout).toContain("Citations:");
+    expect(out.stdout).toMatch(/#0 forced search_mental_models/);
+  });
+
+  it.each([
+    [["reflect", "--bank", "demo", "--budget", "huge", "q?"], /--budget/],
+    [["reflect", "--bank", "nope", "q?"], /unknown bank "nope"/],
+    [["reflect", "--bank", "demo", "--skill", "poetry", "q?"], /unknown skill "poetry"/],
+    [["reflect", "--bank", "demo", "   "], /question must not be empty/],
+    [["reflect", "--bank", "demo", "--scope", "team:", "q?"], /--scope/],
+    [["reflect", "--bank", "demo", "--frobnicate", "q?"], /frobnicate/],
+    [["reflect", "q?"], /--bank is required/],
+  ])("rejects bad input %j with a one-line error and a non-zero exit", (args, message) => {
+    const out = cli(...args);
+    expect(out.code).not.toBe(0);
+    expect(out.stderr.trim().split("\n")).toHaveLength(1);
+    expect(out.stderr).toMatch(message);
+  });
+});
+
+describe("cli import / export", () => {
+  it("round-trips: export → import into a fresh database → export is identical", () => {
+    const first = cli("export", "--bank", "demo");
+    expect(first.code).toBe(0);
+    const file = join(dir, "demo.json");
+    writeFileSync(file, first.stdout);
+    const other = `file:${join(dir, "other.db")}`;
+    const env = { ...process.env, DATABASE_URL: other };
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+        cwd: root,
+        env,
+        encoding: "utf8",
+      });
+    // The fresh database seeds the demo bank on first use, so import with --replace.
+    const imported = run("import", file, "--replace");
+    expect(imported.status).toBe(0);
+    expect(imported.stdout).toMatch(/imported bank demo: 185 facts/);
+    const second = run("export", "--bank", "demo");
+    expect(second.stdout).toBe(first.stdout);
+  });
+
+  it("a bad bundle fails naming the JSON path and changes nothing", () => {
+    const before = cli("export", "--bank", "demo").stdout;
+    const bundle = JSON.parse(readFileSync(join(root, "db/demo/demo-bank.json"), "utf8"));
+    bundle.facts[3].scope = "team:";
+    bundle.facts[0].text = "This edit must not land.";
+    const file = join(dir, "bad.json");
+    writeFileSync(file, JSON.stringify(bundle));
+    const out = cli("import", file, "--replace");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/facts\[3\]\.scope/);
+    expect(cli("export", "--bank", "demo").stdout).toBe(before);
+  });
+
+  it("an unreadable file is a one-line error", () => {
+    const out = cli("import", join(dir, "missing.json"));
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/cannot read/);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * The offline model through the real engine, store and service on the demo bank: the questions
+ * the README and demo use must come back answered, grounded in what the run retrieved.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db/client";
+import demo from "@/db/demo/demo-bank.json";
+import { getRun, getRunEvents } from "@/db/runs";
+import { createOfflineModel } from "@/lib/llm";
+import { ensureDemoBank } from "@/lib/server/db";
+import { startRun } from "@/lib/server/runs";
+import { openTempDb } from "../db/temp-db";
+
+/** Memories of the team the demo bank does not permit: no run may ever see one. */
+const FINANCE_IDS = new Set(
+  [...demo.facts, ...demo.observations].filter((m) => m.scope === "team:finance").map((m) => m.id),
+);
+
+let db: Db;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  ({ db, cleanup } = await openTempDb("offline-demo"));
+  expect(await ensureDemoBank(db)).toBe(true);
+});
+afterAll(() => cleanup());
+
+async function reflect(question: string, skill?: string, extra: Record<string, unknown> = {}) {
+  const { runId, finished } = await startRun(
+    db,
+    { bankId: "demo", skill, question, ...extra },
+    { model: createOfflineModel() },
+  );
+  const result = await finished;
+  return { runId, result, events: await getRunEvents(db, runId) };
+}
+
+/** Ids each tier returned in the run, from its tool.result events. */
+function retrieved(events: Awaited<ReturnType<typeof getRunEvents>>) {
+  const ids = { mental_models: new Set<string>(), observations: new Set<string>(), raw_facts: new Set<string>() };
+  for (const e of events) {
+    if (e.type !== "tool.result") continue;
+    for (const tier of ["mental_models", "observations", "raw_facts"] as const) {
+      for (const id of e.payload.ids[tier]) ids[tier].add(id);
+    }
+  }
+  return ids;
+}
+
+const QUESTIONS: [string, string | undefined][] = [
+  ["What did we decide about the launch date?", "decisions"],
+  ["What is blocking the SSO rollout?", "blockers"],
+  ["What action items are open for Tomás?", "actionables"],
+  ["What did Acme Logistics say in the pilot?", undefined],
+  ["Summarize the pricing decisions", "decisions"],
+  ["What happened in the October incident?", undefined],
+];
+
+describe("offline model on the demo bank", () => {
+  for (const [question, skill] of QUESTIONS) {
+    it(`answers "${question}" with citations the run retrieved`, async () => {
+      const { runId, result, events } = await reflect(question, skill);
+      expect(result.status).toBe("done");
+      const cited = [
+        ...result.citations.memory_ids,
+        ...result.citations.observation_ids,
+        ...result.citations.mental_model_ids,
+      ];
+      expect(cited.length).toBeGreaterThan(0);
+      const seen = retrieved(events);
+      for (const id of result.citations.memory_ids) expect(seen.raw_facts.has(id)).toBe(true);
+      for (const id of result.citations.observation_ids) expect(seen.observations.has(id)).toBe(true);
+      for (const id of result.citations.mental_model_ids) expect(seen.mental_models.has(id)).toBe(true);
+      expect(result.flags).not.toContain("ungrounded");
+      const row = await getRun(db, runId);
+      expect(row?.status).toBe("done");
+      expect(row?.modelKind).toBe("offline");
+    });
+  }
+
+  it("answers the launch-date question with the final October 20 decision", async () => {
+    const { result } = await reflect("What did we decide about the launch date?", "decisions");
+    expect(result.answer).toMatch(/October 20/);
+  });
+
+  it("a fresh mental model short-circuits the forced path: pricing answers in two model calls", async () => {
+    const { result, events } = await reflect("What is our pricing per seat?", "recap", { budget: "low" });
+    expect(result.flags).toContain("short_circuited");
+    expect(result.llmCalls).toBe(2);
+    const verdict = events.find((e) => e.type === "freshness.check");
+    expect(verdict?.type === "freshness.check" && verdict.payload.verdict).toBe("release");
+  });
+
+  it("yields no_evidence for a question about something absent from the bank", async () => {
+    const { result } = await reflect("Who won the 1998 curling championship in Reykjavik?");
+    expect(result.status).toBe("no_evidence");
+    expect(result.citations.memory_ids).toEqual([]);
+  });
+
+  it("never leaks a fact of a team the bank does not permit", async () => {
+    const { result, events } = await reflect(
+      "What is the finance budget and the plan to raise Team pricing?",
+      "recap",
+      {
+        scope: "team:platform",
+      },
+    );
+    expect(FINANCE_IDS.size).toBeGreaterThan(0);
+    const seen = retrieved(events);
+    expect([...seen.raw_facts, ...seen.observations].filter((id) => FINANCE_IDS.has(id))).toEqual([]);
+    expect(seen.raw_facts.size).toBeGreaterThan(0);
+    expect(result.status).not.toBe("failed");
+  });
+
+  it("a run asking for a team the bank does not permit is refused by policy and halts", async () => {
+    const { result, events } = await reflect("What is the finance budget?", "recap", { scope: "team:finance" });
+    const outcomes = events.flatMap((e) => (e.type === "tool.result" ? [e.payload.outcome] : []));
+    expect(outcomes).toContain("policy_reject");
+    expect(["halted", "no_evidence", "done"]).toContain(result.status);
+    const seen = retrieved(events);
+    expect([...seen.raw_facts, ...seen.observations].filter((id) => FINANCE_IDS.has(id))).toEqual([]);
+  });
+
+  it("facts mode makes no model call and cites the facts it lists", async () => {
+    const { result, events } = await reflect("SSO blocker", "blockers", { mode: "facts" });
+    expect(result.llmCalls).toBe(0);
+    expect(events.some((e) => e.type === "llm.request")).toBe(false);
+    expect(result.citations.memory_ids.length).toBeGreaterThan(0);
+  });
+});
