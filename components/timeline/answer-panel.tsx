@@ -1,0 +1,159 @@
+"use client";
+
+import { memo, useMemo } from "react";
+import Markdown, { type Components } from "react-markdown";
+import { citationKey, type TimelineCitation, type TimelineRow } from "@/lib/timeline/fold";
+import { Badge } from "./badge";
+import { CitationChip } from "./citation-chip";
+import { TierBadge } from "./tier-badge";
+
+const REF_PREFIX = "#cite-";
+
+/** Turns `[id]` mentions of cited ids into links the renderer shows as clickable references. */
+function linkCitations(answer: string, ids: ReadonlySet<string>): string {
+  return answer.replace(/\[([^[\]\s]+)\](?!\()/g, (whole, id: string) =>
+    ids.has(id) ? `[${id}](${REF_PREFIX}${encodeURIComponent(id)})` : whole,
+  );
+}
+
+/** Memoized: focus moves in the timeline re-render the page, not this panel. */
+export const AnswerPanel = memo(function AnswerPanel({
+  answer,
+  citations,
+  selectedKey,
+  selectedRowId,
+  rowsById,
+  onSelect,
+  onShowRow,
+}: {
+  answer: string | null;
+  citations: TimelineCitation[];
+  selectedKey: string | null;
+  /** The selected timeline row: its cited results are highlighted here. */
+  selectedRowId: string | null;
+  rowsById: Map<string, TimelineRow>;
+  onSelect: (c: TimelineCitation) => void;
+  onShowRow: (rowId: string) => void;
+}) {
+  const byId = useMemo(() => {
+    const m = new Map<string, TimelineCitation>();
+    // Kept citations win over a dropped one with the same id.
+    for (const c of citations) if (!m.has(c.id) || c.status === "kept") m.set(c.id, c);
+    return m;
+  }, [citations]);
+  const selected = citations.find((c) => citationKey(c) === selectedKey) ?? null;
+
+  const components = useMemo<Components>(
+    () => ({
+      a: ({ href, children }) => {
+        const c = href?.startsWith(REF_PREFIX)
+          ? byId.get(decodeURIComponent(href.slice(REF_PREFIX.length)))
+          : undefined;
+        if (!c) {
+          return (
+            <a href={href} rel="noopener noreferrer nofollow" target="_blank" className="text-indigo-700 underline">
+              {children}
+            </a>
+          );
+        }
+        return (
+          <button
+            type="button"
+            data-testid="citation-ref"
+            onClick={() => onSelect(c)}
+            className={`rounded px-0.5 font-mono text-[11px] ${
+              c.status === "dropped" ? "text-rose-800 line-through" : "text-indigo-800 underline decoration-dotted"
+            }`}
+          >
+            [{children}]
+          </button>
+        );
+      },
+    }),
+    [byId, onSelect],
+  );
+
+  const rendered = useMemo(
+    () => (answer === null ? null : linkCitations(answer, new Set(byId.keys()))),
+    [answer, byId],
+  );
+
+  const retrievingRow = selected?.retrievedByRowId ? rowsById.get(selected.retrievedByRowId) : undefined;
+
+  return (
+    <section className="flex flex-col gap-3" aria-label="Answer">
+      <div
+        className="rounded border border-slate-200 bg-white p-3 text-[13px] leading-relaxed [&_code]:font-mono [&_h1]:font-semibold [&_h2]:font-semibold [&_h3]:font-semibold [&_li]:ml-4 [&_ol]:list-decimal [&_p]:my-1.5 [&_strong]:font-semibold [&_ul]:list-disc"
+        data-testid="answer"
+      >
+        {rendered === null ? (
+          <p className="text-slate-500">The answer appears when the run finishes.</p>
+        ) : (
+          <Markdown skipHtml components={components}>
+            {rendered}
+          </Markdown>
+        )}
+      </div>
+      <div>
+        <h2 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+          Citations ({citations.filter((c) => c.status === "kept").length} kept
+          {citations.some((c) => c.status === "dropped")
+            ? `, ${citations.filter((c) => c.status === "dropped").length} dropped`
+            : ""}
+          )
+        </h2>
+        {citations.length === 0 ? (
+          <p className="text-[12px] text-slate-500">No citations.</p>
+        ) : (
+          <ul className="flex flex-wrap gap-1.5">
+            {citations.map((c) => (
+              <li key={citationKey(c)}>
+                <CitationChip
+                  citation={c}
+                  selected={citationKey(c) === selectedKey}
+                  highlighted={selectedRowId !== null && c.retrievedByRowId === selectedRowId}
+                  onSelect={() => onSelect(c)}
+                />
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      {selected && (
+        <div className="rounded border border-slate-200 bg-white p-3 text-[12px]" data-testid="citation-detail">
+          <div className="flex flex-wrap items-center gap-2">
+            <span className="font-mono font-semibold">{selected.id}</span>
+            <TierBadge tier={selected.tier} />
+            {selected.status === "kept" ? (
+              <Badge tone="success">kept</Badge>
+            ) : (
+              <Badge tone="danger">
+                dropped · {selected.reason === "wrong_tier" ? "wrong tier" : "never retrieved"}
+              </Badge>
+            )}
+          </div>
+          {retrievingRow ? (
+            <p className="mt-1 text-slate-700">
+              Retrieved by{" "}
+              {retrievingRow.iteration === null ? "a run-level query" : `iteration ${retrievingRow.iteration}`}
+              {selected.retrievedTier && selected.retrievedTier !== selected.tier
+                ? ` from ${selected.retrievedTier.replace("_", " ")} (cited as ${selected.tier.replace("_", " ")})`
+                : ""}
+              {retrievingRow.kind === "tier" && retrievingRow.query ? ` · query “${retrievingRow.query}”` : ""}{" "}
+              <button type="button" className="text-indigo-700 underline" onClick={() => onShowRow(retrievingRow.id)}>
+                show in timeline
+              </button>
+            </p>
+          ) : (
+            <p className="mt-1 text-rose-900">This id was never retrieved by the run, so the citation was dropped.</p>
+          )}
+          {selected.text !== undefined && (
+            <div className="mt-2 border-l-2 border-slate-300 pl-2 text-slate-800 [&_p]:my-1">
+              <Markdown skipHtml>{selected.text}</Markdown>
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+});

@@ -1,0 +1,36 @@
+import type { TimelineCitation } from "@/lib/timeline/fold";
+import { TIER_CLASS, TIER_LABEL } from "./tones";
+
+export function CitationChip({
+  citation,
+  selected,
+  highlighted,
+  onSelect,
+}: {
+  citation: TimelineCitation;
+  selected: boolean;
+  /** The selected timeline row retrieved this citation. */
+  highlighted: boolean;
+  onSelect: () => void;
+}) {
+  const dropped = citation.status === "dropped";
+  const colour = dropped ? "border-rose-300 bg-rose-50 text-rose-900" : TIER_CLASS[citation.tier];
+  const ring = selected ? "ring-2 ring-indigo-600" : highlighted ? "ring-2 ring-yellow-400" : "";
+  return (
+    <button
+      type="button"
+      onClick={onSelect}
+      aria-pressed={selected}
+      data-testid="citation-chip"
+      data-citation-id={citation.id}
+      data-status={citation.status}
+      data-tier={citation.tier}
+      data-highlighted={highlighted || undefined}
+      title={`${TIER_LABEL[citation.tier]}${dropped ? ` · dropped: ${citation.reason?.replace("_", " ")}` : ""}`}
+      className={`inline-flex items-center gap-1 rounded border px-1.5 py-px font-mono text-[11px] ${colour} ${ring}`}
+    >
+      <span className={dropped ? "line-through" : undefined}>{citation.id}</span>
+      {dropped && <span className="font-sans text-[10px] uppercase">dropped</span>}
+    </button>
+  );
+}

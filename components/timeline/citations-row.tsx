@@ -1,0 +1,44 @@
+import type { CitationsRow as CitationsRowData } from "@/lib/timeline/fold";
+import { Badge } from "./badge";
+import { TierBadge } from "./tier-badge";
+
+const LISTS = [
+  ["mental_model_ids", "mental_models"],
+  ["observation_ids", "observations"],
+  ["memory_ids", "raw_facts"],
+] as const;
+
+export function CitationsRow({ row }: { row: CitationsRowData }) {
+  const keptCount = LISTS.reduce((n, [list]) => n + row.kept[list].length, 0);
+  return (
+    <div className="flex flex-col gap-0.5">
+      <div className="flex items-center gap-2">
+        <span className="text-[12px] font-semibold text-slate-900">Citations validated</span>
+        <Badge tone="success">{keptCount} kept</Badge>
+        {row.dropped.length > 0 && <Badge tone="warning">{row.dropped.length} dropped</Badge>}
+        {row.ungrounded && <Badge tone="danger">ungrounded</Badge>}
+      </div>
+      {LISTS.map(([list, tier]) =>
+        row.kept[list].length > 0 ? (
+          <div key={list} className="flex flex-wrap items-center gap-1 pl-1">
+            <TierBadge tier={tier} />
+            {row.kept[list].map((id) => (
+              <span key={id} className="rounded bg-slate-100 px-1 font-mono text-[11px] text-slate-800">
+                {id}
+              </span>
+            ))}
+          </div>
+        ) : null,
+      )}
+      {row.dropped.map((d) => (
+        <div key={`${d.claimedTier}:${d.id}`} className="flex items-center gap-1 pl-1 text-[12px]">
+          <span className="rounded bg-rose-50 px-1 font-mono text-[11px] text-rose-900 line-through">{d.id}</span>
+          <span className="text-slate-600">
+            dropped: {d.reason === "never_retrieved" ? "never retrieved" : "retrieved from a different tier"} (cited as{" "}
+            {d.claimedTier.replace("_", " ")})
+          </span>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import type { FreshnessRow as FreshnessRowData } from "@/lib/timeline/fold";
+import { Badge } from "./badge";
+
+export function FreshnessRow({ row }: { row: FreshnessRowData }) {
+  const released = row.verdict === "release";
+  return (
+    <div className="flex flex-col gap-0.5">
+      <div className="flex items-center gap-2">
+        <span className="text-[12px] font-semibold text-slate-900">Freshness check</span>
+        <Badge tone={released ? "success" : "warning"}>{released ? "release to auto" : "keep forcing"}</Badge>
+        <span className="text-[11px] text-slate-500">budget {row.budget}</span>
+      </div>
+      <p className="pl-1 text-[12px] text-slate-700">{row.why}</p>
+      {row.models.length > 0 && (
+        <ul className="pl-1 text-[12px]">
+          {row.models.map((m) => (
+            <li key={m.id} className="flex items-center gap-2">
+              <Badge tone={m.isStale ? "warning" : "success"}>{m.isStale ? "stale" : "fresh"}</Badge>
+              {!m.usable && <Badge tone="danger">unusable</Badge>}
+              <span className="truncate text-slate-900">
+                {m.name} <span className="font-mono text-[11px] text-slate-500">{m.id}</span>
+                {m.version !== null ? <span className="text-[11px] text-slate-500"> v{m.version}</span> : null}
+              </span>
+              <span className="truncate text-[11px] text-slate-600">{m.reason}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

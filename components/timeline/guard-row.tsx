@@ -1,0 +1,47 @@
+import type { GuardRow as GuardRowData } from "@/lib/timeline/fold";
+import { Badge } from "./badge";
+
+const OUTPUT_TONE = { recovered: "success", unwrapped: "success", retry: "warning", degraded: "danger" } as const;
+const DONE_WHY = {
+  no_evidence_yet: "done called before any evidence was retrieved",
+  release_miss: "done after a freshness release cited nothing",
+};
+
+export function GuardRow({ row }: { row: GuardRowData }) {
+  switch (row.action) {
+    case "output":
+      return (
+        <div className="flex flex-col gap-0.5">
+          <div className="flex items-center gap-2">
+            <span className="text-[12px] font-semibold text-slate-900">Output guard</span>
+            <Badge tone={OUTPUT_TONE[row.outcome]}>{row.outcome}</Badge>
+            <span className="font-mono text-[11px] text-slate-600">{row.pattern}</span>
+          </div>
+          <p className="pl-1 text-[12px] text-slate-700">{row.detail}</p>
+        </div>
+      );
+    case "done_rejected":
+      return (
+        <div className="flex flex-col gap-0.5">
+          <div className="flex items-center gap-2">
+            <span className="text-[12px] font-semibold text-slate-900">Done rejected</span>
+            <Badge tone="warning">{row.why.replace(/_/g, " ")}</Badge>
+            <span className="text-[12px] text-slate-600">{DONE_WHY[row.why]}</span>
+          </div>
+          <blockquote className="whitespace-pre-wrap border-l-2 border-slate-300 pl-2 text-[12px] text-slate-800">
+            {row.message}
+          </blockquote>
+        </div>
+      );
+    case "calls_dropped":
+      return (
+        <div className="flex items-center gap-2">
+          <span className="text-[12px] font-semibold text-slate-900">Calls dropped</span>
+          <Badge tone="neutral">{row.reason.replace("_", " ")}</Badge>
+          <span className="truncate font-mono text-[11px] text-slate-700">
+            {row.calls.map((c) => `${c.name} (${c.id})`).join(", ")}
+          </span>
+        </div>
+      );
+  }
+}

@@ -1,0 +1,68 @@
+import type { TimelineIteration } from "@/lib/timeline/fold";
+import { formatCount, formatMs } from "@/lib/timeline/format";
+import { Badge } from "./badge";
+
+export function IterationHeader({
+  iteration,
+  collapsed,
+  onToggle,
+}: {
+  iteration: TimelineIteration;
+  collapsed: boolean;
+  onToggle: () => void;
+}) {
+  const it = iteration;
+  return (
+    <div
+      className="flex items-center gap-2 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px]"
+      data-testid="timeline-iteration"
+      data-mode={it.mode}
+      data-iteration={it.index}
+    >
+      <button
+        type="button"
+        tabIndex={-1}
+        onClick={(e) => {
+          e.stopPropagation();
+          onToggle();
+        }}
+        aria-label={collapsed ? `Expand iteration ${it.index}` : `Collapse iteration ${it.index}`}
+        aria-expanded={!collapsed}
+        className="w-4 text-slate-600"
+      >
+        {collapsed ? "▸" : "▾"}
+      </button>
+      <span className="font-semibold text-slate-900">Iteration {it.index}</span>
+      {it.mode === "forced" ? (
+        <Badge tone="info" title="The request named the only tool the model could call">
+          forced · <span className="font-mono">{it.forcedTool}</span>
+        </Badge>
+      ) : (
+        <Badge tone="neutral" title="The model chose among the offered tools">
+          auto
+        </Badge>
+      )}
+      {it.injections.map((kind, i) => (
+        <Badge key={i} tone="warning" title="A system message sent with this request only">
+          +{kind.replace("_", " ")}
+        </Badge>
+      ))}
+      {it.replayed && (
+        <Badge tone="neutral" title="Response replayed from the parent run">
+          replayed
+        </Badge>
+      )}
+      {it.toolCalls.length > 0 && (
+        <span className="truncate font-mono text-[11px] text-slate-600" title="Tools the model called">
+          → {it.toolCalls.join(", ")}
+        </span>
+      )}
+      <span className="ml-auto whitespace-nowrap tabular-nums text-slate-600">
+        {it.llmCalls === 0
+          ? "no model call"
+          : `${it.llmCalls > 1 ? `${it.llmCalls} calls · ` : ""}${formatMs(it.latencyMs)} · ${formatCount(it.tokensIn)} in / ${formatCount(it.tokensOut)} out`}
+        {collapsed ? ` · ${it.rows.length} rows` : ""}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+"use client";
+
+import { memo, useMemo, useState } from "react";
+import type { RunEvent } from "@/lib/reflect/events";
+import { formatCount, formatMs } from "@/lib/timeline/format";
+import { type CallMessage, type ModelCall, modelCalls } from "@/lib/timeline/messages";
+import { Badge } from "./badge";
+
+const PAGE = 50;
+
+function MessageBlock({ m }: { m: CallMessage }) {
+  return (
+    <li
+      className={`rounded border px-2 py-1 ${m.injection ? "border-amber-300 bg-amber-50" : "border-slate-200 bg-white"}`}
+      data-testid="call-message"
+      data-role={m.role}
+      data-injection={m.injection ?? undefined}
+    >
+      <div className="flex items-center gap-2 text-[11px]">
+        <span className="font-semibold uppercase tracking-wide text-slate-700">{m.role}</span>
+        <span className="text-slate-500">#{m.index}</span>
+        {m.injection && (
+          <Badge tone="warning" title="Sent with this request only; never persisted in the conversation">
+            request-scoped · {m.injection.replace("_", " ")}
+          </Badge>
+        )}
+        {m.toolCallId && <span className="font-mono text-slate-500">for {m.toolCallId}</span>}
+      </div>
+      {m.content !== null && m.content !== "" && (
+        <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-words font-mono text-[11px] text-slate-800">
+          {m.content}
+        </pre>
+      )}
+      {m.toolCalls.map((c) => (
+        <pre key={c.id} className="mt-1 whitespace-pre-wrap break-words font-mono text-[11px] text-indigo-900">
+          → {c.name}({c.arguments}) <span className="text-slate-500">{c.id}</span>
+        </pre>
+      ))}
+    </li>
+  );
+}
+
+function CallItem({ call }: { call: ModelCall }) {
+  const [open, setOpen] = useState(false);
+  const choice =
+    call.toolChoice === null ? "—" : call.toolChoice.type === "forced" ? `forced: ${call.toolChoice.tool}` : "auto";
+  const r = call.response;
+  return (
+    <li className="rounded border border-slate-200 bg-white" data-testid="model-call">
+      <button
+        type="button"
+        onClick={() => setOpen((o) => !o)}
+        aria-expanded={open}
+        className="flex w-full items-center gap-2 px-2 py-1 text-left text-[12px] hover:bg-slate-50"
+      >
+        <span className="w-3 text-slate-500">{open ? "▾" : "▸"}</span>
+        <span className="font-semibold">Call {call.number}</span>
+        <span className="text-slate-600">{call.iteration === null ? "run-level" : `iteration ${call.iteration}`}</span>
+        <span className="font-mono text-[11px] text-slate-700">{choice}</span>
+        {call.messages.some((m) => m.injection) && <Badge tone="warning">injected</Badge>}
+        <span className="ml-auto tabular-nums text-[11px] text-slate-600">
+          {r
+            ? `${formatMs(r.latencyMs)} · ${formatCount(r.tokensIn)} in / ${formatCount(r.tokensOut)} out${r.replayed ? " · replayed" : ""}`
+            : "awaiting response"}
+        </span>
+      </button>
+      {open && (
+        <div className="flex flex-col gap-2 border-t border-slate-200 p-2">
+          <div className="text-[12px]">
+            <span className="text-slate-500">Tools offered: </span>
+            <span className="font-mono">{call.tools.join(", ") || "none"}</span>
+            <span className="text-slate-500"> · tool choice: </span>
+            <span className="font-mono">{choice}</span>
+          </div>
+          <ol className="flex flex-col gap-1">
+            {call.messages.map((m) => (
+              <MessageBlock key={m.index} m={m} />
+            ))}
+          </ol>
+          <div>
+            <h4 className="text-[11px] font-semibold uppercase tracking-wide text-slate-600">Raw response</h4>
+            <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-900 p-2 font-mono text-[11px] text-slate-100">
+              {r ? JSON.stringify(r, null, 2) : "(no response yet)"}
+            </pre>
+          </div>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** Every model call with its exact request and response; bodies render only when opened. */
+/** Memoized: focus moves in the timeline re-render the page, not this panel. */
+export const MessagesView = memo(function MessagesView({ events }: { events: readonly RunEvent[] }) {
+  const calls = useMemo(() => modelCalls(events), [events]);
+  const [shown, setShown] = useState(PAGE);
+  if (calls.length === 0) return <p className="text-[12px] text-slate-500">This run made no model call.</p>;
+  return (
+    <div className="flex flex-col gap-1.5">
+      <ol className="flex flex-col gap-1.5">
+        {calls.slice(0, shown).map((c) => (
+          <CallItem key={c.number} call={c} />
+        ))}
+      </ol>
+      {calls.length > shown && (
+        <button
+          type="button"
+          onClick={() => setShown((n) => n + PAGE)}
+          className="self-start rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px]"
+        >
+          Show {Math.min(PAGE, calls.length - shown)} more of {calls.length - shown}
+        </button>
+      )}
+    </div>
+  );
+});

@@ -1,0 +1,111 @@
+import { memo } from "react";
+import type { RunStatus } from "@/lib/reflect/domain";
+import type { RunBadge } from "@/lib/timeline/badges";
+import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
+import type { RunHeader as RunHeaderData } from "@/lib/timeline/fold";
+import { formatCount, formatMs } from "@/lib/timeline/format";
+import { Badge } from "./badge";
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="flex flex-col">
+      <dt className="text-[11px] uppercase tracking-wide text-slate-500">{label}</dt>
+      <dd className="font-medium text-slate-900">{children}</dd>
+    </div>
+  );
+}
+
+/** Memoized: focus moves in the timeline re-render the page, not this panel. */
+export const RunHeader = memo(function RunHeader({
+  header,
+  status,
+  badges,
+  onExport,
+}: {
+  header: RunHeaderData;
+  /** Displayed status (may come from the server when the log has no run.finished). */
+  status: RunStatus;
+  badges: RunBadge[];
+  onExport: () => void;
+}) {
+  const model = header.model
+    ? header.model.kind === "offline"
+      ? `offline · ${header.model.name}`
+      : `${header.model.name}${header.model.baseUrlHost ? ` · ${header.model.baseUrlHost}` : ""}`
+    : "—";
+  return (
+    <section className="rounded border border-slate-200 bg-white p-3" aria-label="Run summary">
+      <div className="flex items-start gap-3">
+        <h1 className="flex-1 text-base font-semibold leading-snug text-slate-900">
+          {header.question || "(question not recorded yet)"}
+        </h1>
+        <Badge tone={STATUS_TONE[status]} title="Run status">
+          <span data-testid="run-status" data-status={status}>
+            {statusLabel(status)}
+          </span>
+        </Badge>
+        <button
+          type="button"
+          onClick={onExport}
+          className="rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px] text-slate-700 hover:bg-slate-50"
+        >
+          Export JSON
+        </button>
+      </div>
+      {badges.length > 0 && (
+        <ul className="mt-2 flex flex-wrap gap-1.5" aria-label="Run badges">
+          {badges.map((b) => (
+            <li key={b.flag} data-testid="run-badge" data-flag={b.flag}>
+              <Badge tone={b.tone} title={b.description}>
+                {b.label}
+              </Badge>
+            </li>
+          ))}
+        </ul>
+      )}
+      <dl className="mt-2 grid grid-cols-[repeat(auto-fill,minmax(120px,1fr))] gap-x-4 gap-y-1.5 text-[12px]">
+        <Field label="Skill">{header.skill ? `${header.skill.name} v${header.skill.version}` : "—"}</Field>
+        <Field label="Budget">{header.budget ?? "—"}</Field>
+        <Field label="Mode">{header.mode ?? "—"}</Field>
+        <Field label="Scope">{header.scope ?? "—"}</Field>
+        <Field label="Model">{model}</Field>
+        <Field label="Total time">{formatMs(header.durationMs)}</Field>
+        <Field label="Tokens in / out">
+          {formatCount(header.tokensIn)} / {formatCount(header.tokensOut)}
+        </Field>
+        <Field label="LLM calls">{header.llmCalls}</Field>
+        <Field label="Iterations">
+          {header.iterationCount}
+          {header.maxIterations !== null ? ` of ${header.maxIterations}` : ""}
+        </Field>
+      </dl>
+      {header.skill?.mission && (
+        <p className="mt-2 text-[12px] text-slate-600">
+          <span className="font-medium text-slate-700">Mission: </span>
+          {header.skill.mission}
+        </p>
+      )}
+      {header.parentRunId && (
+        <p className="mt-1 text-[12px] text-slate-600">
+          Forked from{" "}
+          <a className="underline" href={`/runs/${header.parentRunId}`}>
+            {header.parentRunId}
+          </a>
+          {header.forkedAtIteration !== null ? ` at iteration ${header.forkedAtIteration}` : ""}
+        </p>
+      )}
+      {header.error && (
+        <p className="mt-2 rounded border border-rose-300 bg-rose-50 px-2 py-1 text-[12px] text-rose-900" role="alert">
+          Failed during <span className="font-semibold">{header.error.phase}</span>: {header.error.message}
+        </p>
+      )}
+      {header.warnings.length > 0 && (
+        <ul className="mt-2 text-[12px] text-amber-900">
+          {header.warnings.map((w, i) => (
+            <li key={i}>⚠ {w}</li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+});

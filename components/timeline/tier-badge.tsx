@@ -1,0 +1,20 @@
+import type { Tier } from "@/lib/reflect/domain";
+import { TIER_CLASS, TIER_LABEL } from "./tones";
+
+export function TierBadge({ tier, tool }: { tier: Tier | null; tool?: string }) {
+  if (!tier) {
+    return (
+      <span className="inline-flex rounded border border-slate-300 bg-white px-1.5 py-px font-mono text-[11px] text-slate-700">
+        {tool ?? "unknown tool"}
+      </span>
+    );
+  }
+  return (
+    <span
+      className={`inline-flex rounded border px-1.5 py-px text-[11px] font-semibold leading-4 whitespace-nowrap ${TIER_CLASS[tier]}`}
+      data-tier={tier}
+    >
+      {TIER_LABEL[tier]}
+    </span>
+  );
+}

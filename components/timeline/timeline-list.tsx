@@ -1,0 +1,219 @@
+"use client";
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
+import type { TimelineItem } from "@/lib/timeline/flatten";
+import type { TimelineRow } from "@/lib/timeline/fold";
+import { CitationsRow } from "./citations-row";
+import { FreshnessRow } from "./freshness-row";
+import { GuardRow } from "./guard-row";
+import { IterationHeader } from "./iteration-header";
+import { SteeringRow } from "./steering-row";
+import { TierRow } from "./tier-row";
+import { TIER_RULE } from "./tones";
+
+const KIND_RULE: Record<Exclude<TimelineRow["kind"], "tier">, string> = {
+  freshness: "border-l-emerald-500",
+  steering: "border-l-orange-500",
+  guard: "border-l-rose-500",
+  citations: "border-l-indigo-500",
+};
+
+function rowRule(row: TimelineRow): string {
+  if (row.kind === "tier") return row.tier ? TIER_RULE[row.tier] : "border-l-slate-400";
+  return KIND_RULE[row.kind];
+}
+
+function RowBody({ row, selected }: { row: TimelineRow; selected: boolean }) {
+  switch (row.kind) {
+    case "tier":
+      return <TierRow row={row} selected={selected} />;
+    case "freshness":
+      return <FreshnessRow row={row} />;
+    case "steering":
+      return <SteeringRow row={row} />;
+    case "guard":
+      return <GuardRow row={row} />;
+    case "citations":
+      return <CitationsRow row={row} />;
+  }
+}
+
+export interface TimelineListProps {
+  items: TimelineItem[];
+  focusedKey: string | null;
+  onFocusKey: (key: string) => void;
+  /** `collapse` true/false sets the state; undefined toggles. */
+  onToggleIteration: (index: number, collapse?: boolean) => void;
+  onOpenDetail: (rowId: string) => void;
+  selectedRowId: string | null;
+  /** The row that retrieved the selected citation. */
+  highlightedRowId: string | null;
+  onSelectRow: (rowId: string) => void;
+}
+
+/**
+ * The virtualized timeline. Focus stays on the list container (aria-activedescendant), so a
+ * focused row that scrolls out of the rendered window never loses keyboard focus.
+ */
+export function TimelineList({
+  items,
+  focusedKey,
+  onFocusKey,
+  onToggleIteration,
+  onOpenDetail,
+  selectedRowId,
+  highlightedRowId,
+  onSelectRow,
+}: TimelineListProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [hasFocus, setHasFocus] = useState(false);
+  const indexByKey = useMemo(() => new Map(items.map((it, i) => [it.key, i])), [items]);
+  const focusedIndex = focusedKey === null ? -1 : (indexByKey.get(focusedKey) ?? -1);
+
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => (items[i]?.type === "row" ? 60 : 30),
+    getItemKey: (i) => items[i]?.key ?? i,
+    overscan: 12,
+  });
+
+  useEffect(() => {
+    if (focusedIndex >= 0) virtualizer.scrollToIndex(focusedIndex, { align: "auto" });
+  }, [focusedIndex, virtualizer]);
+
+  const move = (delta: number) => {
+    if (items.length === 0) return;
+    const next = Math.min(items.length - 1, Math.max(0, (focusedIndex < 0 ? -1 : focusedIndex) + delta));
+    const item = items[next];
+    if (item) onFocusKey(item.key);
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const item = focusedIndex >= 0 ? items[focusedIndex] : undefined;
+    switch (e.key) {
+      case "j":
+      case "ArrowDown":
+        move(1);
+        break;
+      case "k":
+      case "ArrowUp":
+        move(-1);
+        break;
+      case "Home":
+        move(-items.length);
+        break;
+      case "End":
+        move(items.length);
+        break;
+      case "ArrowLeft":
+        if (item?.type === "iteration") onToggleIteration(item.iteration.index, true);
+        else if (item?.type === "row" && item.row.iteration !== null) {
+          onToggleIteration(item.row.iteration, true);
+          onFocusKey(`it${item.row.iteration}`);
+        }
+        break;
+      case "ArrowRight":
+        if (item?.type === "iteration") onToggleIteration(item.iteration.index, false);
+        break;
+      case "Enter":
+        if (item?.type === "iteration") onToggleIteration(item.iteration.index);
+        else if (item?.type === "row") {
+          onSelectRow(item.row.id);
+          onOpenDetail(item.row.id);
+        }
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  };
+
+  const activeId = focusedIndex >= 0 && items[focusedIndex] ? `tl-${items[focusedIndex].key}` : undefined;
+
+  return (
+    <div
+      ref={scrollRef}
+      role="listbox"
+      aria-label="Run timeline (j/k or arrows to move, left/right to collapse or expand, Enter for detail)"
+      aria-activedescendant={activeId}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      onFocus={() => {
+        setHasFocus(true);
+        if (focusedIndex < 0) move(1);
+      }}
+      onBlur={() => setHasFocus(false)}
+      onClick={(e) => {
+        // One delegated handler: rows are virtualized and keyboard input lives on this container.
+        const el = (e.target as HTMLElement).closest<HTMLElement>("[data-index]");
+        const item = el ? items[Number(el.dataset.index)] : undefined;
+        if (!item) return;
+        // Keep DOM focus on the list, which owns the keyboard handling.
+        scrollRef.current?.focus({ preventScroll: true });
+        onFocusKey(item.key);
+        if (item.type === "row") onSelectRow(item.row.id);
+        else if (item.type === "iteration") onToggleIteration(item.iteration.index);
+      }}
+      className="relative h-[calc(100vh-260px)] min-h-[420px] overflow-auto rounded border border-slate-200 bg-white"
+      data-testid="timeline"
+    >
+      {items.length === 0 ? (
+        <p className="p-4 text-[12px] text-slate-600">No timeline rows: the run made no model call and no retrieval.</p>
+      ) : (
+        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          {virtualizer.getVirtualItems().map((v) => {
+            const item = items[v.index];
+            if (!item) return null;
+            const focused = v.index === focusedIndex;
+            const focusRing = focused && hasFocus ? "outline-2 -outline-offset-2 outline-indigo-600" : "";
+            return (
+              <div
+                key={v.key}
+                ref={virtualizer.measureElement}
+                data-index={v.index}
+                id={`tl-${item.key}`}
+                role="option"
+                aria-selected={focused}
+                tabIndex={-1}
+                className={`absolute left-0 top-0 w-full ${focusRing}`}
+                style={{ transform: `translateY(${v.start}px)` }}
+              >
+                {item.type === "section" ? (
+                  <div className="border-b border-slate-200 bg-slate-50 px-2 py-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+                    {item.label}
+                  </div>
+                ) : item.type === "iteration" ? (
+                  <IterationHeader
+                    iteration={item.iteration}
+                    collapsed={item.collapsed}
+                    onToggle={() => onToggleIteration(item.iteration.index)}
+                  />
+                ) : (
+                  <div
+                    data-testid="timeline-row"
+                    data-kind={item.row.kind}
+                    data-row-id={item.row.id}
+                    data-selected={item.row.id === selectedRowId || undefined}
+                    data-highlighted={item.row.id === highlightedRowId || undefined}
+                    className={`border-b border-l-4 border-b-slate-100 py-1 pr-2 pl-3 ${rowRule(item.row)} ${
+                      item.row.id === highlightedRowId
+                        ? "bg-yellow-50"
+                        : item.row.id === selectedRowId
+                          ? "bg-indigo-50/60"
+                          : "hover:bg-slate-50"
+                    }`}
+                  >
+                    <RowBody row={item.row} selected={item.row.id === selectedRowId} />
+                  </div>
+                )}
+              </div>
+            );
+          })}
+        </div>
+      )}
+    </div>
+  );
+}
