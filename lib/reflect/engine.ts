@@ -106,6 +106,8 @@ class ReflectLoop {
   private forcedQueue: Tier[] = [];
   private system = "";
   private llmCalls = 0;
+  /** Tool calls the model made in the whole run; zero after real calls means it cannot call tools. */
+  private toolCallsSeen = 0;
   private iterations = 0;
   private pendingNudge: string | null = null;
   private progressText: string | null = null;
@@ -154,6 +156,7 @@ class ReflectLoop {
       const offer = this.offerFor(isFinal);
       const response = await this.callModel(i, offer, this.injectionsFor(i, isFinal));
       const calls = this.readCalls(response);
+      this.toolCallsSeen += calls.length;
 
       let turn: TurnResult[];
       if (calls.length === 0) {
@@ -642,6 +645,14 @@ class ReflectLoop {
   }
 
   private noEvidence(): Promise<ReflectResult> {
+    // A model that ignored every forced tool choice found nothing because it never searched:
+    // that is a model problem to report, not an empty bank.
+    if (this.llmCalls > 0 && this.toolCallsSeen === 0) {
+      return this.failed(
+        `model "${this.deps.model.info.name}" never called a tool in ${this.llmCalls} call(s); it may not support function calling (try REFLECT_FORCED_TOOL_CHOICE=required or omit)`,
+        this.phase,
+      );
+    }
     return this.finish("no_evidence", NO_EVIDENCE_ANSWER, emptyCitations(), [], null);
   }
 

@@ -346,3 +346,20 @@ describe("skill retrieval directive", () => {
     expect(memory.searchesOf("recall").map((q) => q.tags)).toEqual([["decision"]]);
   });
 });
+
+describe("a model that cannot call tools", () => {
+  it("fails the run with a message naming the model instead of reporting no evidence", async () => {
+    const model = new ScriptedModel(
+      () => ({
+        content: "Probably March.",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: { inputTokens: 1, outputTokens: 1 },
+      }),
+      "textonly-7b",
+    );
+    const { result } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toContain('"textonly-7b" never called a tool');
+  });
+});
