@@ -19,6 +19,10 @@ export const OFFLINE_TUNING = {
   maxQuotesPerItem: 2,
   /** Sentences shorter than this are fragments (headings, list labels) and never quoted. */
   minSentenceChars: 12,
+  /** A fact or observation up to this long is quoted whole: its second sentence is often the point. */
+  wholeItemChars: 320,
+  /** A quote must match at least this share of the best quote's keywords, so stragglers stay out. */
+  relativeScore: 0.5,
 } as const;
 
 export const NO_ANSWER_TEXT = "I could not find memories that answer this question.";
@@ -253,23 +257,31 @@ function done(words: string[], items: RetrievedItem[]): Decision {
 
 function pickQuotes(words: string[], relevant: RetrievedItem[]): Quote[] {
   const candidates: Quote[] = relevant.flatMap((item) =>
-    sentences(item.text).map((sentence) => ({ item, sentence, score: matchedKeywords(words, sentence).length })),
+    quoteUnits(item).map((sentence) => ({ item, sentence, score: matchedKeywords(words, sentence).length })),
   );
   candidates.sort(
     (a, b) =>
       b.score - a.score || TIER_PREFERENCE[a.item.tier] - TIER_PREFERENCE[b.item.tier] || a.item.order - b.item.order,
   );
+  const floor = Math.max(1, Math.ceil((candidates[0]?.score ?? 0) * OFFLINE_TUNING.relativeScore));
   const picked: Quote[] = [];
   const seenSentences = new Set<string>();
   for (const quote of candidates) {
     if (picked.length >= OFFLINE_TUNING.maxQuotes) break;
     const normalized = quote.sentence.toLowerCase();
     const fromItem = picked.filter((p) => p.item === quote.item).length;
-    if (quote.score === 0 || seenSentences.has(normalized) || fromItem >= OFFLINE_TUNING.maxQuotesPerItem) continue;
+    if (quote.score < floor || seenSentences.has(normalized) || fromItem >= OFFLINE_TUNING.maxQuotesPerItem) continue;
     seenSentences.add(normalized);
     picked.push(quote);
   }
   return picked;
+}
+
+/** What can be quoted from an item: a short fact or observation whole, anything longer by sentence. */
+function quoteUnits(item: RetrievedItem): string[] {
+  const text = item.text.replace(/\s+/g, " ").trim();
+  if (item.tier !== "mental_models" && text.length <= OFFLINE_TUNING.wholeItemChars) return [text];
+  return sentences(item.text);
 }
 
 /** Sentences of a memory's text, with markdown list and heading markers removed. */

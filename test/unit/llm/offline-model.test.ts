@@ -151,12 +151,11 @@ describe("offline model under auto", () => {
       mental_model_ids: ["mm_db"],
     });
     const answer = call.args.answer as string;
-    expect(answer).toContain('"Dana decided we migrate billing to Postgres first." [f_1]');
+    expect(answer).toContain('"Dana decided we migrate billing to Postgres first. Nobody liked the old ORM." [f_1]');
     expect(answer).toContain("[obs_2]");
     expect(answer).toContain("The Postgres migration was approved in March.");
     expect(answer).not.toContain("lunch");
     expect(answer).not.toContain("plants");
-    expect(answer).not.toContain("ORM");
     expect(answer.split("\n")[0]).toMatch(/^Based on 1 mental model, 1 observation and 1 raw fact/);
   });
 
