@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { ensureSqld } from "./sqld.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -21,6 +22,16 @@ if (!existsSync(chromium)) {
     }
   } else {
     console.error("e2e tests need Chromium: run `sudo apt-get install -y chromium` (or set CHROMIUM_PATH) and retry.");
+    process.exit(1);
+  }
+}
+
+// The server-mode tests run against a real libSQL server (sqld); SKIP_SQLD=1 opts out.
+if (process.env.SKIP_SQLD !== "1") {
+  try {
+    ensureSqld();
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);
   }
 }

@@ -4,13 +4,16 @@ import { listBanks } from "@/db/banks";
 import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb } from "@/db/client";
 import { markInterruptedRuns } from "@/db/runs";
+import { embedAfterImport } from "./embeddings";
 
 export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json");
 
 /** Loads the built-in demo bank when the database has no bank at all (first start). */
 export async function ensureDemoBank(db: Db): Promise<boolean> {
   if ((await listBanks(db)).length > 0) return false;
-  await importBundle(db, JSON.parse(readFileSync(DEMO_BUNDLE_PATH, "utf8")));
+  const { bankId } = await importBundle(db, JSON.parse(readFileSync(DEMO_BUNDLE_PATH, "utf8")));
+  // With embeddings configured, the seeded bank gets its vectors like any imported bank.
+  await embedAfterImport(db, bankId);
   return true;
 }
 

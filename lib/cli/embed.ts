@@ -1,0 +1,33 @@
+/** `cli embed [--bank id]`: computes the embeddings that are missing (one bank or all banks). */
+import { parseArgs } from "node:util";
+import { getBank } from "@/db/banks";
+import type { BackfillCounts } from "@/db/embedding-backfill";
+import { backfillEmbeddings } from "@/db/embedding-backfill";
+import { getCliDb } from "@/lib/server/db";
+import { getEmbedder } from "@/lib/server/embeddings";
+import { UsageError } from "./args";
+
+export function formatEmbedCounts(c: BackfillCounts): string {
+  return `${c.facts} facts, ${c.observations} observations, ${c.mental_models} mental models`;
+}
+
+export async function embedCommand(argv: string[]): Promise<void> {
+  let bank: string | undefined;
+  try {
+    ({
+      values: { bank },
+    } = parseArgs({ args: argv, options: { bank: { type: "string" } }, strict: true }));
+  } catch (err) {
+    throw new UsageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
+  }
+  const embedder = getEmbedder();
+  if (!embedder) {
+    throw new UsageError("embeddings are off: set REFLECT_EMBEDDINGS=openai (and OPENAI_API_KEY) to compute them");
+  }
+  const db = await getCliDb();
+  if (bank !== undefined && !(await getBank(db, bank))) throw new UsageError(`unknown bank "${bank}"`);
+  const counts = await backfillEmbeddings(db, embedder, { bankId: bank });
+  console.log(
+    `embedded ${formatEmbedCounts(counts)}${bank ? ` in bank ${bank}` : ""} (${embedder.dimensions} dimensions)`,
+  );
+}
