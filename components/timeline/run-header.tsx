@@ -30,7 +30,9 @@ export const RunHeader = memo(function RunHeader({
 }) {
   const model = header.model
     ? header.model.kind === "offline"
-      ? `offline · ${header.model.name}`
+      ? header.model.name === "offline"
+        ? "offline model"
+        : `offline · ${header.model.name}`
       : `${header.model.name}${header.model.baseUrlHost ? ` · ${header.model.baseUrlHost}` : ""}`
     : "—";
   return (
@@ -51,6 +53,16 @@ export const RunHeader = memo(function RunHeader({
         >
           Export JSON
         </button>
+        {header.runId && (
+          <a
+            href={`/api/runs/${header.runId}/otlp`}
+            download
+            className="rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px] text-slate-700 hover:bg-slate-50"
+            title="OpenTelemetry trace (OTLP/JSON) for Phoenix, Jaeger or any OTLP tool"
+          >
+            Export OTLP
+          </a>
+        )}
       </div>
       {badges.length > 0 && (
         <ul className="mt-2 flex flex-wrap gap-1.5" aria-label="Run badges">
@@ -87,7 +99,7 @@ export const RunHeader = memo(function RunHeader({
       )}
       {header.parentRunId && (
         <p className="mt-1 text-[12px] text-slate-600">
-          Forked from{" "}
+          {header.forkedAtIteration !== null ? "Forked from" : "Re-run of"}{" "}
           <a className="underline" href={`/runs/${header.parentRunId}`}>
             {header.parentRunId}
           </a>

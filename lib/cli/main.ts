@@ -7,15 +7,22 @@ import { BundleError, exportBundle, importBundle } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
 import { ServiceError } from "@/lib/server/action";
 import { getCliDb } from "@/lib/server/db";
+import { embedAfterImport } from "@/lib/server/embeddings";
 import { startRun } from "@/lib/server/runs";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, UsageError } from "./args";
+import { embedCommand, formatEmbedCounts } from "./embed";
+import { mcpCommand } from "./mcp";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
+import { runsCommand } from "./runs";
 
 const USAGE = `usage: cli <command>
   import <bundle.json> [--replace]
   export --bank <id> [--out file.json]
   reflect --bank <id> [--skill <name>] [--budget low|mid|high] [--mode synthesize|facts]
-          [--scope personal|team:<id>] [--anchor-every N] [--json] "<question>"`;
+          [--scope personal|team:<id>] [--anchor-every N] [--json] "<question>"
+  runs export <run-id> [--format otlp|json] [--out file]
+  mcp     (MCP server over stdio)
+  embed [--bank <id>]   (compute missing embeddings; needs REFLECT_EMBEDDINGS=openai)`;
 
 async function importCommand(argv: string[]) {
   const { file, replace } = parseImportArgs(argv);
@@ -31,6 +38,8 @@ async function importCommand(argv: string[]) {
   console.log(
     `imported bank ${result.bankId}: ${c.facts} facts, ${c.observations} observations, ${c.mentalModels} mental models, ${c.skills} skills`,
   );
+  const embedded = await embedAfterImport(db, result.bankId);
+  if (embedded) console.log(`embedded ${formatEmbedCounts(embedded)}`);
 }
 
 async function exportCommand(argv: string[]) {
@@ -66,6 +75,9 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
   import: importCommand,
   export: exportCommand,
   reflect: reflectCommand,
+  runs: runsCommand,
+  mcp: mcpCommand,
+  embed: embedCommand,
 };
 
 async function main(argv: string[]) {

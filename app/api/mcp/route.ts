@@ -1,0 +1,47 @@
+/**
+ * MCP over Streamable HTTP, stateless: each POST gets its own server and transport, so any
+ * instance can answer any request and nothing leaks between clients.
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { getAppDb } from "@/lib/server/db";
+import { createMcpServer } from "@/lib/server/mcp";
+
+export const dynamic = "force-dynamic";
+
+export async function POST(request: Request) {
+  const server = createMcpServer({
+    getDb: getAppDb,
+    // Links point back at the host the agent reached, unless a public URL is configured.
+    publicUrl: process.env.INSPECTOR_PUBLIC_URL || requestOrigin(request),
+  });
+  // JSON responses (no SSE) let the handler finish the whole exchange before closing.
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The origin the agent used (Next rewrites `request.url` to localhost behind its server). */
+function requestOrigin(request: Request): string {
+  const url = new URL(request.url);
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  const proto = request.headers.get("x-forwarded-proto") ?? url.protocol.slice(0, -1);
+  return host ? `${proto}://${host}` : url.origin;
+}
+
+/** Stateless: no standalone SSE stream to open and no session to delete. */
+function methodNotAllowed() {
+  return Response.json(
+    { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: POST JSON-RPC to /api/mcp." }, id: null },
+    { status: 405, headers: { allow: "POST" } },
+  );
+}
+
+export const GET = methodNotAllowed;
+export const DELETE = methodNotAllowed;

@@ -1,0 +1,24 @@
+/**
+ * `npm run cli -- mcp`: the MCP server over stdio, for agents that spawn their tools (Claude
+ * Desktop, Claude Code, Cursor…). stdout carries the protocol only; logs go to stderr.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { getCliDb } from "@/lib/server/db";
+import { createMcpServer } from "@/lib/server/mcp";
+import { UsageError } from "./args";
+
+export async function mcpCommand(argv: string[]): Promise<void> {
+  if (argv.length > 0) throw new UsageError("usage: mcp (no arguments; configure with DATABASE_URL, REFLECT_LLM…)");
+  const server = createMcpServer({ getDb: getCliDb });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  // The client closing our stdin is the end of the session.
+  process.stdin.once("end", () => {
+    server.close().catch(() => {});
+  });
+  console.error("reflect-inspector MCP server ready on stdio");
+  await closed;
+}

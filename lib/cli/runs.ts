@@ -1,0 +1,47 @@
+/** `npm run cli -- runs export <id> [--format otlp|json] [--out file]`: a stored run as a file. */
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { getRun, getRunEvents } from "@/db/runs";
+import { getCliDb } from "@/lib/server/db";
+import { getRunOtlp } from "@/lib/server/otlp-push";
+import { parseWith, UsageError } from "./args";
+
+const RUNS_USAGE = "usage: runs export <run-id> [--format otlp|json] [--out file]";
+
+const ExportArgs = z.object({
+  id: z.string({ error: RUNS_USAGE }).min(1, RUNS_USAGE),
+  format: z.enum(["otlp", "json"], { error: "--format must be otlp or json" }).default("json"),
+  out: z.string().min(1).optional(),
+});
+
+function parseExportArgs(argv: string[]): z.output<typeof ExportArgs> {
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        args: argv,
+        options: { format: { type: "string" }, out: { type: "string" } },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message.split("\n")[0] ?? RUNS_USAGE);
+    }
+  })();
+  if (parsed.positionals.length > 1) throw new UsageError(RUNS_USAGE);
+  return parseWith(ExportArgs, { ...parsed.values, id: parsed.positionals[0] });
+}
+
+export async function runsCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub !== "export") throw new UsageError(RUNS_USAGE);
+  const args = parseExportArgs(rest);
+  const db = await getCliDb();
+  const run = await getRun(db, args.id);
+  if (!run) throw new UsageError(`unknown run "${args.id}"`);
+  const body =
+    args.format === "otlp" ? await getRunOtlp(db, args.id) : { run, events: await getRunEvents(db, args.id) };
+  const text = `${JSON.stringify(body, null, 2)}\n`;
+  if (args.out) writeFileSync(args.out, text);
+  else process.stdout.write(text);
+}

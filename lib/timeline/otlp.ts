@@ -1,0 +1,463 @@
+/**
+ * A run's event log as one OTLP/JSON trace, following the OpenTelemetry GenAI semantic
+ * conventions (invoke_agent → chat / execute_tool → search_memory) with OpenInference span kinds
+ * alongside so Phoenix renders it. Pure: ids come from a small hash of the run id and event seq,
+ * so exporting the same run twice yields the same trace.
+ */
+import type { Tier } from "@/lib/reflect/domain";
+import type { EventPayload, RunEvent, RunEventOf } from "@/lib/reflect/events";
+import { memoryTextFromContent } from "./memory-text";
+
+export type OtlpAnyValue =
+  | { stringValue: string }
+  | { intValue: string }
+  | { doubleValue: number }
+  | { boolValue: boolean }
+  | { arrayValue: { values: OtlpAnyValue[] } };
+
+export interface OtlpAttribute {
+  key: string;
+  value: OtlpAnyValue;
+}
+
+export interface OtlpEvent {
+  timeUnixNano: string;
+  name: string;
+  attributes: OtlpAttribute[];
+}
+
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** 1 INTERNAL, 3 CLIENT (OTLP SpanKind enum). */
+  kind: 1 | 3;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: OtlpAttribute[];
+  events: OtlpEvent[];
+  /** 0 UNSET, 1 OK, 2 ERROR. */
+  status: { code: 0 | 1 | 2; message?: string };
+}
+
+export interface OtlpTrace {
+  resourceSpans: {
+    resource: { attributes: OtlpAttribute[] };
+    scopeSpans: { scope: { name: string; version: string }; spans: OtlpSpan[] }[];
+  }[];
+}
+
+export interface OtlpOptions {
+  serviceName?: string;
+  /** Wall-clock epoch (ms) of the run's `at = 0`, e.g. the run's createdAt. */
+  epochMs?: number;
+}
+
+export const OTLP_SCOPE = { name: "reflect-inspector", version: "1" } as const;
+const AGENT_NAME = "reflect";
+
+// ---------- deterministic ids ----------
+
+/** 32-bit FNV-1a over UTF-16 code units, seeded so several lanes give independent words. */
+function fnv1a(text: string, seed: number): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  // xorshift finalizer: spreads short, similar inputs (seq 1 vs 2) across all bits.
+  h ^= h << 13;
+  h ^= h >>> 17;
+  h ^= h << 5;
+  return h >>> 0;
+}
+
+function hexId(text: string, words: number): string {
+  let out = "";
+  for (let i = 0; i < words; i++)
+    out += fnv1a(text, i * 0x9e3779b1)
+      .toString(16)
+      .padStart(8, "0");
+  // An all-zero id is invalid in OTLP.
+  return /^0+$/.test(out) ? `${out.slice(0, -1)}1` : out;
+}
+
+export const traceIdOf = (runId: string) => hexId(`trace:${runId}`, 4);
+const spanIdOf = (runId: string, key: string) => hexId(`span:${runId}:${key}`, 2);
+
+// ---------- attributes ----------
+
+type AttrValue = string | number | boolean | string[] | null | undefined;
+
+function anyValue(v: string | number | boolean): OtlpAnyValue {
+  if (typeof v === "string") return { stringValue: v };
+  if (typeof v === "boolean") return { boolValue: v };
+  return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+}
+
+/** Null and undefined are left out, as an SDK would not set them. */
+function attrs(record: Record<string, AttrValue>): OtlpAttribute[] {
+  const out: OtlpAttribute[] = [];
+  for (const [key, v] of Object.entries(record)) {
+    if (v === null || v === undefined) continue;
+    out.push({ key, value: Array.isArray(v) ? { arrayValue: { values: v.map(anyValue) } } : anyValue(v) });
+  }
+  return out;
+}
+
+function nanos(epochMs: number, at: number): string {
+  const ms = epochMs + at;
+  const whole = Math.floor(ms);
+  // BigInt keeps nanosecond precision that a double would lose at epoch scale.
+  return (BigInt(whole) * BigInt(1_000_000) + BigInt(Math.round((ms - whole) * 1_000_000))).toString();
+}
+
+const TIER_TOOL: Record<string, Tier> = {
+  search_mental_models: "mental_models",
+  search_observations: "observations",
+  recall: "raw_facts",
+};
+
+// ---------- the fold ----------
+
+interface OpenSpan {
+  span: OtlpSpan;
+  startAt: number;
+}
+
+export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}): OtlpTrace {
+  const epochMs = options.epochMs ?? 0;
+  const time = (at: number) => nanos(epochMs, at);
+  const started = events.find((e): e is RunEventOf<"run.started"> => e.type === "run.started");
+  const finished = events.find((e): e is RunEventOf<"run.finished"> => e.type === "run.finished");
+  const runId = started?.runId ?? events[0]?.runId ?? "unknown";
+  const traceId = traceIdOf(runId);
+  const rootId = spanIdOf(runId, "root");
+  const lastAt = events.reduce((max, e) => Math.max(max, e.at), 0);
+  const s = started?.payload;
+  const modelName = s?.model.name ?? "unknown";
+  const provider = s ? (s.model.kind === "openai" ? "openai" : `reflect.${s.model.kind}`) : "unknown";
+
+  const spans: OtlpSpan[] = [];
+  const rootEvents: OtlpEvent[] = [];
+  const pendingChats: OpenSpan[] = [];
+  const openTools = new Map<string, { tool: OpenSpan; call: EventPayload<"tool.call"> }>();
+
+  const child = (key: string, name: string, kind: 1 | 3, at: number, parent = rootId): OtlpSpan => ({
+    traceId,
+    spanId: spanIdOf(runId, key),
+    parentSpanId: parent,
+    name,
+    kind,
+    startTimeUnixNano: time(at),
+    endTimeUnixNano: time(at),
+    attributes: [],
+    events: [],
+    status: { code: 0 },
+  });
+  const event = (name: string, at: number, record: Record<string, AttrValue>) =>
+    rootEvents.push({ timeUnixNano: time(at), name, attributes: attrs(record) });
+
+  for (const ev of events) {
+    switch (ev.type) {
+      case "llm.request": {
+        const p = ev.payload;
+        const span = child(`e${ev.seq}`, `chat ${modelName}`, 3, ev.at);
+        span.attributes = attrs({
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": provider,
+          "gen_ai.request.model": modelName,
+          "gen_ai.conversation.id": runId,
+          "reflect.iteration": ev.iteration,
+          "reflect.tool_choice": p.toolChoice.type === "forced" ? p.toolChoice.tool : "auto",
+          "reflect.tools_offered": p.tools,
+          "reflect.injections": p.injections.map((i) => i.kind),
+          "openinference.span.kind": "LLM",
+          "llm.model_name": modelName,
+          "llm.provider": provider,
+          "input.value": JSON.stringify(p.messages),
+          "input.mime_type": "application/json",
+          ...flattenInputMessages(p.messages),
+        });
+        pendingChats.push({ span, startAt: ev.at });
+        spans.push(span);
+        break;
+      }
+      case "llm.response": {
+        const p = ev.payload;
+        // Responses answer the oldest open request (a guard retry opens a second one).
+        const open = pendingChats.shift();
+        if (!open) break;
+        open.span.endTimeUnixNano = time(Math.max(ev.at, open.startAt));
+        open.span.attributes.push(
+          ...attrs({
+            "gen_ai.response.model": modelName,
+            "gen_ai.response.finish_reasons": [p.finishReason],
+            "gen_ai.usage.input_tokens": p.tokensIn,
+            "gen_ai.usage.output_tokens": p.tokensOut,
+            "reflect.latency_ms": p.latencyMs,
+            "reflect.replayed": p.replayed,
+            "llm.token_count.prompt": p.tokensIn,
+            "llm.token_count.completion": p.tokensOut,
+            "llm.token_count.total": p.tokensIn + p.tokensOut,
+            "output.value": JSON.stringify({ text: p.text, tool_calls: p.toolCalls }),
+            "output.mime_type": "application/json",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": p.text ?? undefined,
+            ...Object.fromEntries(
+              p.toolCalls.flatMap((c, i) => [
+                [`llm.output_messages.0.message.tool_calls.${i}.tool_call.id`, c.id],
+                [`llm.output_messages.0.message.tool_calls.${i}.tool_call.function.name`, c.name],
+                [`llm.output_messages.0.message.tool_calls.${i}.tool_call.function.arguments`, c.arguments],
+              ]),
+            ),
+          }),
+        );
+        open.span.status = { code: 1 };
+        break;
+      }
+      case "tool.call": {
+        const p = ev.payload;
+        const span = child(`e${ev.seq}`, `execute_tool ${p.tool}`, 1, ev.at);
+        span.attributes = attrs({
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": p.tool,
+          "gen_ai.tool.type": "function",
+          "gen_ai.tool.call.id": p.callId,
+          "gen_ai.tool.call.arguments": JSON.stringify(p.args ?? null),
+          "reflect.iteration": ev.iteration,
+          "reflect.tier": p.tier,
+          "reflect.reason": p.reason,
+          "openinference.span.kind": "TOOL",
+          "tool.name": p.tool,
+          "tool.parameters": JSON.stringify(p.args ?? null),
+          "input.value": JSON.stringify(p.args ?? null),
+          "input.mime_type": "application/json",
+        });
+        spans.push(span);
+        openTools.set(p.callId, { tool: { span, startAt: ev.at }, call: p });
+        break;
+      }
+      case "tool.result": {
+        const p = ev.payload;
+        const open = openTools.get(p.callId);
+        if (!open) break;
+        openTools.delete(p.callId);
+        const { span } = open.tool;
+        span.endTimeUnixNano = time(Math.max(ev.at, open.tool.startAt));
+        span.attributes.push(
+          ...attrs({
+            "gen_ai.tool.call.result": p.content,
+            "reflect.outcome": p.outcome,
+            "reflect.result.count": p.count,
+            "reflect.result.chars": p.chars,
+            "reflect.result.cap": p.cap,
+            "reflect.result.truncated": p.truncated,
+            "reflect.signature": p.signature,
+            "output.value": p.content,
+            "output.mime_type": "application/json",
+          }),
+        );
+        const failed = p.outcome === "error" || p.outcome === "policy_reject" || p.outcome === "unknown_tool";
+        span.status = failed ? { code: 2, message: p.error ?? p.outcome } : { code: 1 };
+        if (failed) span.attributes.push(...attrs({ "error.type": p.outcome }));
+        const tier = p.tier ?? TIER_TOOL[p.tool];
+        if (tier) {
+          const search = child(`e${ev.seq}:search`, `search_memory ${tier}`, 1, open.tool.startAt, span.spanId);
+          search.endTimeUnixNano = span.endTimeUnixNano;
+          search.status = span.status;
+          search.attributes = tierSearchAttributes(tier, p, open.call.query, s?.bankId ?? "unknown");
+          spans.push(search);
+        }
+        break;
+      }
+      case "freshness.check":
+        event("reflect.freshness_check", ev.at, {
+          "reflect.iteration": ev.iteration,
+          "reflect.verdict": ev.payload.verdict,
+          "reflect.why": ev.payload.why,
+          "reflect.budget": ev.payload.budget,
+          "reflect.mental_models.ids": ev.payload.models.map((m) => m.id),
+          "reflect.mental_models.stale": ev.payload.models.map((m) => String(m.isStale)),
+          "reflect.mental_models.reasons": ev.payload.models.map((m) => m.reason),
+        });
+        break;
+      case "steering.nudge":
+      case "steering.halt":
+        event(`reflect.${ev.type.replace(".", "_")}`, ev.at, {
+          "reflect.iteration": ev.iteration,
+          "reflect.trigger": ev.payload.trigger,
+          "reflect.signature": ev.payload.signature,
+          "reflect.count": ev.payload.count,
+          "reflect.since_iteration": ev.payload.sinceIteration,
+          "reflect.text": ev.type === "steering.nudge" ? ev.payload.text : ev.payload.reason,
+        });
+        break;
+      case "steering.anchor":
+        event("reflect.steering_anchor", ev.at, {
+          "reflect.iteration": ev.iteration,
+          "reflect.every": ev.payload.every,
+          "reflect.text": ev.payload.text,
+        });
+        break;
+      case "guard.output":
+        event("reflect.guard_output", ev.at, {
+          "reflect.iteration": ev.iteration,
+          "reflect.pattern": ev.payload.pattern,
+          "reflect.action": ev.payload.action,
+          "reflect.detail": ev.payload.detail,
+        });
+        break;
+      case "guard.done_rejected":
+        event("reflect.guard_done_rejected", ev.at, {
+          "reflect.iteration": ev.iteration,
+          "reflect.why": ev.payload.why,
+          "reflect.text": ev.payload.message,
+        });
+        break;
+      case "guard.calls_dropped":
+        event("reflect.guard_calls_dropped", ev.at, {
+          "reflect.iteration": ev.iteration,
+          "reflect.dropped_tools": ev.payload.calls.map((c) => c.name),
+        });
+        break;
+      case "citations.validated":
+        event("reflect.citations_validated", ev.at, {
+          "reflect.citations.memory_ids": ev.payload.kept.memory_ids,
+          "reflect.citations.observation_ids": ev.payload.kept.observation_ids,
+          "reflect.citations.mental_model_ids": ev.payload.kept.mental_model_ids,
+          "reflect.citations.dropped_ids": ev.payload.dropped.map((d) => d.id),
+          "reflect.citations.dropped_reasons": ev.payload.dropped.map((d) => d.reason),
+          "reflect.ungrounded": ev.payload.ungrounded,
+        });
+        break;
+      default:
+        break;
+    }
+  }
+
+  // A run still in flight (or interrupted) leaves spans open: close them at the last event.
+  for (const open of [...pendingChats, ...[...openTools.values()].map((o) => o.tool)]) {
+    open.span.endTimeUnixNano = time(Math.max(lastAt, open.startAt));
+  }
+
+  const f = finished?.payload;
+  const root: OtlpSpan = {
+    traceId,
+    spanId: rootId,
+    name: `invoke_agent ${AGENT_NAME}`,
+    kind: 1,
+    startTimeUnixNano: time(started?.at ?? 0),
+    endTimeUnixNano: time(finished?.at ?? lastAt),
+    attributes: attrs({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": AGENT_NAME,
+      "gen_ai.agent.id": s ? `${s.bankId}/${s.skill.name}` : undefined,
+      "gen_ai.agent.description": s?.skill.mission,
+      "gen_ai.provider.name": provider,
+      "gen_ai.request.model": modelName,
+      "gen_ai.conversation.id": runId,
+      "gen_ai.usage.input_tokens": f?.usage.inputTokens,
+      "gen_ai.usage.output_tokens": f?.usage.outputTokens,
+      "reflect.run.id": runId,
+      "reflect.bank.id": s?.bankId,
+      "reflect.skill.name": s?.skill.name,
+      "reflect.skill.version": s?.skill.version,
+      "reflect.budget": s?.budget,
+      "reflect.mode": s?.mode,
+      "reflect.scope": s?.scope,
+      "reflect.parent_run_id": s?.parentRunId,
+      "reflect.status": f?.status ?? "running",
+      "reflect.flags": f?.flags,
+      "reflect.llm_calls": f?.llmCalls,
+      "reflect.iterations": f?.iterations,
+      "reflect.citations.memory_ids": f?.citations.memory_ids,
+      "reflect.citations.observation_ids": f?.citations.observation_ids,
+      "reflect.citations.mental_model_ids": f?.citations.mental_model_ids,
+      "reflect.citations.dropped_ids": f?.dropped.map((d) => d.id),
+      "openinference.span.kind": "AGENT",
+      "session.id": runId,
+      "input.value": s?.question,
+      "output.value": f?.answer,
+      "llm.token_count.prompt": f?.usage.inputTokens,
+      "llm.token_count.completion": f?.usage.outputTokens,
+      "llm.token_count.total": f ? f.usage.inputTokens + f.usage.outputTokens : undefined,
+    }),
+    events: rootEvents,
+    status: !f ? { code: 0 } : f.status === "failed" ? { code: 2, message: f.error?.message ?? "failed" } : { code: 1 },
+  };
+  if (f?.error) root.attributes.push(...attrs({ "error.type": f.error.phase }));
+
+  return {
+    resourceSpans: [
+      {
+        resource: {
+          attributes: attrs({
+            "service.name": options.serviceName ?? "reflect-inspector",
+            "telemetry.sdk.name": "reflect-inspector",
+            "telemetry.sdk.language": "nodejs",
+          }),
+        },
+        scopeSpans: [{ scope: { ...OTLP_SCOPE }, spans: [root, ...spans] }],
+      },
+    ],
+  };
+}
+
+/** A tier search as a GenAI memory search and an OpenInference retriever, with the hits' texts. */
+function tierSearchAttributes(
+  tier: Tier,
+  result: EventPayload<"tool.result">,
+  query: string | null,
+  bankId: string,
+): OtlpAttribute[] {
+  const ids = result.ids[tier];
+  const docs = ids.map((id) => ({ id, content: memoryTextFromContent(result.content, tier, id) ?? null }));
+  return attrs({
+    "gen_ai.operation.name": "search_memory",
+    "gen_ai.memory.store.id": bankId,
+    "gen_ai.memory.store.name": tier,
+    "gen_ai.memory.query.text": query,
+    "gen_ai.memory.record.count": ids.length,
+    "gen_ai.memory.records": JSON.stringify(docs),
+    "gen_ai.data_source.id": `${bankId}/${tier}`,
+    "gen_ai.retrieval.query.text": query,
+    "gen_ai.retrieval.documents": JSON.stringify(docs),
+    "reflect.tier": tier,
+    "reflect.outcome": result.outcome,
+    "reflect.duration_ms": result.durationMs,
+    "reflect.observations.freshness": result.observationFreshness?.freshness,
+    "reflect.observations.pending": result.observationFreshness?.pending,
+    "reflect.mental_models.stale_ids": result.mentalModels?.filter((m) => m.isStale).map((m) => m.id),
+    "openinference.span.kind": "RETRIEVER",
+    "input.value": query,
+    ...Object.fromEntries(
+      docs.flatMap((d, i) => [
+        [`retrieval.documents.${i}.document.id`, d.id],
+        [`retrieval.documents.${i}.document.content`, d.content ?? undefined],
+      ]),
+    ),
+  });
+}
+
+type Message = EventPayload<"llm.request">["messages"][number];
+
+/** OpenInference's flattened message list, which Phoenix renders as a chat transcript. */
+function flattenInputMessages(messages: Message[]): Record<string, AttrValue> {
+  const out: Record<string, AttrValue> = {};
+  messages.forEach((m, i) => {
+    const prefix = `llm.input_messages.${i}.message`;
+    out[`${prefix}.role`] = m.role;
+    if (m.content !== null) out[`${prefix}.content`] = m.content;
+    if (m.role === "tool") out[`${prefix}.tool_call_id`] = m.tool_call_id;
+    if (m.role === "assistant") {
+      m.tool_calls?.forEach((c, j) => {
+        out[`${prefix}.tool_calls.${j}.tool_call.id`] = c.id;
+        out[`${prefix}.tool_calls.${j}.tool_call.function.name`] = c.function.name;
+        out[`${prefix}.tool_calls.${j}.tool_call.function.arguments`] = c.function.arguments;
+      });
+    }
+  });
+  return out;
+}

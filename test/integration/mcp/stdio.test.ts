@@ -1,0 +1,110 @@
+/**
+ * The MCP server over stdio, driven by the SDK's own client spawning `cli mcp` as an agent host
+ * would: tools are listed, a reflect becomes a stored run the returned link points at.
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Db, openDb } from "@/db/client";
+import { getRun } from "@/db/runs";
+
+const root = resolve(import.meta.dirname, "../../..");
+const dir = resolve(root, "test/.tmp");
+const dbPath = resolve(dir, `mcp-stdio-${process.pid}-${Date.now()}.db`);
+const PUBLIC_URL = "http://inspector.test:3000";
+
+let client: Client;
+let stderr = "";
+let db: Db;
+
+beforeAll(async () => {
+  mkdirSync(dir, { recursive: true });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [resolve(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", "mcp"],
+    cwd: root,
+    env: {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: `file:${dbPath}`,
+      REFLECT_LLM: "offline",
+      INSPECTOR_PUBLIC_URL: PUBLIC_URL,
+      OTEL_EXPORTER_OTLP_ENDPOINT: "",
+    },
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  client = new Client({ name: "stdio-test", version: "1.0.0" });
+  await client.connect(transport);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  db?.$client.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${dbPath}${suffix}`, { force: true });
+});
+
+const textOf = (r: unknown) => (r as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+
+describe("MCP over stdio", { timeout: 60_000 }, () => {
+  it("lists the three memory tools with their input schemas", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["memory_recall", "memory_reflect", "memory_retain"]);
+    const reflect = tools.find((t) => t.name === "memory_reflect")!;
+    expect(reflect.inputSchema.required).toEqual(["question"]);
+    expect(Object.keys(reflect.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["question", "skill", "budget", "scope", "mode", "bank"]),
+    );
+  });
+
+  it("answers memory_reflect with cited memories and a link to a stored, finished run", async () => {
+    const result = await client.callTool({
+      name: "memory_reflect",
+      arguments: { question: "What did we decide about the launch date?", skill: "decisions", budget: "low" },
+    });
+    expect(result.isError, stderr).toBeFalsy();
+    const text = textOf(result);
+    const link = /Inspect: (\S+)\/runs\/(run_\w+)/.exec(text);
+    expect(link?.[1]).toBe(PUBLIC_URL);
+    const runId = link![2]!;
+
+    db = await openDb(`file:${dbPath}`);
+    const run = await getRun(db, runId);
+    expect(run).toMatchObject({ bankId: "demo", skillName: "decisions", budget: "low", status: "done" });
+    expect(run!.answer).toBeTruthy();
+    expect(text.startsWith(run!.answer!)).toBe(true);
+    const cited = [
+      ...run!.citations!.memory_ids,
+      ...run!.citations!.observation_ids,
+      ...run!.citations!.mental_model_ids,
+    ];
+    expect(cited.length).toBeGreaterThan(0);
+    for (const id of cited) expect(text).toMatch(new RegExp(`- \\[${id}\\] \\(\\w+\\) \\S`));
+  });
+
+  it("retains a fact that memory_recall then finds", async () => {
+    const retained = await client.callTool({
+      name: "memory_retain",
+      arguments: { facts: [{ text: "The zephyr migration finished on Friday.", tags: ["zephyr"] }] },
+    });
+    expect(retained.isError, textOf(retained)).toBeFalsy();
+    const id = /(fact_[\w-]+)/.exec(textOf(retained))?.[1];
+    expect(id).toBeDefined();
+
+    const recalled = await client.callTool({ name: "memory_recall", arguments: { query: "zephyr migration" } });
+    expect(textOf(recalled)).toContain(`[${id}]`);
+    expect(textOf(recalled)).toContain("The zephyr migration finished on Friday.");
+  });
+
+  it("reports an unknown bank as a tool error, not a crash", async () => {
+    const result = await client.callTool({ name: "memory_reflect", arguments: { question: "Hi?", bank: "nope" } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/unknown bank "nope"/);
+    const recall = await client.callTool({ name: "memory_recall", arguments: { query: "x", bank: "nope" } });
+    expect(recall.isError).toBe(true);
+  });
+});

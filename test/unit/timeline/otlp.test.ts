@@ -1,0 +1,181 @@
+/** OTLP/JSON export of the engine's golden event logs. */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { RunEvent } from "@/lib/reflect/events";
+import { type OtlpAttribute, type OtlpSpan, runToOtlp } from "@/lib/timeline/otlp";
+
+function golden(name: string): RunEvent[] {
+  const path = fileURLToPath(new URL(`../../fixtures/golden/${name}.jsonl`, import.meta.url));
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => RunEvent.parse(JSON.parse(l)));
+}
+
+const EPOCH = Date.UTC(2025, 0, 2, 3, 4, 5);
+
+/** Round-trips through JSON text, as a file download or an HTTP push would. */
+function exported(name: string): OtlpSpan[] {
+  const text = JSON.stringify(runToOtlp(golden(name), { epochMs: EPOCH, serviceName: "test-svc" }));
+  const trace = JSON.parse(text) as ReturnType<typeof runToOtlp>;
+  return trace.resourceSpans[0]!.scopeSpans[0]!.spans;
+}
+
+function attr(span: OtlpSpan | undefined, key: string): unknown {
+  const value = span?.attributes.find((a: OtlpAttribute) => a.key === key)?.value;
+  if (!value) return undefined;
+  if ("stringValue" in value) return value.stringValue;
+  if ("intValue" in value) return Number(value.intValue);
+  if ("doubleValue" in value) return value.doubleValue;
+  if ("boolValue" in value) return value.boolValue;
+  return value.arrayValue.values.map((v) => ("stringValue" in v ? v.stringValue : v));
+}
+
+const kind = (s: OtlpSpan) => attr(s, "openinference.span.kind");
+
+describe.each(["fresh", "stale", "halted", "degraded", "no-evidence"])("golden %s as OTLP", (name) => {
+  const spans = exported(name);
+
+  it("is one trace with exactly one root span, the invoke_agent AGENT span", () => {
+    const roots = spans.filter((s) => !s.parentSpanId);
+    expect(roots).toHaveLength(1);
+    expect(roots[0]!.name).toBe("invoke_agent reflect");
+    expect(kind(roots[0]!)).toBe("AGENT");
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    expect(spans[0]!.traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it("gives every span a unique id and a parent that exists in the trace", () => {
+    const ids = spans.map((s) => s.spanId);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const s of spans.filter((x) => x.parentSpanId)) expect(ids).toContain(s.parentSpanId);
+  });
+
+  it("keeps every child inside its parent's time range", () => {
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    for (const s of spans) {
+      expect(BigInt(s.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(s.startTimeUnixNano));
+      const parent = s.parentSpanId ? byId.get(s.parentSpanId) : undefined;
+      if (!parent) continue;
+      expect(BigInt(s.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(parent.startTimeUnixNano));
+      expect(BigInt(s.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(parent.endTimeUnixNano));
+    }
+  });
+
+  it("is deterministic: the same log exports to the same ids", () => {
+    expect(exported(name).map((s) => s.spanId)).toEqual(spans.map((s) => s.spanId));
+  });
+});
+
+describe("span shapes (golden fresh)", () => {
+  const events = golden("fresh");
+  const spans = exported("fresh");
+  const root = spans.find((s) => !s.parentSpanId)!;
+
+  it("has one chat span per model call, with model name, usage and finish reason", () => {
+    const chats = spans.filter((s) => attr(s, "gen_ai.operation.name") === "chat");
+    const responses = events.filter((e) => e.type === "llm.response");
+    expect(chats).toHaveLength(responses.length);
+    expect(chats[0]!.name).toBe("chat scripted-test-model");
+    expect(chats[0]!.parentSpanId).toBe(root.spanId);
+    expect(kind(chats[0]!)).toBe("LLM");
+    const first = responses[0]!;
+    if (first.type !== "llm.response") throw new Error("unreachable");
+    expect(attr(chats[0], "gen_ai.usage.input_tokens")).toBe(first.payload.tokensIn);
+    expect(attr(chats[0], "gen_ai.usage.output_tokens")).toBe(first.payload.tokensOut);
+    expect(attr(chats[0], "gen_ai.response.finish_reasons")).toEqual([first.payload.finishReason]);
+    expect(attr(chats[0], "gen_ai.request.model")).toBe("scripted-test-model");
+    expect(attr(chats[0], "llm.input_messages.0.message.role")).toBe("system");
+    expect(attr(chats[0], "reflect.tool_choice")).toBe("search_mental_models");
+  });
+
+  it("times spans from the run epoch plus the event offsets", () => {
+    const request = events.find((e) => e.type === "llm.request")!;
+    const response = events.find((e) => e.type === "llm.response")!;
+    const chat = spans.find((s) => attr(s, "gen_ai.operation.name") === "chat")!;
+    expect(chat.startTimeUnixNano).toBe(String(BigInt(EPOCH + request.at) * 1_000_000n));
+    expect(chat.endTimeUnixNano).toBe(String(BigInt(EPOCH + response.at) * 1_000_000n));
+  });
+
+  it("exports tool calls as execute_tool TOOL spans and tier searches as memory/retrieval RETRIEVER children", () => {
+    const tool = spans.find((s) => s.name === "execute_tool search_mental_models")!;
+    expect(attr(tool, "gen_ai.operation.name")).toBe("execute_tool");
+    expect(attr(tool, "gen_ai.tool.name")).toBe("search_mental_models");
+    expect(attr(tool, "gen_ai.tool.call.id")).toEqual(expect.any(String));
+    expect(kind(tool)).toBe("TOOL");
+    expect(tool.parentSpanId).toBe(root.spanId);
+
+    const search = spans.find((s) => s.parentSpanId === tool.spanId)!;
+    expect(search.name).toBe("search_memory mental_models");
+    expect(kind(search)).toBe("RETRIEVER");
+    expect(attr(search, "gen_ai.operation.name")).toBe("search_memory");
+    expect(attr(search, "gen_ai.memory.store.id")).toBe("bank");
+    expect(attr(search, "gen_ai.memory.query.text")).toEqual(expect.any(String));
+    expect(attr(search, "gen_ai.retrieval.query.text")).toBe(attr(search, "gen_ai.memory.query.text"));
+    const docs = JSON.parse(attr(search, "gen_ai.retrieval.documents") as string) as { id: string; content: string }[];
+    expect(docs.length).toBe(attr(search, "gen_ai.memory.record.count"));
+    expect(docs.length).toBeGreaterThan(0);
+    expect(attr(search, "retrieval.documents.0.document.id")).toBe(docs[0]!.id);
+    expect(attr(search, "retrieval.documents.0.document.content")).toBe(docs[0]!.content);
+
+    const done = spans.find((s) => s.name === "execute_tool done")!;
+    expect(spans.some((s) => s.parentSpanId === done.spanId)).toBe(false);
+  });
+
+  it("records the freshness check as a span event and the citations as root attributes", () => {
+    const check = root.events.find((e) => e.name === "reflect.freshness_check")!;
+    expect(check.attributes.find((a) => a.key === "reflect.verdict")?.value).toEqual({ stringValue: "release" });
+    const finished = events.find((e) => e.type === "run.finished")!;
+    if (finished.type !== "run.finished") throw new Error("unreachable");
+    expect(attr(root, "reflect.citations.mental_model_ids")).toEqual(finished.payload.citations.mental_model_ids);
+    expect(attr(root, "reflect.citations.memory_ids")).toEqual(finished.payload.citations.memory_ids);
+    expect(attr(root, "output.value")).toBe(finished.payload.answer);
+    expect(attr(root, "gen_ai.usage.input_tokens")).toBe(finished.payload.usage.inputTokens);
+    expect(root.status.code).toBe(1);
+  });
+});
+
+describe("steering and guards", () => {
+  it("records nudge and halt as root span events", () => {
+    const root = exported("halted").find((s) => !s.parentSpanId)!;
+    expect(root.events.map((e) => e.name)).toEqual(
+      expect.arrayContaining(["reflect.steering_nudge", "reflect.steering_halt", "reflect.citations_validated"]),
+    );
+    expect(attr(root, "reflect.status")).toBe("halted");
+  });
+
+  it("records output-guard actions as span events", () => {
+    const root = exported("degraded").find((s) => !s.parentSpanId)!;
+    expect(root.events.filter((e) => e.name === "reflect.guard_output")).toHaveLength(2);
+  });
+
+  it("marks failed tool calls as errors", () => {
+    const spans = exported("halted");
+    const tools = spans.filter((s) => attr(s, "gen_ai.operation.name") === "execute_tool");
+    const failing = tools.filter((s) => s.status.code === 2);
+    expect(failing.length).toBeGreaterThan(0);
+    for (const s of failing) expect(attr(s, "error.type")).toEqual(expect.any(String));
+  });
+});
+
+describe("a run still in flight", () => {
+  it("exports an unset root status and closes open spans at the last event", () => {
+    const events = golden("fresh").filter((e) => e.seq <= 3);
+    const spans = runToOtlp(events, { epochMs: EPOCH }).resourceSpans[0]!.scopeSpans[0]!.spans;
+    const root = spans.find((s) => !s.parentSpanId)!;
+    expect(root.status.code).toBe(0);
+    expect(attr(root, "reflect.status")).toBe("running");
+    const tool = spans.find((s) => s.name.startsWith("execute_tool"))!;
+    expect(tool.endTimeUnixNano).toBe(String(BigInt(EPOCH + events[3]!.at) * 1_000_000n));
+  });
+
+  it("uses the service name on the resource", () => {
+    const trace = runToOtlp(golden("fresh"), { serviceName: "svc" });
+    expect(trace.resourceSpans[0]!.resource.attributes).toContainEqual({
+      key: "service.name",
+      value: { stringValue: "svc" },
+    });
+  });
+});
