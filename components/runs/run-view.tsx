@@ -26,7 +26,16 @@ interface LiveState {
 }
 
 /** The run page body: header, virtualized timeline, answer and messages; follows a running run live. */
-export function RunView({ runId, initialEvents }: { runId: string; initialEvents: RunEvent[] }) {
+export function RunView({
+  runId,
+  initialEvents,
+  replayNotes,
+}: {
+  runId: string;
+  initialEvents: RunEvent[];
+  /** Fork: replayed iterations whose tool results differ from the parent's. */
+  replayNotes?: { iteration: number; text: string }[];
+}) {
   const folderRef = useRef<RunFolder | null>(null);
   const [live, setLive] = useState<LiveState>(() => {
     const folder = createRunFolder();
@@ -85,6 +94,10 @@ export function RunView({ runId, initialEvents }: { runId: string; initialEvents
 
   const items = useMemo(() => flattenTimeline(view, collapsed), [view, collapsed]);
   const rowsById = useMemo(() => indexRows(view), [view]);
+  const replayNoteByIteration = useMemo(
+    () => new Map((replayNotes ?? []).map((n) => [n.iteration, n.text] as const)),
+    [replayNotes],
+  );
 
   const toggleIteration = useCallback((index: number, collapse?: boolean) => {
     setCollapsed((prev) => {
@@ -162,6 +175,7 @@ export function RunView({ runId, initialEvents }: { runId: string; initialEvents
             selectedRowId={selectedRowId}
             highlightedRowId={highlightedRowId}
             onSelectRow={setSelectedRowId}
+            replayNotes={replayNoteByIteration}
           />
         </div>
         <div className="min-w-0">

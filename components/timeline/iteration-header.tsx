@@ -6,17 +6,23 @@ export function IterationHeader({
   iteration,
   collapsed,
   onToggle,
+  replayNote,
 }: {
   iteration: TimelineIteration;
   collapsed: boolean;
   onToggle: () => void;
+  /** Set when this replayed iteration's tool results differ from the parent's. */
+  replayNote?: string;
 }) {
   const it = iteration;
   return (
     <div
-      className="flex items-center gap-2 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px]"
+      className={`flex items-center gap-2 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px] ${
+        it.replayed ? "text-slate-500" : ""
+      }`}
       data-testid="timeline-iteration"
       data-mode={it.mode}
+      data-replayed={it.replayed || undefined}
       data-iteration={it.index}
     >
       <button
@@ -51,6 +57,13 @@ export function IterationHeader({
         <Badge tone="neutral" title="Response replayed from the parent run">
           replayed
         </Badge>
+      )}
+      {replayNote && (
+        <span data-testid="replay-differs">
+          <Badge tone="warning" title={replayNote}>
+            tool results differ from the parent
+          </Badge>
+        </span>
       )}
       {it.toolCalls.length > 0 && (
         <span className="truncate font-mono text-[11px] text-slate-600" title="Tools the model called">

@@ -50,6 +50,8 @@ export interface TimelineListProps {
   /** The row that retrieved the selected citation. */
   highlightedRowId: string | null;
   onSelectRow: (rowId: string) => void;
+  /** Fork: replayed iterations whose tool results differ from the parent's, with what differed. */
+  replayNotes?: ReadonlyMap<number, string>;
 }
 
 /**
@@ -65,8 +67,14 @@ export function TimelineList({
   selectedRowId,
   highlightedRowId,
   onSelectRow,
+  replayNotes,
 }: TimelineListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  // Rows of iterations replayed from a parent run are dimmed: the model was not asked for them.
+  const replayedIterations = useMemo(
+    () => new Set(items.flatMap((i) => (i.type === "iteration" && i.iteration.replayed ? [i.iteration.index] : []))),
+    [items],
+  );
   const [hasFocus, setHasFocus] = useState(false);
   const indexByKey = useMemo(() => new Map(items.map((it, i) => [it.key, i])), [items]);
   const focusedIndex = focusedKey === null ? -1 : (indexByKey.get(focusedKey) ?? -1);
@@ -190,6 +198,7 @@ export function TimelineList({
                     iteration={item.iteration}
                     collapsed={item.collapsed}
                     onToggle={() => onToggleIteration(item.iteration.index)}
+                    replayNote={replayNotes?.get(item.iteration.index)}
                   />
                 ) : (
                   <div
@@ -199,6 +208,8 @@ export function TimelineList({
                     data-selected={item.row.id === selectedRowId || undefined}
                     data-highlighted={item.row.id === highlightedRowId || undefined}
                     className={`border-b border-l-4 border-b-slate-100 py-1 pr-2 pl-3 ${rowRule(item.row)} ${
+                      item.row.iteration !== null && replayedIterations.has(item.row.iteration) ? "opacity-60" : ""
+                    } ${
                       item.row.id === highlightedRowId
                         ? "bg-yellow-50"
                         : item.row.id === selectedRowId

@@ -1535,7 +1535,7 @@ const MODEL_SPECS: ModelSpec[] = [
     content: `Moving dashboards from the nightly Postgres batch load to incremental ingestion into ClickHouse (owner: Sam Okafor).
 - Dual-write started July 8; row counts match within 0.02%.
 - Open problem: about 3% of events arrive more than 48 hours late.
-- Cutover date: not set yet.`,
+- Cutover: not scheduled yet.`,
   },
   {
     id: "mm-incident-review",

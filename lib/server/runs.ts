@@ -10,9 +10,20 @@ import { createMemoryStore } from "@/db/memory-store";
 import { createRun, createRunSink, finishRun, getRun, getRunEvents, listRuns, type RunRecord } from "@/db/runs";
 import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
 import type { RunListItem } from "@/lib/query/runs";
-import { Budget, type ModelPort, type ReflectResult, RunMode, runReflect, Scope } from "@/lib/reflect";
+import {
+  Budget,
+  type ModelPort,
+  type ReflectOptions,
+  type ReflectResult,
+  RunMode,
+  runReflect,
+  Scope,
+  type SkillSnapshot,
+} from "@/lib/reflect";
 import { ServiceError } from "./action";
+import { memoryStoreOptions } from "./embeddings";
 import { getModel } from "./model";
+import { pushRunTraceInBackground } from "./otlp-push";
 
 export const StartRunInput = z.object({
   bankId: z.string().trim().min(1, "choose a bank"),
@@ -43,23 +54,34 @@ export interface StartedRun {
 export async function startRun(
   db: Db,
   raw: StartRunInput,
-  options: { model?: ModelPort; excludeTiers?: ("mental_models" | "observations" | "raw_facts")[] } = {},
+  options: {
+    model?: ModelPort;
+    excludeTiers?: ("mental_models" | "observations" | "raw_facts")[];
+    /** Fork: the parent's responses replayed below `forkAt`; recorded as `forkedAtIteration`. */
+    replay?: ReflectOptions["replay"];
+    /** "Try" a skill draft: run with this snapshot instead of the saved skill (nothing is saved). */
+    skillOverride?: SkillSnapshot;
+  } = {},
 ): Promise<StartedRun> {
   const input = StartRunInput.parse(raw);
   const bank = await getBank(db, input.bankId);
   if (!bank) throw new ServiceError("not_found", `unknown bank "${input.bankId}"`, { bankId: ["unknown bank"] });
-  const skillRecord = input.skill
-    ? await getSkill(db, { bankId: bank.id, name: input.skill })
-    : ((await getSkill(db, { bankId: bank.id, name: "recap" })) ?? (await listSkills(db, bank.id))[0] ?? null);
-  if (!skillRecord) {
+  const skillRecord = options.skillOverride
+    ? null
+    : input.skill
+      ? await getSkill(db, { bankId: bank.id, name: input.skill })
+      : ((await getSkill(db, { bankId: bank.id, name: "recap" })) ?? (await listSkills(db, bank.id))[0] ?? null);
+  const skill = options.skillOverride ?? (skillRecord && toSkillSnapshot(skillRecord));
+  if (!skill) {
     throw new ServiceError("not_found", `unknown skill "${input.skill ?? "recap"}" in bank ${bank.id}`, {
       skill: ["unknown skill"],
     });
   }
-  const skill = toSkillSnapshot(skillRecord);
   const budget = input.budget || skill.budget;
   const scope = input.scope || skill.retrieval.scope;
   const model = options.model ?? getModel();
+  // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.
+  const memory = createMemoryStore(db, memoryStoreOptions());
   const runId = newRunId();
 
   await createRun(db, {
@@ -72,13 +94,14 @@ export async function startRun(
     scope,
     model: model.info,
     parentRunId: input.parentRunId ?? null,
+    forkedAtIteration: options.replay?.forkAt ?? null,
   });
 
   const finished = (async (): Promise<ReflectResult> => {
     const started = Date.now();
     const result = await runReflect(
       {
-        memory: createMemoryStore(db),
+        memory,
         model,
         // Each append is durable before the engine goes on: a crash keeps every event so far.
         sink: createRunSink(db, runId),
@@ -97,7 +120,9 @@ export async function startRun(
         responseSchema: input.responseSchema,
         excludeTiers: options.excludeTiers ?? [],
         parentRunId: input.parentRunId ?? null,
+        forkedAtIteration: options.replay?.forkAt ?? null,
       },
+      { replay: options.replay },
     ).catch(
       (err: unknown): ReflectResult => ({
         status: "failed",
@@ -113,6 +138,7 @@ export async function startRun(
       }),
     );
     await finishRun(db, runId, { ...result, durationMs: Date.now() - started });
+    pushRunTraceInBackground(db, runId);
     return result;
   })();
   inFlight.set(runId, finished);

@@ -1,13 +1,39 @@
 import { notFound } from "next/navigation";
+import { forkAction, rerunAction } from "@/app/actions/rerun";
+import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
 import { getAppDb } from "@/lib/server/db";
+import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
 import { getRunWithEvents } from "@/lib/server/runs";
 
 export const dynamic = "force-dynamic";
 
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const found = await getRunWithEvents(await getAppDb(), id);
+  const db = await getAppDb();
+  const found = await getRunWithEvents(db, id);
   if (!found) notFound();
-  return <RunView runId={found.run.id} initialEvents={found.events} />;
+  const [context, divergence] = await Promise.all([getRerunContext(db, id), getReplayDivergence(db, id)]);
+  return (
+    <div className="flex flex-col gap-2">
+      {context && (
+        <RunActions
+          data={context}
+          iterations={context.run.iterations}
+          finished={context.run.status !== "running"}
+          parentRunId={context.run.parentRunId}
+          rerun={rerunAction}
+          fork={forkAction}
+        />
+      )}
+      <RunView
+        runId={found.run.id}
+        initialEvents={found.events}
+        replayNotes={divergence.map((d) => ({
+          iteration: d.iteration,
+          text: `${d.where}: parent ${d.parent} → fork ${d.fork}`,
+        }))}
+      />
+    </div>
+  );
 }

@@ -1,0 +1,21 @@
+"use server";
+
+import { defineAction } from "@/lib/server/action";
+import { getAppDb } from "@/lib/server/db";
+import { ForkInput, forkRun, RerunInput, rerunWithChanges } from "@/lib/server/rerun";
+
+/** Saves the drawer's skill and mental-model edits as new versions, then starts the child run. */
+export async function rerunAction(input: unknown) {
+  return defineAction(RerunInput, async (data) => {
+    const { runId } = await rerunWithChanges(await getAppDb(), data);
+    return { runId };
+  })(input);
+}
+
+/** Re-runs a run replaying its model responses before iteration `forkAt`. */
+export async function forkAction(input: unknown) {
+  return defineAction(ForkInput, async (data) => {
+    const { runId } = await forkRun(await getAppDb(), data);
+    return { runId };
+  })(input);
+}

@@ -1,0 +1,39 @@
+import type { DiffOp } from "@/lib/timeline/text-diff";
+import { DiffText } from "./diff-text";
+
+/** Below this share of unchanged text an inline word diff is noise: show both answers instead. */
+const INLINE_MIN_SAME = 0.5;
+
+function sameShare(ops: DiffOp[]): number {
+  let same = 0;
+  let total = 0;
+  for (const o of ops) {
+    total += o.text.length;
+    if (o.op === "same") same += o.text.length;
+  }
+  return total === 0 ? 1 : same / total;
+}
+
+/** The answer diff: inline words when the answers are close, A and B stacked when they are rewrites. */
+export function AnswerDiff({ ops, a, b }: { ops: DiffOp[]; a: string; b: string }) {
+  if (!ops.some((o) => o.op !== "same")) {
+    return (
+      <p className="text-[12px] text-slate-600" data-testid="answer-diff">
+        Same answer.
+      </p>
+    );
+  }
+  if (sameShare(ops) >= INLINE_MIN_SAME) return <DiffText ops={ops} testId="answer-diff" />;
+  return (
+    <div className="flex flex-col gap-2 text-[12px]" data-testid="answer-diff" data-layout="stacked">
+      <del className="block whitespace-pre-wrap rounded border border-rose-200 bg-rose-50 p-2 text-rose-950 no-underline">
+        <span className="mb-1 block text-[11px] font-semibold text-rose-800">A</span>
+        {a}
+      </del>
+      <ins className="block whitespace-pre-wrap rounded border border-emerald-200 bg-emerald-50 p-2 text-emerald-950 no-underline">
+        <span className="mb-1 block text-[11px] font-semibold text-emerald-800">B</span>
+        {b}
+      </ins>
+    </div>
+  );
+}

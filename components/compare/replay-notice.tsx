@@ -1,0 +1,21 @@
+import type { ReplayDivergence } from "@/lib/timeline/compare";
+
+/** A fork re-executes tools against today's memory: says where a replayed step got different results. */
+export function ReplayNotice({ divergences }: { divergences: ReplayDivergence[] }) {
+  return (
+    <div
+      className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-[12px] text-amber-950"
+      role="note"
+      data-testid="replay-divergence"
+    >
+      <p className="font-semibold">Replayed steps got different tool results than the parent (memory changed since):</p>
+      <ul className="mt-1 list-disc pl-5">
+        {divergences.map((d, i) => (
+          <li key={i} data-iteration={d.iteration}>
+            iteration {d.iteration}, {d.where}: parent {d.parent} → fork {d.fork}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import { RunStatusBadge } from "@/components/runs/run-status-badge";
+import type { RunSummary } from "@/lib/timeline/compare";
+import { formatCount } from "@/lib/timeline/format";
+
+/** One side of a comparison: which run, and what it cost. */
+export function RunSummaryCard({ side, run, other }: { side: "A" | "B"; run: RunSummary; other: RunSummary }) {
+  const fewer = side === "B" && run.llmCalls < other.llmCalls;
+  return (
+    <section className="rounded border border-slate-200 bg-white p-3 text-[12px]" data-testid={`compare-run-${side}`}>
+      <div className="mb-1 flex items-center gap-2">
+        <span className="rounded bg-slate-800 px-1.5 font-mono text-[11px] text-white">{side}</span>
+        <a className="font-mono text-indigo-700 underline" href={`/runs/${run.runId}`}>
+          {run.runId}
+        </a>
+        <RunStatusBadge status={run.status} />
+        {run.forkedAtIteration !== null && (
+          <span className="text-slate-600">forked at iteration {run.forkedAtIteration}</span>
+        )}
+      </div>
+      <p className="mb-2 font-medium text-slate-900">{run.question}</p>
+      <dl className="grid grid-cols-4 gap-x-3 gap-y-1">
+        <div>
+          <dt className="text-[11px] uppercase tracking-wide text-slate-500">LLM calls</dt>
+          <dd
+            className={`font-semibold ${fewer ? "text-emerald-800" : "text-slate-900"}`}
+            data-testid="compare-llm-calls"
+          >
+            {run.llmCalls}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-[11px] uppercase tracking-wide text-slate-500">Tokens in / out</dt>
+          <dd className="font-semibold text-slate-900">
+            {formatCount(run.tokensIn)} / {formatCount(run.tokensOut)}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-[11px] uppercase tracking-wide text-slate-500">Iterations</dt>
+          <dd className="font-semibold text-slate-900">{run.iterations}</dd>
+        </div>
+        <div>
+          <dt className="text-[11px] uppercase tracking-wide text-slate-500">Skill</dt>
+          <dd className="font-semibold text-slate-900">
+            {run.skill ? `${run.skill.name} v${run.skill.version}` : "—"}
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+import { TIER_CLASS, TIER_LABEL } from "@/components/timeline/tones";
+import type { StepSide as StepSideData } from "@/lib/timeline/compare";
+import { TIER_ORDER } from "@/lib/timeline/compare";
+
+/** What one run did in one iteration: tool choice, each call with its query and returned ids, freshness, steering. */
+export function StepSide({ step }: { step: StepSideData | null }) {
+  if (!step) return <p className="text-[12px] text-slate-400 italic">did not run</p>;
+  return (
+    <div className={`flex flex-col gap-1 text-[12px] ${step.replayed ? "opacity-60" : ""}`}>
+      <div className="flex flex-wrap items-center gap-1.5 text-slate-600">
+        <span className="font-mono">{step.toolChoice === "auto" ? "auto" : step.toolChoice.replace(":", " · ")}</span>
+        {step.replayed && <span className="rounded border border-slate-300 px-1 text-[11px]">replayed</span>}
+        <span className="ml-auto tabular-nums">
+          {step.llmCalls === 0 ? "no model call" : `${step.tokensIn} in / ${step.tokensOut} out`}
+        </span>
+      </div>
+      {step.calls.map((c, i) => (
+        <div key={i} className="rounded border border-slate-200 bg-slate-50 px-1.5 py-1">
+          <div className="flex flex-wrap items-center gap-1.5">
+            {c.tier && (
+              <span className={`rounded border px-1 text-[11px] ${TIER_CLASS[c.tier]}`}>{TIER_LABEL[c.tier]}</span>
+            )}
+            <span className="font-mono font-medium text-slate-900">{c.tool}</span>
+            {c.query && <span className="text-slate-700">“{c.query}”</span>}
+            {c.outcome && c.outcome !== "success" && (
+              <span className="text-amber-800">{c.outcome.replace("_", " ")}</span>
+            )}
+          </div>
+          {TIER_ORDER.some((t) => c.ids[t].length > 0) && (
+            <p className="mt-0.5 break-words font-mono text-[11px] text-slate-600">
+              {TIER_ORDER.flatMap((t) => c.ids[t]).join(" ")}
+            </p>
+          )}
+        </div>
+      ))}
+      {step.freshness && (
+        <p
+          className={step.freshness.verdict === "release" ? "text-emerald-800" : "text-amber-900"}
+          data-testid="step-freshness"
+          data-verdict={step.freshness.verdict}
+        >
+          freshness check: <span className="font-semibold">{step.freshness.verdict.replace("_", " ")}</span> —{" "}
+          {step.freshness.why}
+        </p>
+      )}
+      {step.steering.map((s, i) => (
+        <p key={i} className="text-orange-800">
+          {s}
+        </p>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useCallback, useState } from "react";
+import { type ActionResult, unwrap } from "@/lib/query/unwrap";
+import { RerunDrawer, type RerunDrawerData, type RerunRequest } from "./rerun-drawer";
+
+const button =
+  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
+
+/** The curation loop's entry points on a run page: re-run with changes, fork, compare with the parent. */
+export function RunActions({
+  data,
+  iterations,
+  finished,
+  parentRunId,
+  rerun,
+  fork,
+}: {
+  data: RerunDrawerData;
+  iterations: number;
+  finished: boolean;
+  parentRunId: string | null;
+  rerun: (input: RerunRequest) => Promise<ActionResult<{ runId: string }>>;
+  fork: (input: { parentRunId: string; forkAt: number }) => Promise<ActionResult<{ runId: string }>>;
+}) {
+  const router = useRouter();
+  const [drawer, setDrawer] = useState(false);
+  const closeDrawer = useCallback(() => setDrawer(false), []);
+  const [forkAt, setForkAt] = useState(Math.min(1, Math.max(0, iterations - 1)));
+  const forking = useMutation({
+    mutationFn: (input: { parentRunId: string; forkAt: number }) => unwrap(fork(input)),
+    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+  });
+  const canFork = finished && data.run.mode !== "facts" && iterations > 0;
+
+  return (
+    <div className="flex flex-wrap items-center gap-2" data-testid="run-actions">
+      <button type="button" className={button} onClick={() => setDrawer(true)} data-testid="open-rerun">
+        Re-run with changes
+      </button>
+      <form
+        className="flex items-center gap-1"
+        onSubmit={(e) => {
+          e.preventDefault();
+          forking.mutate({ parentRunId: data.run.id, forkAt });
+        }}
+      >
+        <label className="flex items-center gap-1 text-[12px] text-slate-700">
+          <span>Fork from iteration</span>
+          <select
+            className="rounded border border-slate-300 px-1 py-0.5 text-[12px]"
+            value={forkAt}
+            disabled={!canFork}
+            onChange={(e) => setForkAt(Number(e.target.value))}
+            data-testid="fork-at"
+          >
+            {Array.from({ length: Math.max(1, iterations) }, (_, i) => (
+              <option key={i} value={i}>
+                {i}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="submit"
+          className={button}
+          disabled={!canFork || forking.isPending}
+          title={
+            canFork
+              ? "Replays this run's model responses before the iteration, then calls the model live"
+              : "Available once the run has finished (and made model calls)"
+          }
+          data-testid="fork"
+        >
+          {forking.isPending ? "Forking…" : "Fork…"}
+        </button>
+      </form>
+      {parentRunId && (
+        <a
+          className={`${button} text-indigo-800`}
+          href={`/runs/compare?a=${encodeURIComponent(parentRunId)}&b=${encodeURIComponent(data.run.id)}`}
+          data-testid="compare-with-parent"
+        >
+          Compare with parent
+        </a>
+      )}
+      {forking.error && (
+        <span className="text-[12px] text-red-700" role="alert">
+          {forking.error.message}
+        </span>
+      )}
+      {drawer && <RerunDrawer data={data} rerun={rerun} onClose={closeDrawer} />}
+    </div>
+  );
+}

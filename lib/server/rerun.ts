@@ -1,0 +1,293 @@
+/**
+ * The curation loop's services: re-run a run with changed inputs (saving skill and mental-model
+ * edits as new versions first), fork a run from iteration k (replaying the parent's recorded
+ * model responses before k), and compare two runs.
+ */
+import { z } from "zod";
+import { getBank } from "@/db/banks";
+import type { Db } from "@/db/client";
+import { ConflictError } from "@/db/errors";
+import { getMentalModel, listMentalModels, type MentalModelRecord, saveMentalModel } from "@/db/mental-models";
+import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
+import { getSkill, saveSkill } from "@/db/skills";
+import { Budget, type ModelPort, type ModelResponse, RunMode, Scope } from "@/lib/reflect";
+import type { RunEvent } from "@/lib/reflect/events";
+import { compareRuns, type RunComparison, replayDivergence } from "@/lib/timeline/compare";
+import { ServiceError } from "./action";
+import { type StartedRun, startRun } from "./runs";
+
+const StaleOverride = z.enum(["stale", "fresh"]).nullable();
+
+export const MentalModelEdit = z.object({
+  id: z.string().min(1),
+  /** The version the edit was based on; a newer one saved meanwhile is a conflict. */
+  expectedVersion: z.number().int().positive(),
+  /** New content; omit to keep it. */
+  content: z.string().trim().min(1, "content cannot be empty").optional(),
+  /** New override; omit to keep it, null to clear it. */
+  staleOverride: StaleOverride.optional(),
+});
+export type MentalModelEdit = z.infer<typeof MentalModelEdit>;
+
+export const RerunInput = z.object({
+  parentRunId: z.string().min(1),
+  question: z.string().trim().min(1, "ask a question").max(4000, "keep the question under 4,000 characters"),
+  budget: Budget,
+  mode: RunMode,
+  scope: Scope,
+  mission: z.string().trim().min(1, "the mission cannot be empty").optional(),
+  disposition: z.array(z.string().trim().min(1)).optional(),
+  /** The skill version the mission/disposition edit was based on. */
+  skillExpectedVersion: z.number().int().positive().optional(),
+  mentalModelEdits: z.array(MentalModelEdit).default([]),
+});
+export type RerunInput = z.input<typeof RerunInput>;
+
+export const ForkInput = z.object({
+  parentRunId: z.string().min(1),
+  forkAt: z.number().int().min(0),
+});
+export type ForkInput = z.input<typeof ForkInput>;
+
+interface ServiceOptions {
+  model?: ModelPort;
+}
+
+async function parentOf(db: Db, runId: string): Promise<RunRecord> {
+  const run = await getRun(db, runId);
+  if (!run) throw new ServiceError("not_found", `run ${runId} not found`);
+  if (run.status === "running") throw new ServiceError("conflict", `run ${runId} is still running`);
+  return run;
+}
+
+function conflict(what: string, error: ConflictError<unknown>): ServiceError {
+  return new ServiceError("conflict", `${what} changed meanwhile (${error.message}); reload and try again`);
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Saves the edits as new versions, then starts the child run with `parentRunId` set. */
+export async function rerunWithChanges(db: Db, raw: RerunInput, options: ServiceOptions = {}): Promise<StartedRun> {
+  const input = RerunInput.parse(raw);
+  const parent = await parentOf(db, input.parentRunId);
+  const snapshot = parent.skillSnapshot;
+  let skillName = snapshot?.name;
+
+  if (snapshot && (input.mission !== undefined || input.disposition !== undefined)) {
+    const current = await getSkill(db, { bankId: parent.bankId, id: snapshot.id });
+    if (!current) throw new ServiceError("not_found", `skill ${snapshot.name} no longer exists`);
+    const mission = input.mission ?? current.mission;
+    const disposition = input.disposition ?? current.disposition;
+    if (mission !== current.mission || !sameList(disposition, current.disposition)) {
+      try {
+        const saved = await saveSkill(db, {
+          ...current,
+          expectedVersion: input.skillExpectedVersion ?? current.version,
+          mission,
+          disposition,
+        });
+        skillName = saved.name;
+      } catch (e) {
+        if (e instanceof ConflictError) throw conflict(`skill ${current.name}`, e);
+        throw e;
+      }
+    }
+  }
+
+  for (const edit of input.mentalModelEdits) {
+    const current = await getMentalModel(db, parent.bankId, edit.id);
+    if (!current) throw new ServiceError("not_found", `mental model ${edit.id} no longer exists`);
+    const content = edit.content ?? current.content;
+    const staleOverride = edit.staleOverride === undefined ? current.staleOverride : edit.staleOverride;
+    if (content === current.content && staleOverride === current.staleOverride) continue;
+    try {
+      await saveMentalModel(db, { ...current, expectedVersion: edit.expectedVersion, content, staleOverride });
+    } catch (e) {
+      if (e instanceof ConflictError) throw conflict(`mental model ${current.name}`, e);
+      throw e;
+    }
+  }
+
+  return startRun(
+    db,
+    {
+      bankId: parent.bankId,
+      skill: skillName,
+      question: input.question,
+      budget: input.budget,
+      mode: input.mode,
+      scope: input.scope,
+      anchorEvery: snapshot?.anchorEvery,
+      parentRunId: parent.id,
+    },
+    { model: options.model },
+  );
+}
+
+/**
+ * The parent's model responses for iterations before `forkAt`, as the engine replays them: the
+ * first response of each iteration (a guard retry is re-asked live), with zero usage.
+ */
+export function replayResponses(events: readonly RunEvent[], forkAt: number): ModelResponse[] {
+  const byIteration = new Map<number, ModelResponse>();
+  for (const e of events) {
+    if (e.type !== "llm.response" || e.iteration === undefined || e.iteration >= forkAt) continue;
+    if (byIteration.has(e.iteration)) continue;
+    byIteration.set(e.iteration, {
+      content: e.payload.text,
+      toolCalls: e.payload.toolCalls.map((c) => ({
+        id: c.id,
+        type: "function" as const,
+        function: { name: c.rawName, arguments: c.arguments },
+      })),
+      finishReason: e.payload.finishReason,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+  }
+  // The engine indexes responses by iteration: stop at the first iteration without one.
+  const out: ModelResponse[] = [];
+  for (let i = 0; i < forkAt; i++) {
+    const r = byIteration.get(i);
+    if (!r) break;
+    out.push(r);
+  }
+  return out;
+}
+
+/** Re-runs the parent's inputs, replaying its model responses below `forkAt` and calling the model live from there. */
+export async function forkRun(db: Db, raw: ForkInput, options: ServiceOptions = {}): Promise<StartedRun> {
+  const input = ForkInput.parse(raw);
+  const parent = await parentOf(db, input.parentRunId);
+  if (parent.mode === "facts") throw new ServiceError("invalid_input", "a facts-mode run makes no model calls to fork");
+  const iterations = parent.iterations ?? 0;
+  if (input.forkAt > Math.max(0, iterations - 1)) {
+    throw new ServiceError("invalid_input", `fork at an iteration between 0 and ${Math.max(0, iterations - 1)}`, {
+      forkAt: [`the parent ran ${iterations} iterations`],
+    });
+  }
+  const responses = replayResponses(await getRunEvents(db, parent.id), input.forkAt);
+  return startRun(
+    db,
+    {
+      bankId: parent.bankId,
+      skill: parent.skillName ?? undefined,
+      question: parent.question,
+      budget: Budget.parse(parent.budget),
+      mode: RunMode.parse(parent.mode),
+      scope: parent.scope,
+      anchorEvery: parent.skillSnapshot?.anchorEvery,
+      parentRunId: parent.id,
+    },
+    {
+      model: options.model,
+      replay: { forkAt: input.forkAt, responses },
+      // A fork replays the parent's exact skill version, whatever the skill says today.
+      skillOverride: parent.skillSnapshot ?? undefined,
+    },
+  );
+}
+
+export interface RerunContext {
+  run: {
+    id: string;
+    bankId: string;
+    question: string;
+    budget: z.infer<typeof Budget>;
+    mode: z.infer<typeof RunMode>;
+    scope: string;
+    status: string;
+    iterations: number;
+    parentRunId: string | null;
+  };
+  /** The skill as the run used it, and the version it is at now. */
+  skill: {
+    id: string;
+    name: string;
+    version: number;
+    mission: string;
+    disposition: string[];
+    currentVersion: number | null;
+  } | null;
+  /** Mental models the run read, as they are now (editable). */
+  mentalModels: (Pick<
+    MentalModelRecord,
+    "id" | "name" | "content" | "version" | "staleOverride" | "isStale" | "stalenessReason" | "usable"
+  > & { versionSeen: number | null })[];
+  scopes: string[];
+}
+
+/** What the re-run drawer and the fork control need, loaded server-side for the run page. */
+export async function getRerunContext(db: Db, runId: string): Promise<RerunContext | null> {
+  const run = await getRun(db, runId);
+  if (!run) return null;
+  const events = await getRunEvents(db, runId);
+  const seen = new Map<string, number | null>();
+  for (const e of events) {
+    if (e.type === "tool.result") for (const m of e.payload.mentalModels ?? []) seen.set(m.id, m.version);
+    if (e.type === "freshness.check") for (const m of e.payload.models) if (!seen.has(m.id)) seen.set(m.id, m.version);
+  }
+  const models = await listMentalModels(db, run.bankId, [...seen.keys()]);
+  const snapshot = run.skillSnapshot;
+  const currentSkill = snapshot ? await getSkill(db, { bankId: run.bankId, id: snapshot.id }) : null;
+  const teams = (await getBank(db, run.bankId))?.permittedTeams ?? [];
+  return {
+    run: {
+      id: run.id,
+      bankId: run.bankId,
+      question: run.question,
+      budget: Budget.parse(run.budget),
+      mode: RunMode.parse(run.mode),
+      scope: run.scope,
+      status: run.status,
+      iterations: run.iterations ?? 0,
+      parentRunId: run.parentRunId,
+    },
+    skill: snapshot
+      ? {
+          id: snapshot.id,
+          name: snapshot.name,
+          version: snapshot.version,
+          mission: snapshot.mission,
+          disposition: snapshot.disposition,
+          currentVersion: currentSkill?.version ?? null,
+        }
+      : null,
+    mentalModels: models.map((m) => ({
+      id: m.id,
+      name: m.name,
+      content: m.content,
+      version: m.version,
+      staleOverride: m.staleOverride,
+      isStale: m.isStale,
+      stalenessReason: m.stalenessReason,
+      usable: m.usable,
+      versionSeen: seen.get(m.id) ?? null,
+    })),
+    scopes: ["personal", ...teams.map((t) => `team:${t}`)],
+  };
+}
+
+export interface Comparison {
+  comparison: RunComparison;
+  /** For a fork compared with its parent: replayed steps whose tool results differ. */
+  replayDivergence: ReturnType<typeof replayDivergence>;
+}
+
+export async function getComparison(db: Db, a: string, b: string): Promise<Comparison | null> {
+  const [runA, runB] = await Promise.all([getRun(db, a), getRun(db, b)]);
+  if (!runA || !runB) return null;
+  const [eventsA, eventsB] = await Promise.all([getRunEvents(db, a), getRunEvents(db, b)]);
+  return {
+    comparison: compareRuns(eventsA, eventsB),
+    replayDivergence:
+      runB.parentRunId === runA.id && runB.forkedAtIteration !== null ? replayDivergence(eventsA, eventsB) : [],
+  };
+}
+
+/** For a fork's run page: its replayed steps whose tool results differ from the parent's. */
+export async function getReplayDivergence(db: Db, runId: string) {
+  const run = await getRun(db, runId);
+  if (!run?.parentRunId || run.forkedAtIteration === null) return [];
+  const [parentEvents, events] = await Promise.all([getRunEvents(db, run.parentRunId), getRunEvents(db, runId)]);
+  return replayDivergence(parentEvents, events);
+}

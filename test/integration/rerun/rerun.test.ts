@@ -1,0 +1,247 @@
+/**
+ * The curation loop's services on the demo bank with a real libSQL file: fork replays the
+ * parent's responses (the model is not asked again), re-run saves edits as new versions, and the
+ * comparison of parent and child shows where they parted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db/client";
+import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
+import { getRun, getRunEvents } from "@/db/runs";
+import { getSkill, getSkillVersions } from "@/db/skills";
+import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
+import type { RunEvent } from "@/lib/reflect/events";
+import { ServiceError } from "@/lib/server/action";
+import { ensureDemoBank } from "@/lib/server/db";
+import { forkRun, getComparison, getRerunContext, rerunWithChanges } from "@/lib/server/rerun";
+import { startRun } from "@/lib/server/runs";
+import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
+import { openTempDb } from "../db/temp-db";
+
+const QUESTION = "What did we decide about the launch date?";
+/** The launch plan's first line as a curator fixes it (the stale model still says October 6). */
+const FIXED_HEADLINE =
+  "**Atlas launch date: Tuesday, October 20, 2026** (decided at the September 22 go/no-go; it had moved from September 15 to October 6 on September 1).";
+
+let db: Db;
+let cleanup: () => void;
+let fake: FakeOpenAI;
+
+beforeAll(async () => {
+  ({ db, cleanup } = await openTempDb("rerun"));
+  expect(await ensureDemoBank(db)).toBe(true);
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake.close();
+  cleanup();
+});
+
+interface WireBody {
+  tool_choice?: { type: string; function?: { name: string } } | string;
+  messages: { role: string; content: string | null }[];
+}
+
+/** Obeys a named tool choice with a search; otherwise answers without citations. */
+function followScript(body: unknown) {
+  const choice = (body as WireBody).tool_choice;
+  const forced = typeof choice === "object" ? choice.function?.name : undefined;
+  if (forced && forced !== "done") {
+    return { tool_calls: [{ name: forced, arguments: { reason: "forced tier", query: "launch date" } }] };
+  }
+  return {
+    tool_calls: [
+      {
+        name: "done",
+        arguments: { answer: "The launch moved.", memory_ids: [], observation_ids: [], mental_model_ids: [] },
+      },
+    ],
+  };
+}
+
+const openaiModel = () =>
+  createOpenAIModel({
+    kind: "openai",
+    apiKey: "sk-test",
+    baseURL: fake.url,
+    model: "fake-model",
+    forcedToolChoice: "named",
+    timeoutMs: 5000,
+    maxRetries: 0,
+  });
+
+const chatRequests = () => fake.requests.filter((r) => r.path.endsWith("/chat/completions"));
+const ofType = <T extends RunEvent["type"]>(events: RunEvent[], type: T) =>
+  events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
+
+async function finishedRun(started: { runId: string; finished: Promise<unknown> }) {
+  await started.finished;
+  return { run: (await getRun(db, started.runId))!, events: await getRunEvents(db, started.runId) };
+}
+
+describe("forkRun", () => {
+  it("replays the parent's responses before k without calling the model, and calls it live from k", async () => {
+    fake.setScript((body) => followScript(body));
+    fake.requests.length = 0;
+    const parent = await finishedRun(
+      await startRun(
+        db,
+        { bankId: "demo", skill: "recap", budget: "low", question: QUESTION },
+        { model: openaiModel() },
+      ),
+    );
+    expect(chatRequests()).toHaveLength(4); // stale launch plan: mental models, observations, recall, done
+
+    fake.requests.length = 0;
+    const fork = await finishedRun(
+      await forkRun(db, { parentRunId: parent.run.id, forkAt: 2 }, { model: openaiModel() }),
+    );
+
+    const wire = chatRequests().map((r) => r.body as WireBody);
+    expect(wire).toHaveLength(2);
+    // The first request the model sees is iteration 2's forced recall, after the replayed turns.
+    expect(wire[0]!.tool_choice).toMatchObject({ function: { name: "recall" } });
+    expect(fork.run).toMatchObject({ parentRunId: parent.run.id, forkedAtIteration: 2, llmCalls: 2 });
+    const responses = ofType(fork.events, "llm.response");
+    expect(responses.map((r) => [r.iteration, r.payload.replayed])).toEqual([
+      [0, true],
+      [1, true],
+      [2, false],
+      [3, false],
+    ]);
+    expect(
+      responses.filter((r) => r.payload.replayed).every((r) => r.payload.tokensIn + r.payload.tokensOut === 0),
+    ).toBe(true);
+    const parentCalls = ofType(parent.events, "llm.response")
+      .slice(0, 2)
+      .map((r) => r.payload.toolCalls);
+    expect(responses.slice(0, 2).map((r) => r.payload.toolCalls)).toEqual(parentCalls);
+    expect(fork.run.flags).toContain("replayed");
+
+    const cmp = (await getComparison(db, parent.run.id, fork.run.id))!;
+    expect(cmp.replayDivergence).toEqual([]); // memory did not change between the two runs
+  });
+
+  it("refuses a fork point beyond the parent's iterations", async () => {
+    const parent = await finishedRun(
+      await startRun(
+        db,
+        { bankId: "demo", skill: "recap", budget: "low", question: QUESTION },
+        { model: createOfflineModel() },
+      ),
+    );
+    await expect(forkRun(db, { parentRunId: parent.run.id, forkAt: 40 })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+  });
+});
+
+describe("rerunWithChanges", () => {
+  it("fixing the stale launch plan makes the re-run short-circuit with fewer model calls", async () => {
+    const model = createOfflineModel();
+    const parent = await finishedRun(
+      await startRun(db, { bankId: "demo", skill: "recap", budget: "low", question: QUESTION }, { model }),
+    );
+    expect(parent.run.llmCalls).toBeGreaterThanOrEqual(4);
+
+    const ctx = (await getRerunContext(db, parent.run.id))!;
+    const plan = ctx.mentalModels.find((m) => m.id === "mm-launch-plan")!;
+    expect(plan).toMatchObject({ isStale: true, versionSeen: plan.version });
+
+    // The question also matches the never-refreshed pipeline model ("cutover date"): it is vouched for by override only.
+    const pipeline = ctx.mentalModels.find((m) => m.id === "mm-pipeline")!;
+    expect(pipeline).toMatchObject({ isStale: true, stalenessReason: "never refreshed" });
+    const content = plan.content.replace(/^.*$/m, FIXED_HEADLINE);
+    const child = await finishedRun(
+      await rerunWithChanges(
+        db,
+        {
+          parentRunId: parent.run.id,
+          question: QUESTION,
+          budget: "low",
+          mode: "synthesize",
+          scope: "personal",
+          mentalModelEdits: [
+            { id: plan.id, expectedVersion: plan.version, content, staleOverride: "fresh" },
+            { id: pipeline.id, expectedVersion: pipeline.version, staleOverride: "fresh" },
+          ],
+        },
+        { model },
+      ),
+    );
+
+    const saved = (await getMentalModel(db, "demo", plan.id))!;
+    expect(saved).toMatchObject({ version: plan.version + 1, content, staleOverride: "fresh", isStale: false });
+    expect((await getMentalModelVersions(db, "demo", plan.id))[0]?.content).toBe(content);
+    expect(await getMentalModel(db, "demo", pipeline.id)).toMatchObject({
+      version: pipeline.version + 1,
+      content: pipeline.content,
+      staleOverride: "fresh",
+    });
+    expect(child.run).toMatchObject({ parentRunId: parent.run.id, forkedAtIteration: null, llmCalls: 2 });
+    expect(child.run.flags).toContain("short_circuited");
+
+    const { comparison } = (await getComparison(db, parent.run.id, child.run.id))!;
+    expect(comparison.firstDivergence).toEqual({ iteration: 0, aspect: "freshness" });
+    expect(comparison.b.llmCalls).toBeLessThan(comparison.a.llmCalls);
+    const changed = comparison.mentalModels.find((m) => m.id === plan.id)!;
+    expect(changed).toMatchObject({ contentChanged: true, stalenessChanged: true });
+    expect(changed.contentDiff?.some((d) => d.op === "add" && d.text.includes("October 20"))).toBe(true);
+    expect(comparison.b.citations.mental_model_ids).toContain(plan.id);
+  });
+
+  it("saves a mission edit as a new skill version and the child runs with it", async () => {
+    const model = createOfflineModel();
+    const parent = await finishedRun(
+      await startRun(db, { bankId: "demo", skill: "decisions", question: QUESTION }, { model }),
+    );
+    const before = (await getSkill(db, { bankId: "demo", name: "decisions" }))!;
+    const mission = `${before.mission} Always name who made the decision.`;
+    const child = await finishedRun(
+      await rerunWithChanges(
+        db,
+        {
+          parentRunId: parent.run.id,
+          question: QUESTION,
+          budget: "high",
+          mode: "synthesize",
+          scope: "personal",
+          mission,
+          disposition: ["decisive", "brief"],
+          skillExpectedVersion: before.version,
+        },
+        { model },
+      ),
+    );
+    expect(child.run.skillSnapshot).toMatchObject({
+      version: before.version + 1,
+      mission,
+      disposition: ["decisive", "brief"],
+    });
+    expect((await getSkillVersions(db, "demo", before.id)).map((v) => v.version)).toEqual([
+      before.version + 1,
+      before.version,
+    ]);
+    const { comparison } = (await getComparison(db, parent.run.id, child.run.id))!;
+    expect(comparison.inputs.map((i) => i.field)).toEqual(
+      expect.arrayContaining(["skill", "mission", "disposition", "budget"]),
+    );
+  });
+
+  it("reports a conflict when the mental model changed since the drawer opened", async () => {
+    const parent = await finishedRun(
+      await startRun(db, { bankId: "demo", skill: "recap", question: QUESTION }, { model: createOfflineModel() }),
+    );
+    const plan = (await getMentalModel(db, "demo", "mm-launch-plan"))!;
+    const attempt = rerunWithChanges(db, {
+      parentRunId: parent.run.id,
+      question: QUESTION,
+      budget: "low",
+      mode: "synthesize",
+      scope: "personal",
+      mentalModelEdits: [{ id: plan.id, expectedVersion: plan.version - 1, content: "Launch is whenever." }],
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ServiceError);
+    await expect(attempt).rejects.toMatchObject({ code: "conflict" });
+    expect((await getMentalModel(db, "demo", plan.id))!.version).toBe(plan.version);
+  });
+});

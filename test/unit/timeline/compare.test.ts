@@ -1,0 +1,152 @@
+/** Run comparison on golden pairs produced by the real engine with scripted models. */
+import { describe, expect, it } from "vitest";
+import { compareRuns, diffStep, replayDivergence } from "@/lib/timeline/compare";
+import { observation } from "@/test/fixtures/in-memory-memory";
+import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
+import { ATLAS_OBSERVATIONS, atlasMemory, run, SKILL } from "../reflect/harness";
+import { SCENARIOS } from "../reflect/scenarios";
+
+async function scenario(name: "fresh" | "stale") {
+  const s = SCENARIOS[name]();
+  return (await run(s.memory, s.model, s.overrides)).events;
+}
+
+/** Obeys forced retrieval; under auto, digs into raw facts first when the mission asks to quote. */
+function missionReader() {
+  return new ScriptedModel((req) => {
+    const forced = forcedTool(req);
+    if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+    const system = req.messages[0]?.content ?? "";
+    const digs = typeof system === "string" && system.includes("quote");
+    const recalled = req.messages.some((m) => m.role === "tool" && m.content.includes('"memories"'));
+    if (!forced && digs && !recalled) return reply(call("recall", { query: "Atlas launch checklist" }));
+    return reply(
+      done("Atlas launches on March 14.", { mental_model_ids: ["mm1"], memory_ids: recalled ? ["f2"] : [] }),
+    );
+  });
+}
+
+describe("compareRuns", () => {
+  it("finds no divergence between two runs of the same inputs", async () => {
+    const a = await scenario("fresh");
+    const b = await scenario("fresh");
+    const cmp = compareRuns(a, b);
+    expect(cmp.firstDivergence).toBeNull();
+    expect(cmp.steps.map((s) => s.differences)).toEqual([[], []]);
+    expect(cmp.answerChanged).toBe(false);
+    expect(cmp.inputs).toEqual([]);
+    expect(cmp.mentalModels).toEqual([]);
+    expect(cmp.citations.every((c) => c.added.length === 0 && c.removed.length === 0)).toBe(true);
+  });
+
+  it("marks the first divergence at the freshness check when a stale model becomes fresh", async () => {
+    const cmp = compareRuns(await scenario("stale"), await scenario("fresh"));
+    expect(cmp.firstDivergence).toEqual({ iteration: 0, aspect: "freshness" });
+    const step0 = cmp.steps[0]!;
+    expect(step0.differences.map((d) => d.aspect)).toEqual(["freshness"]);
+    expect(step0.differences[0]!.a).toMatch(/^keep_forcing/);
+    expect(step0.differences[0]!.b).toMatch(/^release/);
+    // The forced path went on to observations; the short-circuited run answered under auto.
+    expect(cmp.steps[1]!.differences[0]).toMatchObject({
+      aspect: "tool_choice",
+      a: "forced:search_observations",
+      b: "auto",
+    });
+    expect(cmp.steps.slice(2).every((s) => s.b === null && s.differences[0]?.aspect === "presence")).toBe(true);
+    expect(cmp.a.llmCalls).toBe(4);
+    expect(cmp.b.llmCalls).toBe(2);
+    expect(cmp.citations.find((c) => c.tier === "mental_models")).toMatchObject({ added: ["mm1"], removed: [] });
+    expect(cmp.citations.find((c) => c.tier === "raw_facts")).toMatchObject({ added: [], removed: ["f1"] });
+    expect(cmp.answerChanged).toBe(true);
+    expect(cmp.answerDiff.filter((d) => d.op === "remove").map((d) => d.text.trim())).toContain(
+      "14, after the security review.",
+    );
+    expect(cmp.mentalModels).toEqual([
+      expect.objectContaining({ id: "mm1", stalenessChanged: true, contentChanged: false }),
+    ]);
+    expect(cmp.mentalModels[0]!.a?.isStale).toBe(true);
+    expect(cmp.mentalModels[0]!.b?.isStale).toBe(false);
+  });
+
+  it("marks the divergence at the step a changed mission altered, and names the mission change", async () => {
+    const base = await run(atlasMemory(), missionReader(), { budget: "low" });
+    const specific = { ...SKILL, version: 2, mission: "Recap the topic and quote the raw facts behind it." };
+    const changed = await run(atlasMemory(), missionReader(), { budget: "low", skill: specific });
+    const cmp = compareRuns(base.events, changed.events);
+    expect(cmp.firstDivergence).toEqual({ iteration: 1, aspect: "tool" });
+    expect(cmp.steps[0]!.differences).toEqual([]);
+    expect(cmp.steps[1]!.differences[0]).toMatchObject({ a: "done", b: "recall" });
+    expect(cmp.inputs.map((i) => i.field)).toEqual(["skill", "mission"]);
+    const mission = cmp.inputs.find((i) => i.field === "mission")!;
+    expect(mission.diff?.some((d) => d.op === "add" && d.text.includes("raw"))).toBe(true);
+    expect(cmp.citations.find((c) => c.tier === "raw_facts")).toMatchObject({ added: ["f2"] });
+  });
+
+  it("orders a step's differences query before returned ids", () => {
+    const side = (query: string, ids: string[]) => ({
+      iteration: 0,
+      toolChoice: "auto" as const,
+      replayed: false,
+      llmCalls: 1,
+      tokensIn: 0,
+      tokensOut: 0,
+      calls: [
+        {
+          tool: "recall",
+          tier: "raw_facts" as const,
+          query,
+          outcome: "success" as const,
+          ids: { mental_models: [], observations: [], raw_facts: ids },
+        },
+      ],
+      freshness: null,
+      steering: [],
+    });
+    expect(diffStep(side("launch", ["f1"]), side("launch date", ["f1", "f2"])).map((d) => d.aspect)).toEqual([
+      "query",
+      "ids",
+    ]);
+  });
+});
+
+describe("replayDivergence", () => {
+  it("names the replayed step whose tool results differ from the parent's", async () => {
+    const stale = SCENARIOS.stale();
+    const parent = await run(stale.memory, stale.model, stale.overrides);
+    const responses = parent.events.flatMap((e) =>
+      e.type === "llm.response"
+        ? [
+            {
+              content: e.payload.text,
+              toolCalls: e.payload.toolCalls.map((c) => ({
+                id: c.id,
+                type: "function" as const,
+                function: { name: c.rawName, arguments: c.arguments },
+              })),
+              finishReason: e.payload.finishReason,
+              usage: { inputTokens: 0, outputTokens: 0 },
+            },
+          ]
+        : [],
+    );
+    // Today's memory has a second observation: the replayed observations search returns more.
+    const today = SCENARIOS.stale();
+    today.memory = atlasMemory({
+      mentalModels: [{ id: "mm1", name: "Atlas launch", content: "x", isStale: true, stalenessReason: "stale" }],
+      observations: [...ATLAS_OBSERVATIONS, observation("o2", "Atlas launch review is on March 10.")],
+    });
+    const fork = await run(
+      today.memory,
+      today.model,
+      { ...today.overrides, forkedAtIteration: 3 },
+      {
+        replay: { forkAt: 3, responses },
+      },
+    );
+    const diverged = replayDivergence(parent.events, fork.events);
+    expect(diverged).toEqual([
+      { iteration: 1, where: "call 1 (search_observations)", parent: "success: o1", fork: "success: o1, o2" },
+    ]);
+    expect(replayDivergence(parent.events, parent.events)).toEqual([]);
+  });
+});
