@@ -1,8 +1,25 @@
 // `npm start`: build when the production build is missing or older than the sources, then serve
 // on 127.0.0.1:3000 (HOST/PORT override). The app migrates and seeds the demo bank on first use.
+// Listening beyond loopback requires INSPECTOR_TOKEN: checked first, before any build work.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+
+const host = process.env.HOST || "127.0.0.1";
+const port = process.env.PORT ?? "3000";
+
+function isLoopback(h) {
+  const bare = h
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "");
+  return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+if (!isLoopback(host) && !process.env.INSPECTOR_TOKEN?.trim()) {
+  console.error(`Refusing to listen on ${host}: set INSPECTOR_TOKEN to require a token, or bind HOST=127.0.0.1.`);
+  process.exit(1);
+}
 
 const root = new URL("..", import.meta.url).pathname;
 const buildId = join(root, ".next", "BUILD_ID");
@@ -27,8 +44,6 @@ if (stale) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const host = process.env.HOST ?? "127.0.0.1";
-const port = process.env.PORT ?? "3000";
 console.log(`Reflect Inspector on http://${host}:${port}`);
 const server = spawnSync("npx", ["next", "start", "-H", host, "-p", port], { cwd: root, stdio: "inherit" });
 process.exit(server.status ?? 0);

@@ -9,13 +9,13 @@ import { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
-import { retainFacts } from "@/db/retain-facts";
 import { getRunEvents } from "@/db/runs";
 import type { ModelPort } from "@/lib/reflect";
 import type { ScopeValue } from "@/lib/reflect/domain";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import { foldRun } from "@/lib/timeline/fold";
 import { ServiceError } from "./action";
+import { retainFacts } from "./retain";
 import { startRun } from "./runs";
 
 export const DEFAULT_MCP_BANK = "demo";
@@ -175,18 +175,20 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         const db = await options.getDb();
         const bankId = args.bank ?? DEFAULT_MCP_BANK;
         await requireBank(db, bankId);
-        const ids = await retainFacts(
-          db,
-          bankId,
-          args.facts.map((f) => ({
+        const result = await retainFacts(db, bankId, {
+          facts: args.facts.map((f) => ({
             text: f.text,
             kind: f.kind ?? "world",
             tags: f.tags ?? [],
-            scope: (f.scope ?? "personal") as ScopeValue,
+            scope: f.scope ?? "personal",
             occurredAt: f.occurredAt ?? null,
           })),
+        });
+        const stale = result.staleMentalModels.map((m) => m.name);
+        return text(
+          `Retained ${result.inserted.length} fact(s) in bank "${bankId}": ${result.inserted.join(", ")}` +
+            (stale.length ? `\nNow stale (refresh them): ${stale.join(", ")}` : ""),
         );
-        return text(`Retained ${ids.length} fact(s) in bank "${bankId}": ${ids.join(", ")}`);
       }),
   );
 

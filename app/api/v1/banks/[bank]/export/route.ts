@@ -1,0 +1,11 @@
+import { exportBank } from "@/lib/server/api/banks";
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(endpoints.exportBundle, async ({ db, params }) =>
+  Response.json(await exportBank(db, params.bank), {
+    headers: { "content-disposition": `attachment; filename="${params.bank}.bundle.json"` },
+  }),
+);

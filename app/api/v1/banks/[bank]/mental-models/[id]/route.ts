@@ -1,0 +1,18 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { mentalModelDetail, removeMentalModel, updateMentalModel } from "@/lib/server/api/mental-models";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(endpoints.getMentalModel, async ({ db, params }) =>
+  Response.json(await mentalModelDetail(db, params.bank, params.id)),
+);
+
+export const PUT = handle(endpoints.updateMentalModel, async ({ db, params, body }) =>
+  Response.json(await updateMentalModel(db, params.bank, params.id, body)),
+);
+
+export const DELETE = handle(endpoints.deleteMentalModel, async ({ db, params }) => {
+  await removeMentalModel(db, params.bank, params.id);
+  return new Response(null, { status: 204 });
+});

@@ -1,0 +1,11 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { reflect } from "@/lib/server/api/reflect";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handle(endpoints.reflect, async ({ db, params, body }) => {
+  const { status, body: result } = await reflect(db, params.bank, body);
+  const self = "links" in result ? result.links.self : undefined;
+  return Response.json(result, { status, headers: self ? { location: self } : {} });
+});

@@ -1,0 +1,13 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { createSkill, skillList } from "@/lib/server/api/skills";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(endpoints.listSkills, async ({ db, params }) =>
+  Response.json(await skillList(db, params.bank)),
+);
+
+export const POST = handle(endpoints.createSkill, async ({ db, params, body }) =>
+  Response.json(await createSkill(db, params.bank, body), { status: 201 }),
+);

@@ -1,0 +1,7 @@
+import { bankList } from "@/lib/server/api/banks";
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(endpoints.listBanks, async ({ db }) => Response.json(await bankList(db)));

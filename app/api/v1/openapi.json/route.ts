@@ -1,0 +1,8 @@
+import { buildOpenApiDocument } from "@/lib/server/api/openapi";
+
+export const dynamic = "force-dynamic";
+
+/** Needs no database: the document is generated from the endpoint declarations. */
+export function GET() {
+  return Response.json(buildOpenApiDocument());
+}

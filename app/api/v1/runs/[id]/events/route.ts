@@ -1,0 +1,23 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { runEventList, runEventStream } from "@/lib/server/api/runs";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(endpoints.getRunEvents, async ({ db, params, query, request }) => {
+  if (!(request.headers.get("accept") ?? "").includes("text/event-stream")) {
+    return Response.json(await runEventList(db, params.id, query.after));
+  }
+  // A reconnecting EventSource sends the last seq it saw; it wins over `?after=`.
+  const lastEventId = Number.parseInt(request.headers.get("last-event-id") ?? "", 10);
+  const after = Number.isFinite(lastEventId) ? lastEventId : query.after;
+  const stream = await runEventStream(db, params.id, after, request.signal);
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+  });
+});

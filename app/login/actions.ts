@@ -1,0 +1,25 @@
+"use server";
+
+import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { inspectorToken, SESSION_COOKIE, safeEqual, safeNextPath, sessionValue } from "@/lib/server/auth";
+
+/** Checks the token and sets the session cookie (an HMAC of the token, httpOnly, SameSite=Strict). */
+export async function loginAction(form: FormData): Promise<void> {
+  const next = safeNextPath(form.get("next"));
+  const token = inspectorToken();
+  if (!token) redirect(next);
+  if (!safeEqual(String(form.get("token") ?? ""), token)) {
+    redirect(`/login?error=1&next=${encodeURIComponent(next)}`);
+  }
+  // Plain-HTTP deployments (a LAN address) must still get the cookie; behind TLS it is Secure.
+  const secure = (await headers()).get("x-forwarded-proto") === "https";
+  (await cookies()).set(SESSION_COOKIE, sessionValue(token), {
+    httpOnly: true,
+    sameSite: "strict",
+    secure,
+    path: "/",
+    maxAge: 60 * 60 * 24 * 30,
+  });
+  redirect(next);
+}

@@ -1,0 +1,20 @@
+/** Banks for the API: list, and bundle import/export (db/bundle-io does validation and atomicity). */
+import { listBanks } from "@/db/banks";
+import { exportBundle, importBundle } from "@/db/bundle-io";
+import type { Db } from "@/db/client";
+import { NotFoundError } from "@/db/errors";
+
+export async function bankList(db: Db) {
+  return { banks: await listBanks(db) };
+}
+
+/** Takes the raw JSON so that every issue, cross-references included, is named by its bundle path. */
+export function importBank(db: Db, rawBundle: unknown, replace: boolean) {
+  return importBundle(db, rawBundle, { replace });
+}
+
+export async function exportBank(db: Db, bankId: string) {
+  const bundle = await exportBundle(db, bankId);
+  if (!bundle) throw new NotFoundError(`unknown bank "${bankId}"`);
+  return bundle;
+}

@@ -1,0 +1,34 @@
+/**
+ * One API endpoint = one declaration: method, OpenAPI path, and the zod schemas of its params,
+ * query, body and responses. Route handlers validate with it (handle.ts) and the OpenAPI document
+ * is generated from the same objects (openapi.ts), so documentation cannot drift from behaviour.
+ */
+import type { z } from "zod";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface ResponseSpec {
+  description: string;
+  /** Omitted for empty bodies (204). */
+  schema?: z.ZodType;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface Endpoint {
+  method: HttpMethod;
+  /** OpenAPI form relative to /api/v1, e.g. `/banks/{bank}/reflect`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: "banks" | "reflect" | "memory" | "mental-models" | "skills" | "runs" | "meta";
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Largest accepted request body; bigger ones get 413. */
+  maxBodyBytes?: number;
+  responses: Record<number, ResponseSpec>;
+}
+
+export const defineEndpoint = <const E extends Endpoint>(endpoint: E): E => endpoint;

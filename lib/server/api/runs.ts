@@ -1,0 +1,120 @@
+/** Runs for the API: list, detail, and the event log as JSON or as a server-sent event stream. */
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { NotFoundError } from "@/db/errors";
+import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
+import type { RunEvent, RunStatus } from "@/lib/reflect";
+import { ServiceError } from "../action";
+import { listRunItems } from "../runs";
+import { type ListRunsQuery, type RunDetail, runLinks } from "./schemas";
+
+export const SSE_POLL_MS = 250;
+
+export async function listRunsPage(db: Db, query: z.output<typeof ListRunsQuery>) {
+  try {
+    return await listRunItems(db, query);
+  } catch (err) {
+    if (err instanceof Error && err.message === "invalid cursor") {
+      throw new ServiceError("invalid_input", "invalid cursor", { cursor: ["not a cursor this API returned"] });
+    }
+    throw err;
+  }
+}
+
+function toRunDetail(r: RunRecord): z.output<typeof RunDetail> {
+  return {
+    id: r.id,
+    bankId: r.bankId,
+    question: r.question,
+    skill: r.skillSnapshot
+      ? { id: r.skillSnapshot.id, name: r.skillSnapshot.name, version: r.skillSnapshot.version }
+      : null,
+    budget: r.budget,
+    mode: r.mode,
+    scope: r.scope,
+    model: { kind: r.modelKind, name: r.modelName },
+    status: r.status as RunStatus,
+    answer: r.answer,
+    citations: r.citations,
+    dropped: r.dropped,
+    flags: r.flags,
+    warnings: r.warnings,
+    usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens },
+    llmCalls: r.llmCalls,
+    iterations: r.iterations,
+    error: r.error,
+    parentRunId: r.parentRunId,
+    forkedAtIteration: r.forkedAtIteration,
+    createdAt: r.createdAt,
+    finishedAt: r.finishedAt,
+    durationMs: r.durationMs,
+    links: runLinks(r.id),
+  };
+}
+
+async function requireRun(db: Db, id: string): Promise<RunRecord> {
+  const run = await getRun(db, id);
+  if (!run) throw new NotFoundError(`unknown run "${id}"`);
+  return run;
+}
+
+export async function runDetail(db: Db, id: string) {
+  return toRunDetail(await requireRun(db, id));
+}
+
+export async function runEventList(db: Db, id: string, after: number | undefined) {
+  const run = await requireRun(db, id);
+  return { status: run.status as RunStatus, events: await getRunEvents(db, id, { afterSeq: after }) };
+}
+
+const encoder = new TextEncoder();
+const sseFrame = (e: RunEvent) => encoder.encode(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+
+/**
+ * The run's events as a server-sent event stream: what exists, then new events as the DB gains
+ * them (polled), until `run.finished` (or the run stopped without one, e.g. interrupted).
+ * `after` (from Last-Event-ID on reconnect) skips what the client already has.
+ */
+export async function runEventStream(
+  db: Db,
+  id: string,
+  after: number | undefined,
+  signal: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
+  await requireRun(db, id);
+  let last = after;
+  let closed = false;
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        controller.close();
+      };
+      signal.addEventListener("abort", close);
+      try {
+        while (!closed) {
+          // Status before events: a run that stops after this read still has its events read below.
+          const run = await getRun(db, id);
+          const events = await getRunEvents(db, id, { afterSeq: last });
+          for (const e of events) {
+            if (closed) return;
+            controller.enqueue(sseFrame(e));
+            last = e.seq;
+            if (e.type === "run.finished") return close();
+          }
+          if (run?.status !== "running") return close();
+          await new Promise((r) => setTimeout(r, SSE_POLL_MS));
+        }
+      } catch (err) {
+        if (!closed) {
+          closed = true;
+          controller.error(err);
+        }
+      }
+    },
+    cancel() {
+      closed = true;
+    },
+  });
+}

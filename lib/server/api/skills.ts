@@ -1,0 +1,44 @@
+/** Skill CRUD for the API, with optimistic concurrency on `expectedVersion`. */
+import { and, eq } from "drizzle-orm";
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { NotFoundError } from "@/db/errors";
+import { skills, skillVersions } from "@/db/schema";
+import { getSkill, getSkillVersions, listSkills, saveSkill } from "@/db/skills";
+import type { CreateSkillBody, SkillDetail, UpdateSkillBody } from "./schemas";
+
+export async function skillList(db: Db, bankId: string) {
+  return { skills: await listSkills(db, bankId) };
+}
+
+export async function skillDetail(db: Db, bankId: string, id: string) {
+  const skill = await getSkill(db, { bankId, id });
+  if (!skill) throw new NotFoundError(`unknown skill "${id}" in bank ${bankId}`);
+  const versions = (await getSkillVersions(db, bankId, id)).map(({ bankId: _bank, skillId: _skill, ...v }) => v);
+  const detail: z.output<typeof SkillDetail> = { skill, versions };
+  return detail;
+}
+
+export async function createSkill(db: Db, bankId: string, body: z.output<typeof CreateSkillBody>) {
+  return saveSkill(db, { bankId, ...body, expectedVersion: 0 });
+}
+
+export async function updateSkill(db: Db, bankId: string, id: string, body: z.output<typeof UpdateSkillBody>) {
+  const current = await getSkill(db, { bankId, id });
+  if (!current) throw new NotFoundError(`unknown skill "${id}" in bank ${bankId}`);
+  const { expectedVersion, ...changes } = body;
+  const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  return saveSkill(db, { ...current, ...defined, bankId, id, expectedVersion });
+}
+
+/**
+ * Deletes the skill and its history. Runs keep the snapshot of the version they used, so history
+ * stays readable. (db/skills.ts has no delete yet; this is the only caller.)
+ */
+export async function removeSkill(db: Db, bankId: string, id: string) {
+  const [deleted] = await db.batch([
+    db.delete(skills).where(and(eq(skills.bankId, bankId), eq(skills.id, id))),
+    db.delete(skillVersions).where(and(eq(skillVersions.bankId, bankId), eq(skillVersions.skillId, id))),
+  ]);
+  if (deleted.rowsAffected === 0) throw new NotFoundError(`unknown skill "${id}" in bank ${bankId}`);
+}

@@ -1,0 +1,46 @@
+/**
+ * Access control. With INSPECTOR_TOKEN set, every page and API (except the health check and the
+ * login page) needs the token: as `Authorization: Bearer <token>`, or the session cookie the
+ * login form sets. The cookie holds an HMAC of the token, never the token, and comparisons are
+ * constant-time. Without a token the server must only listen on loopback (scripts/start.mjs).
+ */
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+
+export const SESSION_COOKIE = "inspector_session";
+
+export function inspectorToken(env: Record<string, string | undefined> = process.env): string | null {
+  const token = env.INSPECTOR_TOKEN?.trim();
+  return token ? token : null;
+}
+
+/** The session cookie's value: proves the holder knew the token without revealing it. */
+export function sessionValue(token: string): string {
+  return createHmac("sha256", token).update("reflect-inspector session v1").digest("base64url");
+}
+
+/** Constant-time string equality (hashing first makes the lengths equal). */
+export function safeEqual(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export function isAuthorized(
+  credentials: { authorization?: string | null; session?: string | null },
+  token: string,
+): boolean {
+  const bearer = /^Bearer\s+(.+)$/i.exec(credentials.authorization ?? "")?.[1]?.trim();
+  if (bearer && safeEqual(bearer, token)) return true;
+  return Boolean(credentials.session && safeEqual(credentials.session, sessionValue(token)));
+}
+
+/** Reachable without the token: the readiness probe and the login page itself. */
+export function isPublicPath(pathname: string): boolean {
+  return pathname === "/api/health" || pathname === "/login";
+}
+
+/** Where to go after login: only a path on this site (no `//host` or scheme tricks). */
+export function safeNextPath(value: unknown): string {
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")
+    ? value
+    : "/";
+}

@@ -1,0 +1,109 @@
+/**
+ * The API and access control through the real production server: routing, 405 for a wrong
+ * method, the live SSE stream, the 401 wall when INSPECTOR_TOKEN is set, the login form, and
+ * that the token never reaches the browser (HTML, JS chunks, cookies).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type RunningApp, startApp } from "./harness";
+
+const TOKEN = "e2e-Token-7f3a9c1b5d";
+
+describe("API without a token (loopback)", () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ INSPECTOR_TOKEN: "" });
+  });
+  afterAll(() => app.stop());
+
+  it("serves the OpenAPI document and a reflect that streams its events", async () => {
+    const doc = await (await fetch(`${app.url}/api/v1/openapi.json`)).json();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toContain("/banks/{bank}/reflect");
+
+    const started = await fetch(`${app.url}/api/v1/banks/demo/reflect`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ question: "What did we decide about the launch date?", skill: "decisions" }),
+    });
+    expect(started.status).toBe(202);
+    const { links } = await started.json();
+    const stream = await fetch(`${app.url}${links.events}`, { headers: { accept: "text/event-stream" } });
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const text = await stream.text();
+    expect(text).toMatch(/^id: 0\nevent: run\.started\n/);
+    expect(text).toMatch(/event: run\.finished\ndata: .*"status":"done"/);
+
+    const run = await (await fetch(`${app.url}${links.self}`)).json();
+    expect(run.status).toBe("done");
+  });
+
+  it("answers a wrong method with 405 and bad input with a JSON error", async () => {
+    expect((await fetch(`${app.url}/api/v1/banks/demo/reflect`)).status).toBe(405);
+    const bad = await fetch(`${app.url}/api/v1/banks/demo/recall`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.code).toBe("invalid_json");
+  });
+});
+
+describe("access control with INSPECTOR_TOKEN", () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ INSPECTOR_TOKEN: TOKEN });
+  });
+  afterAll(() => app.stop());
+
+  it("refuses the API without the token with 401 and accepts the bearer token", async () => {
+    for (const path of ["/api/v1/runs", "/api/v1/openapi.json", "/api/banks/demo/memory"]) {
+      const res = await fetch(`${app.url}${path}`);
+      expect(res.status, path).toBe(401);
+      expect((await res.json()).error.code).toBe("unauthorized");
+    }
+    const ok = await fetch(`${app.url}/api/v1/runs`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect((await fetch(`${app.url}/api/health`)).status).toBe(200);
+  });
+
+  it("sends pages to the login form; the right token signs in with an httpOnly cookie that is not the token", async () => {
+    const redirected = await fetch(`${app.url}/runs`, { redirect: "manual" });
+    expect(redirected.status).toBe(307);
+    expect(redirected.headers.get("location")).toMatch(/\/login\?next=%2Fruns$/);
+
+    const browser = await launchBrowser();
+    try {
+      const { page, context } = browser;
+      await page.goto(`${app.url}/memory`);
+      await page.getByTestId("login-token").fill("wrong");
+      await page.getByTestId("login-submit").click();
+      await page.getByRole("alert").waitFor();
+      expect(page.url()).toContain("/login");
+
+      await page.getByTestId("login-token").fill(TOKEN);
+      await page.getByTestId("login-submit").click();
+      await page.waitForURL(`${app.url}/memory`);
+
+      const [cookie] = await context.cookies(app.url);
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+      expect(cookie?.value).not.toContain(TOKEN);
+
+      // Every byte the browser received for these pages, including their scripts.
+      const seen: string[] = [];
+      page.on("response", async (res) => {
+        seen.push(await res.text().catch(() => ""));
+      });
+      for (const path of ["/", "/memory", "/runs", "/runs/new", "/login"]) {
+        await page.goto(`${app.url}${path}`);
+        await page.waitForLoadState("networkidle");
+      }
+      expect(seen.length).toBeGreaterThan(10);
+      expect(seen.filter((body) => body.includes(TOKEN))).toEqual([]);
+      const scripts = await page.evaluate(() => [...document.scripts].map((s) => s.src).filter(Boolean));
+      for (const src of scripts) expect(await (await fetch(src)).text()).not.toContain(TOKEN);
+    } finally {
+      await browser.close();
+    }
+  });
+});
