@@ -8,6 +8,8 @@ export interface ProviderBadge {
 
 const LINKS = [
   { href: "/memory", label: "Memory" },
+  { href: "/mental-models", label: "Mental models" },
+  { href: "/skills", label: "Skills" },
   { href: "/runs", label: "Runs" },
   { href: "/runs/new", label: "New run" },
 ];

@@ -1,0 +1,92 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { deleteMentalModelAction, refreshMentalModelAction, saveMentalModelAction } from "@/app/actions/curation";
+import { DeleteModelButton } from "@/components/editors/delete-model-button";
+import { formatTime } from "@/components/editors/format-time";
+import { MentalModelEditor } from "@/components/editors/mental-model-editor";
+import { RefreshModelButton } from "@/components/editors/refresh-model-button";
+import { RunRefList } from "@/components/editors/run-ref-list";
+import { VersionHistory } from "@/components/editors/version-history";
+import { StalenessBadge } from "@/components/memory/staleness-badge";
+import { getMentalModelPage } from "@/lib/server/curation";
+import { getAppDb } from "@/lib/server/db";
+import { defaultBankId } from "@/lib/server/memory";
+
+export const dynamic = "force-dynamic";
+
+export default async function MentalModelPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string>>;
+}) {
+  const [{ id }, query] = await Promise.all([params, searchParams]);
+  const db = await getAppDb();
+  const bankId = query.bank ?? (await defaultBankId(db));
+  if (!bankId) notFound();
+  const page = await getMentalModelPage(db, bankId, decodeURIComponent(id));
+  if (!page) notFound();
+  const { model } = page;
+  return (
+    <div>
+      <nav className="mb-1 text-[11px] text-slate-500">
+        <Link href={`/mental-models?bank=${encodeURIComponent(bankId)}`} className="hover:underline">
+          Mental models
+        </Link>{" "}
+        / <span className="font-mono">{model.id}</span>
+      </nav>
+      <div className="mb-3 flex flex-wrap items-center gap-x-3 gap-y-1">
+        <h1 className="font-semibold text-lg" data-testid="model-title">
+          {model.name}
+        </h1>
+        <StalenessBadge state={model.state} reason={model.reason} />
+        <span className="text-[11px] text-slate-500" data-testid="staleness-reason">
+          {model.reason}
+          {model.refreshedAt ? ` · refreshed ${formatTime(model.refreshedAt)}` : ""} · based on{" "}
+          {model.basedOnIds.length} {model.basedOnIds.length === 1 ? "memory" : "memories"} · read by {model.readBy}{" "}
+          {model.readBy === 1 ? "run" : "runs"}
+        </span>
+        <span className="font-mono text-[11px] text-slate-400" data-testid="model-version">
+          v{model.version}
+        </span>
+        <div className="ml-auto flex items-center gap-2">
+          <RefreshModelButton
+            bankId={bankId}
+            id={model.id}
+            version={model.version}
+            refresh={refreshMentalModelAction}
+          />
+          <DeleteModelButton
+            bankId={bankId}
+            id={model.id}
+            name={model.name}
+            versions={page.versions.length}
+            readBy={model.readBy}
+            remove={deleteMentalModelAction}
+          />
+        </div>
+      </div>
+      <div className="grid grid-cols-1 gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <div className="self-start rounded border border-slate-200 bg-white p-3">
+          <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
+        </div>
+        <div className="space-y-4">
+          <VersionHistory versions={page.versions} current={model.version} />
+          <RunRefList
+            title="Refresh runs"
+            runs={page.refreshRuns}
+            empty="Never refreshed from here yet."
+            testId="refresh-runs"
+          />
+          <RunRefList
+            title={`Runs that read it (${model.readBy})`}
+            runs={page.readers}
+            empty="No run has retrieved this model yet."
+            testId="model-readers"
+          />
+        </div>
+      </div>
+    </div>
+  );
+}

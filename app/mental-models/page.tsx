@@ -1,0 +1,35 @@
+import Link from "next/link";
+import { MentalModelTable } from "@/components/editors/mental-model-table";
+import { listMentalModelRows } from "@/lib/server/curation";
+import { getAppDb } from "@/lib/server/db";
+import { defaultBankId } from "@/lib/server/memory";
+
+export const dynamic = "force-dynamic";
+
+export default async function MentalModelsPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+  const params = await searchParams;
+  const db = await getAppDb();
+  const bankId = params.bank ?? (await defaultBankId(db));
+  if (!bankId)
+    return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
+  const rows = await listMentalModelRows(db, bankId);
+  return (
+    <div>
+      <div className="mb-3 flex items-baseline gap-3">
+        <h1 className="font-semibold text-lg">Mental models</h1>
+        <span className="font-mono text-[11px] text-slate-500">{bankId}</span>
+        <span className="text-[11px] text-slate-500">
+          Curated summaries reflect reads first; a stale or unusable one sends it to the lower tiers.
+        </span>
+        <Link
+          href={`/mental-models/new?bank=${encodeURIComponent(bankId)}`}
+          className="ml-auto rounded bg-indigo-600 px-3 py-1 font-medium text-[12px] text-white hover:bg-indigo-700"
+          data-testid="new-model"
+        >
+          New mental model
+        </Link>
+      </div>
+      <MentalModelTable bankId={bankId} rows={rows} />
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { SkillTable } from "@/components/editors/skill-table";
+import { listSkillDetails } from "@/lib/server/curation";
+import { getAppDb } from "@/lib/server/db";
+import { defaultBankId } from "@/lib/server/memory";
+
+export const dynamic = "force-dynamic";
+
+export default async function SkillsPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+  const params = await searchParams;
+  const db = await getAppDb();
+  const bankId = params.bank ?? (await defaultBankId(db));
+  if (!bankId)
+    return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
+  const skills = await listSkillDetails(db, bankId);
+  return (
+    <div>
+      <div className="mb-3 flex items-baseline gap-3">
+        <h1 className="font-semibold text-lg">Skills</h1>
+        <span className="font-mono text-[11px] text-slate-500">{bankId}</span>
+        <span className="text-[11px] text-slate-500">
+          Per-use-case missions: what reflect is asked to do, how it retrieves, and how it answers.
+        </span>
+      </div>
+      <SkillTable bankId={bankId} skills={skills} />
+    </div>
+  );
+}

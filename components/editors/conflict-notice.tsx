@@ -1,0 +1,61 @@
+"use client";
+
+import { diffLines, diffWords } from "@/lib/timeline/text-diff";
+import { TextDiff } from "./text-diff";
+
+export interface ConflictField {
+  field: string;
+  mine: string;
+  theirs: string;
+  by: "lines" | "words";
+}
+
+/**
+ * A refused stale save: what the newer version holds compared with the unsaved edit, and a way to
+ * load it. The edit stays in the form until the user chooses.
+ */
+export function ConflictNotice({
+  message,
+  newerVersion,
+  fields,
+  onLoadNewer,
+}: {
+  message: string;
+  newerVersion: number | null;
+  fields: readonly ConflictField[];
+  onLoadNewer: () => void;
+}) {
+  const differing = fields.filter((f) => f.mine !== f.theirs);
+  return (
+    <div className="rounded border border-amber-300 bg-amber-50 p-3" role="alert" data-testid="conflict-notice">
+      <p className="font-medium text-amber-900">Not saved: edit conflict</p>
+      <p className="mt-0.5 text-[12px] text-amber-900" data-testid="conflict-message">
+        {message}
+      </p>
+      {newerVersion !== null && differing.length > 0 ? (
+        <div className="mt-2 space-y-1.5">
+          <p className="text-[11px] text-slate-600">
+            Your edit (<span className="text-red-800">−</span>) against version {newerVersion} (
+            <span className="text-emerald-800">+</span>):
+          </p>
+          {differing.map((f) => (
+            <div key={f.field} className="bg-white" data-field={f.field}>
+              <p className="text-[10px] text-slate-500 uppercase tracking-wide">{f.field}</p>
+              <TextDiff ops={f.by === "lines" ? diffLines(f.mine, f.theirs) : diffWords(f.mine, f.theirs)} by={f.by} />
+            </div>
+          ))}
+        </div>
+      ) : null}
+      {newerVersion !== null ? (
+        <button
+          type="button"
+          className="mt-2 rounded border border-amber-400 bg-white px-2.5 py-1 font-medium text-[12px] text-amber-900 hover:bg-amber-100"
+          onClick={onLoadNewer}
+          data-testid="load-newer"
+        >
+          Load version {newerVersion} (discards your edit)
+        </button>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,217 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import {
+  EditConflict,
+  type MentalModelDetail,
+  type MentalModelDraft,
+  mentalModelHref,
+  type SaveResult,
+  type StaleOverrideChoice,
+  unwrapSave,
+} from "@/lib/query/curation";
+import { ActionFailure } from "@/lib/query/unwrap";
+import { ChipInput } from "./chip-input";
+import { ConflictNotice } from "./conflict-notice";
+import { FieldLabel } from "./field-label";
+import { MarkdownPreview } from "./markdown-preview";
+
+const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
+
+const OVERRIDES: { value: StaleOverrideChoice; label: string; hint: string }[] = [
+  { value: "auto", label: "auto", hint: "stale when newer memories in scope exist" },
+  { value: "stale", label: "force stale", hint: "reflect re-checks lower tiers" },
+  { value: "fresh", label: "force fresh", hint: "reflect trusts this model" },
+];
+
+/**
+ * Creates (model null) or edits a mental model. The draft carries the version it was loaded from;
+ * a save after someone else's is refused and shown as a conflict, never applied over theirs.
+ */
+export function MentalModelEditor({
+  bankId,
+  model,
+  save,
+}: {
+  bankId: string;
+  model: MentalModelDetail | null;
+  save: (draft: MentalModelDraft) => Promise<SaveResult<MentalModelDetail>>;
+}) {
+  const router = useRouter();
+  const [name, setName] = useState(model?.name ?? "");
+  const [sourceQuery, setSourceQuery] = useState(model?.sourceQuery ?? "");
+  const [tags, setTags] = useState<string[]>(model?.tags ?? []);
+  const [override, setOverride] = useState<StaleOverrideChoice>(model?.staleOverride ?? "auto");
+  const [content, setContent] = useState(model?.content ?? "");
+  const [tab, setTab] = useState<"write" | "preview">("write");
+
+  const mutation = useMutation({
+    mutationFn: (draft: MentalModelDraft) => unwrapSave(save(draft)),
+    onSuccess: (saved) => {
+      if (model) router.refresh();
+      else router.push(mentalModelHref(bankId, saved.id));
+    },
+  });
+  const error = mutation.error;
+  const conflict = error instanceof EditConflict ? (error as EditConflict<MentalModelDetail>) : null;
+  const fieldErrors = error instanceof ActionFailure ? (error.fieldErrors ?? {}) : {};
+  const dirty =
+    !model ||
+    name !== model.name ||
+    sourceQuery !== model.sourceQuery ||
+    content !== model.content ||
+    tags.join("\n") !== model.tags.join("\n") ||
+    override !== (model.staleOverride ?? "auto");
+
+  return (
+    <form
+      className="space-y-3"
+      data-testid="mental-model-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        mutation.mutate({
+          bankId,
+          id: model?.id,
+          expectedVersion: model?.version ?? 0,
+          name,
+          sourceQuery,
+          content,
+          tags,
+          staleOverride: override,
+        });
+      }}
+    >
+      {conflict ? (
+        <ConflictNotice
+          message={conflict.message}
+          newerVersion={conflict.current?.version ?? null}
+          fields={
+            conflict.current
+              ? [
+                  { field: "name", mine: name, theirs: conflict.current.name, by: "words" },
+                  { field: "source query", mine: sourceQuery, theirs: conflict.current.sourceQuery, by: "words" },
+                  { field: "tags", mine: tags.join(", "), theirs: conflict.current.tags.join(", "), by: "words" },
+                  {
+                    field: "staleness override",
+                    mine: override,
+                    theirs: conflict.current.staleOverride ?? "auto",
+                    by: "words",
+                  },
+                  { field: "content", mine: content, theirs: conflict.current.content, by: "lines" },
+                ]
+              : []
+          }
+          onLoadNewer={() => router.refresh()}
+        />
+      ) : null}
+      <div className="grid grid-cols-2 gap-3">
+        <FieldLabel label="Name" errors={fieldErrors.name}>
+          <input
+            className={field}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            data-testid="model-name"
+            aria-label="Name"
+          />
+        </FieldLabel>
+        <FieldLabel label="Tags (scope of the freshness check)" errors={fieldErrors.tags}>
+          <ChipInput label="Tags" values={tags} onChange={setTags} placeholder="e.g. launch" testId="model-tags" />
+        </FieldLabel>
+        <div className="col-span-2">
+          <FieldLabel label="Source query (what a refresh asks reflect)" errors={fieldErrors.sourceQuery}>
+            <input
+              className={field}
+              value={sourceQuery}
+              onChange={(e) => setSourceQuery(e.target.value)}
+              data-testid="model-source-query"
+              aria-label="Source query"
+            />
+          </FieldLabel>
+        </div>
+      </div>
+      <fieldset>
+        <legend className="mb-1 text-[11px] text-slate-500 uppercase tracking-wide">Staleness</legend>
+        <div className="flex gap-1" data-testid="stale-override">
+          {OVERRIDES.map((o) => (
+            <label
+              key={o.value}
+              title={o.hint}
+              className={`cursor-pointer rounded border px-2 py-0.5 text-[12px] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-indigo-600 ${
+                override === o.value
+                  ? "border-indigo-300 bg-indigo-50 text-indigo-800"
+                  : "border-slate-300 bg-white text-slate-600 hover:bg-slate-50"
+              }`}
+            >
+              <input
+                type="radio"
+                name="staleOverride"
+                value={o.value}
+                checked={override === o.value}
+                onChange={() => setOverride(o.value)}
+                className="sr-only"
+              />
+              {o.label}
+            </label>
+          ))}
+          <span className="self-center pl-2 text-[11px] text-slate-500">
+            {OVERRIDES.find((o) => o.value === override)?.hint}
+          </span>
+        </div>
+      </fieldset>
+      <div>
+        <div className="mb-1 flex items-end gap-1" role="tablist" aria-label="Content">
+          <span className="mr-2 text-[11px] text-slate-500 uppercase tracking-wide">Content (markdown)</span>
+          {(["write", "preview"] as const).map((t) => (
+            <button
+              key={t}
+              type="button"
+              role="tab"
+              aria-selected={tab === t}
+              onClick={() => setTab(t)}
+              data-testid={`content-tab-${t}`}
+              className={`rounded-t border border-b-0 px-2 py-0.5 text-[12px] ${
+                tab === t ? "border-slate-300 bg-white text-slate-900" : "border-transparent text-slate-500"
+              }`}
+            >
+              {t}
+            </button>
+          ))}
+        </div>
+        {tab === "write" ? (
+          <textarea
+            className={`${field} h-72 resize-y font-mono text-[12px] leading-relaxed`}
+            value={content}
+            onChange={(e) => setContent(e.target.value)}
+            data-testid="model-content"
+            aria-label="Content"
+          />
+        ) : (
+          <div className="h-72 overflow-auto rounded border border-slate-300 bg-white p-3">
+            <MarkdownPreview markdown={content} />
+          </div>
+        )}
+        {fieldErrors.content?.length ? (
+          <p className="mt-0.5 text-[11px] text-red-700">{fieldErrors.content.join("; ")}</p>
+        ) : null}
+      </div>
+      <div className="flex items-center gap-3">
+        <button
+          type="submit"
+          disabled={mutation.isPending || !dirty}
+          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          data-testid="save-model"
+        >
+          {mutation.isPending ? "Saving…" : model ? `Save as version ${model.version + 1}` : "Create"}
+        </button>
+        {model ? <span className="text-[11px] text-slate-500">editing version {model.version}</span> : null}
+        {error && !conflict ? (
+          <p className="text-[12px] text-red-700" role="alert" data-testid="save-error">
+            {error.message}
+          </p>
+        ) : null}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,37 @@
+import Link from "next/link";
+import type { RunRef } from "@/lib/query/curation";
+import { formatTime } from "./format-time";
+
+/** A short list of runs linking to their timelines. */
+export function RunRefList({
+  title,
+  runs,
+  empty,
+  testId,
+}: {
+  title: string;
+  runs: RunRef[];
+  empty: string;
+  testId: string;
+}) {
+  return (
+    <section data-testid={testId}>
+      <h2 className="mb-1.5 font-semibold text-[12px] text-slate-700">{title}</h2>
+      {runs.length === 0 ? (
+        <p className="text-[11px] text-slate-500">{empty}</p>
+      ) : (
+        <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white">
+          {runs.map((r) => (
+            <li key={r.id} className="flex items-baseline gap-2 px-2.5 py-1">
+              <Link href={`/runs/${r.id}`} className="truncate text-slate-800 hover:text-indigo-700 hover:underline">
+                {r.question}
+              </Link>
+              <span className="ml-auto shrink-0 text-[11px] text-slate-500">{r.status.replace("_", " ")}</span>
+              <span className="shrink-0 text-[11px] text-slate-400">{formatTime(r.createdAt)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

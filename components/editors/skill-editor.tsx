@@ -1,0 +1,242 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { EditConflict, type SaveResult, type SkillDetail, type SkillDraft, unwrapSave } from "@/lib/query/curation";
+import { ActionFailure, type ActionResult, unwrap } from "@/lib/query/unwrap";
+import { ChipInput } from "./chip-input";
+import { ConflictNotice } from "./conflict-notice";
+import { FieldLabel } from "./field-label";
+
+const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
+const TYPES = ["observation", "episodic"] as const;
+
+/**
+ * Edits a skill. Saving makes a new version (refused as a conflict when someone saved first);
+ * "Try" runs the unsaved draft on a question and opens the run.
+ */
+export function SkillEditor({
+  skill,
+  save,
+  tryDraft,
+}: {
+  skill: SkillDetail;
+  save: (draft: SkillDraft) => Promise<SaveResult<SkillDetail>>;
+  tryDraft: (input: { draft: SkillDraft; question: string }) => Promise<ActionResult<{ runId: string }>>;
+}) {
+  const router = useRouter();
+  const [mission, setMission] = useState(skill.mission);
+  const [disposition, setDisposition] = useState(skill.disposition);
+  const [scope, setScope] = useState(skill.retrieval.scope);
+  const [tags, setTags] = useState(skill.retrieval.tags);
+  const [types, setTypes] = useState(skill.retrieval.types);
+  const [budget, setBudget] = useState(skill.budget);
+  const [anchorEvery, setAnchorEvery] = useState(String(skill.anchorEvery));
+  const [outputFormat, setOutputFormat] = useState(skill.outputFormat);
+  const [question, setQuestion] = useState("");
+
+  const draft = (): SkillDraft => ({
+    bankId: skill.bankId,
+    id: skill.id,
+    expectedVersion: skill.version,
+    mission,
+    disposition,
+    retrieval: { tags, types, scope },
+    budget,
+    anchorEvery: Number(anchorEvery),
+    outputFormat,
+  });
+
+  const saving = useMutation({
+    mutationFn: (d: SkillDraft) => unwrapSave(save(d)),
+    onSuccess: () => router.refresh(),
+  });
+  const trying = useMutation({
+    mutationFn: (input: { draft: SkillDraft; question: string }) => unwrap(tryDraft(input)),
+    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+  });
+  const conflict = saving.error instanceof EditConflict ? (saving.error as EditConflict<SkillDetail>) : null;
+  const failure = saving.error ?? trying.error;
+  const fieldErrors = failure instanceof ActionFailure ? (failure.fieldErrors ?? {}) : {};
+  const errorsOf = (...keys: string[]) => keys.flatMap((k) => fieldErrors[k] ?? fieldErrors[`draft.${k}`] ?? []);
+  const newer = conflict?.current;
+
+  return (
+    <form
+      className="space-y-3"
+      data-testid="skill-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        saving.mutate(draft());
+      }}
+    >
+      {conflict ? (
+        <ConflictNotice
+          message={conflict.message}
+          newerVersion={newer?.version ?? null}
+          fields={
+            newer
+              ? [
+                  { field: "mission", mine: mission, theirs: newer.mission, by: "words" },
+                  {
+                    field: "disposition",
+                    mine: disposition.join(", "),
+                    theirs: newer.disposition.join(", "),
+                    by: "words",
+                  },
+                  { field: "scope", mine: scope, theirs: newer.retrieval.scope, by: "words" },
+                  {
+                    field: "retrieval tags",
+                    mine: tags.join(", "),
+                    theirs: newer.retrieval.tags.join(", "),
+                    by: "words",
+                  },
+                  {
+                    field: "memory types",
+                    mine: types.join(", "),
+                    theirs: newer.retrieval.types.join(", "),
+                    by: "words",
+                  },
+                  { field: "budget", mine: budget, theirs: newer.budget, by: "words" },
+                  { field: "anchor every", mine: anchorEvery, theirs: String(newer.anchorEvery), by: "words" },
+                  { field: "output format", mine: outputFormat, theirs: newer.outputFormat, by: "words" },
+                ]
+              : []
+          }
+          onLoadNewer={() => router.refresh()}
+        />
+      ) : null}
+      <FieldLabel label="Mission (one paragraph)" errors={errorsOf("mission")}>
+        <textarea
+          className={`${field} h-28 resize-y leading-relaxed`}
+          value={mission}
+          onChange={(e) => setMission(e.target.value.replace(/\n+/g, " "))}
+          data-testid="skill-mission"
+          aria-label="Mission"
+        />
+      </FieldLabel>
+      <div className="grid grid-cols-2 gap-3">
+        <FieldLabel label="Disposition (adjectives)" errors={errorsOf("disposition")}>
+          <ChipInput
+            label="Disposition"
+            values={disposition}
+            onChange={setDisposition}
+            placeholder="e.g. concise"
+            testId="skill-disposition"
+          />
+        </FieldLabel>
+        <FieldLabel label="Output format" errors={errorsOf("outputFormat")}>
+          <input
+            className={field}
+            value={outputFormat}
+            onChange={(e) => setOutputFormat(e.target.value)}
+            aria-label="Output format"
+            data-testid="skill-output-format"
+          />
+        </FieldLabel>
+      </div>
+      <fieldset className="rounded border border-slate-200 p-2.5">
+        <legend className="px-1 text-[11px] text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
+        <div className="grid grid-cols-[1fr_1fr_auto] gap-3">
+          <FieldLabel label="Scope default" errors={errorsOf("retrieval.scope")}>
+            <input
+              className={field}
+              value={scope}
+              onChange={(e) => setScope(e.target.value)}
+              aria-label="Scope default"
+              data-testid="skill-scope"
+            />
+          </FieldLabel>
+          <FieldLabel label="Tags" errors={errorsOf("retrieval.tags")}>
+            <ChipInput
+              label="Retrieval tags"
+              values={tags}
+              onChange={setTags}
+              placeholder="any tag"
+              testId="skill-tags"
+            />
+          </FieldLabel>
+          <FieldLabel label="Memory types" errors={errorsOf("retrieval.types")}>
+            <div className="flex h-[30px] items-center gap-3">
+              {TYPES.map((t) => (
+                <label key={t} className="flex items-center gap-1 text-[12px]">
+                  <input
+                    type="checkbox"
+                    checked={types.includes(t)}
+                    onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
+                  />
+                  {t}
+                </label>
+              ))}
+            </div>
+          </FieldLabel>
+        </div>
+      </fieldset>
+      <div className="grid grid-cols-4 gap-3">
+        <FieldLabel label="Budget" errors={errorsOf("budget")}>
+          <select
+            className={field}
+            value={budget}
+            onChange={(e) => setBudget(e.target.value as SkillDetail["budget"])}
+            aria-label="Budget"
+          >
+            <option value="low">low (5 iterations)</option>
+            <option value="mid">mid (10)</option>
+            <option value="high">high (20)</option>
+          </select>
+        </FieldLabel>
+        <FieldLabel label="Anchor every (iterations)" errors={errorsOf("anchorEvery")}>
+          <input
+            type="number"
+            min={1}
+            max={50}
+            className={field}
+            value={anchorEvery}
+            onChange={(e) => setAnchorEvery(e.target.value)}
+            aria-label="Anchor every"
+          />
+        </FieldLabel>
+        <div className="col-span-2 flex items-end gap-3">
+          <button
+            type="submit"
+            disabled={saving.isPending}
+            className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+            data-testid="save-skill"
+          >
+            {saving.isPending ? "Saving…" : `Save as version ${skill.version + 1}`}
+          </button>
+          <span className="pb-1.5 text-[11px] text-slate-500">editing version {skill.version}</span>
+        </div>
+      </div>
+      {failure && !conflict ? (
+        <p className="text-[12px] text-red-700" role="alert" data-testid="save-error">
+          {failure.message}
+        </p>
+      ) : null}
+      <div className="flex items-end gap-2 border-slate-100 border-t pt-3">
+        <div className="flex-1">
+          <FieldLabel label="Try the draft (runs it without saving)" errors={fieldErrors.question}>
+            <input
+              className={field}
+              value={question}
+              onChange={(e) => setQuestion(e.target.value)}
+              placeholder="What did we decide about the launch date?"
+              aria-label="Question to try the draft on"
+              data-testid="try-question"
+            />
+          </FieldLabel>
+        </div>
+        <button
+          type="button"
+          disabled={trying.isPending}
+          onClick={() => trying.mutate({ draft: draft(), question })}
+          className="rounded border border-slate-300 bg-white px-3 py-1.5 font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          data-testid="try-skill"
+        >
+          {trying.isPending ? "Starting…" : "Try"}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,34 @@
+import type { VersionEntry } from "@/lib/query/curation";
+import { FieldChanges } from "./field-changes";
+import { formatTime } from "./format-time";
+
+/** Every saved version, newest first, each with its diff to the version before. */
+export function VersionHistory({ versions, current }: { versions: readonly VersionEntry[]; current: number }) {
+  return (
+    <section aria-labelledby="versions-heading">
+      <h2 id="versions-heading" className="mb-1.5 font-semibold text-[12px] text-slate-700">
+        Versions <span className="font-normal text-slate-400">({versions.length})</span>
+      </h2>
+      <ol className="divide-y divide-slate-100 rounded border border-slate-200 bg-white" data-testid="version-list">
+        {versions.map((v) => (
+          <li key={v.version} className="px-2.5 py-2" data-testid="version" data-version={v.version}>
+            <div className="mb-1 flex items-baseline gap-2">
+              <span className="font-medium font-mono text-[12px]">v{v.version}</span>
+              {v.version === current ? (
+                <span className="rounded bg-indigo-50 px-1 text-[10px] text-indigo-700">current</span>
+              ) : null}
+              <span className="ml-auto text-[11px] text-slate-400">{formatTime(v.createdAt)}</span>
+            </div>
+            {v.changes.length > 0 ? (
+              <FieldChanges changes={v.changes} />
+            ) : (
+              <p className="text-[11px] text-slate-500">
+                {v.version === versions[versions.length - 1]?.version ? "first version" : "no field changed"}
+              </p>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

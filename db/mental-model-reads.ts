@@ -1,0 +1,64 @@
+/**
+ * Which runs read a mental model: a run "read" a model when one of its `tool.result` events
+ * returned the model's id. Counted from the event log, so deleted models keep their history.
+ */
+import type { Db } from "./client";
+
+/** Distinct runs per mental-model id in a bank (ids never read are absent). */
+export async function countMentalModelReads(db: Db, bankId: string): Promise<Map<string, number>> {
+  const res = await db.$client.execute({
+    sql: `SELECT j.value AS id, COUNT(DISTINCT e.run_id) AS runs
+          FROM run_events e
+          JOIN runs r ON r.id = e.run_id
+          JOIN json_each(e.payload, '$.ids.mental_models') j
+          WHERE e.type = 'tool.result' AND r.bank_id = ?
+          GROUP BY j.value`,
+    args: [bankId],
+  });
+  return new Map(res.rows.map((row) => [String(row.id), Number(row.runs)]));
+}
+
+export interface RunRef {
+  id: string;
+  question: string;
+  status: string;
+  createdAt: string;
+}
+
+/** The newest runs that read one mental model. */
+export async function listRunsThatRead(db: Db, bankId: string, modelId: string, limit = 20): Promise<RunRef[]> {
+  const res = await db.$client.execute({
+    sql: `SELECT r.id, r.question, r.status, r.created_at FROM runs r
+          WHERE r.bank_id = ? AND EXISTS (
+            SELECT 1 FROM run_events e JOIN json_each(e.payload, '$.ids.mental_models') j
+            WHERE e.run_id = r.id AND e.type = 'tool.result' AND j.value = ?)
+          ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+    args: [bankId, modelId, limit],
+  });
+  return res.rows.map(toRunRef);
+}
+
+/**
+ * Refresh runs of a source query: runs asking exactly that question with the mental-model tier
+ * left out (a refresh never reads its own tier), newest first.
+ */
+export async function listRefreshRuns(db: Db, bankId: string, sourceQuery: string, limit = 10): Promise<RunRef[]> {
+  const res = await db.$client.execute({
+    sql: `SELECT r.id, r.question, r.status, r.created_at FROM runs r
+          JOIN run_events e ON e.run_id = r.id AND e.type = 'run.started'
+          WHERE r.bank_id = ? AND r.question = ?
+            AND NOT EXISTS (SELECT 1 FROM json_each(e.payload, '$.enabledTiers') t WHERE t.value = 'mental_models')
+          ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+    args: [bankId, sourceQuery, limit],
+  });
+  return res.rows.map(toRunRef);
+}
+
+function toRunRef(row: Record<string, unknown>): RunRef {
+  return {
+    id: String(row.id),
+    question: String(row.question),
+    status: String(row.status),
+    createdAt: String(row.created_at),
+  };
+}

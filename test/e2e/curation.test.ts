@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, launchBrowser, type RunningApp, screenshot, startApp } from "./harness";
+
+describe("curation loop on the demo bank", () => {
+  let app: RunningApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    app = await startApp();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it("lists mental models with their staleness, last refresh and readers", async () => {
+    const { page } = browser;
+    await page.goto(`${app.url}/mental-models`);
+    await page.getByTestId("mental-model-row").first().waitFor();
+    const states = await page
+      .getByTestId("staleness-badge")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
+    expect(states).toEqual(
+      expect.arrayContaining(["fresh", "stale", "never_refreshed", "overridden_fresh", "overridden_stale"]),
+    );
+    const launch = page.locator('[data-testid="mental-model-row"][data-model-id="mm-launch-plan"]');
+    expect(await launch.getByTestId("staleness-reason").textContent()).toMatch(/newer memor(y|ies) in scope/);
+    await screenshot(page, "curation-mental-models");
+  });
+
+  it("refreshes a mental model into a new version and links the refresh run", async () => {
+    const { page } = browser;
+    await page.goto(`${app.url}/mental-models/mm-launch-plan?bank=demo`);
+    await page.getByTestId("mental-model-editor").waitFor();
+    const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
+    await page.getByTestId("refresh-now").click();
+    await page.getByTestId("refresh-outcome").waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId("refresh-outcome").textContent()).toContain(`Refreshed as version ${before + 1}`);
+    await page.locator(`[data-testid="version"][data-version="${before + 1}"]`).waitFor();
+    expect(await page.getByTestId("model-version").textContent()).toBe(`v${before + 1}`);
+    expect(await page.getByTestId("staleness-badge").first().getAttribute("data-state")).toBe("fresh");
+    await page.getByTestId("content-tab-preview").click();
+    await page.getByTestId("markdown-preview").waitFor();
+    await screenshot(page, "curation-mental-model-refreshed");
+    await page.getByTestId("refresh-run-link").click();
+    await page.waitForURL(/\/runs\/run_/);
+  });
+
+  it("saves a skill mission edit as a version whose diff shows the change", async () => {
+    const { page } = browser;
+    await page.goto(`${app.url}/skills`);
+    await page.getByTestId("skill-row").first().waitFor();
+    await screenshot(page, "curation-skills");
+    await page.getByRole("link", { name: "recap", exact: true }).click();
+    await page.getByTestId("skill-editor").waitFor();
+    const mission = page.getByTestId("skill-mission");
+    const original = (await mission.inputValue()) ?? "";
+    await mission.fill(original.replace("Lead with the outcome", "Open with the decision"));
+    await page.getByTestId("save-skill").click();
+    const v2 = page.locator('[data-testid="version"][data-version="2"]');
+    await v2.waitFor();
+    expect(await page.getByTestId("skill-version").textContent()).toBe("v2");
+    const mission2 = v2.locator('[data-field="mission"]');
+    expect(await mission2.locator('[data-op="remove"]').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining("Lead")]),
+    );
+    expect(await mission2.locator('[data-op="add"]').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining("Open")]),
+    );
+    await screenshot(page, "curation-skill-versions");
+  });
+
+  it("refuses a save from a second page that loaded an older version and shows the newer one", async () => {
+    const first = browser.page;
+    const second = await browser.context.newPage();
+    try {
+      await second.goto(`${app.url}/skills/skill-recap?bank=demo`);
+      await second.getByTestId("skill-editor").waitFor();
+      expect(await second.getByTestId("skill-version").textContent()).toBe("v2");
+
+      await first.getByTestId("skill-mission").fill("Saved first by the other tab.");
+      await first.getByTestId("save-skill").click();
+      await first.locator('[data-testid="version"][data-version="3"]').waitFor();
+
+      await second.getByTestId("skill-mission").fill("My edit on the stale copy.");
+      await second.getByTestId("save-skill").click();
+      await second.getByTestId("conflict-notice").waitFor();
+      expect(await second.getByTestId("conflict-message").textContent()).toContain(
+        "saved by someone else as version 3",
+      );
+      const added = (await second.locator('[data-testid="conflict-notice"] [data-op="add"]').allTextContents()).join(
+        "",
+      );
+      expect(added).toContain("Saved first by");
+      expect(added).toContain("other tab.");
+      expect(await second.getByTestId("skill-mission").inputValue()).toBe("My edit on the stale copy.");
+      await screenshot(second, "curation-skill-conflict");
+
+      await second.getByTestId("load-newer").click();
+      await second.locator('[data-testid="skill-version"]', { hasText: "v3" }).waitFor();
+      expect(await second.getByTestId("skill-mission").inputValue()).toBe("Saved first by the other tab.");
+      expect(await second.locator('[data-testid="version"]').count()).toBe(3);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("tries an unsaved skill draft in a run and leaves the saved skill alone", async () => {
+    const { page } = browser;
+    await page.goto(`${app.url}/skills/skill-recap?bank=demo`);
+    await page.getByTestId("skill-editor").waitFor();
+    const version = await page.getByTestId("skill-version").textContent();
+    await page.getByTestId("skill-mission").fill("Answer in one short paragraph.");
+    await page.getByTestId("try-question").fill("What did we decide about the launch date?");
+    await page.getByTestId("try-skill").click();
+    await page.waitForURL(/\/runs\/run_/);
+    await page.goto(`${app.url}/skills/skill-recap?bank=demo`);
+    await page.getByTestId("skill-editor").waitFor();
+    expect(await page.getByTestId("skill-version").textContent()).toBe(version);
+    expect(await page.getByTestId("skill-mission").inputValue()).not.toBe("Answer in one short paragraph.");
+  });
+
+  it("creates a mental model and deletes it after confirming", async () => {
+    const { page } = browser;
+    await page.goto(`${app.url}/mental-models`);
+    await page.getByTestId("new-model").click();
+    await page.getByTestId("model-name").fill("Onboarding checklist");
+    await page.getByTestId("model-source-query").fill("What must a new Atlas engineer do in week one?");
+    await page.getByTestId("model-content").fill("# Week one\n\n- Get SSO access\n- Pair on the pipeline");
+    await page.getByTestId("save-model").click();
+    await page.waitForURL(/\/mental-models\/mm-onboarding-checklist/);
+    expect(await page.getByTestId("model-title").textContent()).toBe("Onboarding checklist");
+    expect(await page.getByTestId("staleness-badge").first().getAttribute("data-state")).toBe("never_refreshed");
+    await page.getByTestId("delete-model").click();
+    await page.getByTestId("delete-dialog").waitFor();
+    await screenshot(page, "curation-delete-dialog");
+    await page.getByTestId("confirm-delete").click();
+    await page.waitForURL(/\/mental-models\?bank=demo$/);
+    await page.getByTestId("mental-model-row").first().waitFor();
+    expect(await page.locator('[data-model-id="mm-onboarding-checklist"]').count()).toBe(0);
+  });
+});

@@ -1,0 +1,269 @@
+/**
+ * The curation services on the demo bank in a real libSQL file: every save is a version with a
+ * diff, stale saves are refused without writing, and "refresh now" stores a reflect answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/db/client";
+import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
+import { getRun, getRunEvents } from "@/db/runs";
+import { getSkill } from "@/db/skills";
+import { createOfflineModel } from "@/lib/llm";
+import type { MentalModelDetail, MentalModelDraft, SkillDraft } from "@/lib/query/curation";
+import { MentalModelDraft as MentalModelDraftSchema } from "@/lib/query/curation";
+import {
+  defineSaveAction,
+  deleteMentalModelById,
+  EditConflictError,
+  getMentalModelPage,
+  getSkillPage,
+  listMentalModelRows,
+  refreshMentalModel,
+  saveMentalModelDraft,
+  saveSkillDraft,
+  trySkillDraft,
+} from "@/lib/server/curation";
+import { ensureDemoBank } from "@/lib/server/db";
+import { startRun } from "@/lib/server/runs";
+import { ScriptedModel } from "../../fixtures/scripted-model";
+import { openTempDb } from "../db/temp-db";
+
+let db: Db;
+let cleanup: () => void;
+
+beforeAll(async () => {
+  ({ db, cleanup } = await openTempDb("curation"));
+  await ensureDemoBank(db);
+});
+afterAll(() => cleanup());
+
+function draftOf(m: MentalModelDetail, patch: Partial<MentalModelDraft> = {}): MentalModelDraft {
+  return {
+    bankId: m.bankId,
+    id: m.id,
+    expectedVersion: m.version,
+    name: m.name,
+    sourceQuery: m.sourceQuery,
+    content: m.content,
+    tags: m.tags,
+    staleOverride: m.staleOverride ?? "auto",
+    ...patch,
+  };
+}
+
+async function pageOf(id: string) {
+  const page = await getMentalModelPage(db, "demo", id);
+  if (!page) throw new Error(`no model ${id}`);
+  return page;
+}
+
+describe("mental model versions", () => {
+  it("keeps every save as a version and diffs each against the one before", async () => {
+    const before = (await pageOf("mm-pricing")).model;
+    const saved = await saveMentalModelDraft(
+      db,
+      draftOf(before, {
+        content: `${before.content}\n- Enterprise tier needs a sales call.`,
+        tags: ["pricing", "sales"],
+      }),
+    );
+    expect(saved.version).toBe(before.version + 1);
+
+    const page = await pageOf("mm-pricing");
+    expect(page.versions.map((v) => v.version).slice(0, 2)).toEqual([saved.version, before.version]);
+    expect(page.versions.at(-1)?.changes).toEqual([]);
+    const latest = page.versions[0];
+    const content = latest?.changes.find((c) => c.field === "content");
+    expect(content?.kind).toBe("text");
+    if (content?.kind !== "text") return;
+    expect(content.ops.filter((o) => o.op === "add").map((o) => o.text)).toEqual([
+      "- Enterprise tier needs a sales call.",
+    ]);
+    expect(content.ops.some((o) => o.op === "remove")).toBe(false);
+    expect(latest?.changes.find((c) => c.field === "tags")).toMatchObject({
+      kind: "value",
+      before: "pricing",
+      after: "pricing, sales",
+    });
+  });
+
+  it("stores a staleness-only change as a new version that forces the badge", async () => {
+    const before = (await pageOf("mm-launch-plan")).model;
+    expect(before.state).toBe("stale");
+    const saved = await saveMentalModelDraft(db, draftOf(before, { staleOverride: "fresh" }));
+    expect(saved.version).toBe(before.version + 1);
+    expect(saved.state).toBe("overridden_fresh");
+    expect(saved.content).toBe(before.content);
+    const back = await saveMentalModelDraft(db, draftOf(saved, { staleOverride: "auto" }));
+    expect(back.state).toBe("stale");
+    const [latest] = (await pageOf("mm-launch-plan")).versions;
+    expect(latest?.changes).toEqual([{ field: "staleness override", kind: "value", before: "fresh", after: "auto" }]);
+  });
+
+  it("refuses a save based on an older version and changes nothing", async () => {
+    const loaded = (await pageOf("mm-sso-rollout")).model;
+    const otherTab = await saveMentalModelDraft(db, draftOf(loaded, { content: "Other tab's content" }));
+
+    const save = defineSaveAction(MentalModelDraftSchema, (d) => saveMentalModelDraft(db, d));
+    const result = await save(draftOf(loaded, { content: "My stale edit" }));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe("conflict");
+    expect(result.error.message).toContain(`saved by someone else as version ${otherTab.version}`);
+    expect(result.error.current).toMatchObject({ version: otherTab.version, content: "Other tab's content" });
+
+    const now = await getMentalModel(db, "demo", "mm-sso-rollout");
+    expect(now?.content).toBe("Other tab's content");
+    expect((await getMentalModelVersions(db, "demo", "mm-sso-rollout")).map((v) => v.content)).not.toContain(
+      "My stale edit",
+    );
+  });
+
+  it("creates a model with a unique slug id, never refreshed, and deletes it after", async () => {
+    const draft = {
+      bankId: "demo",
+      expectedVersion: 0,
+      name: "Launch plan",
+      sourceQuery: "What is the launch plan?",
+      content: "",
+      tags: [],
+      staleOverride: "auto" as const,
+    };
+    const created = await saveMentalModelDraft(db, draft);
+    expect(created.id).toBe("mm-launch-plan-2");
+    expect(created.version).toBe(1);
+    expect(created.state).toBe("unusable");
+    expect(created.reason).toBe("never refreshed");
+    await deleteMentalModelById(db, { bankId: "demo", id: created.id });
+    expect(await getMentalModelPage(db, "demo", created.id)).toBeNull();
+    await expect(deleteMentalModelById(db, { bankId: "demo", id: created.id })).rejects.toThrow(/does not exist/);
+  });
+
+  it("counts the runs whose retrieval returned a model", async () => {
+    const count = async () => (await listMentalModelRows(db, "demo")).find((r) => r.id === "mm-pricing")?.readBy;
+    const before = await count();
+    const { runId, finished } = await startRun(
+      db,
+      { bankId: "demo", skill: "decisions", question: "Summarize the pricing decisions" },
+      { model: createOfflineModel() },
+    );
+    await finished;
+    const events = await getRunEvents(db, runId);
+    const read = events.some((e) => e.type === "tool.result" && e.payload.ids.mental_models.includes("mm-pricing"));
+    expect(read).toBe(true);
+    expect(await count()).toBe((before ?? 0) + 1);
+    expect((await pageOf("mm-pricing")).readers.map((r) => r.id)).toContain(runId);
+  });
+});
+
+describe("refresh now", () => {
+  it("stores the reflect answer as a new version based on the cited ids, without reading its own tier", async () => {
+    const before = (await pageOf("mm-customer-pilots")).model;
+    const at = new Date("2026-11-02T10:00:00.000Z");
+    const outcome = await refreshMentalModel(
+      db,
+      { bankId: "demo", id: before.id, expectedVersion: before.version },
+      { model: createOfflineModel(), now: () => at },
+    );
+    expect(outcome.refreshed).toBe(true);
+    if (!outcome.refreshed) return;
+    const run = await getRun(db, outcome.runId);
+    expect(run?.question).toBe(before.sourceQuery);
+    expect(run?.budget).toBe("low");
+    const events = await getRunEvents(db, outcome.runId);
+    const started = events.find((e) => e.type === "run.started");
+    expect(started?.type === "run.started" && started.payload.enabledTiers).not.toContain("mental_models");
+
+    const cited = [...(run?.citations?.memory_ids ?? []), ...(run?.citations?.observation_ids ?? [])];
+    expect(cited.length).toBeGreaterThan(0);
+    expect(outcome.model.version).toBe(before.version + 1);
+    expect(outcome.model.content).toBe(run?.answer);
+    expect([...outcome.model.basedOnIds].sort()).toEqual([...new Set(cited)].sort());
+    expect(outcome.model.refreshedAt).toBe(at.toISOString());
+    expect(outcome.model.state).toBe("fresh");
+
+    const page = await pageOf(before.id);
+    expect(page.versions[0]?.changes.map((c) => c.field)).toEqual(
+      expect.arrayContaining(["refreshed", "based on", "content"]),
+    );
+    expect(page.refreshRuns.map((r) => r.id)).toContain(outcome.runId);
+  });
+
+  it("leaves the content alone when the refresh run fails, and still links the run", async () => {
+    const before = (await pageOf("mm-hiring")).model;
+    const broken = new ScriptedModel(() => {
+      throw new Error("model unreachable");
+    });
+    const outcome = await refreshMentalModel(db, { bankId: "demo", id: before.id }, { model: broken });
+    expect(outcome.refreshed).toBe(false);
+    if (outcome.refreshed) return;
+    expect(outcome.reason).toMatch(/without a usable answer/);
+    expect((await getRun(db, outcome.runId))?.status).toMatch(/failed|degraded|no_evidence/);
+    const after = (await pageOf(before.id)).model;
+    expect(after.version).toBe(before.version);
+    expect(after.content).toBe(before.content);
+  });
+});
+
+describe("skills", () => {
+  const skillDraft = async (patch: Partial<SkillDraft> = {}): Promise<SkillDraft> => {
+    const s = await getSkill(db, { bankId: "demo", id: "skill-recap" });
+    if (!s) throw new Error("no recap skill");
+    return {
+      bankId: "demo",
+      id: s.id,
+      expectedVersion: s.version,
+      mission: s.mission,
+      disposition: s.disposition,
+      retrieval: { tags: s.retrieval.tags, types: s.retrieval.types, scope: s.retrieval.scope },
+      budget: s.budget,
+      anchorEvery: s.anchorEvery,
+      outputFormat: s.outputFormat,
+      ...patch,
+    };
+  };
+
+  it("versions a mission edit with a word diff of the mission", async () => {
+    const draft = await skillDraft();
+    const saved = await saveSkillDraft(db, {
+      ...draft,
+      mission: draft.mission.replace("Lead with the outcome", "Open with the decision"),
+      disposition: [...draft.disposition, "blunt"],
+    });
+    expect(saved.version).toBe(draft.expectedVersion + 1);
+    const page = await getSkillPage(db, "demo", "skill-recap");
+    const mission = page?.versions[0]?.changes.find((c) => c.field === "mission");
+    expect(mission?.kind).toBe("text");
+    if (mission?.kind !== "text") return;
+    expect(mission.ops.filter((o) => o.op === "remove").map((o) => o.text.trim())).toEqual(["Lead", "outcome"]);
+    expect(mission.ops.filter((o) => o.op === "add").map((o) => o.text.trim())).toEqual(["Open", "decision"]);
+    expect(page?.versions[0]?.changes.find((c) => c.field === "disposition")).toMatchObject({
+      after: "concise, chronological, neutral, blunt",
+    });
+  });
+
+  it("refuses a stale skill save and returns the newer skill", async () => {
+    const stale = await skillDraft();
+    const newer = await saveSkillDraft(db, { ...stale, budget: "high" });
+    const err = await saveSkillDraft(db, { ...stale, mission: "Lost edit" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EditConflictError);
+    expect((err as EditConflictError<{ version: number }>).current?.version).toBe(newer.version);
+    expect((await getSkill(db, { bankId: "demo", id: "skill-recap" }))?.mission).not.toBe("Lost edit");
+  });
+
+  it("tries a draft in a run without saving it", async () => {
+    const draft = await skillDraft({ mission: "Answer in exactly one sentence.", budget: "low" });
+    const { runId, finished } = await trySkillDraft(
+      db,
+      { draft, question: "What did we decide about the launch date?" },
+      { model: createOfflineModel() },
+    );
+    await finished;
+    const events = await getRunEvents(db, runId);
+    const started = events.find((e) => e.type === "run.started");
+    expect(started?.type === "run.started" && started.payload.skill.mission).toBe("Answer in exactly one sentence.");
+    expect((await getRun(db, runId))?.budget).toBe("low");
+    const saved = await getSkill(db, { bankId: "demo", id: "skill-recap" });
+    expect(saved?.mission).not.toBe("Answer in exactly one sentence.");
+    expect(saved?.version).toBe(draft.expectedVersion);
+  });
+});
