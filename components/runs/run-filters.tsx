@@ -1,5 +1,5 @@
-import { RUN_FLAGS, RUN_STATUSES } from "@/lib/reflect/domain";
 import type { BankOption } from "@/lib/query/runs";
+import { RUN_FLAGS, RUN_STATUSES } from "@/lib/reflect/domain";
 
 const select = "rounded border border-slate-300 bg-white px-2 py-1";
 
