@@ -3,30 +3,20 @@
  * the launch plan is stale → fix the model in the re-run drawer → the child short-circuits →
  * compare shows the first divergence at the freshness check and the answer/citation diff.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Browser, launchBrowser, type RunningApp, screenshot, startApp } from "./harness";
+import { describe, expect, it } from "vitest";
+import { screenshot, useAppAndBrowser } from "./harness";
 
 const QUESTION = "What did we decide about the launch date?";
 const FIXED_HEADLINE =
   "**Atlas launch date: Tuesday, October 20, 2026** (decided at the September 22 go/no-go; it had moved from September 15 to October 6 on September 1).";
 
 describe("curation loop on the demo bank", () => {
-  let app: RunningApp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    app = await startApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
+  const ctx = useAppAndBrowser();
 
   it("fix a stale mental model, re-run, and compare: fewer model calls, divergence at the freshness check", async () => {
-    const { page } = browser;
+    const { page } = ctx.browser;
     const began = Date.now();
-    await page.goto(`${app.url}/runs/new?bank=demo&skill=recap&q=${encodeURIComponent(QUESTION)}`);
+    await page.goto(`${ctx.app.url}/runs/new?bank=demo&skill=recap&q=${encodeURIComponent(QUESTION)}`);
     await page.locator('select[name="budget"]').selectOption("low");
     await page.getByTestId("start-run").click();
     await page.waitForURL(/\/runs\/run_/);
@@ -51,10 +41,6 @@ describe("curation loop on the demo bank", () => {
     expect(old).toContain("October 6");
     await content.fill(old.replace(/^.*$/m, FIXED_HEADLINE));
     await plan.getByTestId("rerun-model-override").selectOption("fresh");
-    // The question also reaches the never-refreshed pipeline model; the curator vouches for it by override.
-    const pipeline = drawer.locator('[data-testid="rerun-model"][data-model-id="mm-pipeline"]');
-    await pipeline.getByTestId("rerun-model-edit").click();
-    await pipeline.getByTestId("rerun-model-override").selectOption("fresh");
     await screenshot(page, "curation-rerun-drawer");
 
     await drawer.getByTestId("rerun-submit").click();

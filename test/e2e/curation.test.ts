@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Browser, launchBrowser, type RunningApp, screenshot, startApp } from "./harness";
+import { describe, expect, it } from "vitest";
+import { screenshot, useAppAndBrowser } from "./harness";
 
 describe("curation loop on the demo bank", () => {
-  let app: RunningApp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    app = await startApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
+  const ctx = useAppAndBrowser();
 
   it("lists mental models with their staleness, last refresh and readers", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/mental-models`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/mental-models`);
     await page.getByTestId("mental-model-row").first().waitFor();
     const states = await page
       .getByTestId("staleness-badge")
@@ -30,8 +20,8 @@ describe("curation loop on the demo bank", () => {
   });
 
   it("refreshes a mental model into a new version and links the refresh run", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/mental-models/mm-launch-plan?bank=demo`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=demo`);
     await page.getByTestId("mental-model-editor").waitFor();
     const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
     await page.getByTestId("refresh-now").click();
@@ -48,8 +38,8 @@ describe("curation loop on the demo bank", () => {
   });
 
   it("saves a skill mission edit as a version whose diff shows the change", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/skills`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/skills`);
     await page.getByTestId("skill-row").first().waitFor();
     await screenshot(page, "curation-skills");
     await page.getByRole("link", { name: "recap", exact: true }).click();
@@ -72,10 +62,10 @@ describe("curation loop on the demo bank", () => {
   });
 
   it("refuses a save from a second page that loaded an older version and shows the newer one", async () => {
-    const first = browser.page;
-    const second = await browser.context.newPage();
+    const first = ctx.browser.page;
+    const second = await ctx.browser.context.newPage();
     try {
-      await second.goto(`${app.url}/skills/skill-recap?bank=demo`);
+      await second.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
       await second.getByTestId("skill-editor").waitFor();
       expect(await second.getByTestId("skill-version").textContent()).toBe("v2");
 
@@ -107,23 +97,23 @@ describe("curation loop on the demo bank", () => {
   });
 
   it("tries an unsaved skill draft in a run and leaves the saved skill alone", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/skills/skill-recap?bank=demo`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
     await page.getByTestId("skill-editor").waitFor();
     const version = await page.getByTestId("skill-version").textContent();
     await page.getByTestId("skill-mission").fill("Answer in one short paragraph.");
     await page.getByTestId("try-question").fill("What did we decide about the launch date?");
     await page.getByTestId("try-skill").click();
     await page.waitForURL(/\/runs\/run_/);
-    await page.goto(`${app.url}/skills/skill-recap?bank=demo`);
+    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
     await page.getByTestId("skill-editor").waitFor();
     expect(await page.getByTestId("skill-version").textContent()).toBe(version);
     expect(await page.getByTestId("skill-mission").inputValue()).not.toBe("Answer in one short paragraph.");
   });
 
   it("creates a mental model and deletes it after confirming", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/mental-models`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/mental-models`);
     await page.getByTestId("new-model").click();
     await page.getByTestId("model-name").fill("Onboarding checklist");
     await page.getByTestId("model-source-query").fill("What must a new Atlas engineer do in week one?");

@@ -4,24 +4,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { freePort } from "@/test/fixtures/free-port";
 
 const root = join(import.meta.dirname, "..", "..");
 export const TMP = join(root, "test", ".tmp");
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface RunningApp {
   url: string;
@@ -120,4 +109,21 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(dir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * Starts the app and a browser before a describe block's tests and stops both after it.
+ * `env` may be a function, for settings known only once other fixtures have started.
+ */
+export function useAppAndBrowser(env: Record<string, string> | (() => Record<string, string>) = {}) {
+  const ctx = {} as { app: RunningApp; browser: Browser };
+  beforeAll(async () => {
+    ctx.app = await startApp(typeof env === "function" ? env() : env);
+    ctx.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await ctx.browser?.close();
+    await ctx.app?.stop();
+  });
+  return ctx;
 }

