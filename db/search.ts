@@ -61,16 +61,7 @@ async function rankedRows(
   if (q.limit <= 0) return [];
   const filter = memoryFilter(q, table !== "mental_models");
   const match = buildFtsQuery(q.query);
-  const lexical: Row[] = match
-    ? (
-        await db.$client.execute({
-          sql: `SELECT ${columns} FROM ${table}_fts JOIN ${table} m ON m.pk = ${table}_fts.rowid
-                WHERE ${table}_fts MATCH ? AND ${filter.where}
-                ORDER BY bm25(${table}_fts), m.id LIMIT ?`,
-          args: [match, ...filter.args, q.limit] as InArgs,
-        })
-      ).rows
-    : [];
+  const lexical: Row[] = match ? await lexicalRows(db, table, columns, q.limit, match, filter) : [];
   if (!q.embedding || (await getEmbeddingDim(db)) === null) return lexical;
   const vector = await toVectorLiteral(db, q.embedding);
   // Exact distance over the filtered rows rather than vector_top_k: an ANN top-k is global, so the
@@ -84,6 +75,66 @@ async function rankedRows(
     })
   ).rows;
   return reciprocalRankFusion([lexical, semantic], (r) => String(r.id)).slice(0, q.limit);
+}
+
+/** Candidates taken from the bare FTS5 ranking before the filters; see `lexicalRows`. */
+const FTS_CANDIDATES_PER_RESULT = 25;
+const MIN_FTS_CANDIDATES = 100;
+
+/**
+ * BM25 top-`limit` of the filtered rows, ordered by bm25 then id. Joining every FTS match to its
+ * row to filter costs ~2× the bare FTS5 ranking on large banks, so the filters first run on the
+ * bare ranking's top candidates. That answer is exact when the candidates hold every match, or
+ * when `limit` filtered rows score strictly better than the worst candidate (no row outside can
+ * beat or tie them); otherwise the full filtered query runs.
+ */
+async function lexicalRows(
+  db: Db,
+  table: "facts" | "observations" | "mental_models",
+  columns: string,
+  limit: number,
+  match: string,
+  filter: Filter,
+): Promise<Row[]> {
+  // Mental models are a few curated rows per bank: the direct query is already at the floor.
+  if (table === "mental_models") return filteredFtsRows(db, table, columns, limit, match, filter);
+  const n = Math.max(MIN_FTS_CANDIDATES, limit * FTS_CANDIDATES_PER_RESULT);
+  // CROSS JOIN keeps the candidates as the outer loop; the window runs over at most n rows.
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${columns}, c.score AS fts_score, c.candidates AS fts_candidates, c.worst AS fts_worst
+          FROM (SELECT pk, score, COUNT(*) OVER () AS candidates, MAX(score) OVER () AS worst
+                FROM (SELECT rowid AS pk, bm25(${table}_fts) AS score FROM ${table}_fts
+                      WHERE ${table}_fts MATCH ? ORDER BY score LIMIT ?)) c
+          CROSS JOIN ${table} m ON m.pk = c.pk
+          WHERE ${filter.where}
+          ORDER BY c.score, m.id LIMIT ?`,
+    args: [match, n, ...filter.args, limit] as InArgs,
+  });
+  const last = rows.at(-1);
+  if (
+    last &&
+    (Number(last.fts_candidates) < n || (rows.length >= limit && Number(last.fts_score) < Number(last.fts_worst)))
+  )
+    return rows;
+  return filteredFtsRows(db, table, columns, limit, match, filter);
+}
+
+/** Every FTS match joined to its row and filtered, then ranked: exact at any size. */
+async function filteredFtsRows(
+  db: Db,
+  table: "facts" | "observations" | "mental_models",
+  columns: string,
+  limit: number,
+  match: string,
+  filter: Filter,
+): Promise<Row[]> {
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${columns} FROM ${table}_fts JOIN ${table} m ON m.pk = ${table}_fts.rowid
+          WHERE ${table}_fts MATCH ? AND ${filter.where}
+          ORDER BY bm25(${table}_fts), m.id LIMIT ?`,
+    args: [match, ...filter.args, limit] as InArgs,
+  });
+  return rows;
 }
 
 /** Fuses ranked lists: score = Σ 1 / (RRF_K + rank), rank 1-based; ties keep first-seen order. */

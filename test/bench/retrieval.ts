@@ -1,0 +1,166 @@
+/**
+ * §1 Retrieval per tier at 1k, 10k and 100k facts, and §2 batch staleness on the 100k bank.
+ * Each tier is timed twice: as the engine sees it (the memory port: bank lookup, scope check,
+ * search, freshness or staleness) and as its bare SQL search (db/search.ts). The floor is a bare
+ * FTS5 `MATCH … ORDER BY bm25` on the same table with the same MATCH expression, run interleaved
+ * with the tier query so both see the same cache state.
+ */
+import type { Db } from "@/db/client";
+import { buildFtsQuery } from "@/db/fts-query";
+import { createMemoryStore } from "@/db/memory-store";
+import { listMentalModels } from "@/db/mental-models";
+import { searchFacts, searchMentalModelIds, searchObservations, type TierSearch } from "@/db/search";
+import type { TierQuery } from "@/lib/reflect/ports";
+import { BENCH_BANK, createBenchBank, insertFacts, insertMentalModels, question, TAGS } from "./corpus";
+import { atMost, type BenchRow, median, openBenchDb, percentile, prng, row, timed } from "./report";
+
+const SIZES = [1_000, 10_000, 100_000];
+const QUERIES_PER_TIER = 200;
+const WARMUP = 20;
+const STALENESS_REPEATS = 30;
+
+type TierName = "mental models" | "observations" | "recall";
+const TIERS: { name: TierName; fts: string; limit: number }[] = [
+  { name: "mental models", fts: "mental_models_fts", limit: 5 },
+  { name: "observations", fts: "observations_fts", limit: 10 },
+  { name: "recall", fts: "facts_fts", limit: 20 },
+];
+
+/** A run scoped to team:platform reads personal + team:platform memories (the bank permits platform). */
+const READABLE = ["personal", "team:platform"] as const;
+
+function queries(seed: number, n: number): TierQuery[] {
+  const r = prng(seed);
+  return Array.from({ length: n }, () => ({
+    bankId: BENCH_BANK,
+    query: question(r),
+    limit: 0,
+    // A quarter of the searches carry a skill's tag filter (e.g. decisions → "decision").
+    tags: r.next() < 0.25 ? [r.pick(TAGS)] : [],
+    scope: "team:platform" as const,
+  }));
+}
+
+async function bareFts(db: Db, table: string, query: string, limit: number): Promise<number> {
+  const match = buildFtsQuery(query);
+  if (!match) return 0;
+  const res = await db.$client.execute({
+    sql: `SELECT rowid, * FROM ${table} WHERE ${table} MATCH ? ORDER BY bm25(${table}) LIMIT ?`,
+    args: [match, limit],
+  });
+  return res.rows.length;
+}
+
+function tierQuery(db: Db, tier: TierName, q: TierSearch): Promise<unknown> {
+  if (tier === "recall") return searchFacts(db, q);
+  if (tier === "observations") return searchObservations(db, q);
+  return searchMentalModelIds(db, q);
+}
+
+export async function benchRetrieval(log: (line: string) => void): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const { db, cleanup } = await openBenchDb("retrieval");
+  try {
+    const r = prng(42);
+    await createBenchBank(db);
+    await insertMentalModels(db, r);
+    const store = createMemoryStore(db);
+    const p50BySize = new Map<string, number>();
+    const staleness: BenchRow[] = [];
+    let have = 0;
+    for (const size of SIZES) {
+      const load = await timed(() => insertFacts(db, r, have, size));
+      log(`  inserted ${(size - have).toLocaleString("en-US")} facts in ${(load.ms / 1000).toFixed(1)} s`);
+      rows.push(
+        row(
+          "1 retrieval",
+          `import ${size.toLocaleString("en-US")} facts`,
+          Math.round(((size - have) / load.ms) * 1000),
+          "facts/s",
+        ),
+      );
+      have = size;
+      await db.$client.execute("PRAGMA optimize");
+      const label = size >= 1000 ? `${size / 1000}k` : String(size);
+      for (const tier of TIERS) {
+        const port = (q: TierQuery): Promise<unknown> =>
+          tier.name === "recall"
+            ? store.recall(q)
+            : tier.name === "observations"
+              ? store.searchObservations(q)
+              : store.searchMentalModels(q);
+        const qs = queries(size + tier.limit, WARMUP + QUERIES_PER_TIER).map((q) => ({ ...q, limit: tier.limit }));
+        const portMs: number[] = [];
+        const sqlMs: number[] = [];
+        const bareMs: number[] = [];
+        for (const [i, q] of qs.entries()) {
+          const search: TierSearch = { ...q, scopes: [...READABLE] };
+          // Alternate the order so neither side always runs on the warmer cache.
+          const first = i % 2 === 0;
+          const a = first ? await timed(() => tierQuery(db, tier.name, search)) : null;
+          const bare = await timed(() => bareFts(db, tier.fts, q.query, tier.limit));
+          const b = first ? a! : await timed(() => tierQuery(db, tier.name, search));
+          const p = await timed(() => port(q));
+          if (i < WARMUP) continue;
+          sqlMs.push(b.ms);
+          bareMs.push(bare.ms);
+          portMs.push(p.ms);
+        }
+        const section = "1 retrieval";
+        const name = `${tier.name} @${label}`;
+        const p50 = median(portMs);
+        p50BySize.set(`${tier.name}@${size}`, p50);
+        const recallGoal = tier.name === "recall" && size === 100_000 ? atMost(p50, 10, "ms") : undefined;
+        const ratio = median(sqlMs) / median(bareMs);
+        rows.push(
+          row(section, `${name} search p50`, p50, "ms", recallGoal, "memory port"),
+          row(section, `${name} search p95`, percentile(portMs, 95), "ms", undefined, "memory port"),
+          row(section, `${name} tier query p50`, median(sqlMs), "ms"),
+          row(section, `${name} bare FTS5 bm25 p50`, median(bareMs), "ms"),
+          row(section, `${name} tier query / bare`, ratio, "×", atMost(ratio, 1.5, "×")),
+        );
+        log(`  ${name}: port p50 ${p50.toFixed(2)} ms, query/bare ${ratio.toFixed(2)}×`);
+      }
+      if (size === 100_000) staleness.push(...(await benchStaleness(db)));
+    }
+    for (const tier of TIERS) {
+      const small = p50BySize.get(`${tier.name}@1000`)!;
+      const large = p50BySize.get(`${tier.name}@100000`)!;
+      rows.push(row("1 retrieval", `${tier.name} p50 growth 1k → 100k facts`, large / small, "×"));
+    }
+    rows.push(...staleness);
+  } finally {
+    cleanup();
+  }
+  return rows;
+}
+
+/** §2: staleness of every mental model in one listMentalModels call (one SQL statement). */
+async function benchStaleness(db: Db): Promise<BenchRow[]> {
+  const samples: number[] = [];
+  let stale = 0;
+  let models = 0;
+  for (let i = 0; i < STALENESS_REPEATS + 3; i++) {
+    const t = await timed(() => listMentalModels(db, BENCH_BANK));
+    if (i < 3) continue;
+    samples.push(t.ms);
+    models = t.value.length;
+    stale = t.value.filter((m) => m.isStale).length;
+  }
+  const memories = Number(
+    (await db.$client.execute("SELECT (SELECT COUNT(*) FROM facts) + (SELECT COUNT(*) FROM observations) AS n")).rows[0]
+      ?.n,
+  );
+  const p50 = median(samples);
+  return [
+    row(
+      "2 staleness",
+      `batch staleness, ${models} models over ${memories.toLocaleString("en-US")} memories p50`,
+      p50,
+      "ms",
+      atMost(p50, 20, "ms"),
+      `${stale} stale`,
+    ),
+    row("2 staleness", "batch staleness p95", percentile(samples, 95), "ms"),
+  ];
+}

@@ -1,0 +1,73 @@
+/**
+ * `npm run bench` — every performance figure with its target, as a table and as
+ * test/bench/results.json (rows + machine). `npm run bench -- retrieval timeline` runs only the
+ * named sections (and then does not overwrite results.json).
+ */
+import { writeFileSync } from "node:fs";
+import { cpus, type as osType, release, totalmem } from "node:os";
+import { join } from "node:path";
+import { benchConcurrency } from "./concurrency";
+import { benchOverhead } from "./overhead";
+import { type BenchRow, formatTable } from "./report";
+import { benchRetrieval } from "./retrieval";
+import { benchRoundTrips } from "./round-trips";
+import { benchTimeline } from "./timeline";
+
+const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow[]>> = {
+  retrieval: benchRetrieval,
+  overhead: benchOverhead,
+  "round-trips": benchRoundTrips,
+  concurrency: benchConcurrency,
+  timeline: benchTimeline,
+};
+
+function machine() {
+  return {
+    os: `${osType()} ${release()}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "unknown",
+    totalMemoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+  };
+}
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((s) => !(s in SECTIONS));
+  if (unknown.length > 0) {
+    console.error(`unknown section(s): ${unknown.join(", ")}; choose from ${Object.keys(SECTIONS).join(", ")}`);
+    process.exit(2);
+  }
+  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS);
+  const m = machine();
+  console.log(`bench on ${m.cpus} × ${m.cpuModel}, ${m.totalMemoryGiB} GiB, ${m.os}, node ${m.node}`);
+  const rows: BenchRow[] = [];
+  const started = performance.now();
+  for (const name of names) {
+    const t = performance.now();
+    console.log(`\n▶ ${name}`);
+    rows.push(...(await SECTIONS[name]!((line) => console.log(line))));
+    console.log(`  (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  }
+  const totalSeconds = (performance.now() - started) / 1000;
+  console.log(`\n${formatTable(rows)}`);
+  const missed = rows.filter((r) => r.met === false);
+  console.log(
+    `\n${rows.filter((r) => r.met !== null).length - missed.length} of ${rows.filter((r) => r.met !== null).length} targets met; total ${totalSeconds.toFixed(0)} s`,
+  );
+  if (wanted.length === 0) {
+    const out = join(import.meta.dirname, "results.json");
+    writeFileSync(
+      out,
+      `${JSON.stringify({ generatedAt: new Date().toISOString(), totalSeconds: Math.round(totalSeconds), machine: m, rows }, null, 2)}\n`,
+    );
+    console.log(`wrote ${out}`);
+  }
+  // Open handles (libSQL clients of the service layer, timers) must not keep the process alive.
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,137 @@
+/**
+ * §6 Timeline: fold time of 5k- and 50k-event runs, and time to first render of the run page in
+ * Chromium for a 5k-event run served by `next start` (navigation start → first timeline row in the
+ * DOM, recorded in the page by a MutationObserver installed before any page script runs).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { InValue } from "@libsql/client";
+import { openDb } from "@/db/client";
+import { createRun, finishRun } from "@/db/runs";
+import type { EventPayload } from "@/lib/reflect/events";
+import { foldRun } from "@/lib/timeline/fold";
+import { launchBrowser, startApp } from "@/test/e2e/harness";
+import { RECAP_SKILL } from "@/test/fixtures/timeline/builder";
+import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
+import { atMost, type BenchRow, median, row } from "./report";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const RENDER_EVENTS = 5_000;
+const WARM_VISITS = 5;
+
+function foldMs(nEvents: number, repeats: number): number {
+  const events = makeLargeRun(nEvents);
+  foldRun(events);
+  const samples: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const start = performance.now();
+    foldRun(events);
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+/** Builds the app when no production build exists; another process building at the same time is waited out. */
+async function ensureBuild(log: (line: string) => void): Promise<void> {
+  for (let attempt = 1; !existsSync(join(ROOT, ".next", "BUILD_ID")); attempt++) {
+    log("  no production build: running next build");
+    const build = spawnSync(process.execPath, [join(ROOT, "node_modules", "next", "dist", "bin", "next"), "build"], {
+      cwd: ROOT,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+      encoding: "utf8",
+    });
+    if (build.status === 0) return;
+    if (attempt >= 4) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
+    log("  next build failed (a concurrent build?), retrying in 30 s");
+    await new Promise((r) => setTimeout(r, 30_000));
+  }
+}
+
+async function insertLargeRun(dbUrl: string, runId: string): Promise<void> {
+  const db = await openDb(dbUrl);
+  try {
+    const events = makeLargeRun(RENDER_EVENTS, runId);
+    await createRun(db, {
+      id: runId,
+      bankId: "demo",
+      question: "Summarize everything about the platform migration.",
+      skill: RECAP_SKILL,
+      budget: "high",
+      mode: "synthesize",
+      scope: "personal",
+      model: { kind: "scripted", name: "scripted-large" },
+    });
+    const statements: { sql: string; args: InValue[] }[] = [];
+    for (let i = 0; i < events.length; i += 500) {
+      const chunk = events.slice(i, i + 500);
+      statements.push({
+        sql: `INSERT INTO run_events (run_id, seq, at, type, iteration, payload) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
+        args: chunk.flatMap((e) => [runId, e.seq, e.at, e.type, e.iteration ?? null, JSON.stringify(e.payload)]),
+      });
+    }
+    await db.$client.batch(statements, "write");
+    const last = events.at(-1);
+    if (last?.type !== "run.finished") throw new Error("large run must end with run.finished");
+    await finishRun(db, runId, last.payload as EventPayload<"run.finished">);
+  } finally {
+    db.$client.close();
+  }
+}
+
+async function firstRender(log: (line: string) => void): Promise<{ cold: number; warm: number }> {
+  await ensureBuild(log);
+  const app = await startApp();
+  const browser = await launchBrowser();
+  try {
+    const runId = "run_bench_large";
+    await insertLargeRun(app.dbUrl, runId);
+    // A string, not a function: tsx's name-keeping helpers do not exist inside the page.
+    await browser.page.addInitScript(`
+      new MutationObserver(() => {
+        if (window.__firstRowAt === undefined && document.querySelector('[data-testid="timeline-row"]')) {
+          window.__firstRowAt = performance.now();
+        }
+      }).observe(document, { childList: true, subtree: true });
+    `);
+    const visit = async () => {
+      await browser.page.goto(`${app.url}/runs/${runId}`, { waitUntil: "commit" });
+      await browser.page.waitForSelector('[data-testid="timeline-row"]', { timeout: 30_000 });
+      return Number(await browser.page.evaluate("window.__firstRowAt"));
+    };
+    const cold = await visit();
+    const warm: number[] = [];
+    for (let i = 0; i < WARM_VISITS; i++) warm.push(await visit());
+    log(`  first render: cold ${cold.toFixed(0)} ms, warm ${warm.map((w) => w.toFixed(0)).join(", ")} ms`);
+    return { cold, warm: median(warm) };
+  } finally {
+    await browser.close();
+    await app.stop();
+  }
+}
+
+export async function benchTimeline(log: (line: string) => void): Promise<BenchRow[]> {
+  const fold5k = foldMs(5_000, 20);
+  const fold50k = foldMs(50_000, 5);
+  log(`  fold: 5k ${fold5k.toFixed(1)} ms, 50k ${fold50k.toFixed(1)} ms`);
+  const render = await firstRender(log);
+  const section = "6 timeline";
+  return [
+    row(section, "fold 5k events", fold5k, "ms"),
+    row(section, "fold 50k events", fold50k, "ms", atMost(fold50k, 200, "ms")),
+    row(
+      section,
+      "run page first timeline row, 5k events, first visit",
+      render.cold,
+      "ms",
+      atMost(render.cold, 1000, "ms"),
+    ),
+    row(
+      section,
+      "run page first timeline row, 5k events, repeat visits p50",
+      render.warm,
+      "ms",
+      atMost(render.warm, 1000, "ms"),
+    ),
+  ];
+}
