@@ -29,6 +29,9 @@ export async function openDb(url: string = DEFAULT_DATABASE_URL, options: { auth
   const client = createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
   if (filePath) {
     await client.execute("PRAGMA journal_mode=WAL");
+    // With WAL, NORMAL syncs at checkpoints instead of every commit: a crashed process loses no
+    // committed event (each append is still its own transaction); only a power cut may drop the last few.
+    await client.execute("PRAGMA synchronous=NORMAL");
     await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
   }
   const db = drizzle({ client, schema });

@@ -123,15 +123,6 @@ export async function benchOverhead(log: (line: string) => void): Promise<BenchR
       );
       slow.push({ ms: t.ms, calls: t.value.llmCalls });
     }
-    // What the sink would cost if WAL commits skipped the fsync (durable across a process crash,
-    // not a power loss): not the shipped setting, measured to show where the time goes.
-    await db.$client.execute("PRAGMA synchronous=NORMAL");
-    const relaxed = await perIteration(
-      db,
-      () => atlasMemory(),
-      () => busyModel("Atlas launch", { memory_ids: ["f1"] }),
-      "bank",
-    );
     const share = median(slow.map((s) => (s.ms - s.calls * MODEL_LATENCY_MS) / s.ms)) * 100;
     const section = "3 engine overhead";
     return [
@@ -144,7 +135,6 @@ export async function benchOverhead(log: (line: string) => void): Promise<BenchR
         `${atlas.iterations}-iteration runs, median of ${RUNS}`,
       ),
       row(section, "of which engine alone (events validated, not stored)", unpersisted.perIterationMs, "ms"),
-      row(section, "same with PRAGMA synchronous=NORMAL (not shipped)", relaxed.perIterationMs, "ms"),
       row(section, "overhead per iteration incl. retrieval on the demo bank store", demo.perIterationMs, "ms"),
       row(
         section,
