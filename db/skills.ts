@@ -126,3 +126,12 @@ export function toSkillSnapshot(skill: SkillRecord): SkillSnapshot {
     outputFormat: skill.outputFormat,
   };
 }
+
+/** Deletes the skill and its history; runs keep the snapshot of the version they used. */
+export async function deleteSkill(db: Db, bankId: string, id: string): Promise<boolean> {
+  const [deleted] = await db.batch([
+    db.delete(skills).where(and(eq(skills.bankId, bankId), eq(skills.id, id))),
+    db.delete(skillVersions).where(and(eq(skillVersions.bankId, bankId), eq(skillVersions.skillId, id))),
+  ]);
+  return deleted.rowsAffected > 0;
+}

@@ -1,10 +1,8 @@
 /** Skill CRUD for the API, with optimistic concurrency on `expectedVersion`. */
-import { and, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { NotFoundError } from "@/db/errors";
-import { skills, skillVersions } from "@/db/schema";
-import { getSkill, getSkillVersions, listSkills, saveSkill } from "@/db/skills";
+import { deleteSkill, getSkill, getSkillVersions, listSkills, saveSkill } from "@/db/skills";
 import type { CreateSkillBody, SkillDetail, UpdateSkillBody } from "./schemas";
 
 export async function skillList(db: Db, bankId: string) {
@@ -31,14 +29,6 @@ export async function updateSkill(db: Db, bankId: string, id: string, body: z.ou
   return saveSkill(db, { ...current, ...defined, bankId, id, expectedVersion });
 }
 
-/**
- * Deletes the skill and its history. Runs keep the snapshot of the version they used, so history
- * stays readable. (db/skills.ts has no delete yet; this is the only caller.)
- */
 export async function removeSkill(db: Db, bankId: string, id: string) {
-  const [deleted] = await db.batch([
-    db.delete(skills).where(and(eq(skills.bankId, bankId), eq(skills.id, id))),
-    db.delete(skillVersions).where(and(eq(skillVersions.bankId, bankId), eq(skillVersions.skillId, id))),
-  ]);
-  if (deleted.rowsAffected === 0) throw new NotFoundError(`unknown skill "${id}" in bank ${bankId}`);
+  if (!(await deleteSkill(db, bankId, id))) throw new NotFoundError(`unknown skill "${id}" in bank ${bankId}`);
 }
