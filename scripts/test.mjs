@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { ensureSqld } from "./sqld.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
+const startedAt = Date.now();
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 if (!existsSync(chromium)) {
@@ -63,5 +64,6 @@ if (existsSync(report)) {
 } else {
   failed = 1;
 }
-console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+console.log(`\ntests took ${Math.round((Date.now() - startedAt) / 1000)} s`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(run.status === 0 && failed === 0 ? 0 : 1);
