@@ -176,6 +176,7 @@ export function RunView({
             highlightedRowId={highlightedRowId}
             onSelectRow={setSelectedRowId}
             replayNotes={replayNoteByIteration}
+            bankId={view.header.bankId}
           />
         </div>
         <div className="min-w-0">

@@ -1,7 +1,10 @@
+import Link from "next/link";
+import { mentalModelHref } from "@/lib/query/curation";
 import type { FreshnessRow as FreshnessRowData } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
 
-export function FreshnessRow({ row }: { row: FreshnessRowData }) {
+/** Each model's verdict as of this run; its version links to that version, diffed against today's. */
+export function FreshnessRow({ row, bankId }: { row: FreshnessRowData; bankId: string | null }) {
   const released = row.verdict === "release";
   return (
     <div className="flex flex-col gap-0.5">
@@ -19,7 +22,20 @@ export function FreshnessRow({ row }: { row: FreshnessRowData }) {
               {!m.usable && <Badge tone="danger">unusable</Badge>}
               <span className="truncate text-slate-900">
                 {m.name} <span className="font-mono text-[11px] text-slate-500">{m.id}</span>
-                {m.version !== null ? <span className="text-[11px] text-slate-500"> v{m.version}</span> : null}
+                {m.version !== null && bankId ? (
+                  <Link
+                    href={`${mentalModelHref(bankId, m.id)}&seen=${m.version}`}
+                    className="text-[11px] text-indigo-700 hover:underline"
+                    data-testid="model-version-link"
+                    title="Open the version this run read, with its diff to the current version"
+                    onClick={(e) => e.stopPropagation()}
+                  >
+                    {" "}
+                    v{m.version}
+                  </Link>
+                ) : m.version !== null ? (
+                  <span className="text-[11px] text-slate-500"> v{m.version}</span>
+                ) : null}
               </span>
               <span className="truncate text-[11px] text-slate-600">{m.reason}</span>
             </li>

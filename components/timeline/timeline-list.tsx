@@ -24,12 +24,12 @@ function rowRule(row: TimelineRow): string {
   return KIND_RULE[row.kind];
 }
 
-function RowBody({ row, selected }: { row: TimelineRow; selected: boolean }) {
+function RowBody({ row, selected, bankId }: { row: TimelineRow; selected: boolean; bankId: string | null }) {
   switch (row.kind) {
     case "tier":
       return <TierRow row={row} selected={selected} />;
     case "freshness":
-      return <FreshnessRow row={row} />;
+      return <FreshnessRow row={row} bankId={bankId} />;
     case "steering":
       return <SteeringRow row={row} />;
     case "guard":
@@ -52,6 +52,8 @@ export interface TimelineListProps {
   onSelectRow: (rowId: string) => void;
   /** Fork: replayed iterations whose tool results differ from the parent's, with what differed. */
   replayNotes?: ReadonlyMap<number, string>;
+  /** The run's bank, for links to the mental-model versions a step read. */
+  bankId?: string | null;
 }
 
 /**
@@ -68,6 +70,7 @@ export function TimelineList({
   highlightedRowId,
   onSelectRow,
   replayNotes,
+  bankId = null,
 }: TimelineListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   // Rows of iterations replayed from a parent run are dimmed: the model was not asked for them.
@@ -217,7 +220,7 @@ export function TimelineList({
                           : "hover:bg-slate-50"
                     }`}
                   >
-                    <RowBody row={item.row} selected={item.row.id === selectedRowId} />
+                    <RowBody row={item.row} selected={item.row.id === selectedRowId} bankId={bankId} />
                   </div>
                 )}
               </div>

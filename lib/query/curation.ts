@@ -102,6 +102,8 @@ export interface MentalModelPage {
   versions: VersionEntry[];
   readers: RunRef[];
   refreshRuns: RunRef[];
+  /** A version a run read (`?seen=N`), with what changed between it and the current version. */
+  seen: { version: number; changes: FieldChange[] } | null;
 }
 
 export type RefreshOutcome =

@@ -169,7 +169,12 @@ export async function listMentalModelRows(db: Db, bankId: string): Promise<Menta
 }
 
 /** The editor page: the model, its versions with diffs, the runs that read it and its refresh runs. */
-export async function getMentalModelPage(db: Db, bankId: string, id: string): Promise<MentalModelPage | null> {
+export async function getMentalModelPage(
+  db: Db,
+  bankId: string,
+  id: string,
+  seenVersion?: number,
+): Promise<MentalModelPage | null> {
   const m = await getMentalModel(db, bankId, id);
   if (!m) return null;
   const [model, versions, readers, refreshRuns] = await Promise.all([
@@ -178,7 +183,11 @@ export async function getMentalModelPage(db: Db, bankId: string, id: string): Pr
     listRunsThatRead(db, bankId, id),
     listRefreshRuns(db, bankId, m.sourceQuery),
   ]);
-  return { model, versions: withChanges(versions, mentalModelChanges), readers, refreshRuns };
+  const seenRow = versions.find((v) => v.version === seenVersion);
+  const currentRow = versions.find((v) => v.version === m.version);
+  const seen =
+    seenRow && currentRow ? { version: seenRow.version, changes: mentalModelChanges(seenRow, currentRow) } : null;
+  return { model, versions: withChanges(versions, mentalModelChanges), readers, refreshRuns, seen };
 }
 
 function slugOf(name: string): string {

@@ -66,5 +66,15 @@ describe("curation loop on the demo bank", () => {
     expect(await change.textContent()).toContain("October 20");
     await screenshot(page, "curation-compare");
     expect(Date.now() - began).toBeLessThan(60_000);
+
+    // Which memory the parent's step read: the stale version it saw, diffed against today's fix.
+    await page.goto(`${ctx.app.url}/runs/${parentId}`);
+    const seenLink = page.locator('[data-testid="model-version-link"][href*="mm-launch-plan"]');
+    await seenLink.click();
+    await page.getByTestId("seen-version").waitFor();
+    const seen = await page.getByTestId("seen-version").textContent();
+    expect(seen).toMatch(/Version 2, as a run read it → current version 3/);
+    expect(seen).toContain("October 20");
+    await screenshot(page, "curation-seen-version");
   });
 });

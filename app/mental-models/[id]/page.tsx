@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { deleteMentalModelAction, refreshMentalModelAction, saveMentalModelAction } from "@/app/actions/curation";
 import { DeleteModelButton } from "@/components/editors/delete-model-button";
+import { FieldChanges } from "@/components/editors/field-changes";
 import { formatTime } from "@/components/editors/format-time";
 import { MentalModelEditor } from "@/components/editors/mental-model-editor";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
@@ -25,7 +26,8 @@ export default async function MentalModelPage({
   const db = await getAppDb();
   const bankId = query.bank ?? (await defaultBankId(db));
   if (!bankId) notFound();
-  const page = await getMentalModelPage(db, bankId, decodeURIComponent(id));
+  const seen = Number.parseInt(query.seen ?? "", 10);
+  const page = await getMentalModelPage(db, bankId, decodeURIComponent(id), Number.isNaN(seen) ? undefined : seen);
   if (!page) notFound();
   const { model } = page;
   return (
@@ -67,6 +69,18 @@ export default async function MentalModelPage({
           />
         </div>
       </div>
+      {page.seen ? (
+        <section className="mb-4 rounded border border-indigo-200 bg-indigo-50/40 p-3" data-testid="seen-version">
+          <h2 className="mb-1.5 font-semibold text-[12px] text-slate-700">
+            Version {page.seen.version}, as a run read it → current version {model.version}
+          </h2>
+          {page.seen.changes.length ? (
+            <FieldChanges changes={page.seen.changes} />
+          ) : (
+            <p className="text-[12px] text-slate-600">Unchanged since the run read it.</p>
+          )}
+        </section>
+      ) : null}
       <div className="grid grid-cols-1 gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="self-start rounded border border-slate-200 bg-white p-3">
           <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
