@@ -36,18 +36,31 @@ export type MentalModelVersion = typeof mentalModelVersions.$inferSelect;
  * Mental models are bank-wide, so memory scopes do not narrow this. Only counted when the
  * override and the "never refreshed" rule do not already decide.
  */
-const newerInScope = (table: "facts" | "observations") => `
+const CAP = NEWER_COUNT_CAP + 1;
+
+/** A model without tags: every memory of the bank, by the (bank_id, updated_at) indexes. */
+const newerInBank = (table: "facts" | "observations") => `
   (SELECT COUNT(*) FROM (SELECT 1 FROM ${table} x
-    WHERE x.bank_id = mm.bank_id AND x.updated_at > mm.refreshed_at
-      AND (mm.tags = '[]'
-        OR NOT EXISTS (SELECT 1 FROM json_each(mm.tags) t WHERE t.value NOT IN (SELECT value FROM json_each(x.tags))))
-    LIMIT ${NEWER_COUNT_CAP + 1}))`;
+    WHERE x.bank_id = mm.bank_id AND x.updated_at > mm.refreshed_at LIMIT ${CAP}))`;
+
+/**
+ * A tagged model: scan the memories newer than the refresh that carry its first tag (an index
+ * range on memory_tags), and keep those that carry every other tag too (primary-key lookups).
+ */
+const NEWER_WITH_TAGS = `
+  (SELECT COUNT(*) FROM (SELECT 1 FROM memory_tags mt
+    WHERE mt.bank_id = mm.bank_id AND mt.tag = json_extract(mm.tags, '$[0]') AND mt.updated_at > mm.refreshed_at
+      AND NOT EXISTS (SELECT 1 FROM json_each(mm.tags) t WHERE NOT EXISTS
+        (SELECT 1 FROM memory_tags m2 WHERE m2.tier = mt.tier AND m2.pk = mt.pk AND m2.tag = t.value))
+    LIMIT ${CAP}))`;
 
 const STALENESS_SQL = `
   SELECT mm.id, mm.bank_id, mm.name, mm.source_query, mm.content, mm.tags, mm.refreshed_at, mm.stale_override,
          mm.based_on_ids, mm.version, mm.updated_at,
          CASE WHEN mm.stale_override IS NULL AND mm.refreshed_at IS NOT NULL
-              THEN ${newerInScope("facts")} + ${newerInScope("observations")} ELSE 0 END AS newer
+              THEN CASE WHEN mm.tags = '[]' THEN ${newerInBank("facts")} + ${newerInBank("observations")}
+                        ELSE ${NEWER_WITH_TAGS} END
+              ELSE 0 END AS newer
   FROM mental_models mm`;
 
 function toRecord(r: Row): MentalModelRecord {

@@ -9,6 +9,7 @@ import {
   saveMentalModel,
   setStaleOverride,
 } from "@/db/mental-models";
+import { insertFacts } from "@/db/retain";
 import { getSkill, getSkillVersions, saveSkill } from "@/db/skills";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
@@ -105,6 +106,39 @@ describe("mental model versions", () => {
     // mm-billing (tags [billing], refreshed 03-20): only f1 carries "billing".
     expect(byId.get("mm-billing")).toMatchObject({ isStale: true, stalenessReason: "1 newer memory in scope" });
     expect(byId.get("mm-team")?.stalenessReason).toBe("4 newer memories in scope");
+  });
+
+  it("keeps the tag index in step with fact edits and deletes, for a model with several tags", async () => {
+    await saveMentalModel(t.db, {
+      ...base,
+      id: "mm-multi",
+      name: "Multi",
+      tags: ["alpha", "beta"],
+      content: "Alpha and beta.",
+      refreshedAt: "2026-01-01T00:00:00.000Z",
+      expectedVersion: 0,
+    });
+    const reason = async () => (await getMentalModel(t.db, "acme", "mm-multi"))?.stalenessReason;
+    await insertFacts(
+      t.db,
+      "acme",
+      [
+        { id: "fa", text: "Alpha only.", kind: "world", tags: ["alpha"], scope: "personal" },
+        { id: "fab", text: "Alpha and beta.", kind: "world", tags: ["alpha", "beta"], scope: "personal" },
+      ],
+      { at: "2026-02-01T00:00:00.000Z" },
+    );
+    expect(await reason()).toBe("1 newer memory in scope");
+    await t.db.$client.execute(`UPDATE facts SET tags = '["beta"]' WHERE id = 'fab'`);
+    expect(await reason()).toBe("no newer memories in scope");
+    await t.db.$client.execute(`UPDATE facts SET tags = '["beta","alpha"]' WHERE id = 'fa'`);
+    expect(await reason()).toBe("1 newer memory in scope");
+    await t.db.$client.execute(`UPDATE facts SET updated_at = '2025-12-01T00:00:00.000Z' WHERE id = 'fa'`);
+    expect(await reason()).toBe("no newer memories in scope");
+    await t.db.$client.execute(`UPDATE facts SET updated_at = '2026-03-01T00:00:00.000Z' WHERE id = 'fa'`);
+    expect(await reason()).toBe("1 newer memory in scope");
+    await t.db.$client.execute(`DELETE FROM facts WHERE id = 'fa'`);
+    expect(await reason()).toBe("no newer memories in scope");
   });
 
   it("deletes a model with its history", async () => {
