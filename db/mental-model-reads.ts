@@ -62,3 +62,26 @@ function toRunRef(row: Record<string, unknown>): RunRef {
     createdAt: String(row.created_at),
   };
 }
+
+/**
+ * The mental models one run read, with the version it saw (null when only a freshness check
+ * named it), in the order the run first met them. Reads two event types, not the whole log.
+ */
+export async function mentalModelVersionsReadBy(db: Db, runId: string): Promise<Map<string, number | null>> {
+  const res = await db.$client.execute({
+    sql: `SELECT json_extract(m.value, '$.id') AS id, json_extract(m.value, '$.version') AS version
+          FROM run_events e JOIN json_each(e.payload, '$.mentalModels') m
+          WHERE e.run_id = ?1 AND e.type = 'tool.result'
+          UNION ALL
+          SELECT json_extract(m.value, '$.id'), json_extract(m.value, '$.version')
+          FROM run_events e JOIN json_each(e.payload, '$.models') m
+          WHERE e.run_id = ?1 AND e.type = 'freshness.check'`,
+    args: [runId],
+  });
+  const seen = new Map<string, number | null>();
+  for (const row of res.rows) {
+    const id = String(row.id);
+    if (!seen.has(id) || seen.get(id) === null) seen.set(id, row.version === null ? null : Number(row.version));
+  }
+  return seen;
+}

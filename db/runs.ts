@@ -154,14 +154,19 @@ export async function listRuns(
 }
 
 /** Events of a run in `seq` order, optionally only those after `afterSeq` (for live following). */
-export async function getRunEvents(db: Db, runId: string, options: { afterSeq?: number } = {}): Promise<RunEvent[]> {
-  const rows = await db
+export async function getRunEvents(
+  db: Db,
+  runId: string,
+  options: { afterSeq?: number; limit?: number } = {},
+): Promise<RunEvent[]> {
+  const query = db
     .select()
     .from(runEvents)
     .where(
       and(eq(runEvents.runId, runId), options.afterSeq === undefined ? undefined : gt(runEvents.seq, options.afterSeq)),
     )
     .orderBy(asc(runEvents.seq));
+  const rows = await (options.limit === undefined ? query : query.limit(options.limit));
   return rows.map(
     (r) =>
       ({

@@ -29,10 +29,16 @@ interface LiveState {
 export function RunView({
   runId,
   initialEvents,
+  complete = true,
+  storedStatus,
   replayNotes,
 }: {
   runId: string;
   initialEvents: RunEvent[];
+  /** False when the server sent only the first events of a long log; the rest loads after paint. */
+  complete?: boolean;
+  /** The run's status as stored, shown while the rest of a long log is still loading. */
+  storedStatus?: string;
   /** Fork: replayed iterations whose tool results differ from the parent's. */
   replayNotes?: { iteration: number; text: string }[];
 }) {
@@ -44,10 +50,14 @@ export function RunView({
     return { events: initialEvents, view: folder.view() };
   });
   /** Status reported by the server; it ends polling for runs that stopped without run.finished. */
-  const [serverStatus, setServerStatus] = useState<RunStatus | null>(null);
+  const [serverStatus, setServerStatus] = useState<RunStatus | null>(() =>
+    complete ? null : (RunStatusSchema.safeParse(storedStatus).data ?? null),
+  );
+  /** The rest of a long log still has to be fetched (one request returns everything after lastSeq). */
+  const [restPending, setRestPending] = useState(!complete);
   const { events, view } = live;
   const finished = view.header.status !== "running";
-  const following = !finished && (serverStatus === null || serverStatus === "running");
+  const following = restPending || (!finished && (serverStatus === null || serverStatus === "running"));
 
   useEffect(() => {
     if (!following) return;
@@ -69,18 +79,19 @@ export function RunView({
           }
           const parsed = RunStatusSchema.safeParse(body.status);
           if (parsed.success && !stopped) setServerStatus(parsed.data);
+          if (!stopped) setRestPending(false);
         }
       } catch {
         // A dropped poll is retried on the next tick; the log is append-only so nothing is lost.
       }
       if (!stopped) timer = setTimeout(poll, POLL_MS);
     };
-    timer = setTimeout(poll, POLL_MS);
+    timer = setTimeout(poll, restPending ? 0 : POLL_MS);
     return () => {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [following, runId]);
+  }, [following, restPending, runId]);
 
   const status: RunStatus = !finished && serverStatus && serverStatus !== "running" ? serverStatus : view.header.status;
 
@@ -160,8 +171,9 @@ export function RunView({
             <h2 className="font-semibold uppercase tracking-wide">Timeline</h2>
             <span>
               {view.iterations.length} iterations · {view.lastSeq + 1} events
+              {restPending ? <span data-testid="loading-rest"> · loading the rest…</span> : null}
             </span>
-            {following && <span className="text-sky-800">● live</span>}
+            {following && !restPending && <span className="text-sky-800">● live</span>}
             <span className="ml-auto">
               <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>←</kbd>/<kbd>→</kbd> collapse · <kbd>Enter</kbd> detail
             </span>

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { ConflictError } from "@/db/errors";
+import { mentalModelVersionsReadBy } from "@/db/mental-model-reads";
 import { getMentalModel, listMentalModels, type MentalModelRecord, saveMentalModel } from "@/db/mental-models";
 import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
 import { getSkill, saveSkill } from "@/db/skills";
@@ -220,12 +221,7 @@ export interface RerunContext {
 export async function getRerunContext(db: Db, runId: string): Promise<RerunContext | null> {
   const run = await getRun(db, runId);
   if (!run) return null;
-  const events = await getRunEvents(db, runId);
-  const seen = new Map<string, number | null>();
-  for (const e of events) {
-    if (e.type === "tool.result") for (const m of e.payload.mentalModels ?? []) seen.set(m.id, m.version);
-    if (e.type === "freshness.check") for (const m of e.payload.models) if (!seen.has(m.id)) seen.set(m.id, m.version);
-  }
+  const seen = await mentalModelVersionsReadBy(db, runId);
   const models = await listMentalModels(db, run.bankId, [...seen.keys()]);
   const snapshot = run.skillSnapshot;
   const currentSkill = snapshot ? await getSkill(db, { bankId: run.bankId, id: snapshot.id }) : null;

@@ -193,10 +193,16 @@ export async function listRunItems(db: Db, raw: unknown) {
   return { runs: page.runs.map(toRunListItem), nextCursor: page.nextCursor };
 }
 
-export async function getRunWithEvents(db: Db, runId: string) {
+/** Events the run page renders with; a longer log streams in from the events route after first paint. */
+export const FIRST_PAINT_EVENTS = 1500;
+
+export async function getRunWithEvents(db: Db, runId: string, options: { limit?: number } = {}) {
   const run = await getRun(db, runId);
   if (!run) return null;
-  return { run, events: await getRunEvents(db, runId) };
+  const limit = options.limit;
+  const events = await getRunEvents(db, runId, limit === undefined ? {} : { limit: limit + 1 });
+  const complete = limit === undefined || events.length <= limit;
+  return { run, events: complete ? events : events.slice(0, limit), complete };
 }
 
 export async function getRunEventsAfter(db: Db, runId: string, afterSeq: number | undefined) {

@@ -119,6 +119,8 @@ describe("run inspector (offline model)", () => {
     await page.goto(`${ctx.app.url}/runs/${runId}`);
     await page.getByTestId("timeline-row").first().waitFor();
     console.log(`e2e: 5,000-event run page to first timeline row in ${Date.now() - started} ms`);
+    // The first events paint at once; the rest of the log streams in right after.
+    await page.getByText("5000 events").waitFor();
     const timeline = page.getByTestId("timeline");
     const firstRow = await page.getByTestId("timeline-row").first().getAttribute("data-row-id");
     await timeline.evaluate((el) => {

@@ -4,14 +4,14 @@ import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
 import { getAppDb } from "@/lib/server/db";
 import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
-import { getRunWithEvents } from "@/lib/server/runs";
+import { FIRST_PAINT_EVENTS, getRunWithEvents } from "@/lib/server/runs";
 
 export const dynamic = "force-dynamic";
 
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const db = await getAppDb();
-  const found = await getRunWithEvents(db, id);
+  const found = await getRunWithEvents(db, id, { limit: FIRST_PAINT_EVENTS });
   if (!found) notFound();
   const [context, divergence] = await Promise.all([getRerunContext(db, id), getReplayDivergence(db, id)]);
   return (
@@ -29,6 +29,8 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       <RunView
         runId={found.run.id}
         initialEvents={found.events}
+        complete={found.complete}
+        storedStatus={found.run.status}
         replayNotes={divergence.map((d) => ({
           iteration: d.iteration,
           text: `${d.where}: parent ${d.parent} → fork ${d.fork}`,
