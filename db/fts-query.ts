@@ -9,7 +9,9 @@ const STOP_WORDS = new Set(
     "could did do does doing down during each few for from further had has have having he her here hers him his how " +
     "i if in into is it its itself just me more most my no nor not of off on once only or other our ours out over own " +
     "same she should so some such than that the their theirs them then there these they this those through to too " +
-    "under until up very was we were what when where which while who whom why will with would you your yours"
+    "under until up very was we were what when where which while who whom why will with would you your yours " +
+    // Question filler: words people wrap a question in that name no topic and match half a bank.
+    "anything going happen happened happening happens know please something tell thing things think"
   ).split(" "),
 );
 

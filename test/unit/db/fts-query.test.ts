@@ -8,6 +8,11 @@ describe("FTS query builder", () => {
     );
   });
 
+  it("drops question filler that names no topic", () => {
+    expect(buildFtsQuery("What happened in the Brightwell incident?")).toBe('"brightwell" OR "incident"');
+    expect(buildFtsQuery("How is the Acme pilot going?")).toBe('"acme" OR "pilot"');
+  });
+
   it("neutralizes FTS5 syntax in the question", () => {
     expect(buildFtsQuery('NEAR(a b) "x" OR y* -z ^col:w')).toBe('"near" OR "b" OR "x" OR "y" OR "z" OR "col" OR "w"');
   });
