@@ -269,8 +269,16 @@ class ReflectLoop {
     return response;
   }
 
-  /** Races the model against the wall-clock deadline and the caller's signal; the model gets an AbortSignal. */
-  private async completeWithDeadline(request: Omit<Parameters<ReflectDeps["model"]["complete"]>[0], "signal">) {
+  /** The model call, raced against the wall-clock deadline and the caller's signal. */
+  private completeWithDeadline(request: Omit<Parameters<ReflectDeps["model"]["complete"]>[0], "signal">) {
+    return this.withinDeadline((signal) => this.deps.model.complete({ ...request, signal }));
+  }
+
+  /**
+   * Runs `work` (a model call or a turn's tool calls) against the wall-clock deadline and the
+   * caller's signal; `work` gets an AbortSignal that fires when either ends the run.
+   */
+  private async withinDeadline<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const remaining = this.req.wallClockMs - this.log.elapsed();
     if (remaining <= 0) throw this.wallClockStop();
     const outer = this.options.signal;
@@ -290,7 +298,7 @@ class ReflectLoop {
       outer?.addEventListener("abort", onAbort, { once: true });
     });
     try {
-      return await Promise.race([this.deps.model.complete({ ...request, signal: controller.signal }), stop]);
+      return await Promise.race([work(controller.signal), stop]);
     } catch (e) {
       if (e instanceof RunStop) throw e;
       throw new RunStop("failed", errorMessage(e), this.phase);
@@ -306,8 +314,8 @@ class ReflectLoop {
 
   private async recordResponse(i: number, response: ModelResponse, latencyMs: number, replayed: boolean) {
     const text = response.content?.trim() ? response.content : null;
-    // The anchor restates the latest progress note; it stays until the model writes a new one.
-    if (text) this.progressText = text.trim();
+    // The anchor restates the latest note written beside tool calls; it stays until a new one.
+    if (text && this.readCalls(response).length > 0) this.progressText = text.trim();
     this.phase = `llm.response (iteration ${i})`;
     await this.log.emit(
       "llm.response",
@@ -363,16 +371,15 @@ class ReflectLoop {
       cap: this.req.toolResultCapChars,
       available,
     };
-    const executed = await Promise.all(prepared.map((p) => executeCall(ctx, p)));
+    const executed = await this.withinDeadline(() => Promise.all(prepared.map((p) => executeCall(ctx, p))));
     this.phase = `tool.result (iteration ${i})`;
     for (const r of executed) {
       this.conversation.push(toolMessage(r.prepared.call, r.content));
       await this.recordResult(i, r);
     }
-    for (const r of executed) {
-      if (r.mentalModels && offer.forced === "search_mental_models" && this.released === null) {
-        await this.checkFreshness(i, r);
-      }
+    if (offer.forced === "search_mental_models" && this.released === null) {
+      const searches = executed.filter((r) => r.prepared.call.name === "search_mental_models");
+      if (searches.length > 0) await this.checkFreshness(i, searches);
     }
     return executed.map((r) => ({ signature: r.signature, outcome: r.outcome }));
   }
@@ -406,8 +413,18 @@ class ReflectLoop {
     await this.log.emit("tool.result", payload, i);
   }
 
-  private async checkFreshness(i: number, r: ExecutedCall): Promise<void> {
-    const decision = decideFreshness(this.req.budget, r.mentalModels ?? []);
+  /** One verdict per forced turn, over every model its searches returned; a failed search keeps forcing. */
+  private async checkFreshness(i: number, searches: ExecutedCall[]): Promise<void> {
+    const byId = new Map(searches.flatMap((r) => r.mentalModels ?? []).map((m) => [m.id, m]));
+    const failed = searches.find((r) => !r.mentalModels);
+    const judged = decideFreshness(this.req.budget, [...byId.values()]);
+    const decision = failed
+      ? {
+          ...judged,
+          verdict: "keep_forcing" as const,
+          why: `the mental-model search failed: ${failed.error ?? "error"}`,
+        }
+      : judged;
     await this.log.emit(
       "freshness.check",
       { budget: this.req.budget, models: decision.models, verdict: decision.verdict, why: decision.why },
@@ -551,10 +568,14 @@ class ReflectLoop {
         "Your last answer contained model-internal formatting (channel markers, tool-call text or a JSON envelope). " +
         "Call done again with the answer as plain prose only, and the ids you used.";
       this.conversation.push(toolMessage(done, JSON.stringify({ error: hint })));
+      // A retry that fails outright (model error, deadline) degrades like a retry that leaks again.
       const retry = await this.callModel(i + 1, { tools: ["done"], forced: "done" }, [
         { kind: "guard_retry", text: hint },
-      ]);
-      const retryCalls = this.readCalls(retry);
+      ]).catch((e: unknown) => {
+        if (e instanceof RunStop && e.status === "interrupted") throw e;
+        return null;
+      });
+      const retryCalls = retry ? this.readCalls(retry) : [];
       const retryDone = retryCalls.find((c) => c.name === "done");
       const retryArgs = retryDone ? await this.recordRetryDone(i + 1, retryDone) : null;
       if (retryArgs) {

@@ -38,7 +38,6 @@ export const STREAK_HALT_AT = 6;
 
 interface Repeat {
   count: number;
-  since: number;
   outcome: OutcomeClass;
 }
 
@@ -51,6 +50,8 @@ export class NoProgressLadder {
   private streak = 0;
   private streakSince = 0;
   private streakNudged = false;
+  /** First iteration without progress since the last success: what "no progress since step X" names. */
+  private stuckSince: number | null = null;
   /** Iteration of the last nudge since the last reset; a halt needs one delivered in an earlier turn. */
   private lastNudgeAt: number | null = null;
 
@@ -59,6 +60,7 @@ export class NoProgressLadder {
       this.reset();
       return null;
     }
+    this.stuckSince ??= iteration;
     // Identical calls inside one turn count once.
     const distinct = new Map<string, OutcomeClass>();
     for (const r of results) if (!distinct.has(r.signature)) distinct.set(r.signature, r.outcome);
@@ -66,7 +68,7 @@ export class NoProgressLadder {
     const next = new Map<string, Repeat>();
     for (const [signature, outcome] of distinct) {
       const prev = this.repeats.get(signature);
-      next.set(signature, { count: (prev?.count ?? 0) + 1, since: prev?.since ?? iteration, outcome });
+      next.set(signature, { count: (prev?.count ?? 0) + 1, outcome });
       if (outcome === "error" || outcome === "policy_reject") {
         if (this.streak === 0) this.streakSince = iteration;
         this.streak += 1;
@@ -92,8 +94,8 @@ export class NoProgressLadder {
           trigger: "policy_reject",
           signature,
           count: r.count,
-          sinceIteration: r.since,
-          reason: `The same call was rejected by scope policy ${r.count} times since step ${step(r.since)} (${signature}).`,
+          sinceIteration: this.since(),
+          reason: `The same call was rejected by scope policy ${r.count} times since step ${step(this.since())} (${signature}).`,
         };
       }
     }
@@ -106,8 +108,8 @@ export class NoProgressLadder {
           trigger: "identical_failure",
           signature,
           count: r.count,
-          sinceIteration: r.since,
-          reason: `No progress since step ${step(r.since)}: the same call came back ${r.outcome} ${r.count} times (${signature}).`,
+          sinceIteration: this.since(),
+          reason: `No progress since step ${step(this.since())}: the same call came back ${r.outcome} ${r.count} times (${signature}).`,
         };
       }
     }
@@ -133,9 +135,9 @@ export class NoProgressLadder {
           trigger: empty ? "repeated_empty" : "identical_failure",
           signature,
           count: r.count,
-          sinceIteration: r.since,
+          sinceIteration: this.since(),
           text:
-            `No progress since step ${step(r.since)}: the same ${signature.split(":", 1)[0]} call ` +
+            `No progress since step ${step(this.since())}: the same ${signature.split(":", 1)[0]} call ` +
             `${empty ? "returned nothing" : "failed"} ${r.count} times. Do not repeat it: change the query or ` +
             "arguments, try another tier, or call done with the evidence you already have.",
         };
@@ -156,7 +158,12 @@ export class NoProgressLadder {
     return null;
   }
 
+  private since(): number {
+    return this.stuckSince ?? 0;
+  }
+
   private reset(): void {
+    this.stuckSince = null;
     this.repeats.clear();
     this.streak = 0;
     this.streakNudged = false;

@@ -9,17 +9,21 @@ export type GuardInspection =
   | { kind: "leak"; pattern: string; detail: string };
 
 const HARMONY_TOKEN = /<\|(channel|message|start|end|return|call|constrain)\|>/;
-const TO_FUNCTIONS = /\bto=functions\.[\w.-]*/;
+// No word boundary: the leak is often glued ("assistantcommentaryto=functions.recall").
+const TO_FUNCTIONS = /to=functions\.[\w.-]*/;
 const GLUED_FINAL = /assistantfinal/;
 /** "analysisThe user asks…" — the analysis channel name glued to its text (prose "analysis of" has a space). */
-const GLUED_ANALYSIS = /^\s*(?:<\|[a-z]+\|>)?analysis(?=[A-Z"'*])/;
+const GLUED_ANALYSIS = /^\s*(?:<\|[a-z]+\|>)?analysis(?=[A-Za-z"'*])/;
 const FINAL_CHANNEL = /<\|channel\|>\s*final\s*(?:<\|constrain\|>[^<]*)?<\|message\|>/g;
 const END_OF_MESSAGE = /<\|(end|return|call|start)\|>/;
 const ENVELOPE_KEYS = new Set(["answer", "final_answer", "response"]);
 
-/** Code is quoted, not scaffolding: fenced blocks and inline code are ignored by detection. */
+/**
+ * Code is quoted, not scaffolding: closed fenced blocks and inline code are ignored by detection.
+ * An unclosed fence hides nothing, or a leak could open one to slip through.
+ */
 function withoutCode(text: string): string {
-  return text.replace(/```[\s\S]*?(```|$)/g, " ").replace(/`[^`\n]*`/g, " ");
+  return text.replace(/```[\s\S]*?```/g, " ").replace(/`[^`\n]*`/g, " ");
 }
 
 function harmonyPattern(text: string): { pattern: string; detail: string } | null {

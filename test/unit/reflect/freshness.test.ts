@@ -212,3 +212,46 @@ describe("release-miss guard", () => {
     expect(ofType(events, "guard.done_rejected")).toHaveLength(0);
   });
 });
+
+describe("one freshness verdict per forced turn", () => {
+  const twoModels = () =>
+    atlasMemory({
+      mentalModels: [
+        mentalModel("mm1", "Atlas launch", "Atlas launches on March 14.", { isStale: false }),
+        mentalModel("mm2", "Hiring plan", "Two engineers in Q3.", {
+          isStale: true,
+          stalenessReason: "3 newer memories in scope",
+        }),
+      ],
+    });
+
+  it("keeps forcing when a second search in the same turn returns a stale model", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced === "search_mental_models") {
+        return reply(
+          call("search_mental_models", { query: "Atlas launch" }),
+          call("search_mental_models", { query: "hiring engineers" }),
+        );
+      }
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+    });
+    const { result, events } = await run(twoModels(), model, { budget: "low" });
+    const checks = ofType(events, "freshness.check");
+    expect(checks).toHaveLength(1);
+    expect(checks[0]!.payload.verdict).toBe("keep_forcing");
+    expect(checks[0]!.payload.models.map((m) => m.id).sort()).toEqual(["mm1", "mm2"]);
+    expect(result.flags).not.toContain("short_circuited");
+  });
+
+  it("records a keep-forcing verdict when the mental-model search fails", async () => {
+    const memory = atlasMemory();
+    memory.fail("searchMentalModels", new Error("index unavailable"), 1);
+    const { events } = await run(memory, answerFromModel([]), { budget: "low" });
+    const check = ofType(events, "freshness.check")[0];
+    expect(check?.payload.verdict).toBe("keep_forcing");
+    expect(check?.payload.why).toContain("index unavailable");
+    expect(toolsCalled(events).slice(0, 3)).toEqual(["search_mental_models", "search_observations", "recall"]);
+  });
+});

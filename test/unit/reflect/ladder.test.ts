@@ -94,6 +94,12 @@ describe("no-progress ladder", () => {
     expect(v[2]?.kind === "nudge" && v[2].text).toContain("since step 2");
   });
 
+  it("names where the streak began, not where the repeated call first failed", () => {
+    const v = feed([[ok], [fail("B")], [fail("A")], [fail("A")]]);
+    expect(v[3]).toMatchObject({ kind: "nudge", signature: "A", sinceIteration: 1 });
+    expect(v[3]?.kind === "nudge" && v[3].text).toContain("since step 2");
+  });
+
   it("the same empty search twice nudges", () => {
     const empty: TurnResult = { signature: "E", outcome: "empty" };
     const v = feed([[empty], [empty]]);

@@ -240,14 +240,25 @@ describe("failures", () => {
     expect(ofType(h.events, "run.finished")[0]!.payload.error?.message).toContain("wall-clock");
   });
 
-  it("stops before the next model call once the limit has passed", async () => {
+  it("stops before the next model call or tool batch once the limit has passed", async () => {
     let t = 0;
     const model = scripted([reply(call("recall", { query: "Atlas" }))]);
     const h = harness(atlasMemory({ mentalModels: [] }), model, { now: () => (t += 40) });
     const result = await runReflect(h.deps, request({ wallClockMs: 200 }));
     expect(result.status).toBe("failed");
     expect(result.error?.message).toBe("wall-clock limit of 200 ms reached");
-    expect(result.error?.phase).toMatch(/^llm\.request \(iteration \d\)$/);
+    expect(result.error?.phase).toMatch(/^(llm\.request|tool\.call) \(iteration \d\)$/);
+  });
+
+  it("a tool that never answers is cut off by the wall clock too", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    memory.searchObservations = () => new Promise(() => {});
+    const model = scripted([]);
+    const h = harness(memory, model, { now: () => Date.now() });
+    const result = await runReflect(h.deps, request({ wallClockMs: 100 }));
+    expect(result.status).toBe("failed");
+    expect(result.error).toEqual({ message: "wall-clock limit of 100 ms reached", phase: "tool.call (iteration 0)" });
+    expect(ofType(h.events, "tool.call")).toHaveLength(1);
   });
 
   it("a model that throws fails the run with its message", async () => {

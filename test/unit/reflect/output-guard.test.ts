@@ -96,6 +96,33 @@ describe("output guard: leak shapes", () => {
   });
 });
 
+describe("output guard: a retry that fails", () => {
+  it("degrades to the evidence digest instead of failing the run", async () => {
+    let dones = 0;
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (dones++ === 0) return reply(done("<|channel|>analysis<|message|>f1 says March 14.", { memory_ids: ["f1"] }));
+      throw new Error("upstream 503: overloaded");
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(ofType(events, "guard.output").map((g) => g.payload.action)).toEqual(["retry", "degraded"]);
+    expect(result.status).toBe("degraded");
+    expect(result.answer).toContain("The Atlas launch moved to March 14");
+    expect(result.answer).not.toContain("<|");
+  });
+});
+
+describe("output guard: leaks that hide", () => {
+  it.each([
+    ["tool-call text glued to a channel name", 'assistantcommentaryto=functions.recall json{"query":"x"}'],
+    ["analysis glued to lowercase text", "analysisthe user asks for the date; f1 says March 14."],
+    ["an unclosed code fence before channel framing", "```\n<|channel|>analysis<|message|>secret reasoning"],
+  ])("detects %s", (_name, text) => {
+    expect(inspectAnswer(text, { jsonExpected: false }).kind).not.toBe("clean");
+  });
+});
+
 describe("output guard: answers that must pass untouched", () => {
   const clean = async (answer: string, outputFormat?: string) => {
     const { result, guard } = await guarded([answer], outputFormat);
