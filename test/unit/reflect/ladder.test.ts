@@ -233,4 +233,24 @@ describe("steering delivery", () => {
     // Iterations 4 and 5 wrote no text: iteration 6 still restates the long note.
     expect(anchor(6)).toContain(`${"🚀".repeat(499)}a…`);
   });
+
+  it("restates only notes written beside tool calls, not a turn of bare text", async () => {
+    const model = new ScriptedModel((req, index) => {
+      if (forcedTool(req) === "done") return reply(done("March 14.", { memory_ids: ["f1"] }));
+      if (index === 1)
+        return say("Found the launch date, checking the owner.", call("recall", { query: "Atlas owner" }));
+      if (index === 3)
+        return {
+          content: "Hmm, let me think.",
+          toolCalls: [],
+          finishReason: "stop",
+          usage: { inputTokens: 1, outputTokens: 1 },
+        };
+      return reply(call("recall", { query: `Atlas launch ${index}` }));
+    });
+    await run(atlasMemory({ mentalModels: [] }), model, { budget: "mid", anchorEvery: 2 });
+    const anchor = (i: number) => model.requests[i]!.messages.at(-1)!.content as string;
+    expect(anchor(4)).toContain("Found the launch date, checking the owner.");
+    expect(anchor(4)).not.toContain("Hmm, let me think.");
+  });
 });
