@@ -54,41 +54,56 @@ const NEWER_WITH_TAGS = `
         (SELECT 1 FROM memory_tags m2 WHERE m2.tier = mt.tier AND m2.pk = mt.pk AND m2.tag = t.value))
     LIMIT ${CAP}))`;
 
+/** Newer memories in scope for the row `mm` (bank_id, tags, refreshed_at, stale_override). */
+const NEWER_IN_SCOPE = `
+  CASE WHEN mm.stale_override IS NULL AND mm.refreshed_at IS NOT NULL
+       THEN CASE WHEN mm.tags = '[]' THEN ${newerInBank("facts")} + ${newerInBank("observations")}
+                 ELSE ${NEWER_WITH_TAGS} END
+       ELSE 0 END`;
+
 const STALENESS_SQL = `
   SELECT mm.id, mm.bank_id, mm.name, mm.source_query, mm.content, mm.tags, mm.refreshed_at, mm.stale_override,
-         mm.based_on_ids, mm.version, mm.updated_at,
-         CASE WHEN mm.stale_override IS NULL AND mm.refreshed_at IS NOT NULL
-              THEN CASE WHEN mm.tags = '[]' THEN ${newerInBank("facts")} + ${newerInBank("observations")}
-                        ELSE ${NEWER_WITH_TAGS} END
-              ELSE 0 END AS newer
+         mm.based_on_ids, mm.version, mm.updated_at, ${NEWER_IN_SCOPE} AS newer
   FROM mental_models mm`;
+
+/** The same count for a model state given as values, e.g. one just written that a replica may not show yet. */
+async function newerInScopeOf(
+  db: Db,
+  m: { bankId: string; tags: string[]; refreshedAt: string | null; staleOverride: "stale" | "fresh" | null },
+): Promise<number> {
+  const res = await db.$client.execute({
+    sql: `SELECT ${NEWER_IN_SCOPE} AS newer
+          FROM (SELECT ? AS bank_id, ? AS tags, ? AS refreshed_at, ? AS stale_override) mm`,
+    args: [m.bankId, JSON.stringify(m.tags), m.refreshedAt, m.staleOverride],
+  });
+  return Number(res.rows[0]?.newer ?? 0);
+}
 
 function toRecord(r: Row): MentalModelRecord {
   const staleOverride = r.stale_override === "stale" || r.stale_override === "fresh" ? r.stale_override : null;
-  const refreshedAt = r.refreshed_at === null ? null : String(r.refreshed_at);
-  const content = String(r.content);
-  const staleness: Staleness = decideStaleness({
-    staleOverride,
-    refreshedAt,
-    newerInScope: Number(r.newer),
-    content,
-  });
-  return {
-    id: String(r.id),
-    bankId: String(r.bank_id),
-    name: String(r.name),
-    sourceQuery: String(r.source_query),
-    content,
-    tags: JSON.parse(String(r.tags)) as string[],
-    refreshedAt,
-    staleOverride,
-    basedOnIds: JSON.parse(String(r.based_on_ids)) as string[],
-    version: Number(r.version),
-    updatedAt: r.updated_at === null ? null : String(r.updated_at),
-    isStale: staleness.isStale,
-    stalenessReason: staleness.reason,
-    usable: staleness.usable,
-  };
+  return withStaleness(
+    {
+      id: String(r.id),
+      bankId: String(r.bank_id),
+      name: String(r.name),
+      sourceQuery: String(r.source_query),
+      content: String(r.content),
+      tags: JSON.parse(String(r.tags)) as string[],
+      refreshedAt: r.refreshed_at === null ? null : String(r.refreshed_at),
+      staleOverride,
+      basedOnIds: JSON.parse(String(r.based_on_ids)) as string[],
+      version: Number(r.version),
+      updatedAt: r.updated_at === null ? null : String(r.updated_at),
+    },
+    Number(r.newer),
+  );
+}
+
+type StoredModel = Omit<MentalModelRecord, "isStale" | "stalenessReason" | "usable">;
+
+function withStaleness(m: StoredModel, newerInScope: number): MentalModelRecord {
+  const staleness: Staleness = decideStaleness({ ...m, newerInScope });
+  return { ...m, isStale: staleness.isStale, stalenessReason: staleness.reason, usable: staleness.usable };
 }
 
 /** Models of a bank with their staleness; `ids` narrows the set (order follows name, then id). */
@@ -194,9 +209,10 @@ export async function saveMentalModel(db: Db, input: SaveMentalModel): Promise<M
     if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(error))) throw await conflict();
     throw error;
   }
-  const saved = await getMentalModel(db, input.bankId, id);
-  if (!saved) throw new NotFoundError(`mental model ${id} vanished after save`);
-  return saved;
+  // Built from what was written rather than read back: against a libSQL replica the write is
+  // forwarded to the primary and the replica may not show it yet.
+  const saved: StoredModel = { id, bankId: input.bankId, version, updatedAt: at, ...state };
+  return withStaleness(saved, await newerInScopeOf(db, saved));
 }
 
 /** Sets or clears the manual staleness override; a new version like any other edit. */

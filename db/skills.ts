@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { SkillSnapshot } from "@/lib/reflect/domain";
 import type { Db } from "./client";
-import { ConflictError, NotFoundError } from "./errors";
+import { ConflictError } from "./errors";
 import { type SkillRetrieval, skills, skillVersions } from "./schema";
 
 export type SkillRecord = typeof skills.$inferSelect;
@@ -103,9 +103,8 @@ export async function saveSkill(db: Db, input: SaveSkill): Promise<SkillRecord> 
     if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(error))) throw await conflict();
     throw error;
   }
-  const saved = await getSkill(db, { bankId: input.bankId, id });
-  if (!saved) throw new NotFoundError(`skill ${id} vanished after save`);
-  return saved;
+  // What was written, not read back: a libSQL replica may not show a forwarded write yet.
+  return { id, bankId: input.bankId, version, updatedAt: at, ...state };
 }
 
 /** The exact skill a run uses, for the run record and the `run.started` event. */

@@ -9,6 +9,7 @@ import { type Db, openDb } from "@/db/client";
 import demo from "@/db/demo/demo-bank.json";
 import { backfillEmbeddings } from "@/db/embedding-backfill";
 import { createMemoryStore } from "@/db/memory-store";
+import { getMentalModel, saveMentalModel } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
 import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
 import { createOfflineModel } from "@/lib/llm";
@@ -135,5 +136,19 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
       });
       return hits.some((f) => f.id === "f1");
     }, "the replica to serve the forwarded import");
+  });
+
+  it("saves a mental model through the replica and returns the saved version at once", async () => {
+    if (!replicaDb) throw new Error("replica not opened");
+    const current = await getMentalModel(replicaDb, "demo", "mm-pricing");
+    if (!current) throw new Error("mm-pricing missing on the replica");
+    const saved = await saveMentalModel(replicaDb, {
+      ...current,
+      content: `${current.content}\n- Saved through the replica.`,
+      expectedVersion: current.version,
+    });
+    expect(saved).toMatchObject({ id: "mm-pricing", version: current.version + 1, isStale: current.isStale });
+    const onPrimary = await db.$client.execute("SELECT version FROM mental_models WHERE id = 'mm-pricing'");
+    expect(Number(onPrimary.rows[0]?.version)).toBe(current.version + 1);
   });
 });
