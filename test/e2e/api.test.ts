@@ -78,7 +78,10 @@ describe("access control with INSPECTOR_TOKEN", () => {
       await page.goto(`${app.url}/memory`);
       await page.getByTestId("login-token").fill("wrong");
       await page.getByTestId("login-submit").click();
-      await page.getByRole("alert").waitFor();
+      // Wait for the refusal itself (Next's route announcer also has role=alert), so the next
+      // submit cannot race the first one's redirect.
+      await page.waitForURL(/\/login\?error=1/);
+      await page.getByText("That token is not right.").waitFor();
       expect(page.url()).toContain("/login");
 
       await page.getByTestId("login-token").fill(TOKEN);
