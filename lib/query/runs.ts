@@ -38,8 +38,3 @@ export interface BankOption {
   permittedTeams: string[];
   skills: { id: string; name: string; version: number; budget: string; scope: string }[];
 }
-
-export const runKeys = {
-  all: ["runs"] as const,
-  events: (runId: string) => ["runs", runId, "events"] as const,
-};

@@ -43,8 +43,6 @@ export function newRunId(now = Date.now()): string {
   return `run_${now.toString(36).padStart(9, "0")}${randomBytes(4).toString("hex")}`;
 }
 
-const inFlight = new Map<string, Promise<ReflectResult>>();
-
 export interface StartedRun {
   runId: string;
   /** Resolves when the engine has finished and the run row is final (the CLI awaits it). */
@@ -141,8 +139,8 @@ export async function startRun(
     pushRunTraceInBackground(db, runId);
     return result;
   })();
-  inFlight.set(runId, finished);
-  finished.finally(() => inFlight.delete(runId)).catch(() => {});
+  // Web-started runs are never awaited: a store failure while finishing is logged, not a crash.
+  finished.catch((err: unknown) => console.error(`run ${runId} could not be finished:`, err));
   return { runId, finished };
 }
 
@@ -209,8 +207,4 @@ export async function getRunEventsAfter(db: Db, runId: string, afterSeq: number 
   const run = await getRun(db, runId);
   if (!run) return null;
   return { status: run.status, events: await getRunEvents(db, runId, { afterSeq }) };
-}
-
-export function isRunInFlight(runId: string): boolean {
-  return inFlight.has(runId);
 }
