@@ -1,4 +1,4 @@
-import { TIER_LABEL } from "@/components/timeline/tones";
+import { tierLabel } from "@/components/timeline/tones";
 import type { CitationDiff as CitationDiffData } from "@/lib/timeline/compare";
 
 /** Citations per tier: added in B, removed from A, kept by both. */
@@ -16,7 +16,7 @@ export function CitationDiff({ tiers }: { tiers: CitationDiffData[] }) {
       <tbody>
         {tiers.map((t) => (
           <tr key={t.tier} className="border-t border-slate-200 align-top" data-tier={t.tier}>
-            <td className="py-1 pr-2 text-slate-700">{TIER_LABEL[t.tier]}</td>
+            <td className="py-1 pr-2 text-slate-700">{tierLabel(t.tier)}</td>
             <td className="py-1 pr-2 font-mono text-emerald-800" data-testid="citations-added">
               {t.added.map((id) => `+${id}`).join(" ") || "—"}
             </td>

@@ -1,6 +1,6 @@
-import { TIER_CLASS, TIER_LABEL } from "@/components/timeline/tones";
+import { tierClass, tierLabel } from "@/components/timeline/tones";
+import { TIERS } from "@/lib/reflect/domain";
 import type { StepSide as StepSideData } from "@/lib/timeline/compare";
-import { TIER_ORDER } from "@/lib/timeline/compare";
 
 /** What one run did in one iteration: tool choice, each call with its query and returned ids, freshness, steering. */
 export function StepSide({ step }: { step: StepSideData | null }) {
@@ -18,7 +18,7 @@ export function StepSide({ step }: { step: StepSideData | null }) {
         <div key={i} className="rounded border border-slate-200 bg-slate-50 px-1.5 py-1">
           <div className="flex flex-wrap items-center gap-1.5">
             {c.tier && (
-              <span className={`rounded border px-1 text-[11px] ${TIER_CLASS[c.tier]}`}>{TIER_LABEL[c.tier]}</span>
+              <span className={`rounded border px-1 text-[11px] ${tierClass(c.tier)}`}>{tierLabel(c.tier)}</span>
             )}
             <span className="font-mono font-medium text-slate-900">{c.tool}</span>
             {c.query && <span className="text-slate-700">“{c.query}”</span>}
@@ -26,9 +26,9 @@ export function StepSide({ step }: { step: StepSideData | null }) {
               <span className="text-amber-800">{c.outcome.replace("_", " ")}</span>
             )}
           </div>
-          {TIER_ORDER.some((t) => c.ids[t].length > 0) && (
+          {TIERS.some((t) => c.ids[t].length > 0) && (
             <p className="mt-0.5 break-words font-mono text-[11px] text-slate-600">
-              {TIER_ORDER.flatMap((t) => c.ids[t]).join(" ")}
+              {TIERS.flatMap((t) => c.ids[t]).join(" ")}
             </p>
           )}
         </div>

@@ -1,5 +1,5 @@
 import type { TimelineCitation } from "@/lib/timeline/fold";
-import { TIER_CLASS, TIER_LABEL } from "./tones";
+import { tierClass, tierLabel } from "./tones";
 
 export function CitationChip({
   citation,
@@ -14,7 +14,7 @@ export function CitationChip({
   onSelect: () => void;
 }) {
   const dropped = citation.status === "dropped";
-  const colour = dropped ? "border-rose-300 bg-rose-50 text-rose-900" : TIER_CLASS[citation.tier];
+  const colour = dropped ? "border-rose-300 bg-rose-50 text-rose-900" : tierClass(citation.tier);
   const ring = selected ? "ring-2 ring-indigo-600" : highlighted ? "ring-2 ring-yellow-400" : "";
   return (
     <button
@@ -26,7 +26,7 @@ export function CitationChip({
       data-status={citation.status}
       data-tier={citation.tier}
       data-highlighted={highlighted || undefined}
-      title={`${TIER_LABEL[citation.tier]}${dropped ? ` · dropped: ${citation.reason?.replace("_", " ")}` : ""}`}
+      title={`${tierLabel(citation.tier)}${dropped ? ` · dropped: ${citation.reason?.replace("_", " ")}` : ""}`}
       className={`inline-flex items-center gap-1 rounded border px-1.5 py-px font-mono text-[11px] ${colour} ${ring}`}
     >
       <span className={dropped ? "line-through" : undefined}>{citation.id}</span>

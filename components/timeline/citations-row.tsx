@@ -1,15 +1,11 @@
+import { citationCount, TIER_REGISTRY } from "@/lib/reflect/domain";
 import type { CitationsRow as CitationsRowData } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
 import { TierBadge } from "./tier-badge";
-
-const LISTS = [
-  ["mental_model_ids", "mental_models"],
-  ["observation_ids", "observations"],
-  ["memory_ids", "raw_facts"],
-] as const;
+import { tierLabel } from "./tones";
 
 export function CitationsRow({ row }: { row: CitationsRowData }) {
-  const keptCount = LISTS.reduce((n, [list]) => n + row.kept[list].length, 0);
+  const keptCount = citationCount(row.kept);
   return (
     <div className="flex flex-col gap-0.5">
       <div className="flex items-center gap-2">
@@ -18,11 +14,11 @@ export function CitationsRow({ row }: { row: CitationsRowData }) {
         {row.dropped.length > 0 && <Badge tone="warning">{row.dropped.length} dropped</Badge>}
         {row.ungrounded && <Badge tone="danger">ungrounded</Badge>}
       </div>
-      {LISTS.map(([list, tier]) =>
-        row.kept[list].length > 0 ? (
-          <div key={list} className="flex flex-wrap items-center gap-1 pl-1">
+      {TIER_REGISTRY.map(({ id: tier, citationKey }) =>
+        row.kept[citationKey].length > 0 ? (
+          <div key={citationKey} className="flex flex-wrap items-center gap-1 pl-1">
             <TierBadge tier={tier} />
-            {row.kept[list].map((id) => (
+            {row.kept[citationKey].map((id) => (
               <span key={id} className="rounded bg-slate-100 px-1 font-mono text-[11px] text-slate-800">
                 {id}
               </span>
@@ -35,7 +31,7 @@ export function CitationsRow({ row }: { row: CitationsRowData }) {
           <span className="rounded bg-rose-50 px-1 font-mono text-[11px] text-rose-900 line-through">{d.id}</span>
           <span className="text-slate-600">
             dropped: {d.reason === "never_retrieved" ? "never retrieved" : "retrieved from a different tier"} (cited as{" "}
-            {d.claimedTier.replace("_", " ")})
+            {tierLabel(d.claimedTier)})
           </span>
         </div>
       ))}

@@ -1,5 +1,5 @@
 import type { Tier } from "@/lib/reflect/domain";
-import { TIER_CLASS, TIER_LABEL } from "./tones";
+import { tierClass, tierLabel } from "./tones";
 
 export function TierBadge({ tier, tool }: { tier: Tier | null; tool?: string }) {
   if (!tier) {
@@ -11,10 +11,10 @@ export function TierBadge({ tier, tool }: { tier: Tier | null; tool?: string }) 
   }
   return (
     <span
-      className={`inline-flex rounded border px-1.5 py-px text-[11px] font-semibold leading-4 whitespace-nowrap ${TIER_CLASS[tier]}`}
+      className={`inline-flex rounded border px-1.5 py-px text-[11px] font-semibold leading-4 whitespace-nowrap ${tierClass(tier)}`}
       data-tier={tier}
     >
-      {TIER_LABEL[tier]}
+      {tierLabel(tier)}
     </span>
   );
 }

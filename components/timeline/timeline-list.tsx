@@ -10,7 +10,7 @@ import { GuardRow } from "./guard-row";
 import { IterationHeader } from "./iteration-header";
 import { SteeringRow } from "./steering-row";
 import { TierRow } from "./tier-row";
-import { TIER_RULE } from "./tones";
+import { tierRule } from "./tones";
 
 const KIND_RULE: Record<Exclude<TimelineRow["kind"], "tier">, string> = {
   freshness: "border-l-emerald-500",
@@ -20,7 +20,7 @@ const KIND_RULE: Record<Exclude<TimelineRow["kind"], "tier">, string> = {
 };
 
 function rowRule(row: TimelineRow): string {
-  if (row.kind === "tier") return row.tier ? TIER_RULE[row.tier] : "border-l-slate-400";
+  if (row.kind === "tier") return row.tier ? tierRule(row.tier) : "border-l-slate-400";
   return KIND_RULE[row.kind];
 }
 

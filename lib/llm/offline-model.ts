@@ -5,6 +5,7 @@
  * overlaps the question, then call `done` with an answer quoting retrieved sentences and citing
  * exactly the ids it quotes. No randomness, no clock: the same request gives the same response.
  */
+import { emptyCitations, perTier, TIER_INFO, TIER_REGISTRY, TIERS, type Tier, tierForTool } from "@/lib/reflect/domain";
 import { ModelCallError } from "@/lib/reflect/errors";
 import type { ChatMessage, ModelPort, ModelRequest, ModelResponse, ToolCall } from "@/lib/reflect/ports";
 import { keywordQuery, keywords, matchedKeywords } from "./offline-text";
@@ -29,30 +30,14 @@ export const NO_ANSWER_TEXT = "I could not find memories that answer this questi
 
 const DONE = "done";
 
-type TierKey = "mental_models" | "observations" | "memories";
-
-/** The tiers' search tools, top to bottom, with the payload array each returns (SPEC §3.1). */
-const TIER_TOOLS: { tool: string; key: TierKey; label: string }[] = [
-  { tool: "search_mental_models", key: "mental_models", label: "mental models" },
-  { tool: "search_observations", key: "observations", label: "observations" },
-  { tool: "recall", key: "memories", label: "raw facts" },
-];
-
-/** Where each tier's ids go in `done`. */
-const CITATION_LIST: Record<TierKey, "mental_model_ids" | "observation_ids" | "memory_ids"> = {
-  mental_models: "mental_model_ids",
-  observations: "observation_ids",
-  memories: "memory_ids",
-};
-
 /** When scores tie, concrete lower-tier facts win over summaries (a stale summary must not hide a newer fact). */
-const TIER_PREFERENCE: Record<TierKey, number> = { memories: 0, observations: 1, mental_models: 2 };
+const TIER_PREFERENCE = perTier((t) => TIERS.length - 1 - TIERS.indexOf(t.id));
 
 // The ladder's nudges open with "No progress since step N"; the goal anchor never says it.
 const NUDGE_PATTERN = /\bno progress\b/i;
 
 interface RetrievedItem {
-  tier: TierKey;
+  tier: Tier;
   id: string;
   text: string;
   /** Order of retrieval across the conversation; the search's own ranking breaks ties. */
@@ -108,7 +93,7 @@ function decide(request: ModelRequest): Decision {
 
   const offered = new Set(request.tools.map((t) => t.function.name));
   const used = new Set(toolCallsSoFar(request.messages).map((c) => c.function.name));
-  const nextTier = TIER_TOOLS.find((t) => offered.has(t.tool) && !used.has(t.tool));
+  const nextTier = TIER_REGISTRY.find((t) => offered.has(t.tool) && !used.has(t.tool));
   const relevant = relevantItems(words, items);
 
   if (lastTurnCalledDone(request.messages)) {
@@ -129,7 +114,7 @@ function search(tool: string, query: string, note: string): Decision {
 }
 
 function tierLabel(tool: string): string {
-  return TIER_TOOLS.find((t) => t.tool === tool)?.label ?? tool;
+  return TIER_REGISTRY.find((t) => t.tool === tool)?.label ?? tool;
 }
 
 // ---------- reading the conversation ----------
@@ -158,8 +143,8 @@ function retrievedItems(messages: ChatMessage[]): RetrievedItem[] {
   const seen = new Set<string>();
   for (const message of messages) {
     if (message.role !== "tool") continue;
-    const tier = TIER_TOOLS.find((t) => t.tool === toolByCallId.get(message.tool_call_id));
-    for (const hit of parseTierHits(message.content, tier?.key)) {
+    const tier = tierForTool(toolByCallId.get(message.tool_call_id) ?? "");
+    for (const hit of parseTierHits(message.content, tier)) {
       const key = `${hit.tier}:${hit.id}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -169,8 +154,8 @@ function retrievedItems(messages: ChatMessage[]): RetrievedItem[] {
   return items;
 }
 
-function parseTierHits(content: string, expected: TierKey | undefined): Omit<RetrievedItem, "order">[] {
-  const keys = expected ? [expected] : TIER_TOOLS.map((t) => t.key);
+function parseTierHits(content: string, expected: Tier | null): Omit<RetrievedItem, "order">[] {
+  const keys = expected ? [expected] : TIERS;
   return keys.flatMap((tier) =>
     tierEntries(content, tier).flatMap((entry) => {
       if (typeof entry !== "object" || entry === null) return [];
@@ -183,19 +168,20 @@ function parseTierHits(content: string, expected: TierKey | undefined): Omit<Ret
 }
 
 /** The tier's array from a tool result; from a result cut at the size cap, its complete entries. */
-function tierEntries(content: string, tier: TierKey): unknown[] {
+function tierEntries(content: string, tier: Tier): unknown[] {
   try {
     const payload: unknown = JSON.parse(content);
-    const list = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[tier] : null;
+    const key = TIER_INFO[tier].resultKey;
+    const list = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[key] : null;
     return Array.isArray(list) ? list : [];
   } catch {
     return salvageEntries(content, tier);
   }
 }
 
-/** Scans `"<tier>":[{…},{…},…` string-aware and keeps every entry that closed before the cut. */
-function salvageEntries(content: string, tier: TierKey): unknown[] {
-  const opening = `"${tier}":[`;
+/** Scans `"<result key>":[{…},{…},…` string-aware and keeps every entry that closed before the cut. */
+function salvageEntries(content: string, tier: Tier): unknown[] {
+  const opening = `"${TIER_INFO[tier].resultKey}":[`;
   const start = content.indexOf(opening);
   if (start < 0) return [];
   const entries: unknown[] = [];
@@ -247,9 +233,9 @@ interface Quote {
 
 function done(words: string[], items: RetrievedItem[]): Decision {
   const quotes = pickQuotes(words, relevantItems(words, items));
-  const citations = { memory_ids: [] as string[], observation_ids: [] as string[], mental_model_ids: [] as string[] };
+  const citations = emptyCitations();
   for (const { item } of quotes) {
-    const list = citations[CITATION_LIST[item.tier]];
+    const list = citations[TIER_INFO[item.tier].citationKey];
     if (!list.includes(item.id)) list.push(item.id);
   }
   return { tool: DONE, args: { answer: composeAnswer(quotes), ...citations }, note: null };
@@ -296,8 +282,8 @@ export function sentences(text: string): string[] {
 
 function composeAnswer(quotes: Quote[]): string {
   if (quotes.length === 0) return NO_ANSWER_TEXT;
-  const counts = TIER_TOOLS.map(({ key, label }) => {
-    const n = new Set(quotes.filter((q) => q.item.tier === key).map((q) => q.item.id)).size;
+  const counts = TIER_REGISTRY.map(({ id: tier, label }) => {
+    const n = new Set(quotes.filter((q) => q.item.tier === tier).map((q) => q.item.id)).size;
     return n === 0 ? null : `${n} ${n === 1 ? singular(label) : label}`;
   }).filter((c): c is string => c !== null);
   const lead = `Based on ${joinWithAnd(counts)}, the memories say:`;

@@ -1,13 +1,7 @@
 /** Citation validation at `done` (SPEC §3.5): keep only ids this run retrieved from the matching tier. */
-import type { Citations, DroppedCitation, Tier } from "./domain";
-import { TIERS } from "./domain";
+import type { Citations, DroppedCitation } from "./domain";
+import { citationCount, emptyCitations, TIER_REGISTRY, TIERS } from "./domain";
 import type { Evidence } from "./evidence";
-
-const LIST_FOR_TIER: Record<Tier, keyof Citations> = {
-  mental_models: "mental_model_ids",
-  observations: "observation_ids",
-  raw_facts: "memory_ids",
-};
 
 export interface CitationCheck {
   kept: Citations;
@@ -16,15 +10,10 @@ export interface CitationCheck {
   ungrounded: boolean;
 }
 
-export function emptyCitations(): Citations {
-  return { memory_ids: [], observation_ids: [], mental_model_ids: [] };
-}
-
 export function validateCitations(claimed: Citations, evidence: Evidence): CitationCheck {
   const kept = emptyCitations();
   const dropped: DroppedCitation[] = [];
-  for (const tier of TIERS) {
-    const list = LIST_FOR_TIER[tier];
+  for (const { id: tier, citationKey: list } of TIER_REGISTRY) {
     const seen = new Set<string>();
     for (const id of claimed[list]) {
       if (seen.has(id)) continue;
@@ -36,6 +25,5 @@ export function validateCitations(claimed: Citations, evidence: Evidence): Citat
       }
     }
   }
-  const keptCount = kept.memory_ids.length + kept.observation_ids.length + kept.mental_model_ids.length;
-  return { kept, dropped, ungrounded: !evidence.isEmpty && keptCount === 0 };
+  return { kept, dropped, ungrounded: !evidence.isEmpty && citationCount(kept) === 0 };
 }

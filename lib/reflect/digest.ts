@@ -34,8 +34,8 @@ export function factsDigest(
 
 export function evidenceDigest(question: string, evidence: Evidence): string {
   return factsDigest(question, {
-    mentalModels: [...evidence.mentalModels.values()],
-    observations: [...evidence.observations.values()],
-    facts: [...evidence.facts.values()],
+    mentalModels: evidence.hitsOf("mental_models"),
+    observations: evidence.hitsOf("observations"),
+    facts: evidence.hitsOf("raw_facts"),
   });
 }

@@ -1,9 +1,117 @@
 import { z } from "zod";
 
-/** The three retrieval tiers, top (curated) to bottom (ground truth). */
-export const TIERS = ["mental_models", "observations", "raw_facts"] as const;
+export const RetrievalType = z.enum(["observation", "episodic"]);
+export type RetrievalType = z.infer<typeof RetrievalType>;
+
+/**
+ * The tier registry: everything the engine, the folds, OTLP, the offline model and the components
+ * know about a retrieval tier, in one table. Array order is tier order, top (curated) to bottom
+ * (ground truth): forced retrieval, citation lists and every display follow it. `tool`,
+ * `citationKey`, `resultKey` and `textKey` are wire names (SPEC §3.1) and never change; `label` is
+ * for people; `colour` is a token the UI maps to Tailwind classes (components/timeline/tones.ts).
+ * Adding a tier means a row here and its search in the store (MemoryPort, execute.ts).
+ */
+export const TIER_REGISTRY = [
+  {
+    id: "mental_models",
+    tool: "search_mental_models",
+    citationKey: "mental_model_ids",
+    /** The list a search result carries its hits in. */
+    resultKey: "mental_models",
+    /** The field of a hit that holds its text. */
+    textKey: "content",
+    label: "mental models",
+    colour: "violet",
+    defaultMaxResults: 5,
+    /** null: offered whenever the bank has any (curated by the user, not a skill retrieval type). */
+    retrievalType: null,
+    toolDescription:
+      "Search curated mental models (summaries maintained by the user). Check is_stale: a stale model may be out of date.",
+    promptGuide: "curated summaries; trust one only when is_stale is false, otherwise verify below.",
+  },
+  {
+    id: "observations",
+    tool: "search_observations",
+    citationKey: "observation_ids",
+    resultKey: "observations",
+    textKey: "text",
+    label: "observations",
+    colour: "sky",
+    defaultMaxResults: 10,
+    retrievalType: "observation",
+    toolDescription: "Search observations: consolidated beliefs derived from raw facts.",
+    promptGuide: "consolidated beliefs derived from raw facts.",
+  },
+  {
+    id: "raw_facts",
+    tool: "recall",
+    citationKey: "memory_ids",
+    resultKey: "memories",
+    textKey: "text",
+    label: "raw facts",
+    colour: "amber",
+    defaultMaxResults: 20,
+    retrievalType: "episodic",
+    toolDescription: "Recall raw facts (the ground truth): world facts and experiences.",
+    promptGuide: "raw facts, the ground truth, with dates.",
+  },
+] as const satisfies readonly TierSpec[];
+
+interface TierSpec {
+  id: string;
+  tool: string;
+  citationKey: string;
+  resultKey: string;
+  textKey: string;
+  label: string;
+  colour: string;
+  defaultMaxResults: number;
+  retrievalType: RetrievalType | null;
+  toolDescription: string;
+  promptGuide: string;
+}
+
+type TierEntry = (typeof TIER_REGISTRY)[number];
+type Pluck<Rows extends readonly unknown[], K extends PropertyKey> = {
+  [I in keyof Rows]: Rows[I] extends Record<K, infer V> ? V : never;
+};
+
+/** One column of the registry, in tier order, typed as a tuple (so zod enums can be built from it). */
+function column<K extends keyof TierEntry>(key: K): Pluck<typeof TIER_REGISTRY, K> {
+  return TIER_REGISTRY.map((t) => t[key]) as unknown as Pluck<typeof TIER_REGISTRY, K>;
+}
+
+export const TIERS = column("id");
 export const Tier = z.enum(TIERS);
 export type Tier = z.infer<typeof Tier>;
+export type TierInfo<T extends Tier = Tier> = Extract<TierEntry, { id: T }>;
+/** A tier's search tool, as offered to the model. */
+export type TierTool = TierEntry["tool"];
+export const TIER_TOOLS = column("tool");
+/** A `done` argument listing one tier's cited ids. */
+export type CitationKey = TierEntry["citationKey"];
+export type TierColour = TierEntry["colour"];
+
+/** The registry by tier id. */
+export const TIER_INFO = Object.fromEntries(TIER_REGISTRY.map((t) => [t.id, t])) as { [T in Tier]: TierInfo<T> };
+
+const TIER_BY_TOOL: ReadonlyMap<string, Tier> = new Map(TIER_REGISTRY.map((t) => [t.tool, t.id]));
+
+/** The tier a tool searches; null for `done` and for names that are not a tier tool. */
+export function tierForTool(tool: string): Tier | null {
+  return TIER_BY_TOOL.get(tool) ?? null;
+}
+
+export function isTierTool(name: string): name is TierTool {
+  return TIER_BY_TOOL.has(name);
+}
+
+/**
+ * `done`'s id lists in wire order: ground truth first, as SPEC §3.1 writes them. Every `Citations`
+ * object (events, results, API, CLI) keeps this key order.
+ */
+const CITATION_ORDER: readonly TierInfo[] = [...TIER_REGISTRY].reverse();
+export const CITATION_KEYS: readonly CitationKey[] = CITATION_ORDER.map((t) => t.citationKey);
 
 /** `personal`, or `team:<id>` with a non-empty slug id. */
 export const Scope = z
@@ -36,9 +144,6 @@ export const RUN_FLAGS = [
 export const RunFlag = z.enum(RUN_FLAGS);
 export type RunFlag = z.infer<typeof RunFlag>;
 
-export const RetrievalType = z.enum(["observation", "episodic"]);
-export type RetrievalType = z.infer<typeof RetrievalType>;
-
 /** The exact skill a run used; stored on the run so later edits never rewrite history. */
 export const SkillSnapshot = z.object({
   id: z.string().min(1),
@@ -57,12 +162,26 @@ export const SkillSnapshot = z.object({
 });
 export type SkillSnapshot = z.infer<typeof SkillSnapshot>;
 
-export const Citations = z.object({
-  memory_ids: z.array(z.string()),
-  observation_ids: z.array(z.string()),
-  mental_model_ids: z.array(z.string()),
-});
+/** A shape with one field per citation key, in wire order. */
+export function perCitationKey<V>(value: (tier: TierInfo) => V): Record<CitationKey, V> {
+  return Object.fromEntries(CITATION_ORDER.map((t) => [t.citationKey, value(t)])) as Record<CitationKey, V>;
+}
+
+/** A shape with one field per tier, in tier order. */
+export function perTier<V>(value: (tier: TierInfo) => V): Record<Tier, V> {
+  return Object.fromEntries(TIER_REGISTRY.map((t) => [t.id, value(t)])) as Record<Tier, V>;
+}
+
+export const Citations = z.object(perCitationKey(() => z.array(z.string())));
 export type Citations = z.infer<typeof Citations>;
+
+export function emptyCitations(): Citations {
+  return perCitationKey(() => []);
+}
+
+export function citationCount(c: Citations): number {
+  return CITATION_KEYS.reduce((n, k) => n + c[k].length, 0);
+}
 
 export const DroppedCitation = z.object({
   id: z.string(),

@@ -4,11 +4,11 @@
  * last iteration (or a halt) forces `done`; citations and the output guard check the answer.
  */
 import { anchorText, isAnchorIteration } from "./anchor";
-import { emptyCitations, validateCitations } from "./citations";
+import { validateCitations } from "./citations";
 import { evidenceDigest, NO_EVIDENCE_ANSWER } from "./digest";
 import type { Citations, DroppedCitation, RunFlag, RunStatus, Tier } from "./domain";
-import { ITERATIONS_BY_BUDGET, RUN_FLAGS } from "./domain";
-import type { EventPayload, ToolName } from "./events";
+import { emptyCitations, ITERATIONS_BY_BUDGET, RUN_FLAGS, TIER_INFO, TIER_REGISTRY } from "./domain";
+import { type EventPayload, noTierIds, type ToolName } from "./events";
 import { Evidence } from "./evidence";
 import {
   type ExecutedCall,
@@ -34,7 +34,7 @@ import {
 } from "./request";
 import { RunLog } from "./run-log";
 import { normalizeToolName } from "./tool-names";
-import { DoneArgs, TOOL_DEFINITIONS, TOOL_FOR_TIER } from "./tools";
+import { DoneArgs, TOOL_DEFINITIONS } from "./tools";
 
 export { NO_EVIDENCE_ANSWER };
 
@@ -199,18 +199,17 @@ class ReflectLoop {
 
   private async resolveEnabledTiers(): Promise<Tier[]> {
     const { types } = this.req.skill.retrieval;
-    const tiers: Tier[] = [];
-    if ((await this.deps.memory.countMentalModels(this.req.bankId)) > 0) tiers.push("mental_models");
-    if (types.includes("observation")) tiers.push("observations");
-    if (types.includes("episodic")) tiers.push("raw_facts");
-    return tiers.filter((t) => !this.req.excludeTiers.includes(t));
+    const hasMentalModels = (await this.deps.memory.countMentalModels(this.req.bankId)) > 0;
+    return TIER_REGISTRY.filter((t) => (t.retrievalType === null ? hasMentalModels : types.includes(t.retrievalType)))
+      .map((t) => t.id)
+      .filter((t) => !this.req.excludeTiers.includes(t));
   }
 
   private offerFor(isFinal: boolean): Offer {
     if (isFinal) return { tools: ["done"], forced: "done" };
     const next = this.released === null ? this.forcedQueue.shift() : undefined;
-    if (next) return { tools: [TOOL_FOR_TIER[next]], forced: TOOL_FOR_TIER[next] };
-    return { tools: [...this.enabledTiers.map((t) => TOOL_FOR_TIER[t]), "done"], forced: null };
+    if (next) return { tools: [TIER_INFO[next].tool], forced: TIER_INFO[next].tool };
+    return { tools: [...this.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
   }
 
   private injectionsFor(i: number, isFinal: boolean): PendingInjection[] {
@@ -352,7 +351,7 @@ class ReflectLoop {
   // ---------- tool turns ----------
 
   private async executeTurn(i: number, calls: ModelCall[], offer: Offer): Promise<TurnResult[]> {
-    const available = this.enabledTiers.map((t) => TOOL_FOR_TIER[t]);
+    const available = this.enabledTiers.map((t) => TIER_INFO[t].tool);
     const prepared = calls.map((c) => prepareCall(c, available));
     this.phase = `tool.call (iteration ${i})`;
     for (const p of prepared) {
@@ -385,9 +384,7 @@ class ReflectLoop {
   }
 
   private async recordResult(i: number, r: ExecutedCall): Promise<void> {
-    if (r.mentalModels) this.evidence.addMentalModels(r.mentalModels);
-    if (r.observations) this.evidence.addObservations(r.observations.observations);
-    if (r.facts) this.evidence.addFacts(r.facts);
+    if (r.retrieved) this.evidence.add(r.retrieved);
     const payload: EventPayload<"tool.result"> = {
       callId: r.prepared.call.id,
       tool: r.prepared.call.name,
@@ -403,11 +400,11 @@ class ReflectLoop {
       signature: r.signature,
       content: r.content,
     };
-    if (r.mentalModels) {
-      payload.mentalModels = r.mentalModels.map((m) => ({ id: m.id, version: m.version, isStale: m.isStale }));
+    if (r.retrieved?.tier === "mental_models") {
+      payload.mentalModels = r.retrieved.hits.map((m) => ({ id: m.id, version: m.version, isStale: m.isStale }));
     }
-    if (r.observations) {
-      const { pending, freshness, isStale } = r.observations;
+    if (r.observationFreshness) {
+      const { pending, freshness, isStale } = r.observationFreshness;
       payload.observationFreshness = { pending, freshness, isStale };
     }
     await this.log.emit("tool.result", payload, i);
@@ -415,8 +412,9 @@ class ReflectLoop {
 
   /** One verdict per forced turn, over every model its searches returned; a failed search keeps forcing. */
   private async checkFreshness(i: number, searches: ExecutedCall[]): Promise<void> {
-    const byId = new Map(searches.flatMap((r) => r.mentalModels ?? []).map((m) => [m.id, m]));
-    const failed = searches.find((r) => !r.mentalModels);
+    const modelsOf = (r: ExecutedCall) => (r.retrieved?.tier === "mental_models" ? r.retrieved.hits : null);
+    const byId = new Map(searches.flatMap((r) => modelsOf(r) ?? []).map((m) => [m.id, m]));
+    const failed = searches.find((r) => !modelsOf(r));
     const judged = decideFreshness(this.req.budget, [...byId.values()]);
     const decision = failed
       ? {
@@ -537,7 +535,7 @@ class ReflectLoop {
         tool: "done",
         tier: null,
         outcome,
-        ids: { mental_models: [], observations: [], raw_facts: [] },
+        ids: noTierIds(),
         count: 0,
         chars: content.length,
         cap: this.req.toolResultCapChars,

@@ -8,16 +8,18 @@ import {
   Citations,
   DroppedCitation,
   ModelInfo,
+  perTier,
   RunFlag,
   RunMode,
   RunStatus,
   Scope,
   SkillSnapshot,
+  TIER_TOOLS,
   Tier,
   Usage,
 } from "./domain";
 
-const TOOL_NAMES = ["search_mental_models", "search_observations", "recall", "done"] as const;
+const TOOL_NAMES = [...TIER_TOOLS, "done"] as const;
 export const ToolName = z.enum(TOOL_NAMES);
 export type ToolName = z.infer<typeof ToolName>;
 
@@ -52,12 +54,12 @@ export const Injection = z.object({
 });
 export type Injection = z.infer<typeof Injection>;
 
-const IdsByTier = z.object({
-  mental_models: z.array(z.string()),
-  observations: z.array(z.string()),
-  raw_facts: z.array(z.string()),
-});
+const IdsByTier = z.object(perTier(() => z.array(z.string())));
 export type IdsByTier = z.infer<typeof IdsByTier>;
+
+export function noTierIds(): IdsByTier {
+  return perTier(() => []);
+}
 
 const payloads = {
   "run.started": z.object({

@@ -1,33 +1,25 @@
 /** What this run has retrieved so far, per tier: the basis of citation validation and digests. */
-import type { Tier } from "./domain";
-import type { FactHit, MentalModelHit, ObservationHit } from "./ports";
+import { perTier, TIERS, type Tier } from "./domain";
+import type { HitOf, Retrieved } from "./ports";
 
 export class Evidence {
-  readonly mentalModels = new Map<string, MentalModelHit>();
-  readonly observations = new Map<string, ObservationHit>();
-  readonly facts = new Map<string, FactHit>();
+  private readonly byTier = perTier(() => new Map<string, HitOf<Tier>>());
 
-  addMentalModels(hits: MentalModelHit[]): void {
-    for (const h of hits) this.mentalModels.set(h.id, h);
+  add(retrieved: Retrieved): void {
+    const hits = this.byTier[retrieved.tier];
+    for (const h of retrieved.hits) hits.set(h.id, h);
   }
-  addObservations(hits: ObservationHit[]): void {
-    for (const h of hits) this.observations.set(h.id, h);
-  }
-  addFacts(hits: FactHit[]): void {
-    for (const h of hits) this.facts.set(h.id, h);
+
+  /** Every hit of one tier, in first-retrieved order. */
+  hitsOf<T extends Tier>(tier: T): HitOf<T>[] {
+    return [...this.byTier[tier].values()] as HitOf<T>[];
   }
 
   has(tier: Tier, id: string): boolean {
-    return this.idsOf(tier).has(id);
-  }
-
-  idsOf(tier: Tier): ReadonlyMap<string, unknown> {
-    if (tier === "mental_models") return this.mentalModels;
-    if (tier === "observations") return this.observations;
-    return this.facts;
+    return this.byTier[tier].has(id);
   }
 
   get isEmpty(): boolean {
-    return this.mentalModels.size + this.observations.size + this.facts.size === 0;
+    return TIERS.every((t) => this.byTier[t].size === 0);
   }
 }

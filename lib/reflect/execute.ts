@@ -1,20 +1,17 @@
 /** Runs one tier tool call against the memory port and classifies the outcome for the ladder. */
 import type { z } from "zod";
-import type { ScopeValue, Tier } from "./domain";
+import { isTierTool, type ScopeValue, type Tier, tierForTool } from "./domain";
 import { ScopeNotPermittedError } from "./errors";
-import type { IdsByTier, OutcomeClass } from "./events";
+import { type IdsByTier, noTierIds, type OutcomeClass } from "./events";
 import { callSignature } from "./fingerprint";
-import type { Clock, FactHit, MemoryPort, MentalModelHit, ObservationSearch, ToolCall } from "./ports";
+import type { Clock, MemoryPort, ObservationSearch, Retrieved, ToolCall } from "./ports";
 import {
   capContent,
   clampMaxResults,
-  isTierTool,
   mentalModelsPayload,
   observationsPayload,
   recallPayload,
   SearchArgs,
-  TIER_FOR_TOOL,
-  type TierToolName,
 } from "./tools";
 
 export interface ModelCall {
@@ -48,9 +45,9 @@ export interface ExecutedCall {
   chars: number;
   truncated: boolean;
   durationMs: number;
-  mentalModels?: MentalModelHit[];
-  observations?: ObservationSearch;
-  facts?: FactHit[];
+  /** The hits, when the search ran. */
+  retrieved?: Retrieved;
+  observationFreshness?: Omit<ObservationSearch, "observations">;
 }
 
 export interface ExecContext {
@@ -86,7 +83,7 @@ export function prepareCall(call: ModelCall, available: readonly string[]): Prep
   const args = json.ok ? json.value : call.arguments;
   const base = {
     call,
-    tier: isTierTool(call.name) ? TIER_FOR_TOOL[call.name] : null,
+    tier: tierForTool(call.name),
     args,
     query: field(args, "query"),
     reason: field(args, "reason"),
@@ -108,11 +105,9 @@ export function prepareCall(call: ModelCall, available: readonly string[]): Prep
   return { ...base, search: parsed.data, problem: null };
 }
 
-const noIds = (): IdsByTier => ({ mental_models: [], observations: [], raw_facts: [] });
-
 export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Promise<ExecutedCall> {
   const started = ctx.clock.now();
-  const { call, search } = prepared;
+  const { call, search, tier } = prepared;
   const finish = (result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs">): ExecutedCall => ({
     prepared,
     signature: callSignature(call.name, prepared.args, result.error),
@@ -120,50 +115,48 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
     ...result,
   });
   const failure = (outcome: OutcomeClass, message: string) =>
-    finish({ outcome, error: message, ids: noIds(), count: 0, ...capContent({ error: message }, ctx.cap) });
+    finish({ outcome, error: message, ids: noTierIds(), count: 0, ...capContent({ error: message }, ctx.cap) });
 
-  if (prepared.problem || !search)
+  if (prepared.problem || !search || !tier)
     return failure(prepared.problem?.outcome ?? "error", prepared.problem?.message ?? "");
-  const tool = call.name as TierToolName;
   const q = {
     bankId: ctx.bankId,
     query: search.query,
-    limit: clampMaxResults(tool, search.max_results),
+    limit: clampMaxResults(tier, search.max_results),
     // The skill's tags narrow observations and raw facts; mental models are curated summaries
     // chosen by relevance, and a topic tag like "launch" rarely carries a skill tag like "decision".
-    tags: tool === "search_mental_models" ? [] : ctx.tags,
+    tags: tier === "mental_models" ? [] : ctx.tags,
     scope: ctx.scope,
   };
+  const found = (retrieved: Retrieved, payload: unknown, extra: Pick<ExecutedCall, "observationFreshness"> = {}) => {
+    const ids = noTierIds();
+    ids[retrieved.tier] = retrieved.hits.map((h) => h.id);
+    const count = retrieved.hits.length;
+    return finish({ ...classified(count), ids, ...capContent(payload, ctx.cap), retrieved, ...extra });
+  };
   try {
-    const ids = noIds();
-    if (tool === "search_mental_models") {
-      const hits = await ctx.memory.searchMentalModels(q);
-      ids.mental_models = hits.map((h) => h.id);
-      const payload = mentalModelsPayload(search.query, hits);
-      return finish({ ...classified(hits.length), ids, ...capContent(payload, ctx.cap), mentalModels: hits });
+    switch (tier) {
+      case "mental_models": {
+        const hits = await ctx.memory.searchMentalModels(q);
+        return found({ tier, hits }, mentalModelsPayload(search.query, hits));
+      }
+      case "observations": {
+        const { observations, ...observationFreshness } = await ctx.memory.searchObservations(q);
+        const payload = observationsPayload(search.query, { observations, ...observationFreshness });
+        return found({ tier, hits: observations }, payload, { observationFreshness });
+      }
+      case "raw_facts": {
+        const hits = await ctx.memory.recall(q);
+        return found({ tier, hits }, recallPayload(search.query, hits));
+      }
+      default: {
+        const unknown: never = tier;
+        return failure("unknown_tool", `no search for tier ${String(unknown)}`);
+      }
     }
-    if (tool === "search_observations") {
-      const result = await ctx.memory.searchObservations(q);
-      ids.observations = result.observations.map((o) => o.id);
-      const payload = observationsPayload(search.query, result);
-      return finish({
-        ...classified(result.observations.length),
-        ids,
-        ...capContent(payload, ctx.cap),
-        observations: result,
-      });
-    }
-    const hits = await ctx.memory.recall(q);
-    ids.raw_facts = hits.map((h) => h.id);
-    return finish({
-      ...classified(hits.length),
-      ids,
-      ...capContent(recallPayload(search.query, hits), ctx.cap),
-      facts: hits,
-    });
   } catch (e) {
     if (e instanceof ScopeNotPermittedError) return failure("policy_reject", e.message);
-    return failure("error", `${tool} failed: ${e instanceof Error ? e.message : String(e)}`);
+    return failure("error", `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

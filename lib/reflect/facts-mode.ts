@@ -2,19 +2,21 @@
  * Facts mode (SPEC §3.6): no LLM call. Runs the skill's retrieval directive with the question as
  * the query and answers with a readable digest of what came back.
  */
-import { emptyCitations } from "./citations";
 import { factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
-import type { Tier } from "./domain";
+import { emptyCitations, TIER_INFO, TIER_REGISTRY, type Tier } from "./domain";
 import { ScopeNotPermittedError } from "./errors";
-import type { OutcomeClass } from "./events";
+import { noTierIds, type OutcomeClass } from "./events";
 import { callSignature } from "./fingerprint";
 import type { ReflectDeps } from "./ports";
 import type { FactsPayload, ParsedReflectRequest, ReflectResult } from "./request";
 import type { RunLog } from "./run-log";
-import { capContent, DEFAULT_MAX_RESULTS, observationsPayload, recallPayload, TOOL_FOR_TIER } from "./tools";
+import { capContent, observationsPayload, recallPayload } from "./tools";
 
+/** The lowest tier the skill's retrieval types enable: raw facts for episodic, else observations. */
 export function factsTier(req: ParsedReflectRequest): Tier {
-  return req.skill.retrieval.types.includes("episodic") ? "raw_facts" : "observations";
+  const { types } = req.skill.retrieval;
+  const tier = TIER_REGISTRY.findLast((t) => t.retrievalType !== null && types.includes(t.retrievalType));
+  return tier?.id ?? "observations";
 }
 
 export async function runFactsMode(
@@ -25,7 +27,7 @@ export async function runFactsMode(
   runStarted: (enabledTiers: Tier[], maxIterations: number) => Promise<void>,
 ): Promise<ReflectResult> {
   const tier = factsTier(req);
-  const tool = TOOL_FOR_TIER[tier];
+  const { tool, defaultMaxResults } = TIER_INFO[tier];
   await runStarted([tier], 0);
   const base = {
     dropped: [],
@@ -66,7 +68,7 @@ export async function runFactsMode(
   const q = {
     bankId: req.bankId,
     query: req.question,
-    limit: DEFAULT_MAX_RESULTS[tool],
+    limit: defaultMaxResults,
     tags: req.skill.retrieval.tags,
     scope: req.scope,
   };
@@ -99,7 +101,7 @@ export async function runFactsMode(
       tier,
       outcome,
       ids: {
-        mental_models: [],
+        ...noTierIds(),
         observations: payload.observations.map((o) => o.id),
         raw_facts: payload.memories.map((m) => m.id),
       },

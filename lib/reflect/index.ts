@@ -1,6 +1,6 @@
 /** The reflect engine's public surface. */
 export { ANCHOR_PROGRESS_LIMIT, anchorText, isAnchorIteration, truncateCodePoints } from "./anchor";
-export { type CitationCheck, emptyCitations, validateCitations } from "./citations";
+export { type CitationCheck, validateCitations } from "./citations";
 export { evidenceDigest, factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
 export * from "./domain";
 export { RESPONSE_SCHEMA_WARNING, type ReflectOptions, runReflect } from "./engine";
@@ -25,13 +25,10 @@ export { sha256Hex } from "./sha256";
 export { normalizeToolName } from "./tool-names";
 export {
   clampMaxResults,
-  DEFAULT_MAX_RESULTS,
   DoneArgs,
   mentalModelsPayload,
   observationsPayload,
   recallPayload,
   SearchArgs,
-  TIER_FOR_TOOL,
   TOOL_DEFINITIONS,
-  TOOL_FOR_TIER,
 } from "./tools";

@@ -2,7 +2,7 @@
  * The engine's ports. Everything outside the engine (database, model SDKs, clocks) reaches it
  * through the one `ReflectDeps` object passed to `runReflect`.
  */
-import type { ModelInfo, ScopeValue } from "./domain";
+import type { ModelInfo, ScopeValue, Tier } from "./domain";
 import type { RunEvent } from "./events";
 
 // ---------- memory ----------
@@ -50,6 +50,16 @@ export interface ObservationSearch {
   freshness: ObservationFreshness;
   isStale: boolean;
 }
+
+/** The hit each tier's search returns: a new tier adds its hit type here and its search to MemoryPort. */
+export type HitOf<T extends Tier> = {
+  mental_models: MentalModelHit;
+  observations: ObservationHit;
+  raw_facts: FactHit;
+}[T];
+
+/** What one tier search returned, tagged with its tier. */
+export type Retrieved = { [T in Tier]: { tier: T; hits: HitOf<T>[] } }[Tier];
 
 export interface TierQuery {
   bankId: string;

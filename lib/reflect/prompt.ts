@@ -1,5 +1,5 @@
 /** The system prompt and the per-request message list (SPEC §3.5). */
-import type { ScopeValue, SkillSnapshot, Tier } from "./domain";
+import { type ScopeValue, type SkillSnapshot, TIER_INFO, type Tier } from "./domain";
 import type { Injection } from "./events";
 import type { ChatMessage } from "./ports";
 
@@ -9,13 +9,6 @@ const GROUNDING_RULES = [
   "If nothing relevant was found, say so plainly instead of guessing.",
   "Never invent facts, names, dates or ids.",
 ];
-
-const TIER_GUIDE: Record<Tier, string> = {
-  mental_models:
-    "search_mental_models: curated summaries; trust one only when is_stale is false, otherwise verify below.",
-  observations: "search_observations: consolidated beliefs derived from raw facts.",
-  raw_facts: "recall: raw facts, the ground truth, with dates.",
-};
 
 function scopeLine(scope: ScopeValue): string {
   return scope === "personal"
@@ -32,7 +25,7 @@ export function buildSystemPrompt(skill: SkillSnapshot, scope: ScopeValue, enabl
   if (skill.disposition.length > 0) parts.push(`Disposition: ${skill.disposition.join(", ")}.`);
   parts.push(scopeLine(scope));
   if (skill.outputFormat.trim()) parts.push(`Output format: ${skill.outputFormat.trim()}`);
-  const guide = enabledTiers.map((t) => `- ${TIER_GUIDE[t]}`);
+  const guide = enabledTiers.map((t) => `- ${TIER_INFO[t].tool}: ${TIER_INFO[t].promptGuide}`);
   guide.push("- done: finish with the answer and the ids you used.");
   parts.push(`Tools:\n${guide.join("\n")}`);
   return parts.join("\n\n");

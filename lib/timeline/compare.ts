@@ -3,11 +3,19 @@
  * (both runs follow the same loop), tool calls inside an iteration by position. The first step
  * with any difference is the first divergence; its aspect says what diverged first.
  */
-import type { Budget, Citations, RunMode, RunStatus, SkillSnapshot, Tier } from "@/lib/reflect/domain";
-import type { EventPayload, IdsByTier, OutcomeClass, RunEvent } from "@/lib/reflect/events";
+import {
+  type Budget,
+  type Citations,
+  emptyCitations,
+  type RunMode,
+  type RunStatus,
+  type SkillSnapshot,
+  TIER_REGISTRY,
+  TIERS,
+  type Tier,
+} from "@/lib/reflect/domain";
+import { type EventPayload, type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
 import { type DiffOp, diffLines, diffWords, hasChanges } from "./text-diff";
-
-export const TIER_ORDER: Tier[] = ["mental_models", "observations", "raw_facts"];
 
 export interface StepCall {
   tool: string;
@@ -134,13 +142,6 @@ export interface RunComparison {
   mentalModels: MentalModelChange[];
 }
 
-const EMPTY_CITATIONS: Citations = { memory_ids: [], observation_ids: [], mental_model_ids: [] };
-const CITATION_LIST: Record<Tier, keyof Citations> = {
-  mental_models: "mental_model_ids",
-  observations: "observation_ids",
-  raw_facts: "memory_ids",
-};
-
 interface Extracted {
   summary: RunSummary;
   steps: Map<number, StepSide>;
@@ -246,7 +247,7 @@ function extract(events: readonly RunEvent[]): Extracted {
           tier: ev.payload.tier,
           query: ev.payload.query,
           outcome: null,
-          ids: { mental_models: [], observations: [], raw_facts: [] },
+          ids: noTierIds(),
         };
         callSlot.set(ev.payload.callId, call);
         step.calls.push(call);
@@ -319,7 +320,7 @@ function extract(events: readonly RunEvent[]): Extracted {
       tokensOut: f?.usage.outputTokens ?? tokensOut,
       iterations: f?.iterations ?? steps.size,
       answer: f?.answer ?? null,
-      citations: f?.citations ?? EMPTY_CITATIONS,
+      citations: f?.citations ?? emptyCitations(),
       parentRunId: s?.parentRunId ?? null,
       forkedAtIteration: s?.forkedAtIteration ?? null,
       skill: s?.skill ?? null,
@@ -331,7 +332,7 @@ function extract(events: readonly RunEvent[]): Extracted {
 }
 
 const idsText = (ids: IdsByTier) =>
-  TIER_ORDER.flatMap((t) => ids[t])
+  TIERS.flatMap((t) => ids[t])
     .slice()
     .sort()
     .join(", ") || "none";
@@ -382,9 +383,9 @@ export function diffStep(a: StepSide | null, b: StepSide | null): StepDifference
 }
 
 function diffCitations(a: Citations, b: Citations): CitationDiff[] {
-  return TIER_ORDER.map((tier) => {
-    const la = a[CITATION_LIST[tier]];
-    const lb = b[CITATION_LIST[tier]];
+  return TIER_REGISTRY.map(({ id: tier, citationKey }) => {
+    const la = a[citationKey];
+    const lb = b[citationKey];
     const setA = new Set(la);
     const setB = new Set(lb);
     return {

@@ -13,6 +13,7 @@ import type {
   SkillSnapshot,
   Tier,
 } from "@/lib/reflect/domain";
+import { perTier, TIER_REGISTRY, TIERS } from "@/lib/reflect/domain";
 import type { EventPayload, IdsByTier, Injection, OutcomeClass, RunEvent, ToolName } from "@/lib/reflect/events";
 import { badgesFromFlags, type RunBadge } from "./badges";
 import { memoryTextFromContent } from "./memory-text";
@@ -173,12 +174,6 @@ export interface RunFolder {
 }
 
 const EMPTY_IDS: ReadonlySet<string> = new Set();
-const TIER_OF_CITATION_LIST: [keyof Citations, Tier][] = [
-  ["mental_model_ids", "mental_models"],
-  ["observation_ids", "observations"],
-  ["memory_ids", "raw_facts"],
-];
-const ALL_TIERS: Tier[] = ["mental_models", "observations", "raw_facts"];
 
 const TRIGGER_LABEL: Record<string, string> = {
   identical_failure: "the same failing call repeated",
@@ -252,11 +247,7 @@ export function createRunFolder(): RunFolder {
   /** Where each open tier row lives, so its result replaces it in place. */
   const tierRowSlot = new Map<string, { list: TimelineRow[]; index: number }>();
   /** Per tier: id → first row that retrieved it. */
-  const retrievedBy: Record<Tier, Map<string, string>> = {
-    mental_models: new Map(),
-    observations: new Map(),
-    raw_facts: new Map(),
-  };
+  const retrievedBy = perTier(() => new Map<string, string>());
   const resultContent = new Map<string, string>();
 
   function listFor(ev: RunEvent): { list: TimelineRow[]; iteration: number | null } {
@@ -286,7 +277,7 @@ export function createRunFolder(): RunFolder {
   }
 
   function recordRetrieval(rowId: string, ids: IdsByTier): void {
-    for (const tier of ALL_TIERS) {
+    for (const tier of TIERS) {
       const byId = retrievedBy[tier];
       for (const id of ids[tier]) if (!byId.has(id)) byId.set(id, rowId);
     }
@@ -460,8 +451,8 @@ export function createRunFolder(): RunFolder {
     const dropped = finished?.dropped ?? lastValidation?.dropped ?? [];
     const out: TimelineCitation[] = [];
     if (kept) {
-      for (const [list, tier] of TIER_OF_CITATION_LIST) {
-        for (const id of kept[list]) {
+      for (const { id: tier, citationKey } of TIER_REGISTRY) {
+        for (const id of kept[citationKey]) {
           const rowId = retrievedBy[tier].get(id);
           out.push(citation({ id, tier, status: "kept" }, rowId ? { rowId, tier } : undefined));
         }
@@ -476,7 +467,7 @@ export function createRunFolder(): RunFolder {
   }
 
   function retrievedInAnyTier(id: string): { rowId: string; tier: Tier } | undefined {
-    for (const tier of ALL_TIERS) {
+    for (const tier of TIERS) {
       const rowId = retrievedBy[tier].get(id);
       if (rowId) return { rowId, tier };
     }

@@ -1,24 +1,16 @@
-import type { Tier } from "@/lib/reflect/domain";
-
-/** The list key each tier's tool result uses for its hits (SPEC §3.1). */
-const LIST_KEY: Record<Tier, string> = {
-  mental_models: "mental_models",
-  observations: "observations",
-  raw_facts: "memories",
-};
+import { TIER_INFO, type Tier } from "@/lib/reflect/domain";
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** A hit's text; a named hit (a mental model) shows its name as a heading. */
 function textOf(hit: Record<string, unknown>, tier: Tier): string | undefined {
-  if (tier === "mental_models") {
-    const content = typeof hit.content === "string" ? hit.content : undefined;
-    const name = typeof hit.name === "string" ? hit.name : undefined;
-    if (content === undefined) return name;
-    return name ? `**${name}**\n\n${content}` : content;
-  }
-  return typeof hit.text === "string" ? hit.text : undefined;
+  const body = hit[TIER_INFO[tier].textKey];
+  const text = typeof body === "string" ? body : undefined;
+  const name = typeof hit.name === "string" ? hit.name : undefined;
+  if (text === undefined) return name;
+  return name ? `**${name}**\n\n${text}` : text;
 }
 
 /**
@@ -30,7 +22,7 @@ export function memoryTextFromContent(content: string, tier: Tier, id: string): 
   try {
     const parsed: unknown = JSON.parse(content);
     if (isRecord(parsed)) {
-      const list = parsed[LIST_KEY[tier]];
+      const list = parsed[TIER_INFO[tier].resultKey];
       if (Array.isArray(list)) {
         const hit = list.find((h): h is Record<string, unknown> => isRecord(h) && h.id === id);
         return hit ? textOf(hit, tier) : undefined;
@@ -47,7 +39,7 @@ function textFromTruncated(content: string, tier: Tier, id: string): string | un
   if (start < 0) return undefined;
   const nextHit = content.indexOf('{"id":', start + 1);
   const slice = content.slice(start, nextHit < 0 ? undefined : nextHit);
-  const key = tier === "mental_models" ? "content" : "text";
+  const key = TIER_INFO[tier].textKey;
   const match = new RegExp(`"${key}":("(?:[^"\\\\]|\\\\.)*")`).exec(slice);
   if (!match?.[1]) return undefined;
   try {

@@ -4,7 +4,7 @@
  * alongside so Phoenix renders it. Pure: ids come from a small hash of the run id and event seq,
  * so exporting the same run twice yields the same trace.
  */
-import type { Tier } from "@/lib/reflect/domain";
+import { type Tier, tierForTool } from "@/lib/reflect/domain";
 import type { EventPayload, RunEvent, RunEventOf } from "@/lib/reflect/events";
 import { memoryTextFromContent } from "./memory-text";
 
@@ -112,12 +112,6 @@ function nanos(epochMs: number, at: number): string {
   // BigInt keeps nanosecond precision that a double would lose at epoch scale.
   return (BigInt(whole) * BigInt(1_000_000) + BigInt(Math.round((ms - whole) * 1_000_000))).toString();
 }
-
-const TIER_TOOL: Record<string, Tier> = {
-  search_mental_models: "mental_models",
-  search_observations: "observations",
-  recall: "raw_facts",
-};
 
 // ---------- the fold ----------
 
@@ -262,7 +256,7 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
         const failed = p.outcome === "error" || p.outcome === "policy_reject" || p.outcome === "unknown_tool";
         span.status = failed ? { code: 2, message: p.error ?? p.outcome } : { code: 1 };
         if (failed) span.attributes.push(...attrs({ "error.type": p.outcome }));
-        const tier = p.tier ?? TIER_TOOL[p.tool];
+        const tier = p.tier ?? tierForTool(p.tool);
         if (tier) {
           const search = child(`e${ev.seq}:search`, `search_memory ${tier}`, 1, open.tool.startAt, span.spanId);
           search.endTimeUnixNano = span.endTimeUnixNano;

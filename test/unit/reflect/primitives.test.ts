@@ -132,11 +132,11 @@ describe("tool payloads", () => {
     });
   });
   it("clamps max_results and applies per-tool defaults", () => {
-    expect(clampMaxResults("recall", undefined)).toBe(20);
-    expect(clampMaxResults("search_observations", undefined)).toBe(10);
-    expect(clampMaxResults("search_mental_models", undefined)).toBe(5);
-    expect(clampMaxResults("recall", 0)).toBe(1);
-    expect(clampMaxResults("recall", 99)).toBe(50);
+    expect(clampMaxResults("raw_facts", undefined)).toBe(20);
+    expect(clampMaxResults("observations", undefined)).toBe(10);
+    expect(clampMaxResults("mental_models", undefined)).toBe(5);
+    expect(clampMaxResults("raw_facts", 0)).toBe(1);
+    expect(clampMaxResults("raw_facts", 99)).toBe(50);
   });
   it("caps content and reports the real size", () => {
     const capped = capContent({ text: "x".repeat(1000) }, 300);
