@@ -4,6 +4,7 @@
  */
 import { factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
 import { emptyCitations, TIER_INFO, TIER_REGISTRY, type Tier } from "./domain";
+import { errorMessage } from "./endings";
 import { ScopeNotPermittedError } from "./errors";
 import { noTierIds, type OutcomeClass } from "./events";
 import { callSignature } from "./fingerprint";
@@ -131,8 +132,4 @@ export async function runFactsMode(
     error: null,
     facts: payload,
   });
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

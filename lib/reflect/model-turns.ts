@@ -1,0 +1,165 @@
+/**
+ * One model call per iteration: the request as sent (with its request-scoped injections), a
+ * replayed or live response raced against the wall clock and the caller's signal, and the
+ * response as recorded. Shared by the loop and the done/answer handling (guard retry, halt).
+ */
+import { errorMessage, RunStop } from "./endings";
+import type { ToolName } from "./events";
+import type { ModelCall } from "./execute";
+import type { ChatMessage, ModelRequest, ModelResponse } from "./ports";
+import { buildMessages, type PendingInjection } from "./prompt";
+import type { RunContext } from "./run-context";
+import { normalizeToolName } from "./tool-names";
+import { TOOL_DEFINITIONS } from "./tools";
+
+/** The tools one request offers. */
+export interface Offer {
+  tools: ToolName[];
+  /** The named tool of a forced turn, null under auto. */
+  forced: ToolName | null;
+}
+
+/** The final turn, a guard retry and the synthesis after a halt offer only `done`, forced. */
+export function forcedDone(): Offer {
+  return { tools: ["done"], forced: "done" };
+}
+
+export class ModelTurns {
+  private readonly callIds = new WeakMap<ModelResponse, ModelCall[]>();
+
+  constructor(private readonly run: RunContext) {}
+
+  async call(i: number, offer: Offer, pending: PendingInjection[]): Promise<ModelResponse> {
+    const { run } = this;
+    const { messages, injections } = buildMessages(run.system, run.req.question, run.conversation, pending);
+    run.phase = `llm.request (iteration ${i})`;
+    run.iterations = i + 1;
+    for (const injection of injections.filter((x) => x.kind === "anchor")) {
+      run.flags.add("anchored");
+      await run.log.emit(
+        "steering.anchor",
+        { text: injection.text, every: run.req.anchorEvery, progressText: run.progressText },
+        i,
+      );
+    }
+    await run.log.emit(
+      "llm.request",
+      {
+        messages,
+        tools: offer.tools,
+        toolChoice: offer.forced ? { type: "forced", tool: offer.forced } : { type: "auto" },
+        injections,
+      },
+      i,
+    );
+
+    const replay = run.options.replay;
+    const replayed = replay && i < replay.forkAt ? replay.responses[i] : undefined;
+    if (replayed) {
+      run.flags.add("replayed");
+      await this.record(i, replayed, 0, true);
+      return replayed;
+    }
+
+    const started = run.deps.clock.now();
+    const response = await this.complete({
+      messages,
+      tools: offer.tools.map((t) => TOOL_DEFINITIONS[t]),
+      toolChoice: offer.forced ? { type: "function", function: { name: offer.forced } } : "auto",
+    });
+    run.llmCalls += 1;
+    run.usage.inputTokens += response.usage.inputTokens;
+    run.usage.outputTokens += response.usage.outputTokens;
+    await this.record(i, response, Math.max(0, run.deps.clock.now() - started), false);
+    return response;
+  }
+
+  /** Normalized calls; ids the model left out are generated once per response. */
+  readCalls(response: ModelResponse): ModelCall[] {
+    let calls = this.callIds.get(response);
+    if (!calls) {
+      calls = response.toolCalls.map((c) => ({
+        id: c.id?.trim() ? c.id : this.run.deps.ids.next("call"),
+        name: normalizeToolName(c.function.name),
+        rawName: c.function.name,
+        arguments: c.function.arguments ?? "",
+      }));
+      this.callIds.set(response, calls);
+    }
+    return calls;
+  }
+
+  /**
+   * Runs `work` (a model call or a turn's tool calls) against the wall-clock deadline and the
+   * caller's signal; `work` gets an AbortSignal that fires when either ends the run.
+   */
+  async withinDeadline<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const { run } = this;
+    const remaining = run.req.wallClockMs - run.log.elapsed();
+    if (remaining <= 0) throw this.wallClockStop();
+    const outer = run.options.signal;
+    if (outer?.aborted) throw new RunStop("interrupted", "run interrupted", run.phase);
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(this.wallClockStop());
+      }, remaining);
+      onAbort = () => {
+        controller.abort();
+        reject(new RunStop("interrupted", "run interrupted", run.phase));
+      };
+      outer?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([work(controller.signal), stop]);
+    } catch (e) {
+      if (e instanceof RunStop) throw e;
+      throw new RunStop("failed", errorMessage(e), run.phase);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) outer?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** The model call, raced against the wall-clock deadline and the caller's signal. */
+  private complete(request: Omit<ModelRequest, "signal">): Promise<ModelResponse> {
+    return this.withinDeadline((signal) => this.run.deps.model.complete({ ...request, signal }));
+  }
+
+  private wallClockStop(): RunStop {
+    return new RunStop("failed", `wall-clock limit of ${this.run.req.wallClockMs} ms reached`, this.run.phase);
+  }
+
+  private async record(i: number, response: ModelResponse, latencyMs: number, replayed: boolean): Promise<void> {
+    const { run } = this;
+    const text = response.content?.trim() ? response.content : null;
+    // The anchor restates the latest note written beside tool calls; it stays until a new one.
+    if (text && this.readCalls(response).length > 0) run.progressText = text.trim();
+    run.phase = `llm.response (iteration ${i})`;
+    await run.log.emit(
+      "llm.response",
+      {
+        text: response.content,
+        toolCalls: this.readCalls(response).map((c) => ({ ...c })),
+        finishReason: response.finishReason,
+        tokensIn: replayed ? 0 : response.usage.inputTokens,
+        tokensOut: replayed ? 0 : response.usage.outputTokens,
+        latencyMs,
+        replayed,
+      },
+      i,
+    );
+  }
+}
+
+/** The assistant message a response adds to the conversation. */
+export function assistantMessage(response: ModelResponse, calls: ModelCall[]): ChatMessage {
+  return {
+    role: "assistant",
+    content: response.content,
+    tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+  };
+}
