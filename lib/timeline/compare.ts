@@ -1,5 +1,6 @@
 /**
- * Run-to-run comparison: two event logs in, a step-aligned diff out. Iterations align by index
+ * Run-to-run comparison: two event logs in, a step-aligned diff out, as a view over each run's
+ * walk (walk.ts). Iterations align by index
  * (both runs follow the same loop), tool calls inside an iteration by position. The first step
  * with any difference is the first divergence; its aspect says what diverged first.
  */
@@ -10,12 +11,14 @@ import {
   type RunMode,
   type RunStatus,
   type SkillSnapshot,
+  TIER_INFO,
   TIER_REGISTRY,
   TIERS,
   type Tier,
 } from "@/lib/reflect/domain";
-import { type EventPayload, type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
+import { type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
 import { type DiffOp, diffLines, diffWords, hasChanges } from "./text-diff";
+import { type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
 
 export interface StepCall {
   tool: string;
@@ -146,20 +149,8 @@ interface Extracted {
   summary: RunSummary;
   steps: Map<number, StepSide>;
   models: Map<string, SeenMentalModel>;
-}
-
-function emptyStep(iteration: number): StepSide {
-  return {
-    iteration,
-    toolChoice: "auto",
-    replayed: false,
-    llmCalls: 0,
-    tokensIn: 0,
-    tokensOut: 0,
-    calls: [],
-    freshness: null,
-    steering: [],
-  };
+  /** "kind:name" of the model that ran. */
+  model: string;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -170,8 +161,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function modelsInContent(content: string): SeenMentalModel[] {
   try {
     const parsed: unknown = JSON.parse(content);
-    if (!isRecord(parsed) || !Array.isArray(parsed.mental_models)) return [];
-    return parsed.mental_models.filter(isRecord).map((m) => ({
+    const list = isRecord(parsed) ? parsed[TIER_INFO.mental_models.resultKey] : null;
+    if (!Array.isArray(list)) return [];
+    return list.filter(isRecord).map((m) => ({
       id: String(m.id),
       name: typeof m.name === "string" ? m.name : null,
       version: null,
@@ -184,93 +176,50 @@ function modelsInContent(content: string): SeenMentalModel[] {
   }
 }
 
-function extract(events: readonly RunEvent[]): Extracted {
-  const steps = new Map<number, StepSide>();
-  const models = new Map<string, SeenMentalModel>();
-  const callSlot = new Map<string, StepCall>();
-  let started: EventPayload<"run.started"> | null = null;
-  let finished: EventPayload<"run.finished"> | null = null;
-  let runId: string | null = null;
-  let llmCalls = 0;
-  let tokensIn = 0;
-  let tokensOut = 0;
-
-  const stepOf = (ev: RunEvent): StepSide | null => {
-    if (ev.iteration === undefined) return null;
-    let s = steps.get(ev.iteration);
-    if (!s) {
-      s = emptyStep(ev.iteration);
-      steps.set(ev.iteration, s);
-    }
-    return s;
+/** One iteration of the walk, reduced to what a comparison looks at. */
+function stepSide(it: WalkIteration): StepSide {
+  const side: StepSide = {
+    iteration: it.index,
+    toolChoice: "auto",
+    replayed: false,
+    llmCalls: 0,
+    tokensIn: 0,
+    tokensOut: 0,
+    calls: [],
+    freshness: null,
+    steering: [],
   };
-  const seeModel = (m: SeenMentalModel) => {
-    const prev = models.get(m.id);
-    // Later sightings fill in what earlier ones lacked (content from search, version from the check).
-    models.set(m.id, {
-      id: m.id,
-      name: m.name ?? prev?.name ?? null,
-      version: m.version ?? prev?.version ?? null,
-      content: m.content ?? prev?.content ?? null,
-      isStale: m.isStale ?? prev?.isStale ?? null,
-      reason: m.reason ?? prev?.reason ?? null,
-    });
-  };
-
-  for (const ev of events) {
-    runId ??= ev.runId;
-    const step = stepOf(ev);
-    switch (ev.type) {
-      case "run.started":
-        started = ev.payload;
-        break;
-      case "llm.request":
-        if (step && step.llmCalls === 0 && ev.payload.toolChoice.type === "forced") {
-          step.toolChoice = `forced:${ev.payload.toolChoice.tool}`;
+  let sawRequest = false;
+  for (const step of it.steps) {
+    switch (step.kind) {
+      case "model": {
+        const { request, response } = step;
+        if (request && !sawRequest && request.payload.toolChoice.type === "forced") {
+          side.toolChoice = `forced:${request.payload.toolChoice.tool}`;
         }
-        break;
-      case "llm.response":
-        llmCalls += ev.payload.replayed ? 0 : 1;
-        tokensIn += ev.payload.tokensIn;
-        tokensOut += ev.payload.tokensOut;
-        if (step) {
-          step.llmCalls += 1;
-          step.tokensIn += ev.payload.tokensIn;
-          step.tokensOut += ev.payload.tokensOut;
-          if (ev.payload.replayed) step.replayed = true;
-        }
-        break;
-      case "tool.call": {
-        if (!step) break;
-        const call: StepCall = {
-          tool: ev.payload.tool,
-          tier: ev.payload.tier,
-          query: ev.payload.query,
-          outcome: null,
-          ids: noTierIds(),
-        };
-        callSlot.set(ev.payload.callId, call);
-        step.calls.push(call);
-        break;
-      }
-      case "tool.result": {
-        const call = callSlot.get(ev.payload.callId);
-        if (call) {
-          call.outcome = ev.payload.outcome;
-          call.ids = ev.payload.ids;
-        }
-        if (ev.payload.tier === "mental_models") {
-          const versions = new Map((ev.payload.mentalModels ?? []).map((m) => [m.id, m]));
-          for (const m of modelsInContent(ev.payload.content)) {
-            const v = versions.get(m.id);
-            seeModel(v ? { ...m, version: v.version, isStale: v.isStale } : m);
-          }
+        sawRequest ||= request !== null;
+        if (response) {
+          side.llmCalls += 1;
+          side.tokensIn += response.payload.tokensIn;
+          side.tokensOut += response.payload.tokensOut;
+          if (response.payload.replayed) side.replayed = true;
         }
         break;
       }
-      case "freshness.check":
-        if (step) {
-          step.freshness = {
+      case "tool":
+        if (!step.call) break;
+        side.calls.push({
+          tool: step.tool,
+          tier: step.tier,
+          query: step.call.payload.query,
+          outcome: step.result?.payload.outcome ?? null,
+          ids: step.result?.payload.ids ?? noTierIds(),
+        });
+        break;
+      case "verdict": {
+        const ev = step.event;
+        if (ev.type === "freshness.check") {
+          side.freshness = {
             verdict: ev.payload.verdict,
             why: ev.payload.why,
             models: ev.payload.models.map((m) => ({
@@ -282,43 +231,91 @@ function extract(events: readonly RunEvent[]): Extracted {
             })),
           };
         }
-        for (const m of ev.payload.models) {
-          seeModel({ id: m.id, name: m.name, version: m.version, content: null, isStale: m.isStale, reason: m.reason });
-        }
+        const action = steeringAction(ev);
+        if (action) side.steering.push(action);
         break;
-      case "steering.nudge":
-        step?.steering.push(`nudge: ${ev.payload.trigger}`);
-        break;
-      case "steering.halt":
-        step?.steering.push(`halt: ${ev.payload.trigger}`);
-        break;
-      case "steering.anchor":
-        step?.steering.push("anchor");
-        break;
-      case "guard.done_rejected":
-        step?.steering.push(`done rejected: ${ev.payload.why}`);
-        break;
-      case "run.finished":
-        finished = ev.payload;
-        break;
-      default:
-        break;
+      }
+      default: {
+        const unknown: never = step;
+        throw new Error(`unknown step ${JSON.stringify(unknown)}`);
+      }
     }
   }
+  return side;
+}
 
-  const s = started as EventPayload<"run.started"> | null;
-  const f = finished as EventPayload<"run.finished"> | null;
+/** How a verdict reads in a step's steering list; null for verdicts compared elsewhere. */
+function steeringAction(ev: VerdictEvent): string | null {
+  switch (ev.type) {
+    case "steering.nudge":
+      return `nudge: ${ev.payload.trigger}`;
+    case "steering.halt":
+      return `halt: ${ev.payload.trigger}`;
+    case "steering.anchor":
+      return "anchor";
+    case "guard.done_rejected":
+      return `done rejected: ${ev.payload.why}`;
+    case "freshness.check":
+    case "guard.output":
+    case "guard.calls_dropped":
+    case "citations.validated":
+      return null;
+    default: {
+      const unknown: never = ev;
+      throw new Error(`unknown verdict ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** Every mental model the run saw: from its search results and its freshness checks, in log order. */
+function seenModels(walk: RunWalk): Map<string, SeenMentalModel> {
+  const models = new Map<string, SeenMentalModel>();
+  const see = (m: SeenMentalModel) => {
+    const prev = models.get(m.id);
+    // Later sightings fill in what earlier ones lacked (content from search, version from the check).
+    models.set(m.id, {
+      id: m.id,
+      name: m.name ?? prev?.name ?? null,
+      version: m.version ?? prev?.version ?? null,
+      content: m.content ?? prev?.content ?? null,
+      isStale: m.isStale ?? prev?.isStale ?? null,
+      reason: m.reason ?? prev?.reason ?? null,
+    });
+  };
+  for (const step of walkSteps(walk)) {
+    if (step.kind === "tool" && step.result?.payload.tier === "mental_models") {
+      const { payload } = step.result;
+      const versions = new Map((payload.mentalModels ?? []).map((m) => [m.id, m]));
+      for (const m of modelsInContent(payload.content)) {
+        const v = versions.get(m.id);
+        see(v ? { ...m, version: v.version, isStale: v.isStale } : m);
+      }
+    }
+    if (step.kind === "verdict" && step.event.type === "freshness.check") {
+      for (const m of step.event.payload.models) {
+        see({ id: m.id, name: m.name, version: m.version, content: null, isStale: m.isStale, reason: m.reason });
+      }
+    }
+  }
+  return models;
+}
+
+function extract(events: readonly RunEvent[]): Extracted {
+  const walk = walkRun(events);
+  const s = walk.started?.payload;
+  const f = walk.finished?.payload;
   return {
-    steps,
-    models,
+    steps: new Map(walk.iterations.map((it) => [it.index, stepSide(it)])),
+    models: seenModels(walk),
+    model: s ? `${s.model.kind}:${s.model.name}` : "—",
     summary: {
-      runId,
+      runId: walk.runId,
       question: s?.question ?? "",
       status: f?.status ?? "running",
-      llmCalls: f?.llmCalls ?? llmCalls,
-      tokensIn: f?.usage.inputTokens ?? tokensIn,
-      tokensOut: f?.usage.outputTokens ?? tokensOut,
-      iterations: f?.iterations ?? steps.size,
+      llmCalls: f?.llmCalls ?? walk.llmCalls,
+      tokensIn: f?.usage.inputTokens ?? walk.tokensIn,
+      tokensOut: f?.usage.outputTokens ?? walk.tokensOut,
+      iterations: f?.iterations ?? walk.iterations.length,
       answer: f?.answer ?? null,
       citations: f?.citations ?? emptyCitations(),
       parentRunId: s?.parentRunId ?? null,
@@ -439,11 +436,6 @@ function diffModels(a: Map<string, SeenMentalModel>, b: Map<string, SeenMentalMo
   return out;
 }
 
-const modelName = (events: readonly RunEvent[]) => {
-  const s = events.find((e) => e.type === "run.started");
-  return s?.type === "run.started" ? `${s.payload.model.kind}:${s.payload.model.name}` : "—";
-};
-
 /** Compares run `a` (usually the parent) with run `b` (the child). */
 export function compareRuns(eventsA: readonly RunEvent[], eventsB: readonly RunEvent[]): RunComparison {
   const a = extract(eventsA);
@@ -466,7 +458,7 @@ export function compareRuns(eventsA: readonly RunEvent[], eventsB: readonly RunE
     answerDiff,
     answerChanged: hasChanges(answerDiff),
     citations: diffCitations(a.summary.citations, b.summary.citations),
-    inputs: diffInputs(a.summary, b.summary, modelName(eventsA), modelName(eventsB)),
+    inputs: diffInputs(a.summary, b.summary, a.model, b.model),
     mentalModels: diffModels(a.models, b.models),
   };
 }

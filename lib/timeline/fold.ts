@@ -1,6 +1,7 @@
 /**
- * The run timeline fold: run events in, a render-ready view out. Pure and linear in the number of
- * events; `createRunFolder` keeps state between pushes so a live page only folds what is new.
+ * The run timeline: run events in, a render-ready view out, as a view over the run walk (walk.ts).
+ * Pure and linear in the number of events; `createRunFolder` keeps the walk between pushes so a
+ * live page only walks what is new.
  */
 import type {
   Budget,
@@ -13,10 +14,11 @@ import type {
   SkillSnapshot,
   Tier,
 } from "@/lib/reflect/domain";
-import { perTier, TIER_REGISTRY, TIERS } from "@/lib/reflect/domain";
+import { TIER_REGISTRY, TIERS } from "@/lib/reflect/domain";
 import type { EventPayload, IdsByTier, Injection, OutcomeClass, RunEvent, ToolName } from "@/lib/reflect/events";
 import { badgesFromFlags, type RunBadge } from "./badges";
 import { memoryTextFromContent } from "./memory-text";
+import { createRunWalker, type ToolStep, type VerdictStep, type WalkIteration, type WalkStep } from "./walk";
 
 export type RowKind = "tier" | "freshness" | "steering" | "guard" | "citations";
 
@@ -175,162 +177,33 @@ export interface RunFolder {
 
 const EMPTY_IDS: ReadonlySet<string> = new Set();
 
-const TRIGGER_LABEL: Record<string, string> = {
+const TRIGGER_LABEL: Record<EventPayload<"steering.nudge" | "steering.halt">["trigger"], string> = {
   identical_failure: "the same failing call repeated",
   failure_streak: "a streak of failing calls",
   repeated_empty: "the same empty search repeated",
   policy_reject: "the same call rejected by scope policy",
 };
 
-function triggerLabel(trigger: string, count: number, sinceIteration: number): string {
-  return `${TRIGGER_LABEL[trigger] ?? trigger} (×${count}); no progress since iteration ${sinceIteration}`;
+function triggerLabel(trigger: keyof typeof TRIGGER_LABEL, count: number, sinceIteration: number): string {
+  return `${TRIGGER_LABEL[trigger]} (×${count}); no progress since iteration ${sinceIteration}`;
 }
 
-function emptyIteration(index: number): TimelineIteration {
+/** A tier row: a retrieval call with its result (`done` is the answer, not a row). */
+function tierRow(step: ToolStep): TierRow {
+  const p = step.result?.payload;
   return {
-    index,
-    mode: "auto",
-    forcedTool: null,
-    llmCalls: 0,
-    latencyMs: 0,
-    tokensIn: 0,
-    tokensOut: 0,
-    replayed: false,
-    injections: [],
-    toolCalls: [],
-    text: null,
-    requestSeqs: [],
-    responseSeqs: [],
-    rows: [],
-  };
-}
-
-/** Tier rows are the bulk of a large run: built as one literal (no spreads) to keep the fold fast. */
-function tierRow(
-  ev: RunEvent,
-  p: { tool: string; tier: Tier | null; callId: string },
-  query: string | null,
-  reason: string | null,
-  result: TierResult | null,
-): TierRow {
-  return {
-    id: `e${ev.seq}`,
+    id: `e${step.seq}`,
     kind: "tier",
-    iteration: ev.iteration ?? null,
-    seqs: [ev.seq],
-    at: ev.at,
-    tool: p.tool,
-    tier: p.tier,
-    callId: p.callId,
-    query,
-    reason,
-    result,
-    citedIds: EMPTY_IDS,
-  };
-}
-
-export function createRunFolder(): RunFolder {
-  let lastSeq = -1;
-  let lastAt = 0;
-  let runId: string | null = null;
-  let started: EventPayload<"run.started"> | null = null;
-  let finished: EventPayload<"run.finished"> | null = null;
-  let lastValidation: EventPayload<"citations.validated"> | null = null;
-  let tokensIn = 0;
-  let tokensOut = 0;
-  let llmCalls = 0;
-  const derivedFlags = new Set<RunFlag>();
-  const iterations: TimelineIteration[] = [];
-  const iterationByIndex = new Map<number, TimelineIteration>();
-  const rowsBefore: TimelineRow[] = [];
-  const rowsAfter: TimelineRow[] = [];
-  /** Where each open tier row lives, so its result replaces it in place. */
-  const tierRowSlot = new Map<string, { list: TimelineRow[]; index: number }>();
-  /** Per tier: id → first row that retrieved it. */
-  const retrievedBy = perTier(() => new Map<string, string>());
-  const resultContent = new Map<string, string>();
-
-  function listFor(ev: RunEvent): { list: TimelineRow[]; iteration: number | null } {
-    if (ev.iteration === undefined) return { list: iterations.length === 0 ? rowsBefore : rowsAfter, iteration: null };
-    return { list: iterationFor(ev.iteration).rows, iteration: ev.iteration };
-  }
-
-  function iterationFor(index: number): TimelineIteration {
-    let it = iterationByIndex.get(index);
-    if (!it) {
-      it = emptyIteration(index);
-      iterationByIndex.set(index, it);
-      iterations.push(it);
-      // Iterations normally arrive in order; keep the list sorted if a log interleaves them.
-      const prev = iterations[iterations.length - 2];
-      if (prev && prev.index > index) iterations.sort((a, b) => a.index - b.index);
-    }
-    return it;
-  }
-
-  function addRow(ev: RunEvent, row: TimelineRow): void {
-    listFor(ev).list.push(row);
-  }
-
-  function base<K extends RowKind>(ev: RunEvent, kind: K): RowBase & { kind: K } {
-    return { id: `e${ev.seq}`, kind, iteration: ev.iteration ?? null, seqs: [ev.seq], at: ev.at };
-  }
-
-  function recordRetrieval(rowId: string, ids: IdsByTier): void {
-    for (const tier of TIERS) {
-      const byId = retrievedBy[tier];
-      for (const id of ids[tier]) if (!byId.has(id)) byId.set(id, rowId);
-    }
-  }
-
-  function apply(ev: RunEvent): void {
-    switch (ev.type) {
-      case "run.started":
-        started = ev.payload;
-        runId = ev.runId;
-        return;
-      case "llm.request": {
-        const it = iterationFor(ev.iteration ?? 0);
-        if (it.requestSeqs.length === 0 && ev.payload.toolChoice.type === "forced") {
-          it.mode = "forced";
-          it.forcedTool = ev.payload.toolChoice.tool;
-        }
-        it.requestSeqs.push(ev.seq);
-        for (const inj of ev.payload.injections) it.injections.push(inj.kind);
-        return;
-      }
-      case "llm.response": {
-        const it = iterationFor(ev.iteration ?? 0);
-        const p = ev.payload;
-        it.llmCalls += 1;
-        it.latencyMs += p.latencyMs;
-        it.tokensIn += p.tokensIn;
-        it.tokensOut += p.tokensOut;
-        it.responseSeqs.push(ev.seq);
-        for (const call of p.toolCalls) it.toolCalls.push(call.name);
-        if (p.text?.trim()) it.text = p.text;
-        if (p.replayed) {
-          it.replayed = true;
-          derivedFlags.add("replayed");
-        }
-        tokensIn += p.tokensIn;
-        tokensOut += p.tokensOut;
-        llmCalls += 1;
-        return;
-      }
-      case "tool.call": {
-        const p = ev.payload;
-        if (p.tool === "done") return;
-        const { list } = listFor(ev);
-        const row = tierRow(ev, p, p.query, p.reason, null);
-        tierRowSlot.set(p.callId, { list, index: list.length });
-        list.push(row);
-        return;
-      }
-      case "tool.result": {
-        const p = ev.payload;
-        if (p.tool === "done") return;
-        const result: TierResult = {
+    iteration: step.iteration,
+    seqs: step.call && step.result ? [step.seq, step.result.seq] : [step.seq],
+    at: step.at,
+    tool: step.tool,
+    tier: step.tier,
+    callId: step.callId,
+    query: step.call?.payload.query ?? null,
+    reason: step.call?.payload.reason ?? null,
+    result: p
+      ? {
           outcome: p.outcome,
           count: p.count,
           ids: p.ids,
@@ -341,120 +214,197 @@ export function createRunFolder(): RunFolder {
           error: p.error,
           observationFreshness: p.observationFreshness,
           mentalModels: p.mentalModels,
-        };
-        const slot = tierRowSlot.get(p.callId);
-        const open = slot?.list[slot.index];
-        let rowId: string;
-        if (slot && open?.kind === "tier") {
-          // Replace rather than mutate, so views handed out earlier stay unchanged.
-          slot.list[slot.index] = { ...open, result, seqs: [open.seqs[0]!, ev.seq] };
-          tierRowSlot.delete(p.callId);
-          rowId = open.id;
-        } else {
-          const row = tierRow(ev, p, null, null, result);
-          addRow(ev, row);
-          rowId = row.id;
         }
-        recordRetrieval(rowId, p.ids);
-        resultContent.set(rowId, p.content);
-        return;
-      }
-      case "freshness.check":
-        if (ev.payload.verdict === "release") derivedFlags.add("short_circuited");
-        addRow(ev, {
-          ...base(ev, "freshness"),
-          budget: ev.payload.budget,
-          models: ev.payload.models,
-          verdict: ev.payload.verdict,
-          why: ev.payload.why,
-        });
-        return;
-      case "steering.nudge":
-        derivedFlags.add("nudged");
-        addRow(ev, {
-          ...base(ev, "steering"),
-          action: "nudge",
-          text: ev.payload.text,
-          trigger: ev.payload.trigger,
-          triggerLabel: triggerLabel(ev.payload.trigger, ev.payload.count, ev.payload.sinceIteration),
-          signature: ev.payload.signature,
-        });
-        return;
-      case "steering.halt":
-        derivedFlags.add("halted");
-        addRow(ev, {
-          ...base(ev, "steering"),
-          action: "halt",
-          text: ev.payload.reason,
-          trigger: ev.payload.trigger,
-          triggerLabel: triggerLabel(ev.payload.trigger, ev.payload.count, ev.payload.sinceIteration),
-          signature: ev.payload.signature,
-        });
-        return;
-      case "steering.anchor":
-        derivedFlags.add("anchored");
-        addRow(ev, {
-          ...base(ev, "steering"),
-          action: "anchor",
-          text: ev.payload.text,
-          trigger: "every",
-          triggerLabel: `goal anchor every ${ev.payload.every} iterations`,
-          signature: null,
-        });
-        return;
-      case "guard.output":
-        if (ev.payload.action === "degraded") derivedFlags.add("degraded");
-        addRow(ev, {
-          ...base(ev, "guard"),
-          action: "output",
-          pattern: ev.payload.pattern,
-          outcome: ev.payload.action,
-          detail: ev.payload.detail,
-        });
-        return;
-      case "guard.done_rejected":
-        if (ev.payload.why === "release_miss") derivedFlags.add("release_miss");
-        addRow(ev, {
-          ...base(ev, "guard"),
-          action: "done_rejected",
-          callId: ev.payload.callId,
-          why: ev.payload.why,
-          message: ev.payload.message,
-        });
-        return;
-      case "guard.calls_dropped":
-        addRow(ev, {
-          ...base(ev, "guard"),
-          action: "calls_dropped",
-          reason: ev.payload.reason,
-          calls: ev.payload.calls,
-        });
-        return;
-      case "citations.validated":
-        lastValidation = ev.payload;
-        if (ev.payload.ungrounded) derivedFlags.add("ungrounded");
-        addRow(ev, {
-          ...base(ev, "citations"),
-          kept: ev.payload.kept,
-          dropped: ev.payload.dropped,
-          ungrounded: ev.payload.ungrounded,
-        });
-        return;
-      case "run.finished":
-        finished = ev.payload;
-        return;
+      : null,
+    citedIds: EMPTY_IDS,
+  };
+}
+
+function rowBase<K extends RowKind>(step: VerdictStep, kind: K): RowBase & { kind: K } {
+  return { id: `e${step.seq}`, kind, iteration: step.iteration, seqs: [step.seq], at: step.at };
+}
+
+/** The row a verdict shows as. */
+function verdictRow(step: VerdictStep): TimelineRow {
+  const ev = step.event;
+  switch (ev.type) {
+    case "freshness.check":
+      return {
+        ...rowBase(step, "freshness"),
+        budget: ev.payload.budget,
+        models: ev.payload.models,
+        verdict: ev.payload.verdict,
+        why: ev.payload.why,
+      };
+    case "steering.nudge":
+      return {
+        ...rowBase(step, "steering"),
+        action: "nudge",
+        text: ev.payload.text,
+        trigger: ev.payload.trigger,
+        triggerLabel: triggerLabel(ev.payload.trigger, ev.payload.count, ev.payload.sinceIteration),
+        signature: ev.payload.signature,
+      };
+    case "steering.halt":
+      return {
+        ...rowBase(step, "steering"),
+        action: "halt",
+        text: ev.payload.reason,
+        trigger: ev.payload.trigger,
+        triggerLabel: triggerLabel(ev.payload.trigger, ev.payload.count, ev.payload.sinceIteration),
+        signature: ev.payload.signature,
+      };
+    case "steering.anchor":
+      return {
+        ...rowBase(step, "steering"),
+        action: "anchor",
+        text: ev.payload.text,
+        trigger: "every",
+        triggerLabel: `goal anchor every ${ev.payload.every} iterations`,
+        signature: null,
+      };
+    case "guard.output":
+      return {
+        ...rowBase(step, "guard"),
+        action: "output",
+        pattern: ev.payload.pattern,
+        outcome: ev.payload.action,
+        detail: ev.payload.detail,
+      };
+    case "guard.done_rejected":
+      return {
+        ...rowBase(step, "guard"),
+        action: "done_rejected",
+        callId: ev.payload.callId,
+        why: ev.payload.why,
+        message: ev.payload.message,
+      };
+    case "guard.calls_dropped":
+      return { ...rowBase(step, "guard"), action: "calls_dropped", reason: ev.payload.reason, calls: ev.payload.calls };
+    case "citations.validated":
+      return {
+        ...rowBase(step, "citations"),
+        kept: ev.payload.kept,
+        dropped: ev.payload.dropped,
+        ungrounded: ev.payload.ungrounded,
+      };
+    default: {
+      const unknown: never = ev;
+      throw new Error(`no timeline row for ${(unknown as RunEvent).type}`);
     }
+  }
+}
+
+/** A list of steps and the rows last built from it, index for index (null: the step shows no row). */
+interface BuiltRows {
+  steps: readonly WalkStep[];
+  rows: (TimelineRow | null)[];
+}
+
+const NOTHING_BUILT: BuiltRows = { steps: [], rows: [] };
+
+/** The row a step shows as; model calls and `done` show none (they are the iteration and the answer). */
+function rowOf(step: WalkStep): TimelineRow | null {
+  switch (step.kind) {
+    case "model":
+      return null;
+    case "tool":
+      return step.tool === "done" ? null : tierRow(step);
+    case "verdict":
+      return verdictRow(step);
+    default: {
+      const unknown: never = step;
+      throw new Error(`unknown step ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/**
+ * The timeline's view of the run walk (walk.ts). A view reuses what earlier views built: an
+ * unchanged iteration as a whole, an unchanged step's row, so a live page re-folds only what is new.
+ */
+export function createRunFolder(): RunFolder {
+  const walker = createRunWalker();
+  const { walk } = walker;
+  const built = new Map<WalkIteration | "before" | "after", BuiltRows>();
+  const iterationCache = new Map<WalkIteration, { version: number; view: TimelineIteration }>();
+
+  function rowsOf(key: WalkIteration | "before" | "after", steps: readonly WalkStep[]): TimelineRow[] {
+    const prev = built.get(key) ?? NOTHING_BUILT;
+    const next: BuiltRows = { steps: steps.slice(), rows: [] };
+    const rows: TimelineRow[] = [];
+    for (let k = 0; k < steps.length; k++) {
+      const step = steps[k]!;
+      const row = prev.steps[k] === step ? (prev.rows[k] ?? null) : rowOf(step);
+      next.rows.push(row);
+      if (row) rows.push(row);
+    }
+    built.set(key, next);
+    return rows;
+  }
+
+  function iterationOf(it: WalkIteration): TimelineIteration {
+    const cached = iterationCache.get(it);
+    if (cached?.version === it.version) return cached.view;
+    const view = buildIteration(it);
+    iterationCache.set(it, { version: it.version, view });
+    return view;
+  }
+
+  function buildIteration(it: WalkIteration): TimelineIteration {
+    const out: TimelineIteration = {
+      index: it.index,
+      mode: "auto",
+      forcedTool: null,
+      llmCalls: 0,
+      latencyMs: 0,
+      tokensIn: 0,
+      tokensOut: 0,
+      replayed: false,
+      injections: [],
+      toolCalls: [],
+      text: null,
+      requestSeqs: [],
+      responseSeqs: [],
+      rows: rowsOf(it, it.steps),
+    };
+    for (const step of it.steps) {
+      if (step.kind !== "model") continue;
+      const { request, response } = step;
+      if (request) {
+        if (out.requestSeqs.length === 0 && request.payload.toolChoice.type === "forced") {
+          out.mode = "forced";
+          out.forcedTool = request.payload.toolChoice.tool;
+        }
+        out.requestSeqs.push(request.seq);
+        for (const inj of request.payload.injections) out.injections.push(inj.kind);
+      }
+      if (response) {
+        const p = response.payload;
+        out.llmCalls += 1;
+        out.latencyMs += p.latencyMs;
+        out.tokensIn += p.tokensIn;
+        out.tokensOut += p.tokensOut;
+        out.responseSeqs.push(response.seq);
+        for (const call of p.toolCalls) out.toolCalls.push(call.name);
+        if (p.text?.trim()) out.text = p.text;
+        if (p.replayed) out.replayed = true;
+      }
+    }
+    return out;
   }
 
   function buildCitations(): TimelineCitation[] {
-    const kept = finished?.citations ?? lastValidation?.kept;
-    const dropped = finished?.dropped ?? lastValidation?.dropped ?? [];
+    const finished = walk.finished?.payload;
+    const validation = walk.lastValidation?.payload;
+    const kept = finished?.citations ?? validation?.kept;
+    const dropped = finished?.dropped ?? validation?.dropped ?? [];
     const out: TimelineCitation[] = [];
     if (kept) {
       for (const { id: tier, citationKey } of TIER_REGISTRY) {
         for (const id of kept[citationKey]) {
-          const rowId = retrievedBy[tier].get(id);
-          out.push(citation({ id, tier, status: "kept" }, rowId ? { rowId, tier } : undefined));
+          const step = walk.retrievedBy[tier].get(id);
+          out.push(citation({ id, tier, status: "kept" }, step ? { step, tier } : undefined));
         }
       }
     }
@@ -466,23 +416,28 @@ export function createRunFolder(): RunFolder {
     return out;
   }
 
-  function retrievedInAnyTier(id: string): { rowId: string; tier: Tier } | undefined {
+  function retrievedInAnyTier(id: string): { step: ToolStep; tier: Tier } | undefined {
     for (const tier of TIERS) {
-      const rowId = retrievedBy[tier].get(id);
-      if (rowId) return { rowId, tier };
+      const step = walk.retrievedBy[tier].get(id);
+      if (step) return { step, tier };
     }
     return undefined;
   }
 
-  function citation(c: TimelineCitation, found: { rowId: string; tier: Tier } | undefined): TimelineCitation {
+  function citation(c: TimelineCitation, found: { step: ToolStep; tier: Tier } | undefined): TimelineCitation {
     if (!found) return c;
-    const content = resultContent.get(found.rowId);
+    const content = found.step.result?.payload.content;
     const text = content === undefined ? undefined : memoryTextFromContent(content, found.tier, c.id);
-    return { ...c, retrievedByRowId: found.rowId, retrievedTier: found.tier, ...(text === undefined ? {} : { text }) };
+    return {
+      ...c,
+      retrievedByRowId: `e${found.step.seq}`,
+      retrievedTier: found.tier,
+      ...(text === undefined ? {} : { text }),
+    };
   }
 
   function withCitedIds(rows: TimelineRow[], cited: Map<string, Set<string>>): TimelineRow[] {
-    if (cited.size === 0) return rows.slice();
+    if (cited.size === 0) return rows;
     return rows.map((row) => {
       const ids = row.kind === "tier" ? cited.get(row.id) : undefined;
       return ids ? { ...row, citedIds: ids } : row;
@@ -491,16 +446,10 @@ export function createRunFolder(): RunFolder {
 
   return {
     get lastSeq() {
-      return lastSeq;
+      return walk.lastSeq;
     },
     push(events) {
-      for (const ev of events) {
-        if (ev.seq <= lastSeq) continue;
-        lastSeq = ev.seq;
-        lastAt = Math.max(lastAt, ev.at);
-        runId ??= ev.runId;
-        apply(ev);
-      }
+      walker.push(events);
     },
     view() {
       const citations = buildCitations();
@@ -514,11 +463,11 @@ export function createRunFolder(): RunFolder {
         }
         set.add(c.id);
       }
-      const s = started;
-      const f = finished;
-      const flags = f ? f.flags : [...derivedFlags];
+      const s = walk.started?.payload;
+      const f = walk.finished?.payload;
+      const flags = f ? f.flags : walk.flags;
       const header: RunHeader = {
-        runId,
+        runId: walk.runId,
         bankId: s?.bankId ?? null,
         question: s?.question ?? "",
         skill: s
@@ -538,31 +487,28 @@ export function createRunFolder(): RunFolder {
         parentRunId: s?.parentRunId ?? null,
         forkedAtIteration: s?.forkedAtIteration ?? null,
         status: f?.status ?? "running",
-        durationMs: lastAt,
-        tokensIn: f?.usage.inputTokens ?? tokensIn,
-        tokensOut: f?.usage.outputTokens ?? tokensOut,
-        llmCalls: f?.llmCalls ?? llmCalls,
-        iterationCount: f?.iterations ?? iterations.length,
+        durationMs: walk.lastAt,
+        tokensIn: f?.usage.inputTokens ?? walk.tokensIn,
+        tokensOut: f?.usage.outputTokens ?? walk.tokensOut,
+        llmCalls: f?.llmCalls ?? walk.llmCalls,
+        iterationCount: f?.iterations ?? walk.iterations.length,
         warnings: [...(s?.warnings ?? []), ...(f?.warnings ?? [])],
         error: f?.error ?? null,
       };
+      const badges = badgesFromFlags(flags);
       return {
         header,
-        badges: badgesFromFlags(flags),
-        flags: badgesFromFlags(flags).map((b) => b.flag),
-        rowsBefore: withCitedIds(rowsBefore, cited),
-        iterations: iterations.map((it) => ({
-          ...it,
-          injections: it.injections.slice(),
-          toolCalls: it.toolCalls.slice(),
-          requestSeqs: it.requestSeqs.slice(),
-          responseSeqs: it.responseSeqs.slice(),
-          rows: withCitedIds(it.rows, cited),
-        })),
-        rowsAfter: withCitedIds(rowsAfter, cited),
+        badges,
+        flags: badges.map((b) => b.flag),
+        rowsBefore: withCitedIds(rowsOf("before", walk.before), cited),
+        iterations: walk.iterations.map((it) => {
+          const view = iterationOf(it);
+          return cited.size === 0 ? view : { ...view, rows: withCitedIds(view.rows, cited) };
+        }),
+        rowsAfter: withCitedIds(rowsOf("after", walk.after), cited),
         answer: f?.answer ?? null,
         citations,
-        lastSeq,
+        lastSeq: walk.lastSeq,
       };
     },
   };

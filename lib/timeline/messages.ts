@@ -1,5 +1,6 @@
 /** Per model call: exactly what was sent (with request-scoped injections marked) and what came back. */
-import type { EventPayload, Injection, RunEvent, RunEventOf, ToolName } from "@/lib/reflect/events";
+import type { EventPayload, Injection, RunEvent, ToolName } from "@/lib/reflect/events";
+import { type ModelStep, walkRun, walkSteps } from "./walk";
 
 type WireMessage = EventPayload<"llm.request">["messages"][number];
 
@@ -39,51 +40,24 @@ function toCallMessage(m: WireMessage, index: number, injected: Map<number, Inje
   };
 }
 
-function fromRequest(ev: RunEventOf<"llm.request">, number: number): ModelCall {
-  const injected = new Map(ev.payload.injections.map((i) => [i.index, i.kind]));
-  return {
-    number,
-    iteration: ev.iteration ?? null,
-    requestSeq: ev.seq,
-    at: ev.at,
-    messages: ev.payload.messages.map((m, i) => toCallMessage(m, i, injected)),
-    tools: ev.payload.tools,
-    toolChoice: ev.payload.toolChoice,
-    response: null,
-    responseSeq: null,
-  };
-}
-
-/** Pairs each llm.request with the next llm.response of the same iteration. */
+/** Every model call of the run in log order, each request with the response that answered it (from the run walk). */
 export function modelCalls(events: readonly RunEvent[]): ModelCall[] {
-  const calls: ModelCall[] = [];
-  const awaiting = new Map<number | null, ModelCall[]>();
-  for (const ev of events) {
-    if (ev.type === "llm.request") {
-      const call = fromRequest(ev, calls.length + 1);
-      calls.push(call);
-      const queue = awaiting.get(call.iteration) ?? [];
-      queue.push(call);
-      awaiting.set(call.iteration, queue);
-    } else if (ev.type === "llm.response") {
-      const call = awaiting.get(ev.iteration ?? null)?.shift();
-      if (call) {
-        call.response = ev.payload;
-        call.responseSeq = ev.seq;
-      } else {
-        calls.push({
-          number: calls.length + 1,
-          iteration: ev.iteration ?? null,
-          requestSeq: null,
-          at: ev.at,
-          messages: [],
-          tools: [],
-          toolChoice: null,
-          response: ev.payload,
-          responseSeq: ev.seq,
-        });
-      }
-    }
-  }
-  return calls;
+  const steps = walkSteps(walkRun(events))
+    .filter((step): step is ModelStep => step.kind === "model")
+    .sort((x, y) => x.seq - y.seq);
+  return steps.map((step, k) => {
+    const { request, response } = step;
+    const injected = new Map((request?.payload.injections ?? []).map((i) => [i.index, i.kind]));
+    return {
+      number: k + 1,
+      iteration: step.iteration,
+      requestSeq: request?.seq ?? null,
+      at: step.at,
+      messages: (request?.payload.messages ?? []).map((m, i) => toCallMessage(m, i, injected)),
+      tools: request?.payload.tools ?? [],
+      toolChoice: request?.payload.toolChoice ?? null,
+      response: response?.payload ?? null,
+      responseSeq: response?.seq ?? null,
+    };
+  });
 }

@@ -1,12 +1,13 @@
 /**
  * A run's event log as one OTLP/JSON trace, following the OpenTelemetry GenAI semantic
  * conventions (invoke_agent → chat / execute_tool → search_memory) with OpenInference span kinds
- * alongside so Phoenix renders it. Pure: ids come from a small hash of the run id and event seq,
- * so exporting the same run twice yields the same trace.
+ * alongside so Phoenix renders it: a view over the run walk (walk.ts). Pure: ids come from a small
+ * hash of the run id and event seq, so exporting the same run twice yields the same trace.
  */
 import { type Tier, tierForTool } from "@/lib/reflect/domain";
 import type { EventPayload, RunEvent, RunEventOf } from "@/lib/reflect/events";
 import { memoryTextFromContent } from "./memory-text";
+import { type VerdictEvent, walkRun, walkSteps } from "./walk";
 
 export type OtlpAnyValue =
   | { stringValue: string }
@@ -113,30 +114,28 @@ function nanos(epochMs: number, at: number): string {
   return (BigInt(whole) * BigInt(1_000_000) + BigInt(Math.round((ms - whole) * 1_000_000))).toString();
 }
 
-// ---------- the fold ----------
+// ---------- the view over the run walk ----------
 
-interface OpenSpan {
-  span: OtlpSpan;
-  startAt: number;
+/** A span or root event with the seq of the event that opened it: the export keeps log order. */
+interface Placed<T> {
+  seq: number;
+  item: T;
 }
 
 export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}): OtlpTrace {
+  const walk = walkRun(events);
   const epochMs = options.epochMs ?? 0;
   const time = (at: number) => nanos(epochMs, at);
-  const started = events.find((e): e is RunEventOf<"run.started"> => e.type === "run.started");
-  const finished = events.find((e): e is RunEventOf<"run.finished"> => e.type === "run.finished");
-  const runId = started?.runId ?? events[0]?.runId ?? "unknown";
+  const { started, finished, lastAt } = walk;
+  const runId = walk.runId ?? "unknown";
   const traceId = traceIdOf(runId);
   const rootId = spanIdOf(runId, "root");
-  const lastAt = events.reduce((max, e) => Math.max(max, e.at), 0);
   const s = started?.payload;
   const modelName = s?.model.name ?? "unknown";
   const provider = s ? (s.model.kind === "openai" ? "openai" : `reflect.${s.model.kind}`) : "unknown";
 
-  const spans: OtlpSpan[] = [];
-  const rootEvents: OtlpEvent[] = [];
-  const pendingChats: OpenSpan[] = [];
-  const openTools = new Map<string, { tool: OpenSpan; call: EventPayload<"tool.call"> }>();
+  const spans: Placed<OtlpSpan>[] = [];
+  const rootEvents: Placed<OtlpEvent>[] = [];
 
   const child = (key: string, name: string, kind: 1 | 3, at: number, parent = rootId): OtlpSpan => ({
     traceId,
@@ -150,191 +149,136 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     events: [],
     status: { code: 0 },
   });
-  const event = (name: string, at: number, record: Record<string, AttrValue>) =>
-    rootEvents.push({ timeUnixNano: time(at), name, attributes: attrs(record) });
 
-  for (const ev of events) {
-    switch (ev.type) {
-      case "llm.request": {
-        const p = ev.payload;
-        const span = child(`e${ev.seq}`, `chat ${modelName}`, 3, ev.at);
-        span.attributes = attrs({
-          "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": provider,
-          "gen_ai.request.model": modelName,
-          "gen_ai.conversation.id": runId,
-          "reflect.iteration": ev.iteration,
-          "reflect.tool_choice": p.toolChoice.type === "forced" ? p.toolChoice.tool : "auto",
-          "reflect.tools_offered": p.tools,
-          "reflect.injections": p.injections.map((i) => i.kind),
-          "openinference.span.kind": "LLM",
-          "llm.model_name": modelName,
-          "llm.provider": provider,
-          "input.value": JSON.stringify(p.messages),
-          "input.mime_type": "application/json",
-          ...flattenInputMessages(p.messages),
-        });
-        pendingChats.push({ span, startAt: ev.at });
-        spans.push(span);
+  /** A model call as a GenAI chat span; a request still waiting for its response closes at the last event. */
+  function chatSpan(request: RunEventOf<"llm.request">, response: RunEventOf<"llm.response"> | null): OtlpSpan {
+    const p = request.payload;
+    const span = child(`e${request.seq}`, `chat ${modelName}`, 3, request.at);
+    span.attributes = attrs({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": provider,
+      "gen_ai.request.model": modelName,
+      "gen_ai.conversation.id": runId,
+      "reflect.iteration": request.iteration,
+      "reflect.tool_choice": p.toolChoice.type === "forced" ? p.toolChoice.tool : "auto",
+      "reflect.tools_offered": p.tools,
+      "reflect.injections": p.injections.map((i) => i.kind),
+      "openinference.span.kind": "LLM",
+      "llm.model_name": modelName,
+      "llm.provider": provider,
+      "input.value": JSON.stringify(p.messages),
+      "input.mime_type": "application/json",
+      ...flattenInputMessages(p.messages),
+    });
+    if (!response) {
+      span.endTimeUnixNano = time(Math.max(lastAt, request.at));
+      return span;
+    }
+    const r = response.payload;
+    span.endTimeUnixNano = time(Math.max(response.at, request.at));
+    span.attributes.push(
+      ...attrs({
+        "gen_ai.response.model": modelName,
+        "gen_ai.response.finish_reasons": [r.finishReason],
+        "gen_ai.usage.input_tokens": r.tokensIn,
+        "gen_ai.usage.output_tokens": r.tokensOut,
+        "reflect.latency_ms": r.latencyMs,
+        "reflect.replayed": r.replayed,
+        "llm.token_count.prompt": r.tokensIn,
+        "llm.token_count.completion": r.tokensOut,
+        "llm.token_count.total": r.tokensIn + r.tokensOut,
+        "output.value": JSON.stringify({ text: r.text, tool_calls: r.toolCalls }),
+        "output.mime_type": "application/json",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": r.text ?? undefined,
+        ...Object.fromEntries(
+          r.toolCalls.flatMap((c, i) => [
+            [`llm.output_messages.0.message.tool_calls.${i}.tool_call.id`, c.id],
+            [`llm.output_messages.0.message.tool_calls.${i}.tool_call.function.name`, c.name],
+            [`llm.output_messages.0.message.tool_calls.${i}.tool_call.function.arguments`, c.arguments],
+          ]),
+        ),
+      }),
+    );
+    span.status = { code: 1 };
+    return span;
+  }
+
+  /** A tool call as an execute_tool span, with a search_memory child once a tier search returned. */
+  function toolSpans(call: RunEventOf<"tool.call">, result: RunEventOf<"tool.result"> | null): Placed<OtlpSpan>[] {
+    const p = call.payload;
+    const span = child(`e${call.seq}`, `execute_tool ${p.tool}`, 1, call.at);
+    span.attributes = attrs({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": p.tool,
+      "gen_ai.tool.type": "function",
+      "gen_ai.tool.call.id": p.callId,
+      "gen_ai.tool.call.arguments": JSON.stringify(p.args ?? null),
+      "reflect.iteration": call.iteration,
+      "reflect.tier": p.tier,
+      "reflect.reason": p.reason,
+      "openinference.span.kind": "TOOL",
+      "tool.name": p.tool,
+      "tool.parameters": JSON.stringify(p.args ?? null),
+      "input.value": JSON.stringify(p.args ?? null),
+      "input.mime_type": "application/json",
+    });
+    const placed = [{ seq: call.seq, item: span }];
+    if (!result) {
+      span.endTimeUnixNano = time(Math.max(lastAt, call.at));
+      return placed;
+    }
+    const r = result.payload;
+    span.endTimeUnixNano = time(Math.max(result.at, call.at));
+    span.attributes.push(
+      ...attrs({
+        "gen_ai.tool.call.result": r.content,
+        "reflect.outcome": r.outcome,
+        "reflect.result.count": r.count,
+        "reflect.result.chars": r.chars,
+        "reflect.result.cap": r.cap,
+        "reflect.result.truncated": r.truncated,
+        "reflect.signature": r.signature,
+        "output.value": r.content,
+        "output.mime_type": "application/json",
+      }),
+    );
+    const failed = r.outcome === "error" || r.outcome === "policy_reject" || r.outcome === "unknown_tool";
+    span.status = failed ? { code: 2, message: r.error ?? r.outcome } : { code: 1 };
+    if (failed) span.attributes.push(...attrs({ "error.type": r.outcome }));
+    const tier = r.tier ?? tierForTool(r.tool);
+    if (tier) {
+      const search = child(`e${result.seq}:search`, `search_memory ${tier}`, 1, call.at, span.spanId);
+      search.endTimeUnixNano = span.endTimeUnixNano;
+      search.status = span.status;
+      search.attributes = tierSearchAttributes(tier, r, p.query, s?.bankId ?? "unknown");
+      placed.push({ seq: result.seq, item: search });
+    }
+    return placed;
+  }
+
+  for (const step of walkSteps(walk)) {
+    switch (step.kind) {
+      case "model":
+        // A response logged without its request has no span to answer.
+        if (step.request) spans.push({ seq: step.request.seq, item: chatSpan(step.request, step.response) });
+        break;
+      case "tool":
+        // A result logged without its call has no span to close.
+        if (step.call) spans.push(...toolSpans(step.call, step.result));
+        break;
+      case "verdict": {
+        const { name, record } = verdictEvent(step.event);
+        rootEvents.push({ seq: step.seq, item: { timeUnixNano: time(step.at), name, attributes: attrs(record) } });
         break;
       }
-      case "llm.response": {
-        const p = ev.payload;
-        // Responses answer the oldest open request (a guard retry opens a second one).
-        const open = pendingChats.shift();
-        if (!open) break;
-        open.span.endTimeUnixNano = time(Math.max(ev.at, open.startAt));
-        open.span.attributes.push(
-          ...attrs({
-            "gen_ai.response.model": modelName,
-            "gen_ai.response.finish_reasons": [p.finishReason],
-            "gen_ai.usage.input_tokens": p.tokensIn,
-            "gen_ai.usage.output_tokens": p.tokensOut,
-            "reflect.latency_ms": p.latencyMs,
-            "reflect.replayed": p.replayed,
-            "llm.token_count.prompt": p.tokensIn,
-            "llm.token_count.completion": p.tokensOut,
-            "llm.token_count.total": p.tokensIn + p.tokensOut,
-            "output.value": JSON.stringify({ text: p.text, tool_calls: p.toolCalls }),
-            "output.mime_type": "application/json",
-            "llm.output_messages.0.message.role": "assistant",
-            "llm.output_messages.0.message.content": p.text ?? undefined,
-            ...Object.fromEntries(
-              p.toolCalls.flatMap((c, i) => [
-                [`llm.output_messages.0.message.tool_calls.${i}.tool_call.id`, c.id],
-                [`llm.output_messages.0.message.tool_calls.${i}.tool_call.function.name`, c.name],
-                [`llm.output_messages.0.message.tool_calls.${i}.tool_call.function.arguments`, c.arguments],
-              ]),
-            ),
-          }),
-        );
-        open.span.status = { code: 1 };
-        break;
+      default: {
+        const unknown: never = step;
+        throw new Error(`unknown step ${JSON.stringify(unknown)}`);
       }
-      case "tool.call": {
-        const p = ev.payload;
-        const span = child(`e${ev.seq}`, `execute_tool ${p.tool}`, 1, ev.at);
-        span.attributes = attrs({
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": p.tool,
-          "gen_ai.tool.type": "function",
-          "gen_ai.tool.call.id": p.callId,
-          "gen_ai.tool.call.arguments": JSON.stringify(p.args ?? null),
-          "reflect.iteration": ev.iteration,
-          "reflect.tier": p.tier,
-          "reflect.reason": p.reason,
-          "openinference.span.kind": "TOOL",
-          "tool.name": p.tool,
-          "tool.parameters": JSON.stringify(p.args ?? null),
-          "input.value": JSON.stringify(p.args ?? null),
-          "input.mime_type": "application/json",
-        });
-        spans.push(span);
-        openTools.set(p.callId, { tool: { span, startAt: ev.at }, call: p });
-        break;
-      }
-      case "tool.result": {
-        const p = ev.payload;
-        const open = openTools.get(p.callId);
-        if (!open) break;
-        openTools.delete(p.callId);
-        const { span } = open.tool;
-        span.endTimeUnixNano = time(Math.max(ev.at, open.tool.startAt));
-        span.attributes.push(
-          ...attrs({
-            "gen_ai.tool.call.result": p.content,
-            "reflect.outcome": p.outcome,
-            "reflect.result.count": p.count,
-            "reflect.result.chars": p.chars,
-            "reflect.result.cap": p.cap,
-            "reflect.result.truncated": p.truncated,
-            "reflect.signature": p.signature,
-            "output.value": p.content,
-            "output.mime_type": "application/json",
-          }),
-        );
-        const failed = p.outcome === "error" || p.outcome === "policy_reject" || p.outcome === "unknown_tool";
-        span.status = failed ? { code: 2, message: p.error ?? p.outcome } : { code: 1 };
-        if (failed) span.attributes.push(...attrs({ "error.type": p.outcome }));
-        const tier = p.tier ?? tierForTool(p.tool);
-        if (tier) {
-          const search = child(`e${ev.seq}:search`, `search_memory ${tier}`, 1, open.tool.startAt, span.spanId);
-          search.endTimeUnixNano = span.endTimeUnixNano;
-          search.status = span.status;
-          search.attributes = tierSearchAttributes(tier, p, open.call.query, s?.bankId ?? "unknown");
-          spans.push(search);
-        }
-        break;
-      }
-      case "freshness.check":
-        event("reflect.freshness_check", ev.at, {
-          "reflect.iteration": ev.iteration,
-          "reflect.verdict": ev.payload.verdict,
-          "reflect.why": ev.payload.why,
-          "reflect.budget": ev.payload.budget,
-          "reflect.mental_models.ids": ev.payload.models.map((m) => m.id),
-          "reflect.mental_models.stale": ev.payload.models.map((m) => String(m.isStale)),
-          "reflect.mental_models.reasons": ev.payload.models.map((m) => m.reason),
-        });
-        break;
-      case "steering.nudge":
-      case "steering.halt":
-        event(`reflect.${ev.type.replace(".", "_")}`, ev.at, {
-          "reflect.iteration": ev.iteration,
-          "reflect.trigger": ev.payload.trigger,
-          "reflect.signature": ev.payload.signature,
-          "reflect.count": ev.payload.count,
-          "reflect.since_iteration": ev.payload.sinceIteration,
-          "reflect.text": ev.type === "steering.nudge" ? ev.payload.text : ev.payload.reason,
-        });
-        break;
-      case "steering.anchor":
-        event("reflect.steering_anchor", ev.at, {
-          "reflect.iteration": ev.iteration,
-          "reflect.every": ev.payload.every,
-          "reflect.text": ev.payload.text,
-        });
-        break;
-      case "guard.output":
-        event("reflect.guard_output", ev.at, {
-          "reflect.iteration": ev.iteration,
-          "reflect.pattern": ev.payload.pattern,
-          "reflect.action": ev.payload.action,
-          "reflect.detail": ev.payload.detail,
-        });
-        break;
-      case "guard.done_rejected":
-        event("reflect.guard_done_rejected", ev.at, {
-          "reflect.iteration": ev.iteration,
-          "reflect.why": ev.payload.why,
-          "reflect.text": ev.payload.message,
-        });
-        break;
-      case "guard.calls_dropped":
-        event("reflect.guard_calls_dropped", ev.at, {
-          "reflect.iteration": ev.iteration,
-          "reflect.dropped_tools": ev.payload.calls.map((c) => c.name),
-        });
-        break;
-      case "citations.validated":
-        event("reflect.citations_validated", ev.at, {
-          "reflect.citations.memory_ids": ev.payload.kept.memory_ids,
-          "reflect.citations.observation_ids": ev.payload.kept.observation_ids,
-          "reflect.citations.mental_model_ids": ev.payload.kept.mental_model_ids,
-          "reflect.citations.dropped_ids": ev.payload.dropped.map((d) => d.id),
-          "reflect.citations.dropped_reasons": ev.payload.dropped.map((d) => d.reason),
-          "reflect.ungrounded": ev.payload.ungrounded,
-        });
-        break;
-      default:
-        break;
     }
   }
-
-  // A run still in flight (or interrupted) leaves spans open: close them at the last event.
-  for (const open of [...pendingChats, ...[...openTools.values()].map((o) => o.tool)]) {
-    open.span.endTimeUnixNano = time(Math.max(lastAt, open.startAt));
-  }
+  const inLogOrder = <T>(placed: Placed<T>[]) => placed.sort((x, y) => x.seq - y.seq).map((p) => p.item);
 
   const f = finished?.payload;
   const root: OtlpSpan = {
@@ -378,7 +322,7 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
       "llm.token_count.completion": f?.usage.outputTokens,
       "llm.token_count.total": f ? f.usage.inputTokens + f.usage.outputTokens : undefined,
     }),
-    events: rootEvents,
+    events: inLogOrder(rootEvents),
     status: !f ? { code: 0 } : f.status === "failed" ? { code: 2, message: f.error?.message ?? "failed" } : { code: 1 },
   };
   if (f?.error) root.attributes.push(...attrs({ "error.type": f.error.phase }));
@@ -393,10 +337,91 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
             "telemetry.sdk.language": "nodejs",
           }),
         },
-        scopeSpans: [{ scope: { ...OTLP_SCOPE }, spans: [root, ...spans] }],
+        scopeSpans: [{ scope: { ...OTLP_SCOPE }, spans: [root, ...inLogOrder(spans)] }],
       },
     ],
   };
+}
+
+/** A verdict as an event on the root span. */
+function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, AttrValue> } {
+  switch (ev.type) {
+    case "freshness.check":
+      return {
+        name: "reflect.freshness_check",
+        record: {
+          "reflect.iteration": ev.iteration,
+          "reflect.verdict": ev.payload.verdict,
+          "reflect.why": ev.payload.why,
+          "reflect.budget": ev.payload.budget,
+          "reflect.mental_models.ids": ev.payload.models.map((m) => m.id),
+          "reflect.mental_models.stale": ev.payload.models.map((m) => String(m.isStale)),
+          "reflect.mental_models.reasons": ev.payload.models.map((m) => m.reason),
+        },
+      };
+    case "steering.nudge":
+    case "steering.halt":
+      return {
+        name: `reflect.${ev.type.replace(".", "_")}`,
+        record: {
+          "reflect.iteration": ev.iteration,
+          "reflect.trigger": ev.payload.trigger,
+          "reflect.signature": ev.payload.signature,
+          "reflect.count": ev.payload.count,
+          "reflect.since_iteration": ev.payload.sinceIteration,
+          "reflect.text": ev.type === "steering.nudge" ? ev.payload.text : ev.payload.reason,
+        },
+      };
+    case "steering.anchor":
+      return {
+        name: "reflect.steering_anchor",
+        record: {
+          "reflect.iteration": ev.iteration,
+          "reflect.every": ev.payload.every,
+          "reflect.text": ev.payload.text,
+        },
+      };
+    case "guard.output":
+      return {
+        name: "reflect.guard_output",
+        record: {
+          "reflect.iteration": ev.iteration,
+          "reflect.pattern": ev.payload.pattern,
+          "reflect.action": ev.payload.action,
+          "reflect.detail": ev.payload.detail,
+        },
+      };
+    case "guard.done_rejected":
+      return {
+        name: "reflect.guard_done_rejected",
+        record: {
+          "reflect.iteration": ev.iteration,
+          "reflect.why": ev.payload.why,
+          "reflect.text": ev.payload.message,
+        },
+      };
+    case "guard.calls_dropped":
+      return {
+        name: "reflect.guard_calls_dropped",
+        record: { "reflect.iteration": ev.iteration, "reflect.dropped_tools": ev.payload.calls.map((c) => c.name) },
+      };
+    case "citations.validated":
+      return {
+        name: "reflect.citations_validated",
+        record: {
+          "reflect.citations.memory_ids": ev.payload.kept.memory_ids,
+          "reflect.citations.observation_ids": ev.payload.kept.observation_ids,
+          "reflect.citations.mental_model_ids": ev.payload.kept.mental_model_ids,
+          "reflect.citations.dropped_ids": ev.payload.dropped.map((d) => d.id),
+          "reflect.citations.dropped_reasons": ev.payload.dropped.map((d) => d.reason),
+          "reflect.ungrounded": ev.payload.ungrounded,
+        },
+      };
+    default: {
+      const unknown: never = ev;
+      throw new Error(`unknown verdict ${JSON.stringify(unknown)}`);
+    }
+  }
 }
 
 /** A tier search as a GenAI memory search and an OpenInference retriever, with the hits' texts. */

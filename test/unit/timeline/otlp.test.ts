@@ -2,8 +2,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { RunEvent } from "@/lib/reflect/events";
+import { noTierIds, RunEvent } from "@/lib/reflect/events";
 import { type OtlpAttribute, type OtlpSpan, runToOtlp } from "@/lib/timeline/otlp";
+import { LogBuilder } from "@/test/fixtures/timeline/builder";
 
 function golden(name: string): RunEvent[] {
   const path = fileURLToPath(new URL(`../../fixtures/golden/${name}.jsonl`, import.meta.url));
@@ -157,6 +158,53 @@ describe("steering and guards", () => {
     const failing = tools.filter((s) => s.status.code === 2);
     expect(failing.length).toBeGreaterThan(0);
     for (const s of failing) expect(attr(s, "error.type")).toEqual(expect.any(String));
+  });
+});
+
+describe("span order", () => {
+  it("lists spans in log order when a turn's calls run side by side", () => {
+    const b = new LogBuilder("run-parallel").started();
+    const [a, c] = b.turn(0, {
+      calls: [
+        { name: "search_observations", args: { query: "launch" } },
+        { name: "recall", args: { query: "launch" } },
+      ],
+    });
+    const call = (callId: string, tool: "search_observations" | "recall", tier: "observations" | "raw_facts") =>
+      b.emit("tool.call", { callId, tool, tier, query: "launch", reason: null, args: { query: "launch" } }, 0);
+    const result = (callId: string, tool: "search_observations" | "recall", tier: "observations" | "raw_facts") =>
+      b.emit(
+        "tool.result",
+        {
+          callId,
+          tool,
+          tier,
+          outcome: "empty",
+          ids: noTierIds(),
+          count: 0,
+          chars: 2,
+          cap: 100,
+          truncated: false,
+          durationMs: 1,
+          error: null,
+          signature: tool,
+          content: "{}",
+        },
+        0,
+      );
+    call(a!, "search_observations", "observations");
+    call(c!, "recall", "raw_facts");
+    result(a!, "search_observations", "observations");
+    result(c!, "recall", "raw_facts");
+    const spans = runToOtlp(b.events).resourceSpans[0]!.scopeSpans[0]!.spans;
+    expect(spans.map((s) => s.name)).toEqual([
+      "invoke_agent reflect",
+      "chat offline-extractive",
+      "execute_tool search_observations",
+      "execute_tool recall",
+      "search_memory observations",
+      "search_memory raw_facts",
+    ]);
   });
 });
 
