@@ -1,5 +1,5 @@
+import { TextDiff } from "@/components/editors/text-diff";
 import type { DiffOp } from "@/lib/timeline/text-diff";
-import { DiffText } from "./diff-text";
 
 /** Below this share of unchanged text an inline word diff is noise: show both answers instead. */
 const INLINE_MIN_SAME = 0.5;
@@ -23,7 +23,7 @@ export function AnswerDiff({ ops, a, b }: { ops: DiffOp[]; a: string; b: string 
       </p>
     );
   }
-  if (sameShare(ops) >= INLINE_MIN_SAME) return <DiffText ops={ops} testId="answer-diff" />;
+  if (sameShare(ops) >= INLINE_MIN_SAME) return <TextDiff ops={ops} by="words" testId="answer-diff" />;
   return (
     <div className="flex flex-col gap-2 text-[12px]" data-testid="answer-diff" data-layout="stacked">
       <del className="block whitespace-pre-wrap rounded border border-rose-200 bg-rose-50 p-2 text-rose-950 no-underline">

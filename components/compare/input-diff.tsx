@@ -1,5 +1,5 @@
+import { TextDiff } from "@/components/editors/text-diff";
 import type { InputChange, MentalModelChange } from "@/lib/timeline/compare";
-import { DiffText } from "./diff-text";
 
 const FIELD_LABEL: Record<InputChange["field"], string> = {
   question: "Question",
@@ -29,7 +29,7 @@ export function InputDiff({ inputs, mentalModels }: { inputs: InputChange[]; men
         <div key={c.field} data-testid="input-change" data-field={c.field}>
           <div className="font-semibold text-slate-900">{FIELD_LABEL[c.field]}</div>
           {c.diff ? (
-            <DiffText ops={c.diff} />
+            <TextDiff ops={c.diff} by="words" />
           ) : (
             <p>
               <del className="bg-rose-50 text-rose-900">{c.a || "—"}</del> →{" "}
@@ -50,8 +50,8 @@ export function InputDiff({ inputs, mentalModels }: { inputs: InputChange[]; men
             </p>
           )}
           {m.contentChanged && m.contentDiff && (
-            <div className="mt-1 rounded border border-slate-200 bg-slate-50 p-1.5">
-              <DiffText ops={m.contentDiff.map((o) => ({ ...o, text: `${o.text}\n` }))} testId="content-diff" />
+            <div className="mt-1">
+              <TextDiff ops={m.contentDiff} by="lines" testId="content-diff" />
             </div>
           )}
         </div>

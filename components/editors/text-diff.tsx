@@ -28,13 +28,17 @@ const LINE_STYLE = {
 } as const;
 
 /**
- * A diff as lines (with +/− gutters) or inline words (<ins>/<del>), so the change reads without
- * colour too.
+ * A diff as lines (with +/− gutters, long unchanged stretches folded) or inline words
+ * (<ins>/<del>), so the change reads without colour too. Used by the editors' version history and
+ * conflicts and by run comparison.
  */
-export function TextDiff({ ops, by }: { ops: readonly DiffOp[]; by: "lines" | "words" }) {
+export function TextDiff({ ops, by, testId }: { ops: readonly DiffOp[]; by: "lines" | "words"; testId?: string }) {
   if (by === "words") {
     return (
-      <p className="whitespace-pre-wrap text-[12px] text-slate-700 leading-relaxed" data-testid="word-diff">
+      <p
+        className="whitespace-pre-wrap break-words text-[12px] text-slate-700 leading-relaxed"
+        data-testid={testId ?? "word-diff"}
+      >
         {ops.map((o, i) =>
           o.op === "add" ? (
             <ins key={i} className="bg-emerald-100 text-emerald-900 no-underline" data-op="add">
@@ -56,7 +60,10 @@ export function TextDiff({ ops, by }: { ops: readonly DiffOp[]; by: "lines" | "w
     );
   }
   return (
-    <div className="overflow-x-auto rounded border border-slate-200 font-mono text-[11px]" data-testid="line-diff">
+    <div
+      className="overflow-x-auto rounded border border-slate-200 font-mono text-[11px]"
+      data-testid={testId ?? "line-diff"}
+    >
       {foldLines(ops).map((line, i) =>
         line.kind === "fold" ? (
           <div key={i} className="bg-slate-50 px-2 text-slate-400 italic">

@@ -1,75 +1,38 @@
 /**
- * Line and word diffs for version history and run comparison. A longest-common-subsequence
- * table is plenty for mental models, missions and answers (a few thousand tokens at most);
- * beyond MAX_CELLS the diff degrades to "all removed, all added" rather than stall the page.
+ * Line and word diffs for version history, conflicts and run comparison, computed by jsdiff
+ * (Myers' O(ND) algorithm: cost grows with the size of the change, not the product of the sizes,
+ * so two long documents with a few edits diff in milliseconds).
  */
+import { type ChangeObject, diffArrays, diffWords as jsDiffWords } from "diff";
+
 export type DiffOp = { op: "same" | "add" | "remove"; text: string };
 
-const MAX_CELLS = 4_000_000;
+/**
+ * A diff that has not converged by then is shown as "all removed, all added", which for texts
+ * that different is what a reader sees anyway; the page never stalls on it.
+ */
+const DIFF_TIMEOUT_MS = 1_000;
 
-export function diffTokens(a: readonly string[], b: readonly string[]): DiffOp[] {
-  // Trim the common prefix and suffix first: edits are usually local.
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
-  const head = a.slice(0, start).map((text): DiffOp => ({ op: "same", text }));
-  const tail = a.slice(endA).map((text): DiffOp => ({ op: "same", text }));
-  const midA = a.slice(start, endA);
-  const midB = b.slice(start, endB);
-  return [...head, ...diffMiddle(midA, midB), ...tail];
+const op = (kind: DiffOp["op"], text: string): DiffOp => ({ op: kind, text });
+
+function opOf(change: ChangeObject<unknown>): DiffOp["op"] {
+  return change.added ? "add" : change.removed ? "remove" : "same";
 }
 
-function diffMiddle(a: readonly string[], b: readonly string[]): DiffOp[] {
-  const n = a.length;
-  const m = b.length;
-  if (n === 0) return b.map((text) => ({ op: "add", text }));
-  if (m === 0) return a.map((text) => ({ op: "remove", text }));
-  if (n * m > MAX_CELLS) {
-    return [...a.map((text): DiffOp => ({ op: "remove", text })), ...b.map((text): DiffOp => ({ op: "add", text }))];
-  }
-  // lcs[i][j] = LCS length of a[i..] and b[j..], in one flat array.
-  const width = m + 1;
-  const lcs = new Uint32Array((n + 1) * width);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * width + j] =
-        a[i] === b[j]
-          ? (lcs[(i + 1) * width + j + 1] ?? 0) + 1
-          : Math.max(lcs[(i + 1) * width + j] ?? 0, lcs[i * width + j + 1] ?? 0);
-    }
-  }
-  const out: DiffOp[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      out.push({ op: "same", text: a[i] as string });
-      i++;
-      j++;
-    } else if ((lcs[(i + 1) * width + j] ?? 0) >= (lcs[i * width + j + 1] ?? 0)) {
-      out.push({ op: "remove", text: a[i++] as string });
-    } else {
-      out.push({ op: "add", text: b[j++] as string });
-    }
-  }
-  while (i < n) out.push({ op: "remove", text: a[i++] as string });
-  while (j < m) out.push({ op: "add", text: b[j++] as string });
-  return out;
-}
-
+/** One op per line (lines without their "\n"), so a line diff can be rendered line by line. */
 export function diffLines(a: string, b: string): DiffOp[] {
-  return diffTokens(a.split("\n"), b.split("\n"));
+  const linesA = a.split("\n");
+  const linesB = b.split("\n");
+  const changes = diffArrays(linesA, linesB, { timeout: DIFF_TIMEOUT_MS });
+  if (!changes) return [...linesA.map((text) => op("remove", text)), ...linesB.map((text) => op("add", text))];
+  return changes.flatMap((c) => c.value.map((text) => op(opOf(c), text)));
 }
 
-/** Words with their trailing whitespace, so joining the `text`s rebuilds either side exactly. */
+/** Word runs with their whitespace, so joining the `text`s rebuilds either side exactly. */
 export function diffWords(a: string, b: string): DiffOp[] {
-  const words = (s: string) => s.match(/\S+\s*|\s+/g) ?? [];
-  return mergeRuns(diffTokens(words(a), words(b)));
+  const changes = jsDiffWords(a, b, { timeout: DIFF_TIMEOUT_MS });
+  if (!changes) return [op("remove", a), op("add", b)].filter((o) => o.text !== "");
+  return mergeRuns(changes.map((c) => op(opOf(c), c.value)));
 }
 
 /** Joins consecutive ops of the same kind, for compact rendering. */

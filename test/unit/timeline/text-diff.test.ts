@@ -33,4 +33,42 @@ describe("text diff", () => {
     expect(ops.filter((o) => o.op === "add")).toEqual([{ op: "add", text: "x" }]);
     expect(diffLines("a\nb\nc", "a\nc").filter((o) => o.op === "remove")).toEqual([{ op: "remove", text: "b" }]);
   });
+
+  it("keeps two 5,000-line documents a real diff: only the edited lines change", () => {
+    const lines = Array.from({ length: 5_000 }, (_, i) => `- item ${i}: decision recorded on day ${i % 365}`);
+    const a = lines.join("\n");
+    const edited = lines.slice();
+    edited[10] = "- item 10: decision reversed";
+    edited.splice(2_500, 1);
+    edited.splice(4_000, 0, "- a new line in the middle");
+    const b = edited.join("\n");
+    const started = performance.now();
+    const ops = diffLines(a, b);
+    const elapsed = performance.now() - started;
+    expect(ops.filter((o) => o.op === "remove").map((o) => o.text)).toEqual([
+      "- item 10: decision recorded on day 10",
+      "- item 2500: decision recorded on day 310",
+    ]);
+    expect(ops.filter((o) => o.op === "add").map((o) => o.text)).toEqual([
+      "- item 10: decision reversed",
+      "- a new line in the middle",
+    ]);
+    expect(ops.filter((o) => o.op === "same")).toHaveLength(4_998);
+    expect(side(ops, "add").join("\n")).toBe(a);
+    expect(side(ops, "remove").join("\n")).toBe(b);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it("keeps a long answer a real word diff", () => {
+    const words = Array.from({ length: 20_000 }, (_, i) => `word${i % 997}`);
+    const a = words.join(" ");
+    const b = words.map((w, i) => (i === 12_345 ? "changed" : w)).join(" ");
+    const ops = diffWords(a, b);
+    expect(ops.filter((o) => o.op !== "same").map((o) => [o.op, o.text.trim()])).toEqual([
+      ["remove", "word381"],
+      ["add", "changed"],
+    ]);
+    expect(side(ops, "add").join("")).toBe(a);
+    expect(side(ops, "remove").join("")).toBe(b);
+  });
 });
