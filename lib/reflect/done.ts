@@ -3,13 +3,14 @@
  * back, the output guard with its one corrective retry, citation validation, and the forced `done`
  * after a halt. Every way a run ends with an answer goes through here.
  */
+
+import { callSignature } from "./call-signature";
 import { validateCitations } from "./citations";
 import { evidenceDigest } from "./digest";
 import type { RunStatus } from "./domain";
 import { endWithoutEvidence, failRun, finishRun, noDoneMessage, noToolCallMessage, RunStop } from "./endings";
 import { noTierIds } from "./events";
 import { type ModelCall, parseJsonArgs, toolMessage, zodProblem } from "./execute";
-import { callSignature } from "./fingerprint";
 import type { TurnResult } from "./ladder";
 import { assistantMessage, forcedDone, type ModelTurns } from "./model-turns";
 import { expectsJson, type GuardInspection, inspectAnswer } from "./output-guard";

@@ -126,7 +126,7 @@ const payloads = {
     truncated: z.boolean(),
     durationMs: z.number().nonnegative(),
     error: z.string().nullable(),
-    /** Ladder signature: tool + args fingerprint + first error line. */
+    /** Ladder signature: tool, canonical arguments and first error line (see call-signature.ts). */
     signature: z.string(),
     /** The content sent back to the model (after the size cap). */
     content: z.string(),

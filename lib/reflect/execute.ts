@@ -1,9 +1,9 @@
 /** Runs one tier tool call against the memory port and classifies the outcome for the ladder. */
 import type { z } from "zod";
+import { callSignature } from "./call-signature";
 import { isTierTool, type ScopeValue, type Tier, tierForTool } from "./domain";
 import { ScopeNotPermittedError } from "./errors";
 import { type IdsByTier, noTierIds, type OutcomeClass } from "./events";
-import { callSignature } from "./fingerprint";
 import type { Clock, MemoryPort, ObservationSearch, Retrieved, ToolCall } from "./ports";
 import {
   capContent,

@@ -2,12 +2,13 @@
  * Facts mode (SPEC §3.6): no LLM call. Runs the skill's retrieval directive with the question as
  * the query and answers with a readable digest of what came back.
  */
+
+import { callSignature } from "./call-signature";
 import { factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
 import { emptyCitations, TIER_INFO, TIER_REGISTRY, type Tier } from "./domain";
 import { errorMessage } from "./endings";
 import { ScopeNotPermittedError } from "./errors";
 import { noTierIds, type OutcomeClass } from "./events";
-import { callSignature } from "./fingerprint";
 import type { ReflectDeps } from "./ports";
 import type { FactsPayload, ParsedReflectRequest, ReflectResult } from "./request";
 import type { RunLog } from "./run-log";

@@ -1,5 +1,6 @@
 /** The reflect engine's public surface. */
 export { ANCHOR_PROGRESS_LIMIT, anchorText, isAnchorIteration, truncateCodePoints } from "./anchor";
+export { callSignature, canonicalJson, signatureTool } from "./call-signature";
 export { type CitationCheck, validateCitations } from "./citations";
 export { evidenceDigest, factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
 export * from "./domain";
@@ -8,7 +9,6 @@ export { ModelCallError, ScopeNotPermittedError } from "./errors";
 export * from "./events";
 export { Evidence } from "./evidence";
 export { factsTier } from "./facts-mode";
-export { callSignature, canonicalJson, fingerprint } from "./fingerprint";
 export {
   decideFreshness,
   type FreshnessDecision,
@@ -21,7 +21,6 @@ export { expectsJson, type GuardInspection, inspectAnswer } from "./output-guard
 export type * from "./ports";
 export { buildMessages, buildSystemPrompt } from "./prompt";
 export * from "./request";
-export { sha256Hex } from "./sha256";
 export { normalizeToolName } from "./tool-names";
 export {
   clampMaxResults,

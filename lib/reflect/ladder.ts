@@ -2,6 +2,7 @@
  * The batch-aware no-progress ladder (SPEC §3.4). Fed once per model turn with that turn's
  * classified tool results; answers with at most one nudge or a halt.
  */
+import { signatureTool } from "./call-signature";
 import type { OutcomeClass } from "./events";
 
 export interface TurnResult {
@@ -137,7 +138,7 @@ export class NoProgressLadder {
           count: r.count,
           sinceIteration: this.since(),
           text:
-            `No progress since step ${step(this.since())}: the same ${signature.split(":", 1)[0]} call ` +
+            `No progress since step ${step(this.since())}: the same ${signatureTool(signature)} call ` +
             `${empty ? "returned nothing" : "failed"} ${r.count} times. Do not repeat it: change the query or ` +
             "arguments, try another tier, or call done with the evidence you already have.",
         };

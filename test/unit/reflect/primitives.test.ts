@@ -1,8 +1,6 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { truncateCodePoints } from "@/lib/reflect/anchor";
-import { callSignature, canonicalJson, fingerprint } from "@/lib/reflect/fingerprint";
-import { sha256Hex } from "@/lib/reflect/sha256";
+import { callSignature, canonicalJson, signatureTool } from "@/lib/reflect/call-signature";
 import { normalizeToolName } from "@/lib/reflect/tool-names";
 import {
   capContent,
@@ -13,44 +11,25 @@ import {
 } from "@/lib/reflect/tools";
 import { fact, observation } from "@/test/fixtures/in-memory-memory";
 
-describe("sha256", () => {
-  it("matches the known vectors", () => {
-    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    expect(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")).toBe(
-      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
-    );
-  });
-  it("hashes UTF-8 and multi-block input", () => {
-    for (const text of ["é", "🚀 launch", "x".repeat(55), "x".repeat(56), "x".repeat(64)]) {
-      expect(sha256Hex(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex"));
-    }
-    expect(sha256Hex("a".repeat(1000))).toBe("41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
-  });
-});
-
-describe("fingerprint", () => {
+describe("call signature", () => {
   it("ignores key order, nested too", () => {
-    expect(fingerprint({ a: 1, b: { c: 2, d: [1, { x: 1, y: 2 }] } })).toBe(
-      fingerprint({ b: { d: [1, { y: 2, x: 1 }], c: 2 }, a: 1 }),
+    expect(canonicalJson({ a: 1, b: { c: 2, d: [1, { x: 1, y: 2 }] } })).toBe(
+      canonicalJson({ b: { d: [1, { y: 2, x: 1 }], c: 2 }, a: 1 }),
     );
   });
   it("depends on array order, values and types", () => {
-    const base = fingerprint({ q: [1, 2] });
-    expect(fingerprint({ q: [2, 1] })).not.toBe(base);
-    expect(fingerprint({ q: [1, 3] })).not.toBe(base);
-    expect(fingerprint({ q: ["1", 2] })).not.toBe(base);
-    expect(fingerprint({ n: 1 })).not.toBe(fingerprint({ n: "1" }));
+    const base = callSignature("recall", { q: [1, 2] }, null);
+    expect(callSignature("recall", { q: [2, 1] }, null)).not.toBe(base);
+    expect(callSignature("recall", { q: [1, 3] }, null)).not.toBe(base);
+    expect(callSignature("recall", { q: ["1", 2] }, null)).not.toBe(base);
+    expect(callSignature("recall", { n: 1 }, null)).not.toBe(callSignature("recall", { n: "1" }, null));
   });
-  it("is 16 hex chars and stable", () => {
-    const fp = fingerprint({ query: "Atlas launch", reason: "date" });
-    expect(fp).toMatch(/^[0-9a-f]{16}$/);
-    expect(fp).toBe(sha256Hex('{"query":"Atlas launch","reason":"date"}').slice(0, 16));
-    expect(canonicalJson({ b: 1, a: null })).toBe('{"a":null,"b":1}');
-  });
-  it("builds the ladder signature from tool, fingerprint and the first error line", () => {
-    const sig = callSignature("recall", { query: "x" }, "db down\nstack trace");
-    expect(sig).toBe(`recall:${fingerprint({ query: "x" })}:db down`);
+  it("reads as the call itself: tool, canonical arguments, first error line", () => {
+    expect(canonicalJson({ b: 1, a: null, c: undefined })).toBe('{"a":null,"b":1}');
+    const sig = callSignature("recall", { reason: "date", query: "Atlas launch" }, "db down\nstack trace");
+    expect(sig).toBe('recall:{"query":"Atlas launch","reason":"date"}:db down');
+    expect(signatureTool(sig)).toBe("recall");
+    expect(callSignature("done", "not json", null)).toBe('done:"not json":');
   });
 });
 

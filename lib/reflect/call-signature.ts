@@ -1,4 +1,8 @@
-import { sha256Hex } from "./sha256";
+/**
+ * The no-progress ladder's signature of one tool call (SPEC §3.4). It is the canonical call
+ * itself, not a hash of it: identical calls give identical strings, and the timeline can show a
+ * signature as it is ("recall:{"query":"launch"}:db down").
+ */
 
 /** JSON with object keys sorted recursively; arrays keep their order (order is meaningful). */
 export function canonicalJson(value: unknown): string {
@@ -10,16 +14,16 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
-/** First 16 hex chars of sha256(canonical JSON): stable across key order, sensitive to values and types. */
-export function fingerprint(value: unknown): string {
-  return sha256Hex(canonicalJson(value)).slice(0, 16);
-}
-
 export function firstLine(text: string | null | undefined): string {
   return (text ?? "").split("\n", 1)[0]!.trim();
 }
 
-/** The ladder signature of one tool call: tool + args fingerprint + first error line (empty on success). */
+/** Tool name, canonical arguments and the first error line (empty on success), joined by ":". */
 export function callSignature(tool: string, args: unknown, error: string | null): string {
-  return `${tool}:${fingerprint(args)}:${firstLine(error)}`;
+  return `${tool}:${canonicalJson(args)}:${firstLine(error)}`;
+}
+
+/** The tool a signature names (what nudges and halts talk about). */
+export function signatureTool(signature: string): string {
+  return signature.split(":", 1)[0]!;
 }
