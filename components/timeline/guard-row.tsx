@@ -43,5 +43,9 @@ export function GuardRow({ row }: { row: GuardRowData }) {
           </span>
         </div>
       );
+    default: {
+      const _unknown: never = row;
+      return null;
+    }
   }
 }

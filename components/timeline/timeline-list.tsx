@@ -36,6 +36,10 @@ function RowBody({ row, selected, bankId }: { row: TimelineRow; selected: boolea
       return <GuardRow row={row} />;
     case "citations":
       return <CitationsRow row={row} />;
+    default: {
+      const _unknown: never = row;
+      return null;
+    }
   }
 }
 
