@@ -3,19 +3,8 @@
  * by this discriminated union; `seq` starts at 0 and `at` is milliseconds since the run started.
  */
 import { z } from "zod";
-import {
-  Budget,
-  Citations,
-  DroppedCitation,
-  ModelInfo,
-  RunFlag,
-  RunMode,
-  RunStatus,
-  Scope,
-  SkillSnapshot,
-  Tier,
-  Usage,
-} from "./domain";
+import { Budget, Citations, DroppedCitation, ModelInfo, RunMode, Scope, SkillSnapshot, Tier } from "./domain";
+import { ReflectResultSchema } from "./request";
 
 const TOOL_NAMES = ["search_mental_models", "search_observations", "recall", "done"] as const;
 export const ToolName = z.enum(TOOL_NAMES);
@@ -187,19 +176,7 @@ const payloads = {
     dropped: z.array(DroppedCitation),
     ungrounded: z.boolean(),
   }),
-  "run.finished": z.object({
-    status: RunStatus,
-    answer: z.string(),
-    citations: Citations,
-    dropped: z.array(DroppedCitation),
-    flags: z.array(RunFlag),
-    usage: Usage,
-    llmCalls: z.number().int().nonnegative(),
-    iterations: z.number().int().nonnegative(),
-    warnings: z.array(z.string()),
-    /** Failure receipt: what broke and in which phase. */
-    error: z.object({ message: z.string(), phase: z.string() }).nullable(),
-  }),
+  "run.finished": ReflectResultSchema,
 } as const;
 
 export const EVENT_TYPES = Object.keys(payloads) as (keyof typeof payloads)[];
