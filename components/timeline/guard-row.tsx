@@ -43,5 +43,9 @@ export function GuardRow({ row }: { row: GuardRowData }) {
           </span>
         </div>
       );
+    default: {
+      const unhandled: never = row;
+      throw new Error(`no view for guard row ${JSON.stringify(unhandled)}`);
+    }
   }
 }

@@ -36,6 +36,11 @@ function RowBody({ row, selected, bankId }: { row: TimelineRow; selected: boolea
       return <GuardRow row={row} />;
     case "citations":
       return <CitationsRow row={row} />;
+    default: {
+      // A new row kind must get its component here: this stops compiling until it does.
+      const unhandled: never = row;
+      throw new Error(`no component for row ${JSON.stringify(unhandled)}`);
+    }
   }
 }
 
