@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useRef } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
-import type { MentalModelRef } from "@/lib/contracts/mental-models";
+import type { Deleted, MentalModelRef } from "@/lib/contracts/mental-models";
 import { unwrap } from "@/lib/query/unwrap";
 
 /** Delete behind a confirmation dialog; runs that read the model keep their own copy. */
@@ -21,7 +21,7 @@ export function DeleteModelButton({
   name: string;
   versions: number;
   readBy: number;
-  remove: (input: MentalModelRef) => Promise<ActionResult<{ deleted: true }>>;
+  remove: (input: MentalModelRef) => Promise<ActionResult<Deleted>>;
 }) {
   const router = useRouter();
   const dialog = useRef<HTMLDialogElement>(null);

@@ -41,7 +41,6 @@ export const MemoryQuery = z.object({
   q: z.string().trim().max(500, "keep the search under 500 characters").default(""),
   limit: z.coerce.number().int().min(1).max(500).default(200),
 });
-export type MemoryQuery = z.output<typeof MemoryQuery>;
 
 export const MemoryPage = z.discriminatedUnion("tier", [
   z.object({ tier: z.literal("mental_models"), items: z.array(MentalModelItem) }),
@@ -94,7 +93,6 @@ export const RetainBody = z.object({
       });
     }),
 });
-export type RetainBody = z.output<typeof RetainBody>;
 
 export const RetainResult = z.object({
   bankId: z.string(),

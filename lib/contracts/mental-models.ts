@@ -139,6 +139,7 @@ export const RefreshMentalModelInput = MentalModelRef.extend({ expectedVersion: 
 export type RefreshMentalModelInput = z.input<typeof RefreshMentalModelInput>;
 
 export const Deleted = z.object({ deleted: z.literal(true) });
+export type Deleted = z.infer<typeof Deleted>;
 
 export const RefreshOutcome = z.discriminatedUnion("refreshed", [
   z.object({ refreshed: z.literal(true), runId: z.string(), model: MentalModelDetail }),

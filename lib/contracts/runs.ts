@@ -94,7 +94,6 @@ export const ListRunsQuery = z.object({
   cursor: z.string().optional().meta({ description: "nextCursor of the previous page" }),
   limit: z.coerce.number().int().min(1).max(200).optional(),
 });
-export type ListRunsQuery = z.output<typeof ListRunsQuery>;
 
 export const RunListItem = z.object({
   id: z.string(),

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { getBank, listBanks } from "@/db/banks";
 import { bankScopes, browseFacts, browseObservations, tierCounts } from "@/db/browse";
 import type { Db } from "@/db/client";
@@ -38,7 +39,11 @@ function matches(m: MentalModelRecord, q: string): boolean {
   return words.some((w) => hay.includes(w));
 }
 
-export async function browseMemory(db: Db, bankId: string, q: MemoryQuery): Promise<MemoryPage | null> {
+export async function browseMemory(
+  db: Db,
+  bankId: string,
+  q: z.output<typeof MemoryQuery>,
+): Promise<MemoryPage | null> {
   if (!(await getBank(db, bankId))) return null;
   if (q.tier === "mental_models") {
     const models = await listMentalModels(db, bankId);

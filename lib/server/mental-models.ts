@@ -17,6 +17,7 @@ import {
 } from "@/db/mental-models";
 import { AppError } from "@/lib/contracts/errors";
 import type {
+  Deleted,
   MentalModelDetail,
   MentalModelDraft,
   MentalModelPage,
@@ -163,7 +164,7 @@ export async function saveMentalModelDraft(
 }
 
 /** Deletes the model and its history; runs that read it keep their own copy in their events. */
-export async function deleteMentalModelById(db: Db, ref: z.output<typeof MentalModelRef>): Promise<{ deleted: true }> {
+export async function deleteMentalModelById(db: Db, ref: z.output<typeof MentalModelRef>): Promise<Deleted> {
   if (!(await deleteMentalModel(db, ref.bankId, ref.id))) {
     throw new AppError("not_found", `mental model ${ref.id} does not exist (already deleted?)`);
   }

@@ -148,7 +148,7 @@ export function toRunListItem(r: RunRecord): RunListItem {
 }
 
 /** A page of the runs list; an unreadable cursor is `invalid_input`. */
-export async function listRunItems(db: Db, f: ListRunsQuery): Promise<RunListPage> {
+export async function listRunItems(db: Db, f: z.output<typeof ListRunsQuery>): Promise<RunListPage> {
   const page = await listRuns(db, {
     bankId: f.bank || undefined,
     skill: f.skill || undefined,
