@@ -3,7 +3,9 @@
  * (except /api/health) and /api/mcp need the token. APIs answer 401; pages redirect to /login.
  */
 import { type NextRequest, NextResponse } from "next/server";
+import { AppError } from "@/lib/contracts/errors";
 import { inspectorToken, isAuthorized, isPublicPath, SESSION_COOKIE } from "@/lib/server/auth";
+import { httpError } from "@/lib/server/errors";
 
 export function proxy(request: NextRequest) {
   const token = inspectorToken();
@@ -16,10 +18,9 @@ export function proxy(request: NextRequest) {
   };
   if (isAuthorized(credentials, token)) return NextResponse.next();
   if (pathname.startsWith("/api/")) {
-    return NextResponse.json(
-      { error: { code: "unauthorized", message: "This server requires INSPECTOR_TOKEN as a bearer token." } },
-      { status: 401, headers: { "www-authenticate": 'Bearer realm="reflect-inspector"' } },
-    );
+    return httpError(new AppError("unauthorized", "This server requires INSPECTOR_TOKEN as a bearer token."), {
+      headers: { "www-authenticate": 'Bearer realm="reflect-inspector"' },
+    });
   }
   const login = new URL("/login", request.url);
   login.searchParams.set("next", `${pathname}${search}`);

@@ -7,26 +7,27 @@
 import type { InStatement } from "@libsql/client";
 import { asc, eq } from "drizzle-orm";
 import type { z } from "zod";
-import { Bundle } from "./bundle";
+import type { ImportResult } from "@/lib/contracts/banks";
+import { Bundle } from "@/lib/contracts/bundle";
+import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
 import type { Db } from "./client";
 import { banks, facts, mentalModels, mentalModelVersions, observations, skills, skillVersions } from "./schema";
 
-export interface BundleIssue {
+interface BundleIssue {
   /** JSON path of the offending value, e.g. `facts[3].scope`. */
   path: string;
   message: string;
 }
 
-export class BundleError extends Error {
-  readonly code = "invalid_bundle";
-  constructor(readonly issues: BundleIssue[]) {
-    super(`invalid bundle:\n${issues.map((i) => `  ${i.path || "(root)"}: ${i.message}`).join("\n")}`);
-    this.name = "BundleError";
-  }
-}
-
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`)).join("");
+/** The one error for a refused bundle: every issue by path; the message names the first. */
+function invalidBundle(issues: readonly BundleIssue[]): AppError<"invalid_bundle"> {
+  const [first] = issues;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  return new AppError(
+    "invalid_bundle",
+    `invalid bundle, nothing was imported: ${first?.path || "(root)"}: ${first?.message}${more}`,
+    { fieldErrors: fieldErrorsOf(issues.map(({ path, message }) => ({ path: path ? [path] : [], message }))) },
+  );
 }
 
 const MAX_ISSUES = 50;
@@ -35,7 +36,7 @@ const MAX_ISSUES = 50;
 export function validateBundle(json: unknown): Bundle {
   const parsed = Bundle.safeParse(json);
   if (!parsed.success) {
-    throw new BundleError(
+    throw invalidBundle(
       parsed.error.issues
         .slice(0, MAX_ISSUES)
         .map((issue: z.core.$ZodIssue) => ({ path: formatPath(issue.path), message: issue.message })),
@@ -81,7 +82,7 @@ export function validateBundle(json: unknown): Bundle {
       versions.add(h.version);
     });
   });
-  if (issues.length > 0) throw new BundleError(issues.slice(0, MAX_ISSUES));
+  if (issues.length > 0) throw invalidBundle(issues.slice(0, MAX_ISSUES));
   return bundle;
 }
 
@@ -102,11 +103,6 @@ function toStatement(query: { toSQL(): { sql: string; params: unknown[] } }): In
   return { sql, args: params as InStatement extends { args?: infer A } ? A : never };
 }
 
-export interface ImportResult {
-  bankId: string;
-  counts: { facts: number; observations: number; mentalModels: number; skills: number };
-}
-
 /**
  * Imports a bundle atomically. A bank id that already exists is an error unless `replace` is set,
  * in which case the bank's memories, models and skills are replaced (its runs are kept).
@@ -116,7 +112,7 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
   const bankId = bundle.bank.id;
   const [existing] = await db.select({ id: banks.id }).from(banks).where(eq(banks.id, bankId));
   if (existing && !options.replace) {
-    throw new BundleError([
+    throw invalidBundle([
       { path: "bank.id", message: `bank "${bankId}" already exists (import with replace to overwrite it)` },
     ]);
   }

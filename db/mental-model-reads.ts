@@ -2,6 +2,8 @@
  * Which runs read a mental model: a run "read" a model when one of its `tool.result` events
  * returned the model's id. Counted from the event log, so deleted models keep their history.
  */
+import type { RunRef } from "@/lib/contracts/runs";
+import type { RunStatus } from "@/lib/reflect/domain";
 import type { Db } from "./client";
 
 /** Distinct runs per mental-model id in a bank (ids never read are absent). */
@@ -16,13 +18,6 @@ export async function countMentalModelReads(db: Db, bankId: string): Promise<Map
     args: [bankId],
   });
   return new Map(res.rows.map((row) => [String(row.id), Number(row.runs)]));
-}
-
-export interface RunRef {
-  id: string;
-  question: string;
-  status: string;
-  createdAt: string;
 }
 
 /** The newest runs that read one mental model. */
@@ -58,7 +53,8 @@ function toRunRef(row: Record<string, unknown>): RunRef {
   return {
     id: String(row.id),
     question: String(row.question),
-    status: String(row.status),
+    // The column only ever holds a RunStatus (db/schema.ts); raw SQL just does not know it.
+    status: String(row.status) as RunStatus,
     createdAt: String(row.created_at),
   };
 }

@@ -6,8 +6,9 @@
 import { randomUUID } from "node:crypto";
 import type { InArgs, Row } from "@libsql/client";
 import { and, desc, eq } from "drizzle-orm";
+import { AppError } from "@/lib/contracts/errors";
 import type { Db } from "./client";
-import { ConflictError, NotFoundError } from "./errors";
+import { isConstraintViolation } from "./errors";
 import { mentalModels, mentalModelVersions } from "./schema";
 import { decideStaleness, NEWER_COUNT_CAP, type Staleness } from "./staleness";
 
@@ -139,7 +140,7 @@ export interface SaveMentalModel {
   bankId: string;
   /** Omit to create a model with a generated id. */
   id?: string;
-  /** The version the edit was based on; 0 to create. A mismatch throws `ConflictError`. */
+  /** The version the edit was based on; 0 to create. A mismatch throws a `conflict` AppError carrying the current record. */
   expectedVersion: number;
   name: string;
   sourceQuery: string;
@@ -168,11 +169,12 @@ export async function saveMentalModel(db: Db, input: SaveMentalModel): Promise<M
   const at = new Date(input.at ?? Date.now()).toISOString();
   const conflict = async () => {
     const current = await getMentalModel(db, input.bankId, id);
-    return new ConflictError(
+    return new AppError(
+      "conflict",
       current
         ? `mental model ${id} is at version ${current.version}, not ${input.expectedVersion}`
         : `mental model ${id} does not exist`,
-      current,
+      { current },
     );
   };
   const versionRow = db
@@ -205,8 +207,7 @@ export async function saveMentalModel(db: Db, input: SaveMentalModel): Promise<M
       if (updated.rowsAffected === 0) throw await conflict();
     }
   } catch (error) {
-    if (error instanceof ConflictError) throw error;
-    if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(error))) throw await conflict();
+    if (isConstraintViolation(error)) throw await conflict();
     throw error;
   }
   // Built from what was written rather than read back: against a libSQL replica the write is
@@ -221,7 +222,7 @@ export async function setStaleOverride(
   input: { bankId: string; id: string; override: "stale" | "fresh" | null; expectedVersion?: number; at?: string },
 ): Promise<MentalModelRecord> {
   const current = await getMentalModel(db, input.bankId, input.id);
-  if (!current) throw new NotFoundError(`mental model ${input.id} not found in bank ${input.bankId}`);
+  if (!current) throw new AppError("not_found", `mental model ${input.id} not found in bank ${input.bankId}`);
   return saveMentalModel(db, {
     ...current,
     expectedVersion: input.expectedVersion ?? current.version,

@@ -3,11 +3,11 @@
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
 import { and, asc, desc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { Budget, ModelInfo, RunMode, RunStatus, ScopeValue, SkillSnapshot } from "@/lib/reflect/domain";
+import { AppError } from "@/lib/contracts/errors";
+import type { Budget, ModelInfo, RunFlag, RunMode, RunStatus, ScopeValue, SkillSnapshot } from "@/lib/reflect/domain";
 import { type EventPayload, RunEvent } from "@/lib/reflect/events";
 import type { RunSink } from "@/lib/reflect/ports";
 import type { Db } from "./client";
-import { NotFoundError } from "./errors";
 import { runEvents, runs } from "./schema";
 
 export type RunRecord = typeof runs.$inferSelect;
@@ -61,7 +61,7 @@ export type RunResult = EventPayload<"run.finished"> & { finishedAt?: string; du
 
 export async function finishRun(db: Db, runId: string, result: RunResult): Promise<RunRecord> {
   const run = await getRun(db, runId);
-  if (!run) throw new NotFoundError(`run ${runId} not found`);
+  if (!run) throw new AppError("not_found", `run ${runId} not found`);
   const finishedAt = new Date(result.finishedAt ?? Date.now()).toISOString();
   const [row] = await db
     .update(runs)
@@ -82,7 +82,7 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
     })
     .where(eq(runs.id, runId))
     .returning();
-  if (!row) throw new NotFoundError(`run ${runId} not found`);
+  if (!row) throw new AppError("not_found", `run ${runId} not found`);
   return row;
 }
 
@@ -96,7 +96,7 @@ export interface ListRuns {
   /** Skill name or id. */
   skill?: string;
   status?: RunStatus;
-  flag?: string;
+  flag?: RunFlag;
   /** Case-insensitive substring of the question or the answer. */
   q?: string;
   limit?: number;
@@ -115,7 +115,9 @@ function decodeCursor(cursor: string): [string, string] {
   } catch {
     // fall through to the error below
   }
-  throw new Error("invalid cursor");
+  throw new AppError("invalid_input", "invalid cursor", {
+    fieldErrors: { cursor: ["not a cursor this API returned"] },
+  });
 }
 
 /** Newest first; pages with an opaque cursor (null when there is no further page). */

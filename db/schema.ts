@@ -7,7 +7,13 @@
  * are added at runtime (db/embeddings.ts) because their dimension is configurable.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { Citations, DroppedCitation, RunFlag, SkillSnapshot } from "@/lib/reflect/domain";
+import {
+  type Citations,
+  type DroppedCitation,
+  RUN_STATUSES,
+  type RunFlag,
+  type SkillSnapshot,
+} from "@/lib/reflect/domain";
 
 const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>().notNull();
 
@@ -155,12 +161,13 @@ export const runs = sqliteTable(
     skillName: text("skill_name"),
     skillVersion: integer("skill_version"),
     skillSnapshot: text("skill_snapshot", { mode: "json" }).$type<SkillSnapshot>(),
-    budget: text("budget").notNull(),
-    mode: text("mode").notNull(),
+    budget: text("budget", { enum: ["low", "mid", "high"] }).notNull(),
+    mode: text("mode", { enum: ["synthesize", "facts"] }).notNull(),
     scope: text("scope").notNull(),
     modelKind: text("model_kind").notNull(),
     modelName: text("model_name").notNull(),
-    status: text("status").notNull(),
+    /** Typed only (SQLite has no enum): every status the engine and the run lifecycle can write. */
+    status: text("status", { enum: RUN_STATUSES }).notNull(),
     answer: text("answer"),
     citations: text("citations", { mode: "json" }).$type<Citations>(),
     dropped: json<DroppedCitation[]>("dropped"),

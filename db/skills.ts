@@ -4,9 +4,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq } from "drizzle-orm";
+import { AppError } from "@/lib/contracts/errors";
 import type { SkillSnapshot } from "@/lib/reflect/domain";
 import type { Db } from "./client";
-import { ConflictError } from "./errors";
+import { isConstraintViolation } from "./errors";
 import { type SkillRetrieval, skills, skillVersions } from "./schema";
 
 export type SkillRecord = typeof skills.$inferSelect;
@@ -39,7 +40,7 @@ export async function getSkillVersions(db: Db, bankId: string, id: string): Prom
 export interface SaveSkill {
   bankId: string;
   id?: string;
-  /** 0 to create; otherwise the version the edit was based on (a mismatch throws `ConflictError`). */
+  /** 0 to create; otherwise the version the edit was based on (a mismatch throws a `conflict` AppError carrying the current record). */
   expectedVersion: number;
   name: string;
   mission: string;
@@ -66,16 +67,19 @@ export async function saveSkill(db: Db, input: SaveSkill): Promise<SkillRecord> 
   };
   const conflict = async () => {
     const current = await getSkill(db, { bankId: input.bankId, id });
-    return new ConflictError(
+    return new AppError(
+      "conflict",
       current
         ? `skill ${id} is at version ${current.version}, not ${input.expectedVersion}`
         : `skill ${id} does not exist`,
-      current,
+      { current },
     );
   };
   const sameName = await getSkill(db, { bankId: input.bankId, name: input.name });
   if (sameName && sameName.id !== id) {
-    throw new ConflictError(`a skill named "${input.name}" already exists in bank ${input.bankId}`, sameName);
+    throw new AppError("conflict", `a skill named "${input.name}" already exists in bank ${input.bankId}`, {
+      current: sameName,
+    });
   }
   const versionRow = db
     .insert(skillVersions)
@@ -99,8 +103,7 @@ export async function saveSkill(db: Db, input: SaveSkill): Promise<SkillRecord> 
       if (updated.rowsAffected === 0) throw await conflict();
     }
   } catch (error) {
-    if (error instanceof ConflictError) throw error;
-    if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(error))) throw await conflict();
+    if (isConstraintViolation(error)) throw await conflict();
     throw error;
   }
   // What was written, not read back: a libSQL replica may not show a forwarded write yet.

@@ -1,11 +1,12 @@
 "use server";
 
+import { StartRunInput } from "@/lib/contracts/runs";
 import { defineAction } from "@/lib/server/action";
 import { getAppDb } from "@/lib/server/db";
-import { StartRunInput, startRun } from "@/lib/server/runs";
+import { startRun } from "@/lib/server/runs";
 
 /** Starts a run and returns its id at once; the engine keeps going in the background. */
-export async function startRunAction(input: unknown) {
+export async function startRunAction(input: StartRunInput) {
   return defineAction(StartRunInput, async (data) => {
     const { runId } = await startRun(await getAppDb(), data);
     return { runId };

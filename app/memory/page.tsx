@@ -1,7 +1,8 @@
 import { notFound } from "next/navigation";
 import { MemoryBrowser } from "@/components/memory/memory-browser";
+import { MemoryQuery } from "@/lib/contracts/memory";
 import { getAppDb } from "@/lib/server/db";
-import { bankSummary, browseMemory, defaultBankId, MemoryQuery } from "@/lib/server/memory";
+import { bankSummary, browseMemory, defaultBankId } from "@/lib/server/memory";
 
 export const dynamic = "force-dynamic";
 

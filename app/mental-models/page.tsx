@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { MentalModelTable } from "@/components/editors/mental-model-table";
-import { listMentalModelRows } from "@/lib/server/curation";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
+import { listMentalModelRows } from "@/lib/server/mental-models";
 
 export const dynamic = "force-dynamic";
 

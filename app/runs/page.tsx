@@ -1,16 +1,18 @@
 import Link from "next/link";
 import { RunFilters } from "@/components/runs/run-filters";
 import { RunTable } from "@/components/runs/run-table";
+import { ListRunsQuery } from "@/lib/contracts/runs";
 import { bankOptions } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
-import { ListRunsInput, listRunItems } from "@/lib/server/runs";
+import { listRunItems } from "@/lib/server/runs";
 
 export const dynamic = "force-dynamic";
 
 export default async function RunsPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
   const params = await searchParams;
   const db = await getAppDb();
-  const parsed = ListRunsInput.safeParse(params);
+  // The filter form sends every field; an empty one means "any".
+  const parsed = ListRunsQuery.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
   const filters = parsed.success ? parsed.data : {};
   const [page, banks] = await Promise.all([listRunItems(db, filters), bankOptions(db)]);
   const next = page.nextCursor ? new URLSearchParams({ ...params, cursor: page.nextCursor }) : null;

@@ -1,7 +1,7 @@
 import { SkillTable } from "@/components/editors/skill-table";
-import { listSkillDetails } from "@/lib/server/curation";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
+import { listBankSkills } from "@/lib/server/skills";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +11,7 @@ export default async function SkillsPage({ searchParams }: { searchParams: Promi
   const bankId = params.bank ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const skills = await listSkillDetails(db, bankId);
+  const skills = await listBankSkills(db, bankId);
   return (
     <div>
       <div className="mb-3 flex items-baseline gap-3">

@@ -3,7 +3,9 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useRef } from "react";
-import { type ActionResult, unwrap } from "@/lib/query/unwrap";
+import type { ActionResult } from "@/lib/contracts/errors";
+import type { Deleted, MentalModelRef } from "@/lib/contracts/mental-models";
+import { unwrap } from "@/lib/query/unwrap";
 
 /** Delete behind a confirmation dialog; runs that read the model keep their own copy. */
 export function DeleteModelButton({
@@ -19,7 +21,7 @@ export function DeleteModelButton({
   name: string;
   versions: number;
   readBy: number;
-  remove: (input: { bankId: string; id: string }) => Promise<ActionResult<{ deleted: true }>>;
+  remove: (input: MentalModelRef) => Promise<ActionResult<Deleted>>;
 }) {
   const router = useRouter();
   const dialog = useRef<HTMLDialogElement>(null);

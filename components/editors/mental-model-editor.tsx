@@ -3,16 +3,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import {
-  EditConflict,
-  type MentalModelDetail,
-  type MentalModelDraft,
-  mentalModelHref,
-  type SaveResult,
-  type StaleOverrideChoice,
-  unwrapSave,
-} from "@/lib/query/curation";
-import { ActionFailure } from "@/lib/query/unwrap";
+import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
+import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } from "@/lib/contracts/mental-models";
+import { mentalModelHref } from "@/lib/query/curation";
+import { unwrap } from "@/lib/query/unwrap";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
@@ -37,7 +31,7 @@ export function MentalModelEditor({
 }: {
   bankId: string;
   model: MentalModelDetail | null;
-  save: (draft: MentalModelDraft) => Promise<SaveResult<MentalModelDetail>>;
+  save: (draft: MentalModelDraft) => Promise<ActionResult<MentalModelDetail>>;
 }) {
   const router = useRouter();
   const [name, setName] = useState(model?.name ?? "");
@@ -48,15 +42,16 @@ export function MentalModelEditor({
   const [tab, setTab] = useState<"write" | "preview">("write");
 
   const mutation = useMutation({
-    mutationFn: (draft: MentalModelDraft) => unwrapSave(save(draft)),
+    mutationFn: (draft: MentalModelDraft) => unwrap(save(draft)),
     onSuccess: (saved) => {
       if (model) router.refresh();
       else router.push(mentalModelHref(bankId, saved.id));
     },
   });
   const error = mutation.error;
-  const conflict = error instanceof EditConflict ? (error as EditConflict<MentalModelDetail>) : null;
-  const fieldErrors = error instanceof ActionFailure ? (error.fieldErrors ?? {}) : {};
+  const conflict = isAppError(error, "conflict") ? error : null;
+  const newer = conflict ? conflictCurrent(conflict, MentalModelDetail) : undefined;
+  const fieldErrors = isAppError(error) ? (error.details.fieldErrors ?? {}) : {};
   const dirty =
     !model ||
     name !== model.name ||
@@ -86,20 +81,20 @@ export function MentalModelEditor({
       {conflict ? (
         <ConflictNotice
           message={conflict.message}
-          newerVersion={conflict.current?.version ?? null}
+          newerVersion={newer?.version ?? null}
           fields={
-            conflict.current
+            newer
               ? [
-                  { field: "name", mine: name, theirs: conflict.current.name, by: "words" },
-                  { field: "source query", mine: sourceQuery, theirs: conflict.current.sourceQuery, by: "words" },
-                  { field: "tags", mine: tags.join(", "), theirs: conflict.current.tags.join(", "), by: "words" },
+                  { field: "name", mine: name, theirs: newer.name, by: "words" },
+                  { field: "source query", mine: sourceQuery, theirs: newer.sourceQuery, by: "words" },
+                  { field: "tags", mine: tags.join(", "), theirs: newer.tags.join(", "), by: "words" },
                   {
                     field: "staleness override",
                     mine: override,
-                    theirs: conflict.current.staleOverride ?? "auto",
+                    theirs: newer.staleOverride ?? "auto",
                     by: "words",
                   },
-                  { field: "content", mine: content, theirs: conflict.current.content, by: "lines" },
+                  { field: "content", mine: content, theirs: newer.content, by: "lines" },
                 ]
               : []
           }

@@ -3,8 +3,9 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import type { RefreshOutcome } from "@/lib/query/curation";
-import { type ActionResult, unwrap } from "@/lib/query/unwrap";
+import type { ActionResult } from "@/lib/contracts/errors";
+import type { RefreshMentalModelInput, RefreshOutcome } from "@/lib/contracts/mental-models";
+import { unwrap } from "@/lib/query/unwrap";
 
 /**
  * Refresh now: re-generates the content with a low-budget reflect run over the source query
@@ -20,7 +21,7 @@ export function RefreshModelButton({
   bankId: string;
   id: string;
   version: number;
-  refresh: (input: { bankId: string; id: string; expectedVersion: number }) => Promise<ActionResult<RefreshOutcome>>;
+  refresh: (input: RefreshMentalModelInput) => Promise<ActionResult<RefreshOutcome>>;
 }) {
   const router = useRouter();
   const mutation = useMutation({

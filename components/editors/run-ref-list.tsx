@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { RunRef } from "@/lib/query/curation";
+import type { RunRef } from "@/lib/contracts/runs";
 import { formatTime } from "./format-time";
 
 /** A short list of runs linking to their timelines. */

@@ -3,8 +3,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { EditConflict, type SaveResult, type SkillDetail, type SkillDraft, unwrapSave } from "@/lib/query/curation";
-import { ActionFailure, type ActionResult, unwrap } from "@/lib/query/unwrap";
+import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
+import type { RunStarted } from "@/lib/contracts/runs";
+import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skills";
+import { unwrap } from "@/lib/query/unwrap";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
@@ -21,9 +23,9 @@ export function SkillEditor({
   save,
   tryDraft,
 }: {
-  skill: SkillDetail;
-  save: (draft: SkillDraft) => Promise<SaveResult<SkillDetail>>;
-  tryDraft: (input: { draft: SkillDraft; question: string }) => Promise<ActionResult<{ runId: string }>>;
+  skill: Skill;
+  save: (draft: SkillDraft) => Promise<ActionResult<Skill>>;
+  tryDraft: (input: TrySkillInput) => Promise<ActionResult<RunStarted>>;
 }) {
   const router = useRouter();
   const [mission, setMission] = useState(skill.mission);
@@ -49,18 +51,18 @@ export function SkillEditor({
   });
 
   const saving = useMutation({
-    mutationFn: (d: SkillDraft) => unwrapSave(save(d)),
+    mutationFn: (d: SkillDraft) => unwrap(save(d)),
     onSuccess: () => router.refresh(),
   });
   const trying = useMutation({
-    mutationFn: (input: { draft: SkillDraft; question: string }) => unwrap(tryDraft(input)),
+    mutationFn: (input: TrySkillInput) => unwrap(tryDraft(input)),
     onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
   });
-  const conflict = saving.error instanceof EditConflict ? (saving.error as EditConflict<SkillDetail>) : null;
+  const conflict = isAppError(saving.error, "conflict") ? saving.error : null;
   const failure = saving.error ?? trying.error;
-  const fieldErrors = failure instanceof ActionFailure ? (failure.fieldErrors ?? {}) : {};
+  const fieldErrors = isAppError(failure) ? (failure.details.fieldErrors ?? {}) : {};
   const errorsOf = (...keys: string[]) => keys.flatMap((k) => fieldErrors[k] ?? fieldErrors[`draft.${k}`] ?? []);
-  const newer = conflict?.current;
+  const newer = conflict ? conflictCurrent(conflict, Skill) : undefined;
 
   return (
     <form
@@ -178,7 +180,7 @@ export function SkillEditor({
           <select
             className={field}
             value={budget}
-            onChange={(e) => setBudget(e.target.value as SkillDetail["budget"])}
+            onChange={(e) => setBudget(e.target.value as Skill["budget"])}
             aria-label="Budget"
           >
             <option value="low">low (5 iterations)</option>

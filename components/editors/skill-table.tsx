@@ -1,8 +1,9 @@
 import Link from "next/link";
-import { type SkillDetail, skillHref } from "@/lib/query/curation";
+import type { Skill } from "@/lib/contracts/skills";
+import { skillHref } from "@/lib/query/curation";
 import { formatTime } from "./format-time";
 
-export function SkillTable({ bankId, skills }: { bankId: string; skills: SkillDetail[] }) {
+export function SkillTable({ bankId, skills }: { bankId: string; skills: Skill[] }) {
   if (skills.length === 0) {
     return (
       <p className="rounded border border-dashed border-slate-300 p-6 text-center text-slate-500">

@@ -1,4 +1,4 @@
-import type { VersionEntry } from "@/lib/query/curation";
+import type { VersionEntry } from "@/lib/timeline/version-changes";
 import { FieldChanges } from "./field-changes";
 import { formatTime } from "./format-time";
 

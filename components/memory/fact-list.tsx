@@ -1,4 +1,4 @@
-import type { FactItem } from "@/lib/query/memory";
+import type { FactItem } from "@/lib/contracts/memory";
 import { ScopeLabel } from "./scope-label";
 import { TagList } from "./tag-list";
 

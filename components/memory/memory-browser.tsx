@@ -3,7 +3,9 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { type BankSummary, type MemoryPage, type MemoryTier, memoryKeys, memoryUrl } from "@/lib/query/memory";
+import type { BankSummary } from "@/lib/contracts/banks";
+import type { MemoryPage, MemoryTier } from "@/lib/contracts/memory";
+import { memoryKeys, memoryUrl } from "@/lib/query/memory";
 import { getJson } from "@/lib/query/unwrap";
 import { FactList } from "./fact-list";
 import { MentalModelList } from "./mental-model-list";

@@ -1,4 +1,4 @@
-import type { MentalModelItem } from "@/lib/query/memory";
+import type { MentalModelItem } from "@/lib/contracts/mental-models";
 import { StalenessBadge } from "./staleness-badge";
 import { TagList } from "./tag-list";
 

@@ -1,4 +1,4 @@
-import type { ObservationItem } from "@/lib/query/memory";
+import type { ObservationItem } from "@/lib/contracts/memory";
 import { ScopeLabel } from "./scope-label";
 import { TagList } from "./tag-list";
 

@@ -1,4 +1,4 @@
-import type { StalenessState } from "@/lib/query/memory";
+import type { StalenessState } from "@/lib/contracts/mental-models";
 
 const LABEL: Record<StalenessState, string> = {
   fresh: "fresh",

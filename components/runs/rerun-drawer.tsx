@@ -3,47 +3,11 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { ActionFailure, type ActionResult, unwrap } from "@/lib/query/unwrap";
-
-/** What the drawer is pre-filled with: the run's inputs as they were, and the models it read as they are now. */
-export interface RerunDrawerData {
-  run: { id: string; question: string; budget: string; mode: string; scope: string };
-  skill: {
-    name: string;
-    version: number;
-    mission: string;
-    disposition: string[];
-    currentVersion: number | null;
-  } | null;
-  mentalModels: {
-    id: string;
-    name: string;
-    content: string;
-    version: number;
-    versionSeen: number | null;
-    staleOverride: "stale" | "fresh" | null;
-    isStale: boolean;
-    stalenessReason: string;
-  }[];
-  scopes: string[];
-}
-
-export interface RerunRequest {
-  parentRunId: string;
-  question: string;
-  budget: string;
-  mode: string;
-  scope: string;
-  mission?: string;
-  disposition?: string[];
-  skillExpectedVersion?: number;
-  mentalModelEdits: {
-    id: string;
-    expectedVersion: number;
-    content?: string;
-    staleOverride?: "stale" | "fresh" | null;
-  }[];
-}
+import { type ActionResult, isAppError } from "@/lib/contracts/errors";
+import type { RerunContext, RerunInput } from "@/lib/contracts/rerun";
+import type { RunStarted } from "@/lib/contracts/runs";
+import { unwrap } from "@/lib/query/unwrap";
+import type { Budget, RunMode } from "@/lib/reflect/domain";
 
 type OverrideChoice = "none" | "stale" | "fresh";
 interface ModelDraft {
@@ -66,8 +30,8 @@ export function RerunDrawer({
   rerun,
   onClose,
 }: {
-  data: RerunDrawerData;
-  rerun: (input: RerunRequest) => Promise<ActionResult<{ runId: string }>>;
+  data: RerunContext;
+  rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
   onClose: () => void;
 }) {
   const router = useRouter();
@@ -97,10 +61,10 @@ export function RerunDrawer({
   }, [onClose]);
 
   const mutation = useMutation({
-    mutationFn: (input: RerunRequest) => unwrap(rerun(input)),
+    mutationFn: (input: RerunInput) => unwrap(rerun(input)),
     onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
   });
-  const fieldErrors = mutation.error instanceof ActionFailure ? (mutation.error.fieldErrors ?? {}) : {};
+  const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
 
   const edits = data.mentalModels.flatMap((m) => {
     const d = drafts[m.id];
@@ -194,7 +158,12 @@ export function RerunDrawer({
           <div className="grid grid-cols-3 gap-2">
             <label>
               <span className={label}>Budget</span>
-              <select name="budget" className={field} value={budget} onChange={(e) => setBudget(e.target.value)}>
+              <select
+                name="budget"
+                className={field}
+                value={budget}
+                onChange={(e) => setBudget(e.target.value as Budget)}
+              >
                 <option value="low">low (5)</option>
                 <option value="mid">mid (10)</option>
                 <option value="high">high (20)</option>
@@ -202,7 +171,7 @@ export function RerunDrawer({
             </label>
             <label>
               <span className={label}>Mode</span>
-              <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value)}>
+              <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
                 <option value="synthesize">synthesize</option>
                 <option value="facts">facts</option>
               </select>

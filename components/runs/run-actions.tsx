@@ -3,8 +3,11 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useState } from "react";
-import { type ActionResult, unwrap } from "@/lib/query/unwrap";
-import { RerunDrawer, type RerunDrawerData, type RerunRequest } from "./rerun-drawer";
+import type { ActionResult } from "@/lib/contracts/errors";
+import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
+import type { RunStarted } from "@/lib/contracts/runs";
+import { unwrap } from "@/lib/query/unwrap";
+import { RerunDrawer } from "./rerun-drawer";
 
 const button =
   "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
@@ -18,19 +21,19 @@ export function RunActions({
   rerun,
   fork,
 }: {
-  data: RerunDrawerData;
+  data: RerunContext;
   iterations: number;
   finished: boolean;
   parentRunId: string | null;
-  rerun: (input: RerunRequest) => Promise<ActionResult<{ runId: string }>>;
-  fork: (input: { parentRunId: string; forkAt: number }) => Promise<ActionResult<{ runId: string }>>;
+  rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
+  fork: (input: ForkInput) => Promise<ActionResult<RunStarted>>;
 }) {
   const router = useRouter();
   const [drawer, setDrawer] = useState(false);
   const closeDrawer = useCallback(() => setDrawer(false), []);
   const [forkAt, setForkAt] = useState(Math.min(1, Math.max(0, iterations - 1)));
   const forking = useMutation({
-    mutationFn: (input: { parentRunId: string; forkAt: number }) => unwrap(fork(input)),
+    mutationFn: (input: ForkInput) => unwrap(fork(input)),
     onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
   });
   const canFork = finished && data.run.mode !== "facts" && iterations > 0;

@@ -1,4 +1,4 @@
-import type { BankOption } from "@/lib/query/runs";
+import type { BankOption } from "@/lib/contracts/banks";
 import { RUN_FLAGS, RUN_STATUSES } from "@/lib/reflect/domain";
 
 const select = "rounded border border-slate-300 bg-white px-2 py-1";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { RunListItem } from "@/lib/query/runs";
+import type { RunListItem } from "@/lib/contracts/runs";
 import { FlagBadges } from "./flag-badges";
 import { RunStatusBadge } from "./run-status-badge";
 

@@ -3,17 +3,21 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
-import type { BankOption } from "@/lib/query/runs";
-import { ActionFailure, type ActionResult, unwrap } from "@/lib/query/unwrap";
+import type { BankOption } from "@/lib/contracts/banks";
+import { type ActionResult, isAppError } from "@/lib/contracts/errors";
+import type { RunStarted, StartRunInput } from "@/lib/contracts/runs";
+import { unwrap } from "@/lib/query/unwrap";
+import type { Budget, RunMode } from "@/lib/reflect/domain";
 
-export interface StartRunInput {
+/** What the form's fields hold: selects and text, where "" means "the skill's default". */
+type FormValues = {
   bankId: string;
   skill: string;
-  budget: string;
-  mode: string;
+  budget: "" | Budget;
+  mode: RunMode;
   scope: string;
   question: string;
-}
+};
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 
@@ -23,15 +27,15 @@ export function StartRunForm({
   initial,
 }: {
   banks: BankOption[];
-  startRun: (input: StartRunInput) => Promise<ActionResult<{ runId: string }>>;
-  initial?: Partial<StartRunInput>;
+  startRun: (input: StartRunInput) => Promise<ActionResult<RunStarted>>;
+  initial?: Partial<FormValues>;
 }) {
   const router = useRouter();
   const [bankId, setBankId] = useState(initial?.bankId ?? banks[0]?.id ?? "");
   const bank = banks.find((b) => b.id === bankId);
   const [skill, setSkill] = useState(initial?.skill ?? bank?.skills[0]?.name ?? "");
-  const [budget, setBudget] = useState(initial?.budget ?? "");
-  const [mode, setMode] = useState(initial?.mode ?? "synthesize");
+  const [budget, setBudget] = useState<FormValues["budget"]>(initial?.budget ?? "");
+  const [mode, setMode] = useState<RunMode>(initial?.mode ?? "synthesize");
   const [scope, setScope] = useState(initial?.scope ?? "personal");
   const [question, setQuestion] = useState(initial?.question ?? "");
   const scopes = useMemo(
@@ -43,7 +47,7 @@ export function StartRunForm({
     mutationFn: (input: StartRunInput) => unwrap(startRun(input)),
     onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
   });
-  const fieldErrors = mutation.error instanceof ActionFailure ? (mutation.error.fieldErrors ?? {}) : {};
+  const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const errorOf = (name: string) =>
     fieldErrors[name]?.length ? (
       <p className="mt-0.5 text-[11px] text-red-700" data-testid={`field-error-${name}`}>
@@ -57,7 +61,15 @@ export function StartRunForm({
       data-testid="start-run-form"
       onSubmit={(e) => {
         e.preventDefault();
-        mutation.mutate({ bankId, skill, budget, mode, scope, question });
+        // An empty select or field means "the skill's default": the contract says so by leaving it out.
+        mutation.mutate({
+          bankId,
+          skill: skill || undefined,
+          budget: budget || undefined,
+          mode,
+          scope: scope.trim() || undefined,
+          question,
+        });
       }}
     >
       <label className="col-span-4">
@@ -103,7 +115,12 @@ export function StartRunForm({
       </label>
       <label>
         <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Budget</span>
-        <select name="budget" className={field} value={budget} onChange={(e) => setBudget(e.target.value)}>
+        <select
+          name="budget"
+          className={field}
+          value={budget}
+          onChange={(e) => setBudget(e.target.value as FormValues["budget"])}
+        >
           <option value="">skill default</option>
           <option value="low">low (5 iterations)</option>
           <option value="mid">mid (10)</option>
@@ -113,7 +130,7 @@ export function StartRunForm({
       </label>
       <label>
         <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Mode</span>
-        <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value)}>
+        <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
           <option value="synthesize">synthesize</option>
           <option value="facts">facts (no LLM call)</option>
         </select>

@@ -44,8 +44,8 @@ export function GuardRow({ row }: { row: GuardRowData }) {
         </div>
       );
     default: {
-      const _unknown: never = row;
-      return null;
+      const unhandled: never = row;
+      throw new Error(`no view for guard row ${JSON.stringify(unhandled)}`);
     }
   }
 }

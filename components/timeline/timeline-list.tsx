@@ -37,8 +37,9 @@ function RowBody({ row, selected, bankId }: { row: TimelineRow; selected: boolea
     case "citations":
       return <CitationsRow row={row} />;
     default: {
-      const _unknown: never = row;
-      return null;
+      // A new row kind must get its component here: this stops compiling until it does.
+      const unhandled: never = row;
+      throw new Error(`no component for row ${JSON.stringify(unhandled)}`);
     }
   }
 }

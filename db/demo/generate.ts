@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Bundle } from "@/db/bundle";
+import type { Bundle } from "@/lib/contracts/bundle";
 import type { ScopeValue } from "@/lib/reflect/domain";
 
 export const DEMO_BANK_PATH = fileURLToPath(new URL("./demo-bank.json", import.meta.url));

@@ -1,13 +1,12 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { z } from "zod";
+import { AppError } from "@/lib/contracts/errors";
+import { MAX_QUESTION_CHARS } from "@/lib/contracts/fields";
 import { Budget, RunMode, Scope } from "@/lib/reflect";
 
-/** A bad command line: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
+/** A bad command line: `invalid_input`, printed as one line with exit code 2. */
+export function usageError(message: string): AppError<"invalid_input"> {
+  return new AppError("invalid_input", message);
 }
 
 function firstIssue(error: z.ZodError): string {
@@ -20,7 +19,7 @@ function firstIssue(error: z.ZodError): string {
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new UsageError(firstIssue(parsed.error));
+  if (!parsed.success) throw usageError(firstIssue(parsed.error));
   return parsed.data;
 }
 
@@ -28,7 +27,7 @@ function parse<O extends NonNullable<ParseArgsConfig["options"]>>(argv: string[]
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
+    throw usageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
   }
 }
 
@@ -40,7 +39,11 @@ export const ReflectArgs = z.object({
   scope: Scope.optional(),
   "anchor-every": z.coerce.number().int().min(1).max(50).optional(),
   json: z.boolean().default(false),
-  question: z.string({ error: "a question is required" }).trim().min(1, "the question must not be empty"),
+  question: z
+    .string({ error: "a question is required" })
+    .trim()
+    .min(1, "the question must not be empty")
+    .max(MAX_QUESTION_CHARS, "oversize question: keep it under 4,000 characters"),
 });
 export type ReflectArgs = z.output<typeof ReflectArgs>;
 
@@ -54,20 +57,20 @@ export function parseReflectArgs(argv: string[]): ReflectArgs {
     "anchor-every": { type: "string" },
     json: { type: "boolean" },
   });
-  if (positionals.length > 1) throw new UsageError('put the question in quotes: reflect --bank demo "What…?"');
+  if (positionals.length > 1) throw usageError('put the question in quotes: reflect --bank demo "What…?"');
   return parseWith(ReflectArgs, { ...values, question: positionals[0] });
 }
 
 export function parseImportArgs(argv: string[]): { file: string; replace: boolean } {
   const { values, positionals } = parse(argv, { replace: { type: "boolean" } });
   const file = positionals[0];
-  if (!file || positionals.length > 1) throw new UsageError("usage: import <bundle.json> [--replace]");
+  if (!file || positionals.length > 1) throw usageError("usage: import <bundle.json> [--replace]");
   return { file, replace: values.replace === true };
 }
 
 export function parseExportArgs(argv: string[]): { bank: string; out?: string } {
   const { values, positionals } = parse(argv, { bank: { type: "string" }, out: { type: "string" } });
-  if (positionals.length) throw new UsageError("usage: export --bank <id> [--out file.json]");
+  if (positionals.length) throw usageError("usage: export --bank <id> [--out file.json]");
   return parseWith(
     z.object({ bank: z.string({ error: "--bank is required" }).min(1), out: z.string().optional() }),
     values,

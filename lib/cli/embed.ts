@@ -5,7 +5,7 @@ import type { BackfillCounts } from "@/db/embedding-backfill";
 import { backfillEmbeddings } from "@/db/embedding-backfill";
 import { getCliDb } from "@/lib/server/db";
 import { getEmbedder } from "@/lib/server/embeddings";
-import { UsageError } from "./args";
+import { usageError } from "./args";
 
 export function formatEmbedCounts(c: BackfillCounts): string {
   return `${c.facts} facts, ${c.observations} observations, ${c.mental_models} mental models`;
@@ -18,14 +18,14 @@ export async function embedCommand(argv: string[]): Promise<void> {
       values: { bank },
     } = parseArgs({ args: argv, options: { bank: { type: "string" } }, strict: true }));
   } catch (err) {
-    throw new UsageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
+    throw usageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
   }
   const embedder = getEmbedder();
   if (!embedder) {
-    throw new UsageError("embeddings are off: set REFLECT_EMBEDDINGS=openai (and OPENAI_API_KEY) to compute them");
+    throw usageError("embeddings are off: set REFLECT_EMBEDDINGS=openai (and OPENAI_API_KEY) to compute them");
   }
   const db = await getCliDb();
-  if (bank !== undefined && !(await getBank(db, bank))) throw new UsageError(`unknown bank "${bank}"`);
+  if (bank !== undefined && !(await getBank(db, bank))) throw usageError(`unknown bank "${bank}"`);
   const counts = await backfillEmbeddings(db, embedder, { bankId: bank });
   console.log(
     `embedded ${formatEmbedCounts(counts)}${bank ? ` in bank ${bank}` : ""} (${embedder.dimensions} dimensions)`,

@@ -3,13 +3,13 @@
  * line to stderr and exits 2; a finished run of any status exits 0.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { BundleError, exportBundle, importBundle } from "@/db/bundle-io";
+import { exportBundle, importBundle } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
-import { ServiceError } from "@/lib/server/action";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
+import { cliError } from "@/lib/server/errors";
 import { startRun } from "@/lib/server/runs";
-import { parseExportArgs, parseImportArgs, parseReflectArgs, UsageError } from "./args";
+import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
 import { embedCommand, formatEmbedCounts } from "./embed";
 import { mcpCommand } from "./mcp";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
@@ -30,7 +30,7 @@ async function importCommand(argv: string[]) {
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+    throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
   }
   const db = await getCliDb();
   const result = await importBundle(db, json, { replace });
@@ -46,7 +46,7 @@ async function exportCommand(argv: string[]) {
   const { bank, out } = parseExportArgs(argv);
   const db = await getCliDb();
   const bundle = await exportBundle(db, bank);
-  if (!bundle) throw new UsageError(`unknown bank "${bank}"`);
+  if (!bundle) throw usageError(`unknown bank "${bank}"`);
   const text = `${JSON.stringify(bundle, null, 2)}\n`;
   if (out) writeFileSync(out, text);
   else process.stdout.write(text);
@@ -91,18 +91,9 @@ async function main(argv: string[]) {
     await run(rest);
     return 0;
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ServiceError) {
-      console.error(`error: ${err.message}`);
-      return 2;
-    }
-    if (err instanceof BundleError) {
-      const [first, ...others] = err.issues;
-      console.error(`error: invalid bundle: ${first?.path || "(root)"}: ${first?.message}`);
-      for (const issue of others.slice(0, 20)) console.error(`  ${issue.path || "(root)"}: ${issue.message}`);
-      return 2;
-    }
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
+    const { lines, exitCode } = cliError(err);
+    for (const line of lines) console.error(line);
+    return exitCode;
   }
 }
 

@@ -5,10 +5,10 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { getCliDb } from "@/lib/server/db";
 import { createMcpServer } from "@/lib/server/mcp";
-import { UsageError } from "./args";
+import { usageError } from "./args";
 
 export async function mcpCommand(argv: string[]): Promise<void> {
-  if (argv.length > 0) throw new UsageError("usage: mcp (no arguments; configure with DATABASE_URL, REFLECT_LLM…)");
+  if (argv.length > 0) throw usageError("usage: mcp (no arguments; configure with DATABASE_URL, REFLECT_LLM…)");
   const server = createMcpServer({ getDb: getCliDb });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

@@ -1,35 +1,11 @@
 /** What `cli reflect` prints: one JSON object (--json) or a human summary with a per-iteration trace. */
-import { z } from "zod";
-import { Citations, DroppedCitation, RunFlag, RunStatus, Usage } from "@/lib/reflect/domain";
-import { RunEvent } from "@/lib/reflect/events";
+import { type ReflectJson, toRunResult } from "@/lib/contracts/runs";
+import type { RunEvent } from "@/lib/reflect/events";
 import type { ReflectResult } from "@/lib/reflect/request";
 import { foldRun, type TimelineRow } from "@/lib/timeline/fold";
 
-export const ReflectJson = z.object({
-  id: z.string(),
-  status: RunStatus,
-  answer: z.string(),
-  citations: Citations,
-  dropped: z.array(DroppedCitation),
-  flags: z.array(RunFlag),
-  usage: Usage,
-  llmCalls: z.number().int(),
-  events: z.array(RunEvent),
-});
-export type ReflectJson = z.infer<typeof ReflectJson>;
-
 export function toReflectJson(runId: string, result: ReflectResult, events: RunEvent[]): ReflectJson {
-  return {
-    id: runId,
-    status: result.status,
-    answer: result.answer,
-    citations: result.citations,
-    dropped: result.dropped,
-    flags: result.flags,
-    usage: result.usage,
-    llmCalls: result.llmCalls,
-    events,
-  };
+  return { ...toRunResult(runId, result), events };
 }
 
 const TIER_LABEL = { mental_models: "mental models", observations: "observations", raw_facts: "raw facts" } as const;
@@ -53,6 +29,11 @@ function rowLine(row: TimelineRow): string {
           : `  dropped calls: ${row.calls.map((c) => c.name).join(", ")}`;
     case "citations":
       return `  citations: ${row.kept.memory_ids.length + row.kept.observation_ids.length + row.kept.mental_model_ids.length} kept, ${row.dropped.length} dropped${row.ungrounded ? " (ungrounded)" : ""}`;
+    default: {
+      // A new row kind must get its trace line here: this stops compiling until it does.
+      const unhandled: never = row;
+      throw new Error(`no trace line for row ${JSON.stringify(unhandled)}`);
+    }
   }
 }
 

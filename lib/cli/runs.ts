@@ -5,7 +5,7 @@ import { z } from "zod";
 import { getRun, getRunEvents } from "@/db/runs";
 import { getCliDb } from "@/lib/server/db";
 import { getRunOtlp } from "@/lib/server/otlp-push";
-import { parseWith, UsageError } from "./args";
+import { parseWith, usageError } from "./args";
 
 const RUNS_USAGE = "usage: runs export <run-id> [--format otlp|json] [--out file]";
 
@@ -25,20 +25,20 @@ function parseExportArgs(argv: string[]): z.output<typeof ExportArgs> {
         strict: true,
       });
     } catch (err) {
-      throw new UsageError((err as Error).message.split("\n")[0] ?? RUNS_USAGE);
+      throw usageError((err as Error).message.split("\n")[0] ?? RUNS_USAGE);
     }
   })();
-  if (parsed.positionals.length > 1) throw new UsageError(RUNS_USAGE);
+  if (parsed.positionals.length > 1) throw usageError(RUNS_USAGE);
   return parseWith(ExportArgs, { ...parsed.values, id: parsed.positionals[0] });
 }
 
 export async function runsCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== "export") throw new UsageError(RUNS_USAGE);
+  if (sub !== "export") throw usageError(RUNS_USAGE);
   const args = parseExportArgs(rest);
   const db = await getCliDb();
   const run = await getRun(db, args.id);
-  if (!run) throw new UsageError(`unknown run "${args.id}"`);
+  if (!run) throw usageError(`unknown run "${args.id}"`);
   const body =
     args.format === "otlp" ? await getRunOtlp(db, args.id) : { run, events: await getRunEvents(db, args.id) };
   const text = `${JSON.stringify(body, null, 2)}\n`;

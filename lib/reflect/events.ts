@@ -9,15 +9,13 @@ import {
   DroppedCitation,
   ModelInfo,
   perTier,
-  RunFlag,
   RunMode,
-  RunStatus,
   Scope,
   SkillSnapshot,
   TIER_TOOLS,
   Tier,
-  Usage,
 } from "./domain";
+import { ReflectResultSchema } from "./request";
 
 const TOOL_NAMES = [...TIER_TOOLS, "done"] as const;
 export const ToolName = z.enum(TOOL_NAMES);
@@ -189,19 +187,7 @@ const payloads = {
     dropped: z.array(DroppedCitation),
     ungrounded: z.boolean(),
   }),
-  "run.finished": z.object({
-    status: RunStatus,
-    answer: z.string(),
-    citations: Citations,
-    dropped: z.array(DroppedCitation),
-    flags: z.array(RunFlag),
-    usage: Usage,
-    llmCalls: z.number().int().nonnegative(),
-    iterations: z.number().int().nonnegative(),
-    warnings: z.array(z.string()),
-    /** Failure receipt: what broke and in which phase. */
-    error: z.object({ message: z.string(), phase: z.string() }).nullable(),
-  }),
+  "run.finished": ReflectResultSchema,
 } as const;
 
 export const EVENT_TYPES = Object.keys(payloads) as (keyof typeof payloads)[];

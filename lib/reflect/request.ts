@@ -45,6 +45,10 @@ export interface FactsPayload {
   observations: ObservationHit[];
 }
 
+/**
+ * A run's result: the one declaration. The `run.finished` event carries it, the run row stores it,
+ * and lib/contracts derives the API and CLI run results from it.
+ */
 export const ReflectResultSchema = z.object({
   status: RunStatus,
   answer: z.string(),
@@ -52,9 +56,26 @@ export const ReflectResultSchema = z.object({
   dropped: z.array(DroppedCitation),
   flags: z.array(RunFlag),
   usage: Usage,
-  llmCalls: z.number().int(),
-  iterations: z.number().int(),
+  llmCalls: z.number().int().nonnegative(),
+  iterations: z.number().int().nonnegative(),
   warnings: z.array(z.string()),
+  /** Failure receipt: what broke and in which phase. */
   error: z.object({ message: z.string(), phase: z.string() }).nullable(),
 });
 export type ReflectResult = z.infer<typeof ReflectResultSchema> & { facts?: FactsPayload };
+
+/** The result of a run that broke before the engine could finish it (e.g. the engine itself threw). */
+export function failedRunResult(error: { message: string; phase: string }): ReflectResult {
+  return {
+    status: "failed",
+    answer: "",
+    citations: { memory_ids: [], observation_ids: [], mental_model_ids: [] },
+    dropped: [],
+    flags: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    llmCalls: 0,
+    iterations: 0,
+    warnings: [],
+    error,
+  };
+}

@@ -1,16 +1,11 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { getBank, listBanks } from "@/db/banks";
 import { bankScopes, browseFacts, browseObservations, tierCounts } from "@/db/browse";
 import type { Db } from "@/db/client";
 import { listMentalModels, type MentalModelRecord } from "@/db/mental-models";
-import type { BankSummary, MemoryPage, MentalModelItem, StalenessState } from "@/lib/query/memory";
-
-export const MemoryQuery = z.object({
-  tier: z.enum(["mental_models", "observations", "facts"]).default("mental_models"),
-  q: z.string().trim().max(500, "keep the search under 500 characters").default(""),
-  limit: z.coerce.number().int().min(1).max(500).default(200),
-});
-export type MemoryQuery = z.input<typeof MemoryQuery>;
+import type { BankSummary } from "@/lib/contracts/banks";
+import type { MemoryPage, MemoryQuery } from "@/lib/contracts/memory";
+import type { MentalModelItem, StalenessState } from "@/lib/contracts/mental-models";
 
 export function stalenessState(
   m: Pick<MentalModelRecord, "usable" | "staleOverride" | "refreshedAt" | "isStale">,
@@ -44,8 +39,11 @@ function matches(m: MentalModelRecord, q: string): boolean {
   return words.some((w) => hay.includes(w));
 }
 
-export async function browseMemory(db: Db, bankId: string, raw: MemoryQuery): Promise<MemoryPage | null> {
-  const q = MemoryQuery.parse(raw);
+export async function browseMemory(
+  db: Db,
+  bankId: string,
+  q: z.output<typeof MemoryQuery>,
+): Promise<MemoryPage | null> {
   if (!(await getBank(db, bankId))) return null;
   if (q.tier === "mental_models") {
     const models = await listMentalModels(db, bankId);

@@ -3,52 +3,19 @@
  * edits as new versions first), fork a run from iteration k (replaying the parent's recorded
  * model responses before k), and compare two runs.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { ConflictError } from "@/db/errors";
 import { mentalModelVersionsReadBy } from "@/db/mental-model-reads";
-import { getMentalModel, listMentalModels, type MentalModelRecord, saveMentalModel } from "@/db/mental-models";
+import { getMentalModel, listMentalModels, saveMentalModel } from "@/db/mental-models";
 import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
 import { getSkill, saveSkill } from "@/db/skills";
-import { Budget, type ModelPort, type ModelResponse, RunMode, Scope } from "@/lib/reflect";
+import { AppError, isAppError } from "@/lib/contracts/errors";
+import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
+import { type ModelPort, type ModelResponse, Scope } from "@/lib/reflect";
 import type { RunEvent } from "@/lib/reflect/events";
 import { compareRuns, type RunComparison, replayDivergence } from "@/lib/timeline/compare";
-import { ServiceError } from "./action";
 import { type StartedRun, startRun } from "./runs";
-
-const StaleOverride = z.enum(["stale", "fresh"]).nullable();
-
-export const MentalModelEdit = z.object({
-  id: z.string().min(1),
-  /** The version the edit was based on; a newer one saved meanwhile is a conflict. */
-  expectedVersion: z.number().int().positive(),
-  /** New content; omit to keep it. */
-  content: z.string().trim().min(1, "content cannot be empty").optional(),
-  /** New override; omit to keep it, null to clear it. */
-  staleOverride: StaleOverride.optional(),
-});
-export type MentalModelEdit = z.infer<typeof MentalModelEdit>;
-
-export const RerunInput = z.object({
-  parentRunId: z.string().min(1),
-  question: z.string().trim().min(1, "ask a question").max(4000, "keep the question under 4,000 characters"),
-  budget: Budget,
-  mode: RunMode,
-  scope: Scope,
-  mission: z.string().trim().min(1, "the mission cannot be empty").optional(),
-  disposition: z.array(z.string().trim().min(1)).optional(),
-  /** The skill version the mission/disposition edit was based on. */
-  skillExpectedVersion: z.number().int().positive().optional(),
-  mentalModelEdits: z.array(MentalModelEdit).default([]),
-});
-export type RerunInput = z.input<typeof RerunInput>;
-
-export const ForkInput = z.object({
-  parentRunId: z.string().min(1),
-  forkAt: z.number().int().min(0),
-});
-export type ForkInput = z.input<typeof ForkInput>;
 
 interface ServiceOptions {
   model?: ModelPort;
@@ -56,27 +23,32 @@ interface ServiceOptions {
 
 async function parentOf(db: Db, runId: string): Promise<RunRecord> {
   const run = await getRun(db, runId);
-  if (!run) throw new ServiceError("not_found", `run ${runId} not found`);
-  if (run.status === "running") throw new ServiceError("conflict", `run ${runId} is still running`);
+  if (!run) throw new AppError("not_found", `run ${runId} not found`);
+  if (run.status === "running") throw new AppError("conflict", `run ${runId} is still running`);
   return run;
 }
 
-function conflict(what: string, error: ConflictError<unknown>): ServiceError {
-  return new ServiceError("conflict", `${what} changed meanwhile (${error.message}); reload and try again`);
+/** A save the re-run depends on lost a race: say what moved, keep the record as it is now. */
+function rethrowConflict(what: string, err: unknown): never {
+  if (!isAppError(err, "conflict")) throw err;
+  throw new AppError("conflict", `${what} changed meanwhile (${err.message}); reload and try again`, err.details);
 }
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Saves the edits as new versions, then starts the child run with `parentRunId` set. */
-export async function rerunWithChanges(db: Db, raw: RerunInput, options: ServiceOptions = {}): Promise<StartedRun> {
-  const input = RerunInput.parse(raw);
+export async function rerunWithChanges(
+  db: Db,
+  input: z.output<typeof RerunInput>,
+  options: ServiceOptions = {},
+): Promise<StartedRun> {
   const parent = await parentOf(db, input.parentRunId);
   const snapshot = parent.skillSnapshot;
   let skillName = snapshot?.name;
 
   if (snapshot && (input.mission !== undefined || input.disposition !== undefined)) {
     const current = await getSkill(db, { bankId: parent.bankId, id: snapshot.id });
-    if (!current) throw new ServiceError("not_found", `skill ${snapshot.name} no longer exists`);
+    if (!current) throw new AppError("not_found", `skill ${snapshot.name} no longer exists`);
     const mission = input.mission ?? current.mission;
     const disposition = input.disposition ?? current.disposition;
     if (mission !== current.mission || !sameList(disposition, current.disposition)) {
@@ -88,24 +60,22 @@ export async function rerunWithChanges(db: Db, raw: RerunInput, options: Service
           disposition,
         });
         skillName = saved.name;
-      } catch (e) {
-        if (e instanceof ConflictError) throw conflict(`skill ${current.name}`, e);
-        throw e;
+      } catch (err) {
+        rethrowConflict(`skill ${current.name}`, err);
       }
     }
   }
 
   for (const edit of input.mentalModelEdits) {
     const current = await getMentalModel(db, parent.bankId, edit.id);
-    if (!current) throw new ServiceError("not_found", `mental model ${edit.id} no longer exists`);
+    if (!current) throw new AppError("not_found", `mental model ${edit.id} no longer exists`);
     const content = edit.content ?? current.content;
     const staleOverride = edit.staleOverride === undefined ? current.staleOverride : edit.staleOverride;
     if (content === current.content && staleOverride === current.staleOverride) continue;
     try {
       await saveMentalModel(db, { ...current, expectedVersion: edit.expectedVersion, content, staleOverride });
-    } catch (e) {
-      if (e instanceof ConflictError) throw conflict(`mental model ${current.name}`, e);
-      throw e;
+    } catch (err) {
+      rethrowConflict(`mental model ${current.name}`, err);
     }
   }
 
@@ -119,9 +89,8 @@ export async function rerunWithChanges(db: Db, raw: RerunInput, options: Service
       mode: input.mode,
       scope: input.scope,
       anchorEvery: snapshot?.anchorEvery,
-      parentRunId: parent.id,
     },
-    { model: options.model },
+    { model: options.model, parentRunId: parent.id },
   );
 }
 
@@ -156,14 +125,17 @@ export function replayResponses(events: readonly RunEvent[], forkAt: number): Mo
 }
 
 /** Re-runs the parent's inputs, replaying its model responses below `forkAt` and calling the model live from there. */
-export async function forkRun(db: Db, raw: ForkInput, options: ServiceOptions = {}): Promise<StartedRun> {
-  const input = ForkInput.parse(raw);
+export async function forkRun(
+  db: Db,
+  input: z.output<typeof ForkInput>,
+  options: ServiceOptions = {},
+): Promise<StartedRun> {
   const parent = await parentOf(db, input.parentRunId);
-  if (parent.mode === "facts") throw new ServiceError("invalid_input", "a facts-mode run makes no model calls to fork");
+  if (parent.mode === "facts") throw new AppError("invalid_input", "a facts-mode run makes no model calls to fork");
   const iterations = parent.iterations ?? 0;
   if (input.forkAt > Math.max(0, iterations - 1)) {
-    throw new ServiceError("invalid_input", `fork at an iteration between 0 and ${Math.max(0, iterations - 1)}`, {
-      forkAt: [`the parent ran ${iterations} iterations`],
+    throw new AppError("invalid_input", `fork at an iteration between 0 and ${Math.max(0, iterations - 1)}`, {
+      fieldErrors: { forkAt: [`the parent ran ${iterations} iterations`] },
     });
   }
   const responses = replayResponses(await getRunEvents(db, parent.id), input.forkAt);
@@ -173,48 +145,19 @@ export async function forkRun(db: Db, raw: ForkInput, options: ServiceOptions = 
       bankId: parent.bankId,
       skill: parent.skillName ?? undefined,
       question: parent.question,
-      budget: Budget.parse(parent.budget),
-      mode: RunMode.parse(parent.mode),
-      scope: parent.scope,
+      budget: parent.budget,
+      mode: parent.mode,
+      scope: Scope.parse(parent.scope),
       anchorEvery: parent.skillSnapshot?.anchorEvery,
-      parentRunId: parent.id,
     },
     {
       model: options.model,
+      parentRunId: parent.id,
       replay: { forkAt: input.forkAt, responses },
       // A fork replays the parent's exact skill version, whatever the skill says today.
       skillOverride: parent.skillSnapshot ?? undefined,
     },
   );
-}
-
-export interface RerunContext {
-  run: {
-    id: string;
-    bankId: string;
-    question: string;
-    budget: z.infer<typeof Budget>;
-    mode: z.infer<typeof RunMode>;
-    scope: string;
-    status: string;
-    iterations: number;
-    parentRunId: string | null;
-  };
-  /** The skill as the run used it, and the version it is at now. */
-  skill: {
-    id: string;
-    name: string;
-    version: number;
-    mission: string;
-    disposition: string[];
-    currentVersion: number | null;
-  } | null;
-  /** Mental models the run read, as they are now (editable). */
-  mentalModels: (Pick<
-    MentalModelRecord,
-    "id" | "name" | "content" | "version" | "staleOverride" | "isStale" | "stalenessReason" | "usable"
-  > & { versionSeen: number | null })[];
-  scopes: string[];
 }
 
 /** What the re-run drawer and the fork control need, loaded server-side for the run page. */
@@ -231,8 +174,8 @@ export async function getRerunContext(db: Db, runId: string): Promise<RerunConte
       id: run.id,
       bankId: run.bankId,
       question: run.question,
-      budget: Budget.parse(run.budget),
-      mode: RunMode.parse(run.mode),
+      budget: run.budget,
+      mode: run.mode,
       scope: run.scope,
       status: run.status,
       iterations: run.iterations ?? 0,

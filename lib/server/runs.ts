@@ -3,40 +3,26 @@
  * engine detached and returns the run id at once. Followers read the event log as it grows.
  */
 import { randomBytes } from "node:crypto";
-import { z } from "zod";
+import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
 import { createRun, createRunSink, finishRun, getRun, getRunEvents, listRuns, type RunRecord } from "@/db/runs";
 import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
-import type { RunListItem } from "@/lib/query/runs";
+import { AppError } from "@/lib/contracts/errors";
+import type { ListRunsQuery, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
 import {
-  Budget,
+  failedRunResult,
   type ModelPort,
   type ReflectOptions,
   type ReflectResult,
-  RunMode,
   runReflect,
-  Scope,
   type SkillSnapshot,
+  type Tier,
 } from "@/lib/reflect";
-import { ServiceError } from "./action";
 import { memoryStoreOptions } from "./embeddings";
 import { getModel } from "./model";
 import { pushRunTraceInBackground } from "./otlp-push";
-
-export const StartRunInput = z.object({
-  bankId: z.string().trim().min(1, "choose a bank"),
-  skill: z.string().trim().optional(),
-  budget: z.union([Budget, z.literal("")]).optional(),
-  mode: RunMode.default("synthesize"),
-  scope: z.union([Scope, z.literal("")]).optional(),
-  question: z.string().trim().min(1, "ask a question").max(4000, "keep the question under 4,000 characters"),
-  anchorEvery: z.number().int().min(1).max(50).optional(),
-  responseSchema: z.unknown().optional(),
-  parentRunId: z.string().optional(),
-});
-export type StartRunInput = z.input<typeof StartRunInput>;
 
 /** Time-sortable, collision-resistant run ids. */
 export function newRunId(now = Date.now()): string {
@@ -49,21 +35,25 @@ export interface StartedRun {
   finished: Promise<ReflectResult>;
 }
 
+/** Starts a validated request (every caller parses its own transport's input against the contracts). */
 export async function startRun(
   db: Db,
-  raw: StartRunInput,
+  input: z.output<typeof StartRunInput>,
   options: {
     model?: ModelPort;
-    excludeTiers?: ("mental_models" | "observations" | "raw_facts")[];
+    excludeTiers?: Tier[];
+    /** Re-run or fork: the run this one was made from. */
+    parentRunId?: string;
     /** Fork: the parent's responses replayed below `forkAt`; recorded as `forkedAtIteration`. */
     replay?: ReflectOptions["replay"];
     /** "Try" a skill draft: run with this snapshot instead of the saved skill (nothing is saved). */
     skillOverride?: SkillSnapshot;
   } = {},
 ): Promise<StartedRun> {
-  const input = StartRunInput.parse(raw);
   const bank = await getBank(db, input.bankId);
-  if (!bank) throw new ServiceError("not_found", `unknown bank "${input.bankId}"`, { bankId: ["unknown bank"] });
+  if (!bank) {
+    throw new AppError("not_found", `unknown bank "${input.bankId}"`, { fieldErrors: { bankId: ["unknown bank"] } });
+  }
   const skillRecord = options.skillOverride
     ? null
     : input.skill
@@ -71,12 +61,13 @@ export async function startRun(
       : ((await getSkill(db, { bankId: bank.id, name: "recap" })) ?? (await listSkills(db, bank.id))[0] ?? null);
   const skill = options.skillOverride ?? (skillRecord && toSkillSnapshot(skillRecord));
   if (!skill) {
-    throw new ServiceError("not_found", `unknown skill "${input.skill ?? "recap"}" in bank ${bank.id}`, {
-      skill: ["unknown skill"],
+    throw new AppError("not_found", `unknown skill "${input.skill ?? "recap"}" in bank ${bank.id}`, {
+      fieldErrors: { skill: ["unknown skill"] },
     });
   }
-  const budget = input.budget || skill.budget;
-  const scope = input.scope || skill.retrieval.scope;
+  const budget = input.budget ?? skill.budget;
+  const scope = input.scope ?? skill.retrieval.scope;
+  const parentRunId = options.parentRunId ?? null;
   const model = options.model ?? getModel();
   // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.
   const memory = createMemoryStore(db, memoryStoreOptions());
@@ -91,7 +82,7 @@ export async function startRun(
     mode: input.mode,
     scope,
     model: model.info,
-    parentRunId: input.parentRunId ?? null,
+    parentRunId,
     forkedAtIteration: options.replay?.forkAt ?? null,
   });
 
@@ -117,23 +108,12 @@ export async function startRun(
         anchorEvery: input.anchorEvery ?? skill.anchorEvery,
         responseSchema: input.responseSchema,
         excludeTiers: options.excludeTiers ?? [],
-        parentRunId: input.parentRunId ?? null,
+        parentRunId,
         forkedAtIteration: options.replay?.forkAt ?? null,
       },
       { replay: options.replay },
-    ).catch(
-      (err: unknown): ReflectResult => ({
-        status: "failed",
-        answer: "",
-        citations: { memory_ids: [], observation_ids: [], mental_model_ids: [] },
-        dropped: [],
-        flags: [],
-        usage: { inputTokens: 0, outputTokens: 0 },
-        llmCalls: 0,
-        iterations: 0,
-        warnings: [],
-        error: { message: err instanceof Error ? err.message : String(err), phase: "engine" },
-      }),
+    ).catch((err: unknown) =>
+      failedRunResult({ message: err instanceof Error ? err.message : String(err), phase: "engine" }),
     );
     await finishRun(db, runId, { ...result, durationMs: Date.now() - started });
     pushRunTraceInBackground(db, runId);
@@ -167,23 +147,13 @@ export function toRunListItem(r: RunRecord): RunListItem {
   };
 }
 
-export const ListRunsInput = z.object({
-  bank: z.string().optional(),
-  skill: z.string().optional(),
-  status: z.string().optional(),
-  badge: z.string().optional(),
-  q: z.string().max(200).optional(),
-  cursor: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-});
-
-export async function listRunItems(db: Db, raw: unknown) {
-  const f = ListRunsInput.parse(raw);
+/** A page of the runs list; an unreadable cursor is `invalid_input`. */
+export async function listRunItems(db: Db, f: z.output<typeof ListRunsQuery>): Promise<RunListPage> {
   const page = await listRuns(db, {
     bankId: f.bank || undefined,
     skill: f.skill || undefined,
-    status: (f.status || undefined) as never,
-    flag: f.badge || undefined,
+    status: f.status,
+    flag: f.badge,
     q: f.q || undefined,
     cursor: f.cursor || undefined,
     limit: f.limit ?? 50,

@@ -32,7 +32,12 @@ export async function benchConcurrency(log: (line: string) => void): Promise<Ben
           timed(async () => {
             const started = await startRun(
               db,
-              { bankId: "demo", question: QUESTIONS[i % QUESTIONS.length]!, skill: SKILLS[i % SKILLS.length] },
+              {
+                mode: "synthesize",
+                bankId: "demo",
+                question: QUESTIONS[i % QUESTIONS.length]!,
+                skill: SKILLS[i % SKILLS.length],
+              },
               { model },
             );
             return { runId: started.runId, result: await started.finished };

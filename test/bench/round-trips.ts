@@ -74,7 +74,11 @@ export async function benchRoundTrips(log: (line: string) => void): Promise<Benc
     };
     for (const c of CASES) {
       const input = offline[c.scenario]!;
-      const started = await startRun(db, { ...input, budget: "low" }, { model: createOfflineModel() });
+      const started = await startRun(
+        db,
+        { mode: "synthesize", ...input, budget: "low" },
+        { model: createOfflineModel() },
+      );
       const result = await started.finished;
       rows.push(callsRow(c, "offline model, demo bank", result.llmCalls, result.status));
     }

@@ -1,6 +1,7 @@
 /**
- * Dependency direction (DESIGN.md): app → lib/server → (lib/reflect, db, lib/llm);
- * components → lib/query, lib/timeline. The engine imports only itself and zod.
+ * Dependency direction (DESIGN.md): app → lib/server → (lib/reflect, db, lib/llm, lib/contracts);
+ * components → lib/query, lib/timeline, lib/contracts. The engine imports only itself and zod.
+ * Shapes that cross a boundary are declared once, in lib/contracts (or the engine's lib/reflect).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -53,6 +54,55 @@ function violations(dir: string, allowed: (target: string) => boolean): string[]
 
 const under = (t: string, ...prefixes: string[]) => prefixes.some((p) => t === p || t.startsWith(`${p}/`));
 
+/** Module specifiers an import statement takes types from (`import type …`, or `{ type X }` inside braces). */
+function typeImportsOf(source: string): string[] {
+  const specs: string[] = [];
+  const re = /import\s+(type\s+)?(\{[^}]*\}|[\w*\s,]+?)\s*from\s*['"]([^'"]+)['"]/g;
+  for (const m of source.matchAll(re)) {
+    const [, typeOnly, names, spec] = m;
+    if (typeOnly || /(^|[{,\s])type\s+\w/.test(names ?? "")) specs.push(spec as string);
+  }
+  return specs;
+}
+
+function typeViolations(dir: string, allowed: (target: string) => boolean): string[] {
+  const bad: string[] = [];
+  for (const file of sourceFiles(dir)) {
+    for (const spec of typeImportsOf(readFileSync(join(root, file), "utf8"))) {
+      if (!allowed(target(file, spec))) bad.push(`${file} imports types from ${spec}`);
+    }
+  }
+  return bad;
+}
+
+/** zod schema builders: a call to one of these declares a schema. */
+const SCHEMA_BUILDER =
+  /\bz\.(object|strictObject|looseObject|string|number|boolean|array|tuple|enum|literal|union|discriminatedUnion|intersection|record|unknown|any|custom|coerce|iso|preprocess|lazy)\s*\(/;
+
+/**
+ * Files outside lib/contracts and lib/reflect that may declare schemas because the shape never
+ * leaves the file's own process boundary: environment settings and command-line arguments.
+ */
+const LOCAL_SCHEMAS: Record<string, string> = {
+  "lib/llm/config.ts": "parses model settings from the environment",
+  "lib/llm/embeddings.ts": "parses embedding settings from the environment",
+  "lib/cli/args.ts": "parses the reflect/import/export command lines (flag names, not a contract)",
+  "lib/cli/runs.ts": "parses the `runs export` command line",
+};
+
+function schemaDeclarations(dirs: string[]): string[] {
+  const out: string[] = [];
+  for (const file of dirs.flatMap((d) => (d.endsWith(".ts") ? [d] : sourceFiles(d)))) {
+    if (under(file, "lib/contracts", "lib/reflect") || file in LOCAL_SCHEMAS) continue;
+    readFileSync(join(root, file), "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if (SCHEMA_BUILDER.test(line)) out.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  return out;
+}
+
 describe("architecture", () => {
   it("the import scanner sees static, re-export, side-effect and dynamic imports", () => {
     const src = `import a from "next/link";\nexport { b } from '../db/x';\nimport "server-only";\nconst c = await import("openai");`;
@@ -84,6 +134,40 @@ describe("architecture", () => {
     expect(
       violations("components", (t) => !under(t, "db", "lib/server", "lib/llm", "@libsql/client", "drizzle-orm")),
     ).toEqual([]);
+  });
+
+  it("lib/server never imports lib/query (client-side keys and fetchers)", () => {
+    expect(violations("lib/server", (t) => !under(t, "lib/query"))).toEqual([]);
+  });
+
+  it("lib/contracts depends only on zod, the engine's domain and the pure folds' types", () => {
+    expect(sourceFiles("lib/contracts").length).toBeGreaterThan(5);
+    expect(
+      violations("lib/contracts", (t) => t === "zod" || under(t, "lib/contracts", "lib/reflect", "lib/timeline")),
+    ).toEqual([]);
+  });
+
+  it("the type-import scanner sees `import type` and inline `type` specifiers, not value imports", () => {
+    const src = `import type { A } from "@/x";\nimport { type B, c } from "@/y";\nimport { d } from "@/z";\nimport type E from "@/w";`;
+    expect(typeImportsOf(src)).toEqual(["@/x", "@/y", "@/w"]);
+  });
+
+  it("components take app shapes from lib/contracts: no types from lib/server, lib/query, db or app", () => {
+    // lib/timeline (the folds' rows) and lib/reflect (the engine's domain) are contracts of their own.
+    const appShape = (t: string) =>
+      under(t, "lib", "db", "app") && !under(t, "lib/contracts", "lib/timeline", "lib/reflect");
+    expect(typeViolations("components", (t) => !appShape(t))).toEqual([]);
+  });
+
+  it("only lib/contracts and lib/reflect declare zod schemas (a short list of local parsers excepted)", () => {
+    expect(SCHEMA_BUILDER.test("const X = z.object({ a: z.string() });")).toBe(true);
+    expect(SCHEMA_BUILDER.test("type X = z.infer<typeof Y>; z.toJSONSchema(s);")).toBe(false);
+    for (const file of Object.keys(LOCAL_SCHEMAS)) {
+      expect(SCHEMA_BUILDER.test(readFileSync(join(root, file), "utf8")), `${file} still needs its exception`).toBe(
+        true,
+      );
+    }
+    expect(schemaDeclarations(["app", "components", "lib", "db", "proxy.ts"])).toEqual([]);
   });
 
   it("only lib/server and lib/cli compose db and models; app reaches them through lib/server", () => {

@@ -9,9 +9,9 @@ import { RefreshModelButton } from "@/components/editors/refresh-model-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
 import { VersionHistory } from "@/components/editors/version-history";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
-import { getMentalModelPage } from "@/lib/server/curation";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
+import { getMentalModelPage } from "@/lib/server/mental-models";
 
 export const dynamic = "force-dynamic";
 

@@ -3,9 +3,9 @@ import { notFound } from "next/navigation";
 import { saveSkillAction, trySkillAction } from "@/app/actions/curation";
 import { SkillEditor } from "@/components/editors/skill-editor";
 import { VersionHistory } from "@/components/editors/version-history";
-import { getSkillPage } from "@/lib/server/curation";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
+import { getSkillPage } from "@/lib/server/skills";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@
 import { listBanks } from "@/db/banks";
 import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { NotFoundError } from "@/db/errors";
+import { AppError } from "@/lib/contracts/errors";
 
 export async function bankList(db: Db) {
   return { banks: await listBanks(db) };
@@ -15,6 +15,6 @@ export function importBank(db: Db, rawBundle: unknown, replace: boolean) {
 
 export async function exportBank(db: Db, bankId: string) {
   const bundle = await exportBundle(db, bankId);
-  if (!bundle) throw new NotFoundError(`unknown bank "${bankId}"`);
+  if (!bundle) throw new AppError("not_found", `unknown bank "${bankId}"`);
   return bundle;
 }

@@ -2,43 +2,34 @@
  * Every /api/v1 endpoint. Route files under app/api/v1 wrap these with `handle`; the OpenAPI
  * document lists exactly these (a test compares them with the route files on disk).
  */
-import { z } from "zod";
-import { defineEndpoint, type ResponseSpec } from "./endpoint";
+import type { z } from "zod";
+import { OpenApiDocument } from "@/lib/contracts/api";
+import { BankItemParams, BankList, BankParams, ExportResult, ImportQuery, ImportResult } from "@/lib/contracts/banks";
+import { Bundle } from "@/lib/contracts/bundle";
+import { ApiErrorBody } from "@/lib/contracts/errors";
+import { RecallBody, RecallResult, RetainBody, RetainResult } from "@/lib/contracts/memory";
 import {
-  ApiError,
-  BankItemParams,
-  BankList,
-  BankParams,
   CreateMentalModelBody,
-  CreateSkillBody,
-  ExportResult,
-  ImportBody,
-  ImportQuery,
-  ImportResult,
-  ListRunsQuery,
   MentalModel,
-  MentalModelDetail,
   MentalModelList,
-  RecallBody,
-  RecallResult,
+  MentalModelWithHistory,
+  UpdateMentalModelBody,
+} from "@/lib/contracts/mental-models";
+import {
+  ListRunsQuery,
   ReflectAccepted,
   ReflectBody,
   ReflectFinished,
-  RetainBody,
-  RetainResult,
   RunDetail,
   RunEventList,
   RunEventsQuery,
-  RunList,
+  RunListPage,
   RunParams,
-  Skill,
-  SkillDetail,
-  SkillList,
-  UpdateMentalModelBody,
-  UpdateSkillBody,
-} from "./schemas";
+} from "@/lib/contracts/runs";
+import { CreateSkillBody, Skill, SkillList, SkillWithHistory, UpdateSkillBody } from "@/lib/contracts/skills";
+import { defineEndpoint, type ResponseSpec } from "./endpoint";
 
-const err = (description: string): ResponseSpec => ({ description, schema: ApiError });
+const err = (description: string): ResponseSpec => ({ description, schema: ApiErrorBody });
 const BAD_INPUT = { 400: err("invalid JSON or fields (fieldErrors by JSON path)") };
 const NO_BANK = { 404: err("unknown bank") };
 const TOO_LARGE = { 413: err("request body too large") };
@@ -62,7 +53,7 @@ export const endpoints = {
     summary: "Import a bank bundle (atomic: a bad bundle changes nothing)",
     tag: "banks",
     query: ImportQuery,
-    body: ImportBody,
+    body: Bundle,
     maxBodyBytes: BUNDLE_MAX_BYTES,
     responses: {
       201: { description: "imported", schema: ImportResult },
@@ -162,7 +153,7 @@ export const endpoints = {
     tag: "mental-models",
     params: BankItemParams,
     responses: {
-      200: { description: "the model and its versions", schema: MentalModelDetail },
+      200: { description: "the model and its versions", schema: MentalModelWithHistory },
       404: err("unknown bank or model"),
     },
   }),
@@ -224,7 +215,7 @@ export const endpoints = {
     tag: "skills",
     params: BankItemParams,
     responses: {
-      200: { description: "the skill and its versions", schema: SkillDetail },
+      200: { description: "the skill and its versions", schema: SkillWithHistory },
       404: err("unknown bank or skill"),
     },
   }),
@@ -260,7 +251,7 @@ export const endpoints = {
     summary: "List runs, newest first, with filters and a cursor",
     tag: "runs",
     query: ListRunsQuery,
-    responses: { 200: { description: "a page of runs", schema: RunList }, ...BAD_INPUT },
+    responses: { 200: { description: "a page of runs", schema: RunListPage }, ...BAD_INPUT },
   }),
   getRun: defineEndpoint({
     method: "GET",
@@ -296,13 +287,13 @@ export const endpoints = {
     operationId: "getOpenApi",
     summary: "This API's OpenAPI 3.1 document",
     tag: "meta",
-    responses: { 200: { description: "the document", schema: z.record(z.string(), z.unknown()) } },
+    responses: { 200: { description: "the document", schema: OpenApiDocument } },
   }),
 };
 
 /** Shared response schemas get a readable component name instead of a per-operation one. */
 export const NAMED_SCHEMAS = new Map<z.ZodType, string>([
-  [ApiError, "Error"],
+  [ApiErrorBody, "Error"],
   [MentalModel, "MentalModel"],
   [Skill, "Skill"],
 ]);

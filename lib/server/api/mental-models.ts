@@ -1,7 +1,6 @@
 /** Mental-model CRUD for the API, with optimistic concurrency on `expectedVersion`. */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { NotFoundError } from "@/db/errors";
 import {
   deleteMentalModel,
   getMentalModel,
@@ -9,7 +8,12 @@ import {
   listMentalModels,
   saveMentalModel,
 } from "@/db/mental-models";
-import type { CreateMentalModelBody, MentalModelDetail, UpdateMentalModelBody } from "./schemas";
+import { AppError } from "@/lib/contracts/errors";
+import type {
+  CreateMentalModelBody,
+  MentalModelWithHistory,
+  UpdateMentalModelBody,
+} from "@/lib/contracts/mental-models";
 
 export async function mentalModelList(db: Db, bankId: string) {
   return { mentalModels: await listMentalModels(db, bankId) };
@@ -17,11 +21,11 @@ export async function mentalModelList(db: Db, bankId: string) {
 
 export async function mentalModelDetail(db: Db, bankId: string, id: string) {
   const mentalModel = await getMentalModel(db, bankId, id);
-  if (!mentalModel) throw new NotFoundError(`unknown mental model "${id}" in bank ${bankId}`);
+  if (!mentalModel) throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
   const versions = (await getMentalModelVersions(db, bankId, id)).map(
     ({ bankId: _bank, modelId: _model, ...version }) => version,
   );
-  const detail: z.output<typeof MentalModelDetail> = { mentalModel, versions };
+  const detail: MentalModelWithHistory = { mentalModel, versions };
   return detail;
 }
 
@@ -36,7 +40,7 @@ export async function updateMentalModel(
   body: z.output<typeof UpdateMentalModelBody>,
 ) {
   const current = await getMentalModel(db, bankId, id);
-  if (!current) throw new NotFoundError(`unknown mental model "${id}" in bank ${bankId}`);
+  if (!current) throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
   const { expectedVersion, ...changes } = body;
   const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   return saveMentalModel(db, { ...current, ...defined, bankId, id, expectedVersion });
@@ -44,6 +48,6 @@ export async function updateMentalModel(
 
 export async function removeMentalModel(db: Db, bankId: string, id: string) {
   if (!(await deleteMentalModel(db, bankId, id))) {
-    throw new NotFoundError(`unknown mental model "${id}" in bank ${bankId}`);
+    throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
   }
 }

@@ -3,49 +3,37 @@ import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
 import { getSkill } from "@/db/skills";
-import type { ScopeValue } from "@/lib/reflect/domain";
-import { ServiceError } from "../action";
+import { AppError } from "@/lib/contracts/errors";
+import { type RecallBody, RecallResult } from "@/lib/contracts/memory";
+import {
+  type ReflectAccepted,
+  type ReflectBody,
+  type ReflectFinished,
+  runLinks,
+  toRunResult,
+} from "@/lib/contracts/runs";
 import { startRun } from "../runs";
-import { RecallResult, type ReflectAccepted, type ReflectBody, type ReflectFinished, runLinks } from "./schemas";
 
 type Reflected =
   | { status: 202; body: z.output<typeof ReflectAccepted> }
   | { status: 200; body: z.output<typeof ReflectFinished> };
 
 export async function reflect(db: Db, bankId: string, body: z.output<typeof ReflectBody>): Promise<Reflected> {
+  // An unknown skill is a bad field of this request (400), not a missing resource.
   if (body.skill && !(await getSkill(db, { bankId, name: body.skill }))) {
-    throw new ServiceError("invalid_input", `unknown skill "${body.skill}" in bank ${bankId}`, {
-      skill: ["unknown skill"],
+    throw new AppError("invalid_input", `unknown skill "${body.skill}" in bank ${bankId}`, {
+      fieldErrors: { skill: ["unknown skill"] },
     });
   }
-  const { wait, ...input } = body;
-  const { runId, finished } = await startRun(db, { ...input, bankId });
+  const { wait, ...request } = body;
+  const { runId, finished } = await startRun(db, { ...request, bankId });
   const links = runLinks(runId);
   if (!wait) return { status: 202, body: { runId, status: "running", links } };
-  const r = await finished;
-  return {
-    status: 200,
-    body: {
-      id: runId,
-      status: r.status,
-      answer: r.answer,
-      citations: r.citations,
-      dropped: r.dropped,
-      flags: r.flags,
-      usage: r.usage,
-      llmCalls: r.llmCalls,
-      warnings: r.warnings,
-      links,
-    },
-  };
+  return { status: 200, body: { ...toRunResult(runId, await finished), links } };
 }
 
 /** The raw-facts tier search, as the engine's `recall` tool runs it (scope policy included). */
-export async function recall(
-  db: Db,
-  bankId: string,
-  q: { query: string; tags: string[]; scope: ScopeValue; limit: number },
-) {
+export async function recall(db: Db, bankId: string, q: z.output<typeof RecallBody>) {
   const memories = await createMemoryStore(db).recall({ bankId, ...q });
   return RecallResult.parse({ query: q.query, count: memories.length, memories });
 }

@@ -1,27 +1,13 @@
 /** Runs for the API: list, detail, and the event log as JSON or as a server-sent event stream. */
-import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { NotFoundError } from "@/db/errors";
 import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
-import type { RunEvent, RunStatus } from "@/lib/reflect";
-import { ServiceError } from "../action";
-import { listRunItems } from "../runs";
-import { type ListRunsQuery, type RunDetail, runLinks } from "./schemas";
+import { AppError } from "@/lib/contracts/errors";
+import { type RunDetail, type RunEventList, runLinks } from "@/lib/contracts/runs";
+import type { RunEvent } from "@/lib/reflect";
 
 export const SSE_POLL_MS = 250;
 
-export async function listRunsPage(db: Db, query: z.output<typeof ListRunsQuery>) {
-  try {
-    return await listRunItems(db, query);
-  } catch (err) {
-    if (err instanceof Error && err.message === "invalid cursor") {
-      throw new ServiceError("invalid_input", "invalid cursor", { cursor: ["not a cursor this API returned"] });
-    }
-    throw err;
-  }
-}
-
-function toRunDetail(r: RunRecord): z.output<typeof RunDetail> {
+function toRunDetail(r: RunRecord): RunDetail {
   return {
     id: r.id,
     bankId: r.bankId,
@@ -33,7 +19,7 @@ function toRunDetail(r: RunRecord): z.output<typeof RunDetail> {
     mode: r.mode,
     scope: r.scope,
     model: { kind: r.modelKind, name: r.modelName },
-    status: r.status as RunStatus,
+    status: r.status,
     answer: r.answer,
     citations: r.citations,
     dropped: r.dropped,
@@ -54,7 +40,7 @@ function toRunDetail(r: RunRecord): z.output<typeof RunDetail> {
 
 async function requireRun(db: Db, id: string): Promise<RunRecord> {
   const run = await getRun(db, id);
-  if (!run) throw new NotFoundError(`unknown run "${id}"`);
+  if (!run) throw new AppError("not_found", `unknown run "${id}"`);
   return run;
 }
 
@@ -62,9 +48,9 @@ export async function runDetail(db: Db, id: string) {
   return toRunDetail(await requireRun(db, id));
 }
 
-export async function runEventList(db: Db, id: string, after: number | undefined) {
+export async function runEventList(db: Db, id: string, after: number | undefined): Promise<RunEventList> {
   const run = await requireRun(db, id);
-  return { status: run.status as RunStatus, events: await getRunEvents(db, id, { afterSeq: after }) };
+  return { status: run.status, events: await getRunEvents(db, id, { afterSeq: after }) };
 }
 
 const encoder = new TextEncoder();

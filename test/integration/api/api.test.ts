@@ -26,6 +26,7 @@ import * as banks from "@/app/api/v1/banks/route";
 import * as runEvents from "@/app/api/v1/runs/[id]/events/route";
 import * as run from "@/app/api/v1/runs/[id]/route";
 import * as runs from "@/app/api/v1/runs/route";
+import { ReflectFinished } from "@/lib/contracts/runs";
 import { getAppDb } from "@/lib/server/db";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
@@ -81,6 +82,16 @@ describe("POST /banks/{bank}/reflect", () => {
       self: `/api/v1/runs/${res.json.id}`,
       events: `/api/v1/runs/${res.json.id}/events`,
       inspector: `/runs/${res.json.id}`,
+    });
+    // The engine's result, as declared once: the same fields the stored run reports, failure receipt included.
+    const finished = ReflectFinished.parse(res.json);
+    expect(finished.error).toBeNull();
+    const stored = (await call(run.GET, { id: finished.id })).json;
+    expect(stored).toMatchObject({
+      status: finished.status,
+      answer: finished.answer,
+      iterations: finished.iterations,
+      llmCalls: finished.llmCalls,
     });
   });
 
@@ -344,7 +355,9 @@ describe("runs", () => {
     expect(next.json.runs[0].id).not.toBe(res.json.runs[0].id);
     expect((await call(runs.GET, {}, { query: "?status=exploded" })).status).toBe(400);
     expect((await call(runs.GET, {}, { query: "?limit=0" })).status).toBe(400);
-    expect((await call(runs.GET, {}, { query: "?cursor=garbage" })).status).toBe(400);
+    const garbage = await call(runs.GET, {}, { query: "?cursor=garbage" });
+    expect(garbage.status).toBe(400);
+    expect(garbage.json.error).toMatchObject({ code: "invalid_input", fieldErrors: { cursor: [expect.any(String)] } });
   });
 
   it("answers 404 for an unknown run", async () => {

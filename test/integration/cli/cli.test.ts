@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
 import { getRunEvents, listRuns } from "@/db/runs";
-import { ReflectJson } from "@/lib/cli/reflect-output";
+import { ReflectJson } from "@/lib/contracts/runs";
 
 const root = resolve(import.meta.dirname, "../../..");
 const dir = resolve(root, "test/.tmp", `cli-${process.pid}-${Date.now()}`);

@@ -7,23 +7,21 @@ import type { Db } from "@/db/client";
 import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
 import { getSkill } from "@/db/skills";
+import { type AppError, isAppError } from "@/lib/contracts/errors";
+import { type MentalModelDetail, MentalModelDraft } from "@/lib/contracts/mental-models";
+import { SkillDraft } from "@/lib/contracts/skills";
 import { createOfflineModel } from "@/lib/llm";
-import type { MentalModelDetail, MentalModelDraft, SkillDraft } from "@/lib/query/curation";
-import { MentalModelDraft as MentalModelDraftSchema } from "@/lib/query/curation";
-import {
-  defineSaveAction,
-  deleteMentalModelById,
-  EditConflictError,
-  getMentalModelPage,
-  getSkillPage,
-  listMentalModelRows,
-  refreshMentalModel,
-  saveMentalModelDraft,
-  saveSkillDraft,
-  trySkillDraft,
-} from "@/lib/server/curation";
+import { defineAction } from "@/lib/server/action";
 import { ensureDemoBank } from "@/lib/server/db";
+import {
+  deleteMentalModelById,
+  getMentalModelPage,
+  listMentalModelRows,
+  saveMentalModelDraft,
+} from "@/lib/server/mental-models";
+import { refreshMentalModel } from "@/lib/server/refresh";
 import { startRun } from "@/lib/server/runs";
+import { getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
 import { ScriptedModel } from "../../fixtures/scripted-model";
 import { openTempDb } from "../db/temp-db";
 
@@ -36,8 +34,9 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
-function draftOf(m: MentalModelDetail, patch: Partial<MentalModelDraft> = {}): MentalModelDraft {
-  return {
+/** The editor's draft of a model, validated as the save action would. */
+function draftOf(m: MentalModelDetail, patch: Partial<MentalModelDraft> = {}) {
+  return MentalModelDraft.parse({
     bankId: m.bankId,
     id: m.id,
     expectedVersion: m.version,
@@ -47,7 +46,7 @@ function draftOf(m: MentalModelDetail, patch: Partial<MentalModelDraft> = {}): M
     tags: m.tags,
     staleOverride: m.staleOverride ?? "auto",
     ...patch,
-  };
+  });
 }
 
 async function pageOf(id: string) {
@@ -103,7 +102,8 @@ describe("mental model versions", () => {
     const loaded = (await pageOf("mm-sso-rollout")).model;
     const otherTab = await saveMentalModelDraft(db, draftOf(loaded, { content: "Other tab's content" }));
 
-    const save = defineSaveAction(MentalModelDraftSchema, (d) => saveMentalModelDraft(db, d));
+    // The plain action wrapper: the conflict's newer record travels in the error value.
+    const save = defineAction(MentalModelDraft, (d) => saveMentalModelDraft(db, d));
     const result = await save(draftOf(loaded, { content: "My stale edit" }));
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -119,15 +119,15 @@ describe("mental model versions", () => {
   });
 
   it("creates a model with a unique slug id, never refreshed, and deletes it after", async () => {
-    const draft = {
+    const draft = MentalModelDraft.parse({
       bankId: "demo",
       expectedVersion: 0,
       name: "Launch plan",
       sourceQuery: "What is the launch plan?",
       content: "",
       tags: [],
-      staleOverride: "auto" as const,
-    };
+      staleOverride: "auto",
+    });
     const created = await saveMentalModelDraft(db, draft);
     expect(created.id).toBe("mm-launch-plan-2");
     expect(created.version).toBe(1);
@@ -135,7 +135,9 @@ describe("mental model versions", () => {
     expect(created.reason).toBe("never refreshed");
     await deleteMentalModelById(db, { bankId: "demo", id: created.id });
     expect(await getMentalModelPage(db, "demo", created.id)).toBeNull();
-    await expect(deleteMentalModelById(db, { bankId: "demo", id: created.id })).rejects.toThrow(/does not exist/);
+    const again = await deleteMentalModelById(db, { bankId: "demo", id: created.id }).catch((e: unknown) => e);
+    expect(isAppError(again, "not_found")).toBe(true);
+    expect((again as AppError).message).toMatch(/does not exist/);
   });
 
   it("counts the runs whose retrieval returned a model", async () => {
@@ -143,7 +145,7 @@ describe("mental model versions", () => {
     const before = await count();
     const { runId, finished } = await startRun(
       db,
-      { bankId: "demo", skill: "decisions", question: "Summarize the pricing decisions" },
+      { bankId: "demo", skill: "decisions", question: "Summarize the pricing decisions", mode: "synthesize" },
       { model: createOfflineModel() },
     );
     await finished;
@@ -205,10 +207,10 @@ describe("refresh now", () => {
 });
 
 describe("skills", () => {
-  const skillDraft = async (patch: Partial<SkillDraft> = {}): Promise<SkillDraft> => {
+  const skillDraft = async (patch: Partial<SkillDraft> = {}) => {
     const s = await getSkill(db, { bankId: "demo", id: "skill-recap" });
     if (!s) throw new Error("no recap skill");
-    return {
+    return SkillDraft.parse({
       bankId: "demo",
       id: s.id,
       expectedVersion: s.version,
@@ -219,7 +221,7 @@ describe("skills", () => {
       anchorEvery: s.anchorEvery,
       outputFormat: s.outputFormat,
       ...patch,
-    };
+    });
   };
 
   it("versions a mission edit with a word diff of the mission", async () => {
@@ -245,8 +247,8 @@ describe("skills", () => {
     const stale = await skillDraft();
     const newer = await saveSkillDraft(db, { ...stale, budget: "high" });
     const err = await saveSkillDraft(db, { ...stale, mission: "Lost edit" }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(EditConflictError);
-    expect((err as EditConflictError<{ version: number }>).current?.version).toBe(newer.version);
+    expect(isAppError(err, "conflict")).toBe(true);
+    expect((err as AppError<"conflict">).details.current).toMatchObject({ version: newer.version });
     expect((await getSkill(db, { bankId: "demo", id: "skill-recap" }))?.mission).not.toBe("Lost edit");
   });
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BundleInput } from "@/db/bundle";
-import { BundleError, exportBundle, importBundle } from "@/db/bundle-io";
+import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { listMentalModels } from "@/db/mental-models";
 import { getSkillVersions } from "@/db/skills";
+import type { BundleInput } from "@/lib/contracts/bundle";
+import { type AppError, isAppError } from "@/lib/contracts/errors";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 
@@ -77,9 +78,9 @@ describe("importBundle", () => {
     const bad = withBank(structuredClone(sampleBundle()), "other");
     mutate(bad);
     const error = await importBundle(main.db, bad).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BundleError);
-    expect((error as BundleError).issues.map((i) => i.path)).toContain(path);
-    expect((error as BundleError).message).toContain(path);
+    expect(isAppError(error, "invalid_bundle")).toBe(true);
+    expect(Object.keys((error as AppError<"invalid_bundle">).details.fieldErrors)).toContain(path);
+    expect((error as AppError).message).toContain(path);
     expect(await snapshot(main.db)).toEqual(before);
   });
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
-import { ConflictError } from "@/db/errors";
 import {
   deleteMentalModel,
   getMentalModel,
@@ -11,6 +10,7 @@ import {
 } from "@/db/mental-models";
 import { insertFacts } from "@/db/retain";
 import { getSkill, getSkillVersions, saveSkill } from "@/db/skills";
+import { type AppError, isAppError } from "@/lib/contracts/errors";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 
@@ -63,8 +63,8 @@ describe("mental model versions", () => {
       expectedVersion: 1,
       content: "late edit",
     }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConflictError);
-    expect((error as ConflictError<{ version: number; content: string }>).current).toMatchObject({
+    expect(isAppError(error, "conflict")).toBe(true);
+    expect((error as AppError<"conflict">).details.current).toMatchObject({
       version: 2,
       content: "v2",
     });
@@ -78,7 +78,7 @@ describe("mental model versions", () => {
       saveMentalModel(t.db, { ...base, id: "mm-ops", expectedVersion: 2, content: "b" }),
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(results.filter((r) => r.status === "rejected" && r.reason instanceof ConflictError)).toHaveLength(1);
+    expect(results.filter((r) => r.status === "rejected" && isAppError(r.reason, "conflict"))).toHaveLength(1);
     expect((await getMentalModel(t.db, "acme", "mm-ops"))?.version).toBe(3);
   });
 
@@ -172,7 +172,9 @@ describe("skill versions", () => {
     expect(v2.version).toBe(2);
     expect((await getSkill(t.db, { bankId: "acme", name: "blockers" }))?.mission).toBe("Find blockers, with owners.");
     expect((await getSkillVersions(t.db, "acme", v1.id)).map((v) => v.version)).toEqual([2, 1]);
-    await expect(saveSkill(t.db, { ...skill, id: v1.id, expectedVersion: 1 })).rejects.toBeInstanceOf(ConflictError);
+    await expect(saveSkill(t.db, { ...skill, id: v1.id, expectedVersion: 1 })).rejects.toMatchObject({
+      code: "conflict",
+    });
     await expect(saveSkill(t.db, { ...skill, name: "recap", expectedVersion: 0 })).rejects.toThrow(/already exists/);
   });
 });

@@ -1,4 +1,4 @@
-import type { BundleInput } from "@/db/bundle";
+import type { BundleInput } from "@/lib/contracts/bundle";
 
 /** A small bank: personal and team facts, one observation, two mental models, one skill. */
 export function sampleBundle(): BundleInput {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BundleInput } from "@/db/bundle";
 import { importBundle } from "@/db/bundle-io";
 import { createMemoryStore } from "@/db/memory-store";
 import { searchFacts } from "@/db/search";
+import type { BundleInput } from "@/lib/contracts/bundle";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort } from "@/lib/reflect/ports";
 import { sampleBundle } from "./sample-bundle";

@@ -5,11 +5,11 @@
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BundleInput } from "@/db/bundle";
 import { importBundle } from "@/db/bundle-io";
 import { backfillEmbeddings } from "@/db/embedding-backfill";
 import { getEmbeddingDim } from "@/db/embeddings";
 import { createMemoryStore } from "@/db/memory-store";
+import type { BundleInput } from "@/lib/contracts/bundle";
 import {
   createEmbedder,
   DEFAULT_EMBEDDING_DIM,

@@ -55,7 +55,11 @@ afterEach(() => {
 });
 
 async function finishedRun(question = "What did we decide about the launch date?") {
-  const { runId, finished } = await startRun(db, { bankId: "demo", question }, { model: createOfflineModel() });
+  const { runId, finished } = await startRun(
+    db,
+    { mode: "synthesize", bankId: "demo", question },
+    { model: createOfflineModel() },
+  );
   await finished;
   return runId;
 }

@@ -8,9 +8,9 @@ import type { Db } from "@/db/client";
 import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
 import { getSkill, getSkillVersions } from "@/db/skills";
+import { AppError } from "@/lib/contracts/errors";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import type { RunEvent } from "@/lib/reflect/events";
-import { ServiceError } from "@/lib/server/action";
 import { ensureDemoBank } from "@/lib/server/db";
 import { forkRun, getComparison, getRerunContext, rerunWithChanges } from "@/lib/server/rerun";
 import { startRun } from "@/lib/server/runs";
@@ -85,7 +85,7 @@ describe("forkRun", () => {
     const parent = await finishedRun(
       await startRun(
         db,
-        { bankId: "demo", skill: "recap", budget: "low", question: QUESTION },
+        { mode: "synthesize", bankId: "demo", skill: "recap", budget: "low", question: QUESTION },
         { model: openaiModel() },
       ),
     );
@@ -125,7 +125,7 @@ describe("forkRun", () => {
     const parent = await finishedRun(
       await startRun(
         db,
-        { bankId: "demo", skill: "recap", budget: "low", question: QUESTION },
+        { mode: "synthesize", bankId: "demo", skill: "recap", budget: "low", question: QUESTION },
         { model: createOfflineModel() },
       ),
     );
@@ -139,7 +139,11 @@ describe("rerunWithChanges", () => {
   it("fixing the stale launch plan makes the re-run short-circuit with fewer model calls", async () => {
     const model = createOfflineModel();
     const parent = await finishedRun(
-      await startRun(db, { bankId: "demo", skill: "recap", budget: "low", question: QUESTION }, { model }),
+      await startRun(
+        db,
+        { mode: "synthesize", bankId: "demo", skill: "recap", budget: "low", question: QUESTION },
+        { model },
+      ),
     );
     expect(parent.run.llmCalls).toBeGreaterThanOrEqual(4);
 
@@ -183,7 +187,7 @@ describe("rerunWithChanges", () => {
   it("saves a mission edit as a new skill version and the child runs with it", async () => {
     const model = createOfflineModel();
     const parent = await finishedRun(
-      await startRun(db, { bankId: "demo", skill: "decisions", question: QUESTION }, { model }),
+      await startRun(db, { mode: "synthesize", bankId: "demo", skill: "decisions", question: QUESTION }, { model }),
     );
     const before = (await getSkill(db, { bankId: "demo", name: "decisions" }))!;
     const mission = `${before.mission} Always name who made the decision.`;
@@ -199,6 +203,7 @@ describe("rerunWithChanges", () => {
           mission,
           disposition: ["decisive", "brief"],
           skillExpectedVersion: before.version,
+          mentalModelEdits: [],
         },
         { model },
       ),
@@ -220,7 +225,11 @@ describe("rerunWithChanges", () => {
 
   it("reports a conflict when the mental model changed since the drawer opened", async () => {
     const parent = await finishedRun(
-      await startRun(db, { bankId: "demo", skill: "recap", question: QUESTION }, { model: createOfflineModel() }),
+      await startRun(
+        db,
+        { mode: "synthesize", bankId: "demo", skill: "recap", question: QUESTION },
+        { model: createOfflineModel() },
+      ),
     );
     const plan = (await getMentalModel(db, "demo", "mm-launch-plan"))!;
     const attempt = rerunWithChanges(db, {
@@ -231,7 +240,7 @@ describe("rerunWithChanges", () => {
       scope: "personal",
       mentalModelEdits: [{ id: plan.id, expectedVersion: plan.version - 1, content: "Launch is whenever." }],
     });
-    await expect(attempt).rejects.toBeInstanceOf(ServiceError);
+    await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ code: "conflict" });
     expect((await getMentalModel(db, "demo", plan.id))!.version).toBe(plan.version);
   });

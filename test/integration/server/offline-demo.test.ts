@@ -28,7 +28,7 @@ afterAll(() => cleanup());
 async function reflect(question: string, skill?: string, extra: Record<string, unknown> = {}) {
   const { runId, finished } = await startRun(
     db,
-    { bankId: "demo", skill, question, ...extra },
+    { mode: "synthesize", bankId: "demo", skill, question, ...extra },
     { model: createOfflineModel() },
   );
   const result = await finished;

@@ -32,7 +32,7 @@ describe("run lifecycle", () => {
     };
     const { runId, finished } = await startRun(
       db,
-      { bankId: "demo", question: "When is the launch?" },
+      { mode: "synthesize", bankId: "demo", question: "When is the launch?" },
       { model: slow },
     );
     expect((await getRun(db, runId))?.status).toBe("running");
@@ -54,7 +54,7 @@ describe("run lifecycle", () => {
     }, "flaky-model");
     const { runId, finished } = await startRun(
       db,
-      { bankId: "demo", question: "What did we decide about the launch date?" },
+      { mode: "synthesize", bankId: "demo", question: "What did we decide about the launch date?" },
       { model },
     );
     const result = await finished;

@@ -64,7 +64,7 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
   it("runs a full offline reflect against the server and stores its events", async () => {
     const { runId, finished } = await startRun(
       db,
-      { bankId: "demo", skill: "blockers", question: "What is blocking the SSO rollout?" },
+      { mode: "synthesize", bankId: "demo", skill: "blockers", question: "What is blocking the SSO rollout?" },
       { model: createOfflineModel() },
     );
     const result = await finished;

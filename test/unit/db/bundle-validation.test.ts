@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BundleError, validateBundle } from "@/db/bundle-io";
+import { validateBundle } from "@/db/bundle-io";
+import { isAppError } from "@/lib/contracts/errors";
 
 function bundle(overrides: Record<string, unknown> = {}) {
   return {
@@ -16,12 +17,15 @@ function bundle(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** The refused bundle's issues as `{path, message}` pairs, from the error's fieldErrors. */
 function issuesOf(json: unknown) {
   try {
     validateBundle(json);
   } catch (error) {
-    if (error instanceof BundleError) return error.issues;
-    throw error;
+    if (!isAppError(error, "invalid_bundle")) throw error;
+    return Object.entries(error.details.fieldErrors).flatMap(([path, messages]) =>
+      messages.map((message) => ({ path, message })),
+    );
   }
   throw new Error("bundle was accepted");
 }

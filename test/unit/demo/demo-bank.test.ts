@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { Bundle } from "@/db/bundle";
 import { buildDemoBundle, DEMO_BANK_PATH, renderDemoBundle } from "@/db/demo/generate";
+import { Bundle } from "@/lib/contracts/bundle";
 
 const raw = readFileSync(DEMO_BANK_PATH, "utf8");
 const bundle = Bundle.parse(JSON.parse(raw));

@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import { Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
+import { Id, IsoTime } from "./fields";
 
-const IsoTime = z.iso.datetime({ offset: true });
-const Id = z.string().trim().min(1).max(200);
+/** A bundle is a file written elsewhere: its tag lists are not capped like an edit's. */
 const Tags = z.array(z.string().trim().min(1).max(100)).default([]);
 
 export const BundleFact = z.object({

@@ -1,0 +1,125 @@
+/**
+ * The app's one error: a typed code, a message a person can act on, and details by code (a
+ * conflict carries the record as it is now; bad input carries messages keyed by field path).
+ * Queries, services and the CLI throw it; lib/server/errors.ts maps it to an HTTP response, an
+ * action result, a CLI line and an MCP tool result. On the client `unwrap` throws it again, so
+ * components test `isAppError(error, "conflict")`, never a message.
+ */
+import { z } from "zod";
+
+export const ERROR_CODES = [
+  /** A field, parameter or argument is wrong; `fieldErrors` names which. */
+  "invalid_input",
+  /** The request body is not a JSON document. */
+  "invalid_json",
+  /** A bank bundle failed validation; `fieldErrors` is keyed by bundle path. Nothing was imported. */
+  "invalid_bundle",
+  "not_found",
+  /** Optimistic concurrency: the record moved on. `current` is the record now (null when deleted). */
+  "conflict",
+  /** A team scope the bank does not permit. */
+  "scope_not_permitted",
+  /** The server needs INSPECTOR_TOKEN and the request does not carry it. */
+  "unauthorized",
+  "body_too_large",
+  /** Anything unexpected: logged in full, shown as a pointer to the log where the audience is remote. */
+  "internal",
+] as const;
+export const ErrorCode = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** Messages keyed by the JSON path of the bad value, e.g. `facts[0].text`; `_` for the whole value. */
+export type FieldErrors = Record<string, string[]>;
+
+/** A conflict's `current` is the record as it is now (null: deleted meanwhile). */
+export type AppErrorDetails<C extends ErrorCode> = C extends "conflict"
+  ? { current?: unknown; fieldErrors?: FieldErrors }
+  : C extends "invalid_bundle"
+    ? { fieldErrors: FieldErrors }
+    : { fieldErrors?: FieldErrors };
+
+type DetailsArgs<C extends ErrorCode> = C extends "invalid_bundle"
+  ? [details: AppErrorDetails<C>, options?: ErrorOptions]
+  : [details?: AppErrorDetails<C>, options?: ErrorOptions];
+
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  readonly details: AppErrorDetails<C>;
+
+  constructor(code: C, message: string, ...[details, options]: DetailsArgs<C>) {
+    super(message, options);
+    this.name = "AppError";
+    this.code = code;
+    this.details = (details ?? {}) as AppErrorDetails<C>;
+  }
+
+  /** Rebuilds the error from its wire form (an action result or an API error body). */
+  static fromBody(body: ErrorBody): AppError {
+    const code = ErrorCode.safeParse(body.code).data ?? "internal";
+    const fieldErrors = body.fieldErrors ? { fieldErrors: body.fieldErrors } : {};
+    if (code === "conflict" && "current" in body)
+      return new AppError(code, body.message, { current: body.current, ...fieldErrors });
+    if (code === "invalid_bundle") return new AppError(code, body.message, { fieldErrors: body.fieldErrors ?? {} });
+    return new AppError(code, body.message, fieldErrors);
+  }
+}
+
+export function isAppError<C extends ErrorCode>(err: unknown, code?: C): err is AppError<C> {
+  return err instanceof AppError && (code === undefined || err.code === code);
+}
+
+/**
+ * A conflict's newer record, checked against its contract before an editor shows it: null when it
+ * was deleted meanwhile, undefined when the conflict carried none (or not that kind of record).
+ */
+export function conflictCurrent<T>(err: AppError<"conflict">, schema: z.ZodType<T>): T | null | undefined {
+  const { current } = err.details;
+  if (current === undefined || current === null) return current;
+  return schema.safeParse(current).data;
+}
+
+/** The error as it travels: the API's `{error: …}` and an action's `{ok: false, error: …}` hold the same object. */
+export const ErrorBody = z.object({
+  code: z.string().meta({ description: `machine-readable: ${ERROR_CODES.join(", ")}` }),
+  message: z.string(),
+  fieldErrors: z
+    .record(z.string(), z.array(z.string()))
+    .optional()
+    .meta({ description: "messages keyed by the JSON path of the bad value, e.g. `facts[0].text`" }),
+  current: z.unknown().optional().meta({ description: "on 409: the record as it is now (null if deleted)" }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export const ApiErrorBody = z.object({ error: ErrorBody });
+
+export function errorBody(err: AppError): ErrorBody {
+  const { fieldErrors } = err.details;
+  return {
+    code: err.code,
+    message: err.message,
+    ...(fieldErrors ? { fieldErrors } : {}),
+    ...("current" in err.details ? { current: err.details.current } : {}),
+  };
+}
+
+/** What every server action returns: production Next hides thrown messages, so errors travel as values. */
+export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: ErrorBody };
+
+/** `facts[3].scope`: the path form used by bundle import, the API and the forms alike. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`)).join("");
+}
+
+export function fieldErrorsOf(issues: readonly { path: readonly PropertyKey[]; message: string }[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of issues) {
+    const key = formatPath(issue.path) || "_";
+    out[key] = [...(out[key] ?? []), issue.message];
+  }
+  return out;
+}
+
+/** A zod failure as the one error: `invalid_input` with every message by path. */
+export function invalidInput(error: z.ZodError, message = "Some fields are invalid."): AppError<"invalid_input"> {
+  return new AppError("invalid_input", message, { fieldErrors: fieldErrorsOf(error.issues) });
+}

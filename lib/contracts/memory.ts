@@ -1,0 +1,114 @@
+/**
+ * Memories (facts and observations) across boundaries: the memory browser's pages, recall (API and
+ * MCP) and retaining new facts (API and MCP).
+ */
+import { z } from "zod";
+import { Scope } from "@/lib/reflect/domain";
+import { Id, IsoTime, McpBank, Tags } from "./fields";
+import { MentalModelItem } from "./mental-models";
+
+export const FactKind = z.enum(["world", "experience"]);
+
+export const FactItem = z.object({
+  id: z.string(),
+  text: z.string(),
+  kind: FactKind,
+  tags: z.array(z.string()),
+  scope: z.string(),
+  occurredAt: z.string().nullable(),
+  recordedAt: z.string(),
+  updatedAt: z.string(),
+});
+export type FactItem = z.infer<typeof FactItem>;
+
+export const ObservationItem = z.object({
+  id: z.string(),
+  text: z.string(),
+  tags: z.array(z.string()),
+  scope: z.string(),
+  sourceFactIds: z.array(z.string()),
+  updatedAt: z.string(),
+});
+export type ObservationItem = z.infer<typeof ObservationItem>;
+
+// ---------- the memory browser ----------
+
+export const MemoryTier = z.enum(["mental_models", "observations", "facts"]);
+export type MemoryTier = z.infer<typeof MemoryTier>;
+
+export const MemoryQuery = z.object({
+  tier: MemoryTier.default("mental_models"),
+  q: z.string().trim().max(500, "keep the search under 500 characters").default(""),
+  limit: z.coerce.number().int().min(1).max(500).default(200),
+});
+
+export const MemoryPage = z.discriminatedUnion("tier", [
+  z.object({ tier: z.literal("mental_models"), items: z.array(MentalModelItem) }),
+  z.object({ tier: z.literal("observations"), items: z.array(ObservationItem) }),
+  z.object({ tier: z.literal("facts"), items: z.array(FactItem) }),
+]);
+export type MemoryPage = z.infer<typeof MemoryPage>;
+
+// ---------- recall ----------
+
+export const RecallBody = z.object({
+  query: z.string().trim().min(1, "give a query").max(1000).meta({ description: "what to search for" }),
+  tags: Tags.default([]).meta({ description: "only facts carrying all of these tags" }),
+  scope: Scope.default("personal").meta({ description: '"personal" or "team:<id>" when the bank permits that team' }),
+  limit: z.number().int().min(1).max(100).default(20).meta({ description: "maximum facts" }),
+});
+
+export const RecallResult = z.object({
+  query: z.string(),
+  count: z.number().int(),
+  memories: z.array(FactItem.omit({ updatedAt: true })),
+});
+
+/** The MCP `memory_recall` tool. */
+export const McpRecallInput = RecallBody.extend({ bank: McpBank });
+
+// ---------- retain ----------
+
+export const NewFact = z.object({
+  id: Id.optional().meta({ description: "omit to generate one; an existing id updates that fact" }),
+  text: z.string().trim().min(1).max(20_000),
+  kind: FactKind.default("world"),
+  tags: Tags.default([]),
+  scope: Scope.default("personal"),
+  occurredAt: IsoTime.nullable().optional().meta({ description: "ISO-8601 time the fact happened" }),
+  documentId: z.string().min(1).nullable().optional(),
+});
+
+export const RetainBody = z.object({
+  facts: z
+    .array(NewFact)
+    .min(1, "send at least one fact")
+    .max(1000, "send at most 1,000 facts per request")
+    .superRefine((facts, ctx) => {
+      const seen = new Set<string>();
+      facts.forEach((f, i) => {
+        if (f.id === undefined) return;
+        if (seen.has(f.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate id "${f.id}"` });
+        seen.add(f.id);
+      });
+    }),
+});
+
+export const RetainResult = z.object({
+  bankId: z.string(),
+  inserted: z.array(z.string()).meta({ description: "ids of new facts" }),
+  updated: z.array(z.string()).meta({ description: "ids of facts that existed and were rewritten" }),
+  staleMentalModels: z
+    .array(z.object({ id: z.string(), name: z.string(), reason: z.string() }))
+    .meta({ description: "mental models that were fresh before and are stale now" }),
+});
+export type RetainResult = z.infer<typeof RetainResult>;
+
+/** The MCP `memory_retain` tool: new facts only (no ids), at most 100 per call. */
+export const McpRetainInput = z.object({
+  bank: McpBank,
+  facts: z
+    .array(NewFact.omit({ id: true, documentId: true }))
+    .min(1)
+    .max(100),
+});

@@ -1,0 +1,148 @@
+/**
+ * Mental models: the record, the views of it (memory browser item, list row, editor detail), its
+ * versions, the inputs that change it (API create/update, the editor's draft, refresh) and the
+ * refresh outcome. The views derive from the record, so a field means the same thing everywhere.
+ */
+import { z } from "zod";
+import type { FieldChange, VersionEntry } from "@/lib/timeline/version-changes";
+import { Id, IsoTime, MAX_QUESTION_CHARS, Tags } from "./fields";
+import { RunRef } from "./runs";
+
+export const StaleOverride = z.enum(["stale", "fresh"]).nullable();
+/** The editor's choice: `auto` is no override. */
+export const StaleOverrideChoice = z.enum(["auto", "stale", "fresh"]);
+export type StaleOverrideChoice = z.infer<typeof StaleOverrideChoice>;
+
+/** The freshness check's verdict as a person reads it. */
+export const StalenessState = z.enum([
+  "fresh",
+  "stale",
+  "never_refreshed",
+  "overridden_stale",
+  "overridden_fresh",
+  "unusable",
+]);
+export type StalenessState = z.infer<typeof StalenessState>;
+
+export const MentalModel = z.object({
+  id: z.string(),
+  bankId: z.string(),
+  name: z.string(),
+  sourceQuery: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  refreshedAt: z.string().nullable(),
+  staleOverride: StaleOverride,
+  basedOnIds: z.array(z.string()),
+  version: z.number().int(),
+  updatedAt: z.string().nullable(),
+  isStale: z.boolean(),
+  stalenessReason: z.string(),
+  usable: z.boolean(),
+});
+export type MentalModel = z.infer<typeof MentalModel>;
+
+const Staleness = z.object({ state: StalenessState, reason: z.string() });
+
+/** The memory browser's mental-model tier. */
+export const MentalModelItem = MentalModel.pick({
+  id: true,
+  name: true,
+  sourceQuery: true,
+  content: true,
+  tags: true,
+  refreshedAt: true,
+  version: true,
+  isStale: true,
+  usable: true,
+}).extend(Staleness.shape);
+export type MentalModelItem = z.infer<typeof MentalModelItem>;
+
+/** The mental-models list: staleness and how many runs read each model. */
+export const MentalModelRow = MentalModel.pick({ id: true, name: true, refreshedAt: true, tags: true, version: true })
+  .extend(Staleness.shape)
+  .extend({ readBy: z.number().int().meta({ description: "runs whose retrieval returned this model" }) });
+export type MentalModelRow = z.infer<typeof MentalModelRow>;
+
+/** The editor: a row with everything needed to edit it. */
+export const MentalModelDetail = MentalModelRow.extend(
+  MentalModel.pick({
+    bankId: true,
+    sourceQuery: true,
+    content: true,
+    staleOverride: true,
+    basedOnIds: true,
+    updatedAt: true,
+  }).shape,
+);
+export type MentalModelDetail = z.infer<typeof MentalModelDetail>;
+
+export const MentalModelVersion = MentalModel.pick({
+  version: true,
+  name: true,
+  sourceQuery: true,
+  content: true,
+  tags: true,
+  refreshedAt: true,
+  staleOverride: true,
+  basedOnIds: true,
+}).extend({ createdAt: z.string().nullable() });
+
+export const MentalModelList = z.object({ mentalModels: z.array(MentalModel) });
+/** GET /api/v1/banks/{bank}/mental-models/{id}: the model and every version, newest first. */
+export const MentalModelWithHistory = z.object({ mentalModel: MentalModel, versions: z.array(MentalModelVersion) });
+export type MentalModelWithHistory = z.infer<typeof MentalModelWithHistory>;
+
+/** The editor's page. */
+export const MentalModelPage = z.object({
+  model: MentalModelDetail,
+  versions: z.array(z.custom<VersionEntry>()),
+  readers: z.array(RunRef),
+  refreshRuns: z.array(RunRef),
+  /** A version a run read (`?seen=N`), with what changed between it and the current version. */
+  seen: z.object({ version: z.number().int(), changes: z.array(z.custom<FieldChange>()) }).nullable(),
+});
+export type MentalModelPage = z.infer<typeof MentalModelPage>;
+
+const MentalModelFields = z.object({
+  name: z.string().trim().min(1, "name the model").max(200, "keep the name under 200 characters"),
+  sourceQuery: z.string().trim().max(MAX_QUESTION_CHARS).default(""),
+  content: z.string().max(200_000, "keep the content under 200,000 characters").default(""),
+  tags: Tags.default([]),
+  refreshedAt: IsoTime.nullable().default(null),
+  staleOverride: StaleOverride.default(null),
+});
+
+export const CreateMentalModelBody = MentalModelFields.extend({ id: Id.optional() });
+
+/** Omitted fields keep their current value. */
+export const UpdateMentalModelBody = MentalModelFields.partial().extend({
+  expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
+});
+
+/** The editor's save: creates (no id, version 0) or edits; a refresh needs a source query. */
+export const MentalModelDraft = MentalModelFields.pick({ name: true, content: true, tags: true }).extend({
+  bankId: z.string().min(1),
+  /** Absent when creating: the id is a slug of the name. */
+  id: z.string().min(1).optional(),
+  /** The version the editor loaded; 0 to create. */
+  expectedVersion: z.number().int().min(0),
+  sourceQuery: MentalModelFields.shape.sourceQuery.unwrap().min(1, "a refresh needs a source query"),
+  staleOverride: StaleOverrideChoice,
+});
+export type MentalModelDraft = z.input<typeof MentalModelDraft>;
+
+export const MentalModelRef = z.object({ bankId: z.string().min(1), id: z.string().min(1) });
+export type MentalModelRef = z.input<typeof MentalModelRef>;
+
+export const RefreshMentalModelInput = MentalModelRef.extend({ expectedVersion: z.number().int().min(1).optional() });
+export type RefreshMentalModelInput = z.input<typeof RefreshMentalModelInput>;
+
+export const Deleted = z.object({ deleted: z.literal(true) });
+export type Deleted = z.infer<typeof Deleted>;
+
+export const RefreshOutcome = z.discriminatedUnion("refreshed", [
+  z.object({ refreshed: z.literal(true), runId: z.string(), model: MentalModelDetail }),
+  z.object({ refreshed: z.literal(false), runId: z.string(), reason: z.string() }),
+]);
+export type RefreshOutcome = z.infer<typeof RefreshOutcome>;

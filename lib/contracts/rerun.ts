@@ -1,0 +1,78 @@
+/**
+ * The curation loop's run inputs: re-run a run with edited inputs, skill and mental models, or fork
+ * it from an iteration; and what the re-run drawer is filled with.
+ */
+import { z } from "zod";
+import { Budget, RunMode, RunStatus, Scope } from "@/lib/reflect/domain";
+import { Question } from "./fields";
+import { MentalModel, StaleOverride } from "./mental-models";
+
+export const MentalModelEdit = z.object({
+  id: z.string().min(1),
+  /** The version the edit was based on; a newer one saved meanwhile is a conflict. */
+  expectedVersion: z.number().int().positive(),
+  /** New content; omit to keep it. */
+  content: z.string().trim().min(1, "content cannot be empty").optional(),
+  /** New override; omit to keep it, null to clear it. */
+  staleOverride: StaleOverride.optional(),
+});
+
+export const RerunInput = z.object({
+  parentRunId: z.string().min(1),
+  question: Question,
+  budget: Budget,
+  mode: RunMode,
+  scope: Scope,
+  mission: z.string().trim().min(1, "the mission cannot be empty").optional(),
+  disposition: z.array(z.string().trim().min(1)).optional(),
+  /** The skill version the mission/disposition edit was based on. */
+  skillExpectedVersion: z.number().int().positive().optional(),
+  mentalModelEdits: z.array(MentalModelEdit).default([]),
+});
+export type RerunInput = z.input<typeof RerunInput>;
+
+export const ForkInput = z.object({
+  parentRunId: z.string().min(1),
+  forkAt: z.number().int().min(0),
+});
+export type ForkInput = z.input<typeof ForkInput>;
+
+/** What the re-run drawer and the fork control are filled with: the run's inputs as they were, the models it read as they are now. */
+export const RerunContext = z.object({
+  run: z.object({
+    id: z.string(),
+    bankId: z.string(),
+    question: z.string(),
+    budget: Budget,
+    mode: RunMode,
+    scope: z.string(),
+    status: RunStatus,
+    iterations: z.number().int(),
+    parentRunId: z.string().nullable(),
+  }),
+  /** The skill as the run used it, and the version it is at now. */
+  skill: z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      version: z.number().int(),
+      mission: z.string(),
+      disposition: z.array(z.string()),
+      currentVersion: z.number().int().nullable(),
+    })
+    .nullable(),
+  mentalModels: z.array(
+    MentalModel.pick({
+      id: true,
+      name: true,
+      content: true,
+      version: true,
+      staleOverride: true,
+      isStale: true,
+      stalenessReason: true,
+      usable: true,
+    }).extend({ versionSeen: z.number().int().nullable() }),
+  ),
+  scopes: z.array(z.string()),
+});
+export type RerunContext = z.infer<typeof RerunContext>;

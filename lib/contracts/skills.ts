@@ -1,0 +1,73 @@
+/**
+ * Skills: the record (API and editor alike), its versions, and the inputs that change it (API
+ * create/update, the editor's draft, "try this draft"). One set of field rules serves them all,
+ * so whatever the API accepts the editor can save again.
+ */
+import { z } from "zod";
+import { Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
+import type { VersionEntry } from "@/lib/timeline/version-changes";
+import { Id, MAX_QUESTION_CHARS, Tags } from "./fields";
+
+export const Skill = z.object({
+  id: z.string(),
+  bankId: z.string(),
+  name: z.string(),
+  mission: z.string(),
+  disposition: z.array(z.string()),
+  retrieval: z.object({ tags: z.array(z.string()), types: z.array(RetrievalType), scope: z.string() }),
+  budget: Budget,
+  anchorEvery: z.number().int(),
+  outputFormat: z.string(),
+  version: z.number().int(),
+  updatedAt: z.string().nullable(),
+});
+export type Skill = z.infer<typeof Skill>;
+
+export const SkillVersion = Skill.omit({ id: true, bankId: true, updatedAt: true }).extend({
+  createdAt: z.string().nullable(),
+});
+
+export const SkillList = z.object({ skills: z.array(Skill) });
+/** GET /api/v1/banks/{bank}/skills/{id}: the skill and every version, newest first. */
+export const SkillWithHistory = z.object({ skill: Skill, versions: z.array(SkillVersion) });
+export type SkillWithHistory = z.infer<typeof SkillWithHistory>;
+
+/** The skill editor's page: the skill and its versions, each diffed against the one before. */
+export const SkillPage = z.object({ skill: Skill, versions: z.array(z.custom<VersionEntry>()) });
+export type SkillPage = z.infer<typeof SkillPage>;
+
+const SkillFields = z.object({
+  name: z.string().trim().min(1, "name the skill").max(100),
+  mission: z.string().trim().min(1, "write the mission").max(4000, "keep the mission under 4,000 characters"),
+  disposition: z.array(z.string().trim().min(1).max(100)).max(20, "at most 20 adjectives").default([]),
+  retrieval: z.object({
+    tags: Tags.default([]),
+    types: z.array(RetrievalType).min(1, "pick at least one memory type"),
+    scope: Scope.default("personal"),
+  }),
+  budget: Budget.default("mid"),
+  anchorEvery: z.number().int().min(1, "at least 1").max(50, "at most 50").default(4),
+  outputFormat: z.string().trim().max(2000, "keep the output format under 2,000 characters").default("markdown"),
+});
+
+export const CreateSkillBody = SkillFields.extend({ id: Id.optional() });
+
+/** Omitted fields keep their current value. */
+export const UpdateSkillBody = SkillFields.partial().extend({
+  expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
+});
+
+/** The editor's save: every field, based on the version it loaded (the name is not editable there). */
+export const SkillDraft = SkillFields.omit({ name: true }).extend({
+  bankId: z.string().min(1),
+  id: z.string().min(1),
+  expectedVersion: z.number().int().min(1),
+});
+export type SkillDraft = z.input<typeof SkillDraft>;
+
+/** "Try": run the unsaved draft on a question; nothing is saved. */
+export const TrySkillInput = z.object({
+  draft: SkillDraft,
+  question: z.string().trim().min(1, "ask a question to try the draft").max(MAX_QUESTION_CHARS),
+});
+export type TrySkillInput = z.input<typeof TrySkillInput>;

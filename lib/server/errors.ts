@@ -1,0 +1,79 @@
+/**
+ * The one error (`AppError`, lib/contracts/errors.ts) as each audience needs it: an HTTP response,
+ * a server-action result, a CLI line with its exit code, an MCP tool result. Foreign errors are
+ * translated first: zod failures are `invalid_input`, the engine's scope refusal is
+ * `scope_not_permitted`, anything else is `internal` (logged; remote audiences see a pointer to the log).
+ */
+import { z } from "zod";
+import {
+  type ActionResult,
+  AppError,
+  type ErrorBody,
+  type ErrorCode,
+  errorBody,
+  invalidInput,
+} from "@/lib/contracts/errors";
+import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+
+const INTERNAL_MESSAGE = "Unexpected server error; see the server log.";
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof z.ZodError) return invalidInput(err);
+  if (err instanceof ScopeNotPermittedError)
+    return new AppError("scope_not_permitted", err.message, {}, { cause: err });
+  return new AppError("internal", err instanceof Error ? err.message : String(err), {}, { cause: err });
+}
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  invalid_json: 400,
+  invalid_bundle: 400,
+  unauthorized: 401,
+  scope_not_permitted: 403,
+  not_found: 404,
+  conflict: 409,
+  body_too_large: 413,
+  internal: 500,
+};
+
+/** The body for remote audiences: an internal error is logged here and its details stay on the server. */
+function remoteBody(err: unknown): ErrorBody {
+  const app = toAppError(err);
+  if (app.code !== "internal") return errorBody(app);
+  console.error(app.cause ?? app);
+  return { code: "internal", message: INTERNAL_MESSAGE };
+}
+
+/** `{error: {code, message, fieldErrors?, current?}}` with the code's status. */
+export function httpError(err: unknown, init: { headers?: HeadersInit } = {}): Response {
+  const body = remoteBody(err);
+  return Response.json({ error: body }, { status: HTTP_STATUS[body.code as ErrorCode] ?? 500, ...init });
+}
+
+export function actionError(err: unknown): Extract<ActionResult<never>, { ok: false }> {
+  return { ok: false, error: remoteBody(err) };
+}
+
+/**
+ * One line on stderr (a bundle's further issues follow, indented). The CLI runs on the user's
+ * machine, so an internal error shows its own message. Exit 2: the input was refused; 1: it broke.
+ */
+export function cliError(err: unknown): { lines: string[]; exitCode: 1 | 2 } {
+  const app = toAppError(err);
+  const lines = [`error: ${app.message}`];
+  if (app.code === "invalid_bundle") {
+    const issues = Object.entries(app.details.fieldErrors ?? {}).flatMap(([path, messages]) =>
+      messages.map((m) => `  ${path}: ${m}`),
+    );
+    if (issues.length > 1) lines.push(...issues.slice(0, 20));
+  }
+  return { lines, exitCode: app.code === "internal" ? 1 : 2 };
+}
+
+/** A tool error the agent reads: `isError` with the message (an internal one keeps it too, as the SDK would). */
+export function mcpError(err: unknown): { content: { type: "text"; text: string }[]; isError: true } {
+  const app = toAppError(err);
+  if (app.code === "internal") console.error(app.cause ?? app);
+  return { content: [{ type: "text", text: app.message }], isError: true };
+}

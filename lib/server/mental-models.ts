@@ -1,0 +1,172 @@
+/**
+ * Mental-model services for the inspector's pages: the list, the editor page (versions diffed,
+ * the runs that read it, its refresh runs), optimistic-concurrency saves and delete. Refresh is
+ * refresh.ts; the API's record-level CRUD is api/mental-models.ts.
+ */
+import type { z } from "zod";
+import type { Db } from "@/db/client";
+import { countMentalModelReads, listRefreshRuns, listRunsThatRead } from "@/db/mental-model-reads";
+import {
+  deleteMentalModel,
+  getMentalModel,
+  getMentalModelVersions,
+  listMentalModels,
+  type MentalModelRecord,
+  saveMentalModel,
+  setStaleOverride,
+} from "@/db/mental-models";
+import { AppError } from "@/lib/contracts/errors";
+import type {
+  Deleted,
+  MentalModelDetail,
+  MentalModelDraft,
+  MentalModelPage,
+  MentalModelRef,
+  MentalModelRow,
+} from "@/lib/contracts/mental-models";
+import { mentalModelChanges, versionHistory } from "@/lib/timeline/version-changes";
+import { requireBank } from "./banks";
+import { editConflict, saveOrConflict } from "./edit-conflict";
+import { stalenessState } from "./memory";
+
+export function toMentalModelDetail(m: MentalModelRecord, readBy: number): MentalModelDetail {
+  return {
+    id: m.id,
+    bankId: m.bankId,
+    name: m.name,
+    state: stalenessState(m),
+    reason: m.stalenessReason,
+    refreshedAt: m.refreshedAt,
+    tags: m.tags,
+    version: m.version,
+    readBy,
+    sourceQuery: m.sourceQuery,
+    content: m.content,
+    staleOverride: m.staleOverride,
+    basedOnIds: m.basedOnIds,
+    updatedAt: m.updatedAt,
+  };
+}
+
+export async function mentalModelDetailOf(db: Db, m: MentalModelRecord): Promise<MentalModelDetail> {
+  return toMentalModelDetail(m, (await countMentalModelReads(db, m.bankId)).get(m.id) ?? 0);
+}
+
+/** The list page: every model of the bank with staleness and how many runs read it. */
+export async function listMentalModelRows(db: Db, bankId: string): Promise<MentalModelRow[]> {
+  await requireBank(db, bankId);
+  const [models, reads] = await Promise.all([listMentalModels(db, bankId), countMentalModelReads(db, bankId)]);
+  return models.map((m) => {
+    const { id, name, state, reason, refreshedAt, tags, version, readBy } = toMentalModelDetail(
+      m,
+      reads.get(m.id) ?? 0,
+    );
+    return { id, name, state, reason, refreshedAt, tags, version, readBy };
+  });
+}
+
+/** The editor page: the model, its versions with diffs, the runs that read it and its refresh runs. */
+export async function getMentalModelPage(
+  db: Db,
+  bankId: string,
+  id: string,
+  seenVersion?: number,
+): Promise<MentalModelPage | null> {
+  const m = await getMentalModel(db, bankId, id);
+  if (!m) return null;
+  const [model, versions, readers, refreshRuns] = await Promise.all([
+    mentalModelDetailOf(db, m),
+    getMentalModelVersions(db, bankId, id),
+    listRunsThatRead(db, bankId, id),
+    listRefreshRuns(db, bankId, m.sourceQuery),
+  ]);
+  const seenRow = versions.find((v) => v.version === seenVersion);
+  const currentRow = versions.find((v) => v.version === m.version);
+  const seen =
+    seenRow && currentRow ? { version: seenRow.version, changes: mentalModelChanges(seenRow, currentRow) } : null;
+  return { model, versions: versionHistory(versions, mentalModelChanges), readers, refreshRuns, seen };
+}
+
+function slugOf(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48);
+  return `mm-${slug || "model"}`;
+}
+
+async function uniqueModelId(db: Db, bankId: string, name: string): Promise<string> {
+  const base = slugOf(name);
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? base : `${base}-${n}`;
+    if (!(await getMentalModel(db, bankId, id))) return id;
+  }
+}
+
+const toOverride = (choice: "auto" | "stale" | "fresh") => (choice === "auto" ? null : choice);
+const sameTags = (a: readonly string[], b: readonly string[]) => a.join("\n") === b.join("\n");
+
+/**
+ * Creates (no id) or edits a mental model; every save is a new version. A change of the staleness
+ * override alone goes through `setStaleOverride`. A stale `expectedVersion` is a `conflict` carrying
+ * the newer model.
+ */
+export async function saveMentalModelDraft(
+  db: Db,
+  draft: z.output<typeof MentalModelDraft>,
+): Promise<MentalModelDetail> {
+  await requireBank(db, draft.bankId);
+  const staleOverride = toOverride(draft.staleOverride);
+  const asShown = (m: MentalModelRecord | null) => (m ? toMentalModelDetail(m, 0) : null);
+  const id = draft.id ?? (await uniqueModelId(db, draft.bankId, draft.name));
+  const reload = async () => asShown(await getMentalModel(db, draft.bankId, id));
+  if (!draft.id) {
+    const saved = await saveOrConflict(
+      "mental model",
+      0,
+      () => saveMentalModel(db, { ...draft, id, expectedVersion: 0, staleOverride, refreshedAt: null }),
+      reload,
+    );
+    return mentalModelDetailOf(db, saved);
+  }
+  const current = await getMentalModel(db, draft.bankId, id);
+  if (!current || current.version !== draft.expectedVersion) {
+    throw editConflict("mental model", draft.expectedVersion, asShown(current));
+  }
+  const onlyOverride =
+    current.name === draft.name &&
+    current.sourceQuery === draft.sourceQuery &&
+    current.content === draft.content &&
+    sameTags(current.tags, draft.tags);
+  const saved = await saveOrConflict(
+    "mental model",
+    draft.expectedVersion,
+    () =>
+      onlyOverride
+        ? setStaleOverride(db, {
+            bankId: draft.bankId,
+            id,
+            override: staleOverride,
+            expectedVersion: draft.expectedVersion,
+          })
+        : saveMentalModel(db, {
+            ...draft,
+            id,
+            staleOverride,
+            refreshedAt: current.refreshedAt,
+            basedOnIds: current.basedOnIds,
+          }),
+    reload,
+  );
+  return mentalModelDetailOf(db, saved);
+}
+
+/** Deletes the model and its history; runs that read it keep their own copy in their events. */
+export async function deleteMentalModelById(db: Db, ref: z.output<typeof MentalModelRef>): Promise<Deleted> {
+  if (!(await deleteMentalModel(db, ref.bankId, ref.id))) {
+    throw new AppError("not_found", `mental model ${ref.id} does not exist (already deleted?)`);
+  }
+  return { deleted: true };
+}

@@ -1,0 +1,196 @@
+/**
+ * The one error and its four mappers: every code has one HTTP status and body, one action result,
+ * one CLI line with its exit code and one MCP tool error; foreign errors are translated first and
+ * an internal error never leaks its details to a remote audience.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { AppError, conflictCurrent, ERROR_CODES, type ErrorCode, errorBody, isAppError } from "@/lib/contracts/errors";
+import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { actionError, cliError, HTTP_STATUS, httpError, mcpError, toAppError } from "@/lib/server/errors";
+
+const quietLog = () => vi.spyOn(console, "error").mockImplementation(() => {});
+afterEach(() => vi.restoreAllMocks());
+
+/** One error of each code, as the code base raises them. */
+function sample(code: ErrorCode): AppError {
+  switch (code) {
+    case "invalid_input":
+      return new AppError(code, "Some fields are invalid.", { fieldErrors: { question: ["ask a question"] } });
+    case "invalid_bundle":
+      return new AppError(code, "invalid bundle, nothing was imported: facts[3].scope: bad scope (and 1 more)", {
+        fieldErrors: { "facts[3].scope": ["bad scope"], "bank.id": ["must be a slug"] },
+      });
+    case "conflict":
+      return new AppError(code, "skill s1 is at version 3, not 2", { current: { id: "s1", version: 3 } });
+    default:
+      return new AppError(code, `a ${code} error`);
+  }
+}
+
+const EXPECTED_STATUS: Record<ErrorCode, number> = {
+  invalid_input: 400,
+  invalid_json: 400,
+  invalid_bundle: 400,
+  unauthorized: 401,
+  scope_not_permitted: 403,
+  not_found: 404,
+  conflict: 409,
+  body_too_large: 413,
+  internal: 500,
+};
+
+describe("HTTP", () => {
+  it.each(ERROR_CODES.filter((c) => c !== "internal"))(
+    "%s → its status and {error: {code, message, …}}",
+    async (code) => {
+      const err = sample(code);
+      const res = httpError(err);
+      expect(res.status).toBe(EXPECTED_STATUS[code]);
+      expect(HTTP_STATUS[code]).toBe(EXPECTED_STATUS[code]);
+      expect(await res.json()).toEqual({ error: errorBody(err) });
+    },
+  );
+
+  it("a conflict carries the current record; bad input carries its field errors; others carry neither", async () => {
+    expect((await httpError(sample("conflict")).json()).error.current).toEqual({ id: "s1", version: 3 });
+    expect((await httpError(sample("invalid_input")).json()).error.fieldErrors).toEqual({
+      question: ["ask a question"],
+    });
+    expect((await httpError(sample("not_found")).json()).error).toEqual({
+      code: "not_found",
+      message: "a not_found error",
+    });
+  });
+
+  it("keeps extra headers (the 401 names its auth scheme)", () => {
+    const res = httpError(sample("unauthorized"), { headers: { "www-authenticate": "Bearer" } });
+    expect(res.headers.get("www-authenticate")).toBe("Bearer");
+  });
+
+  it("an unexpected error is a logged 500 that does not leak its message", async () => {
+    const log = quietLog();
+    const res = httpError(new Error("SQLITE_BUSY at /srv/secret/path.db"));
+    expect(res.status).toBe(500);
+    const body = await res.json();
+    expect(body.error).toEqual({ code: "internal", message: "Unexpected server error; see the server log." });
+    expect(log).toHaveBeenCalledOnce();
+  });
+});
+
+describe("action results", () => {
+  it.each(ERROR_CODES.filter((c) => c !== "internal"))("%s → {ok: false, error} with the same body", (code) => {
+    const err = sample(code);
+    expect(actionError(err)).toEqual({ ok: false, error: errorBody(err) });
+  });
+
+  it("round-trips through the wire back into the same AppError on the client", () => {
+    for (const code of ERROR_CODES.filter((c) => c !== "internal")) {
+      const err = sample(code);
+      const back = AppError.fromBody(actionError(err).error);
+      expect(back).toBeInstanceOf(AppError);
+      expect({ code: back.code, message: back.message, details: back.details }).toEqual({
+        code: err.code,
+        message: err.message,
+        details: err.details,
+      });
+    }
+  });
+
+  it("an unknown code from a newer server reads as internal", () => {
+    expect(AppError.fromBody({ code: "teapot", message: "short and stout" }).code).toBe("internal");
+  });
+
+  it("an unexpected error is logged and reported without its message", () => {
+    quietLog();
+    expect(actionError(new TypeError("x is undefined"))).toEqual({
+      ok: false,
+      error: { code: "internal", message: "Unexpected server error; see the server log." },
+    });
+  });
+});
+
+describe("CLI", () => {
+  it.each(ERROR_CODES.filter((c) => c !== "internal" && c !== "invalid_bundle"))(
+    "%s → one `error:` line, exit 2 (the input was refused)",
+    (code) => {
+      const err = sample(code);
+      expect(cliError(err)).toEqual({ lines: [`error: ${err.message}`], exitCode: 2 });
+    },
+  );
+
+  it("an invalid bundle names its first issue, then lists every issue indented", () => {
+    expect(cliError(sample("invalid_bundle"))).toEqual({
+      lines: [
+        "error: invalid bundle, nothing was imported: facts[3].scope: bad scope (and 1 more)",
+        "  facts[3].scope: bad scope",
+        "  bank.id: must be a slug",
+      ],
+      exitCode: 2,
+    });
+  });
+
+  it("an unexpected error keeps its message on the user's own terminal and exits 1", () => {
+    expect(cliError(new Error("disk full"))).toEqual({ lines: ["error: disk full"], exitCode: 1 });
+  });
+});
+
+describe("MCP", () => {
+  it.each(ERROR_CODES.filter((c) => c !== "internal"))("%s → an isError tool result with the message", (code) => {
+    const err = sample(code);
+    expect(mcpError(err)).toEqual({ content: [{ type: "text", text: err.message }], isError: true });
+  });
+
+  it("an unexpected error is logged and its message reaches the agent, as the SDK itself would", () => {
+    const log = quietLog();
+    expect(mcpError(new Error("model unreachable"))).toEqual({
+      content: [{ type: "text", text: "model unreachable" }],
+      isError: true,
+    });
+    expect(log).toHaveBeenCalledOnce();
+  });
+});
+
+describe("translation of foreign errors", () => {
+  it("a zod failure is invalid_input with messages by JSON path", () => {
+    const parsed = z.object({ facts: z.array(z.object({ text: z.string().min(1, "empty") })) }).safeParse({
+      facts: [{ text: "ok" }, { text: "" }],
+    });
+    const err = toAppError(parsed.error);
+    expect(err.code).toBe("invalid_input");
+    expect(err.details.fieldErrors).toEqual({ "facts[1].text": ["empty"] });
+  });
+
+  it("the engine's scope refusal is scope_not_permitted (403), named as such", () => {
+    const err = toAppError(new ScopeNotPermittedError("team:ops", "demo"));
+    expect(err.code).toBe("scope_not_permitted");
+    expect(httpError(err).status).toBe(403);
+    expect(err.message).toBe("scope team:ops is not permitted for bank demo");
+  });
+
+  it("anything else is internal and keeps the original as its cause", () => {
+    const original = new RangeError("boom");
+    const err = toAppError(original);
+    expect(err.code).toBe("internal");
+    expect(err.cause).toBe(original);
+    expect(toAppError(err)).toBe(err);
+  });
+});
+
+describe("AppError", () => {
+  it("is recognised by code, never by message", () => {
+    const err = new AppError("not_found", "conflict");
+    expect(isAppError(err)).toBe(true);
+    expect(isAppError(err, "not_found")).toBe(true);
+    expect(isAppError(err, "conflict")).toBe(false);
+    expect(isAppError(new Error("not_found"))).toBe(false);
+  });
+
+  it("hands an editor the conflict's record only when it fits the contract", () => {
+    const Versioned = z.object({ id: z.string(), version: z.number() });
+    expect(conflictCurrent(sample("conflict") as AppError<"conflict">, Versioned)).toEqual({ id: "s1", version: 3 });
+    expect(conflictCurrent(new AppError("conflict", "deleted", { current: null }), Versioned)).toBeNull();
+    expect(conflictCurrent(new AppError("conflict", "still running"), Versioned)).toBeUndefined();
+    expect(conflictCurrent(new AppError("conflict", "odd", { current: { id: 1 } }), Versioned)).toBeUndefined();
+  });
+});
