@@ -1,6 +1,4 @@
 /** View models the run pages share between server (lib/server) and client (components). */
-import type { RunEvent } from "@/lib/reflect/events";
-
 export interface RunListItem {
   id: string;
   bankId: string;
@@ -25,11 +23,6 @@ export interface RunListItem {
 export interface RunListPage {
   runs: RunListItem[];
   nextCursor: string | null;
-}
-
-export interface RunEventsPage {
-  events: RunEvent[];
-  status: string;
 }
 
 export interface BankOption {

@@ -30,6 +30,7 @@ import {
   RunEventList,
   RunEventsQuery,
   RunList,
+  RunListStreamQuery,
   RunParams,
   Skill,
   SkillDetail,
@@ -261,6 +262,27 @@ export const endpoints = {
     tag: "runs",
     query: ListRunsQuery,
     responses: { 200: { description: "a page of runs", schema: RunList }, ...BAD_INPUT },
+  }),
+  streamRuns: defineEndpoint({
+    method: "GET",
+    path: "/runs/stream",
+    operationId: "streamRuns",
+    summary: "The runs list, live: runs that appear or change under the filters (server-sent events)",
+    description:
+      "Frames: `event: run` with a run summary (a new run, or a changed one that still matches the filters), `event: remove` with `{id}` (a run changed and no longer matches), `event: reset` (too much changed since the cursor: reload the list). Every frame's `id` is a cursor; reconnect with it as `Last-Event-ID` (or `?since=`) to receive what changed meanwhile. The server reads the runs table every 250 ms, once for all open streams.",
+    tag: "runs",
+    query: RunListStreamQuery,
+    responses: {
+      200: {
+        description: "an event stream",
+        contentType: "text/event-stream",
+        schema: z
+          .string()
+          .meta({ description: "`id: <cursor>\\nevent: run|remove|reset\\ndata: <JSON>\\n\\n` frames" }),
+      },
+      ...BAD_INPUT,
+      503: err("this server already serves as many live streams as it allows; retry after Retry-After seconds"),
+    },
   }),
   getRun: defineEndpoint({
     method: "GET",

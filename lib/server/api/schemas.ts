@@ -278,6 +278,16 @@ export const ListRunsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional(),
 });
 
+export const RunListStreamQuery = ListRunsQuery.omit({ cursor: true, limit: true }).extend({
+  since: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(8_640_000_000_000_000)
+    .optional()
+    .meta({ description: "a frame id of an earlier stream (ms); Last-Event-ID wins over it" }),
+});
+
 export const RunSummary = z.object({
   id: z.string(),
   bankId: z.string(),
