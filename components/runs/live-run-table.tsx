@@ -105,7 +105,7 @@ export function LiveRunTable({
         ) : connection === "reconnecting" ? (
           <span className="text-amber-800">connection lost · reconnecting…</span>
         ) : connection === "stopped" ? (
-          <span className="text-red-700">not live: reload the page to see new runs</span>
+          <span className="text-red-700">not live: the server refused the stream; new runs will not appear</span>
         ) : (
           <span className="text-slate-500">connecting…</span>
         )}

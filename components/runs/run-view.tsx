@@ -26,6 +26,9 @@ interface LiveState {
   view: RunViewData;
 }
 
+/** How often newly streamed events are folded into the view. */
+const FOLD_EVERY_MS = 100;
+
 const LIVE_LABEL: Record<StreamState, { text: string; className: string }> = {
   connecting: { text: "connecting…", className: "text-slate-500" },
   live: { text: "● live", className: "text-sky-800" },
@@ -91,10 +94,11 @@ export function RunView({
     let lastSeen = folder.lastSeq;
     let sawFinish = false;
     let pending: RunEvent[] = [];
-    let frame = 0;
-    // Events arrive one frame each (thousands for a long log): fold them once per animation frame.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Events arrive one SSE frame each (thousands for a long log): fold what came in the last
+    // FOLD_EVERY_MS at once, so the page re-renders a few times a second, not once per event.
     const flush = () => {
-      frame = 0;
+      timer = undefined;
       const fresh = pending;
       pending = [];
       if (fresh.length === 0 || controller.signal.aborted) return;
@@ -107,7 +111,7 @@ export function RunView({
       lastSeen = e.seq;
       if (e.type === "run.finished") sawFinish = true;
       pending.push(e);
-      frame ||= requestAnimationFrame(flush);
+      timer ??= setTimeout(flush, FOLD_EVERY_MS);
     };
     void followEventStream({
       url: () => `${eventsUrl}?after=${lastSeen}`,
@@ -130,7 +134,7 @@ export function RunView({
     });
     return () => {
       controller.abort();
-      cancelAnimationFrame(frame);
+      clearTimeout(timer);
     };
   }, [following, runId]);
 

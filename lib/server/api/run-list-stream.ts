@@ -56,6 +56,8 @@ export function runListStream(db: Db, filter: RunListFilter, since: number | und
       });
       enqueue(async () => {
         await ready;
+        // The response goes out with its first bytes: tell the client it is connected, and where it is.
+        send({ id: cursor });
         if (since === undefined) return;
         const at = Date.now();
         const ids = await runIdsChangedSince(

@@ -79,10 +79,15 @@ export async function runEventStream(db: Db, id: string, after: number | undefin
   return sseResponse(
     request,
     async ({ send, signal }) => {
+      let first = true;
       while (!signal.aborted) {
         // Status before events: a run that stops after this read still has its events read below.
         const run = await getRun(db, id);
         const events = await getRunEvents(db, id, { afterSeq: last });
+        // The response goes out with its first bytes: a client that has every event so far must
+        // not wait for the next one (or the keep-alive) to learn that it is connected.
+        if (first && events.length === 0 && run?.status === "running") send({ id: last });
+        first = false;
         for (const e of events) {
           if (signal.aborted) return;
           send({ id: e.seq, event: e.type, data: e });

@@ -134,6 +134,10 @@ describe("GET /runs/stream", () => {
   it("sends a run started elsewhere within a second, then its finish", async () => {
     const s = await openStream();
     expect(s.status).toBe(200);
+    // At once, before any change: a frame that only carries the cursor, so the client knows it is connected.
+    const hello = await s.next(() => true, 500);
+    expect(hello.data).toBe("");
+    expect(Number(hello.id)).toBeGreaterThan(0);
     const id = await newRun();
     const created = Date.now();
     const first = await s.next(about(id), 1000);
