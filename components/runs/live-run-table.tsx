@@ -104,7 +104,7 @@ export function LiveRunTable({
           <span className="text-sky-800">● live: new runs and status changes appear here</span>
         ) : connection === "reconnecting" ? (
           <span className="text-amber-800">connection lost · reconnecting…</span>
-        ) : connection === "stopped" ? (
+        ) : connection === "refused" ? (
           <span className="text-red-700">not live: the server refused the stream; new runs will not appear</span>
         ) : (
           <span className="text-slate-500">connecting…</span>

@@ -33,12 +33,14 @@ const LIVE_LABEL: Record<StreamState, { text: string; className: string }> = {
   connecting: { text: "connecting…", className: "text-slate-500" },
   live: { text: "● live", className: "text-sky-800" },
   reconnecting: { text: "connection lost · reconnecting…", className: "text-amber-800" },
-  stopped: { text: "not following: the server refused the stream", className: "text-red-700" },
+  ended: { text: "", className: "" },
+  refused: { text: "not following: the server refused the stream", className: "text-red-700" },
 };
 
 /** Whether the page is still following the run, said plainly when it is not. */
 function LiveState({ state }: { state: StreamState }) {
   const { text, className } = LIVE_LABEL[state];
+  if (!text) return null;
   return (
     <span className={className} data-testid="live-state" data-state={state} role="status">
       {text}
@@ -98,6 +100,7 @@ export function RunView({
     // Events arrive one SSE frame each (thousands for a long log): fold what came in the last
     // FOLD_EVERY_MS at once, so the page re-renders a few times a second, not once per event.
     const flush = () => {
+      clearTimeout(timer);
       timer = undefined;
       const fresh = pending;
       pending = [];
@@ -121,6 +124,8 @@ export function RunView({
         if (f.data) receive(JSON.parse(f.data) as RunEvent);
       },
       onEnd: async () => {
+        // Fold what is pending now: the page stops following once the end is in the view.
+        flush();
         if (sawFinish) return false;
         // The stream ends without run.finished when the run stopped some other way (interrupted);
         // anything else (a proxy closing an idle connection) reconnects.
@@ -128,6 +133,7 @@ export function RunView({
         for (const e of body.events) receive(e);
         const status = RunStatusSchema.safeParse(body.status);
         if (!status.success || status.data === "running") return true;
+        flush();
         setEndedStatus(status.data);
         return false;
       },

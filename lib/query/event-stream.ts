@@ -54,7 +54,8 @@ export function createFrameParser(onFrame: (frame: StreamFrame) => void): (text:
   };
 }
 
-export type StreamState = "connecting" | "live" | "reconnecting" | "stopped";
+/** `ended`: the server finished the stream and the caller agreed; `refused`: a 4xx, not retried. */
+export type StreamState = "connecting" | "live" | "reconnecting" | "ended" | "refused";
 
 export interface FollowOptions {
   /** The URL of the next connection; it carries the caller's own resume point. */
@@ -98,7 +99,7 @@ export async function followEventStream({ url, onFrame, onEnd, onState, signal }
       const res = await fetch(url(), { headers: { accept: "text/event-stream" }, cache: "no-store", signal });
       if (!res.ok || !res.body) {
         if (res.status >= 400 && res.status < 500 && res.status !== 429) {
-          onState?.("stopped");
+          onState?.("refused");
           return;
         }
         throw new Error(`stream answered ${res.status}`);
@@ -114,7 +115,7 @@ export async function followEventStream({ url, onFrame, onEnd, onState, signal }
       }
       if (signal.aborted) return;
       if (!(await (onEnd?.() ?? false))) {
-        onState?.("stopped");
+        onState?.("ended");
         return;
       }
     } catch {

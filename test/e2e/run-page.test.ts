@@ -84,6 +84,26 @@ describe("run inspector (offline model)", () => {
     }
   });
 
+  it("says a run was interrupted when it stops without finishing, and stops following it", async () => {
+    const runId = "run_interrupted_e2e";
+    const events = makeLargeRun(30, runId);
+    const run = await seedRun(ctx.app, runId, "A run whose process dies");
+    try {
+      const { page } = ctx.browser;
+      await run.append(events.slice(0, 12));
+      await openRun(page, ctx.app.url, runId);
+      await page.locator('[data-testid=live-state][data-state="live"]').waitFor({ timeout: 3_000 });
+      await run.append(events.slice(12, 20));
+      await run.interrupt();
+      await waitForStatus(page, "interrupted", 10_000);
+      await waitForEventCount(page, 20);
+      expect(await page.getByTestId("live-state").count()).toBe(0);
+      expect(await page.getByTestId("run-status").first().textContent()).toBe("interrupted");
+    } finally {
+      run.close();
+    }
+  });
+
   it("a citation chip shows the memory and highlights the row that retrieved it", async () => {
     const { page } = ctx.browser;
     await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }));

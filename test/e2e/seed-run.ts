@@ -2,9 +2,11 @@
  * Writes a run into the app's database from the test, the way another process (the CLI, a second
  * server) would: the row first, then events at the test's own pace, then the final status.
  */
+import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { openDb } from "@/db/client";
 import { createRun, createRunSink, finishRun } from "@/db/runs";
+import { runs } from "@/db/schema";
 import type { RunEvent } from "@/lib/reflect/events";
 import type { RunningApp } from "./harness";
 
@@ -12,6 +14,8 @@ export interface SeededRun {
   append(events: readonly RunEvent[]): Promise<void>;
   /** Stores the result the log's run.finished event carries. */
   finish(events: readonly RunEvent[]): Promise<void>;
+  /** Ends the run without run.finished, as the app does for runs whose process died. */
+  interrupt(): Promise<void>;
   close(): void;
 }
 
@@ -38,6 +42,9 @@ export async function seedRun(app: RunningApp, runId: string, question: string):
       const last = events.at(-1);
       if (last?.type !== "run.finished") throw new Error("the log does not end with run.finished");
       await finishRun(db, runId, last.payload);
+    },
+    async interrupt() {
+      await db.update(runs).set({ status: "interrupted" }).where(eq(runs.id, runId));
     },
     close: () => db.$client.close(),
   };

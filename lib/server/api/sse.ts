@@ -66,7 +66,6 @@ export function sseResponse(
     if (done.signal.aborted) return;
     done.abort();
     clearInterval(keepAlive);
-    request.signal.removeEventListener("abort", finish);
     streams.open--;
   };
   const body = new ReadableStream<Uint8Array>({
@@ -85,7 +84,7 @@ export function sseResponse(
         }
       };
       if (request.signal.aborted) return close();
-      request.signal.addEventListener("abort", close);
+      request.signal.addEventListener("abort", close, { signal: done.signal });
       keepAlive = setInterval(() => send({ id: keepAliveId?.() }), SSE_KEEPALIVE_MS);
       produce({ send, signal: done.signal }).then(close, (err: unknown) => {
         if (done.signal.aborted) return;
