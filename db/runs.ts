@@ -2,7 +2,7 @@
  * Runs and their append-only event log. A run row is written when the run starts (status
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
-import { and, asc, desc, eq, gt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { Budget, ModelInfo, RunFlag, RunMode, RunStatus, ScopeValue, SkillSnapshot } from "@/lib/reflect/domain";
 import { type EventPayload, RunEvent } from "@/lib/reflect/events";
@@ -102,6 +102,8 @@ export interface ListRuns {
   limit?: number;
   /** `nextCursor` of the previous page. */
   cursor?: string;
+  /** Only these runs (the live runs list re-reads the runs that changed under its filters). */
+  ids?: readonly string[];
 }
 
 const encodeCursor = (run: RunRecord) => Buffer.from(JSON.stringify([run.createdAt, run.id])).toString("base64url");
@@ -130,6 +132,7 @@ export async function listRuns(
   if (filter.bankId) where.push(eq(runs.bankId, filter.bankId));
   if (filter.skill) where.push(sql`(${runs.skillName} = ${filter.skill} OR ${runs.skillId} = ${filter.skill})`);
   if (filter.status) where.push(eq(runs.status, filter.status));
+  if (filter.ids) where.push(filter.ids.length > 0 ? inArray(runs.id, [...filter.ids]) : sql`0`);
   if (filter.flag) where.push(sql`EXISTS (SELECT 1 FROM json_each(${runs.flags}) WHERE value = ${filter.flag})`);
   if (filter.q?.trim()) {
     const pattern = `%${filter.q
@@ -153,6 +156,40 @@ export async function listRuns(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { runs: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+/** Where the runs list's change feed starts watching: the newest row and the runs still running. */
+export async function runChangeBaseline(db: Db): Promise<{ maxRowid: number; running: string[] }> {
+  const [max] = await db.select({ rowid: sql<number | null>`max(rowid)` }).from(runs);
+  const running = await db.select({ id: runs.id }).from(runs).where(eq(runs.status, "running"));
+  return { maxRowid: max?.rowid ?? 0, running: running.map((r) => r.id) };
+}
+
+/**
+ * What the change feed polls: rows inserted after `afterRowid` (SQLite hands out rowids in commit
+ * order) and the current status of the `watched` runs (those it last saw running).
+ */
+export async function runChangesAfter(
+  db: Db,
+  afterRowid: number,
+  watched: readonly string[],
+): Promise<{ rowid: number; id: string; status: string }[]> {
+  const newer = sql`rowid > ${afterRowid}`;
+  return db
+    .select({ rowid: sql<number>`rowid`, id: runs.id, status: runs.status })
+    .from(runs)
+    .where(watched.length > 0 ? or(newer, inArray(runs.id, [...watched])) : newer);
+}
+
+/** Ids of runs created or finished at or after `sinceIso`, newest first, at most `limit`. */
+export async function runIdsChangedSince(db: Db, sinceIso: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(or(gte(runs.createdAt, sinceIso), gte(runs.finishedAt, sinceIso)))
+    .orderBy(desc(runs.createdAt), desc(runs.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /** Events of a run in `seq` order, optionally only those after `afterSeq` (for live following). */
@@ -180,6 +217,11 @@ export async function getRunEvents(
         payload: r.payload,
       }) as RunEvent,
   );
+}
+
+export async function countRunEvents(db: Db, runId: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)` }).from(runEvents).where(eq(runEvents.runId, runId));
+  return row?.n ?? 0;
 }
 
 /** Runs left `running` by a process that died can never finish: mark them `interrupted`. */

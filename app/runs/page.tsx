@@ -1,6 +1,6 @@
 import Link from "next/link";
+import { LiveRunTable } from "@/components/runs/live-run-table";
 import { RunFilters } from "@/components/runs/run-filters";
-import { RunTable } from "@/components/runs/run-table";
 import { ListRunsQuery } from "@/lib/contracts/runs";
 import { bankOptions } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
@@ -13,8 +13,10 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   const db = await getAppDb();
   // The filter form sends every field; an empty one means "any".
   const parsed = ListRunsQuery.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
-  const filters = parsed.success ? parsed.data : {};
-  const [page, banks] = await Promise.all([listRunItems(db, filters), bankOptions(db)]);
+  const { cursor, limit, ...filters } = parsed.success ? parsed.data : {};
+  // Taken before the list is read: the live table asks for every change after it.
+  const since = Date.now();
+  const [page, banks] = await Promise.all([listRunItems(db, { ...filters, cursor, limit }), bankOptions(db)]);
   const next = page.nextCursor ? new URLSearchParams({ ...params, cursor: page.nextCursor }) : null;
   return (
     <div>
@@ -25,7 +27,15 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         </Link>
       </div>
       <RunFilters banks={banks} values={params} />
-      <RunTable runs={page.runs} />
+      <LiveRunTable
+        // Another filter or page is another list: start it from what the server read.
+        key={new URLSearchParams(params).toString()}
+        initialRuns={page.runs}
+        since={since}
+        filters={filters}
+        pageCursor={cursor}
+        hasOlder={page.nextCursor !== null}
+      />
       <div className="mt-3 flex gap-3">
         {params.cursor ? (
           <Link href="/runs" className="text-indigo-700 hover:underline">

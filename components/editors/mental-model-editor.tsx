@@ -3,6 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } from "@/lib/contracts/mental-models";
 import { mentalModelHref } from "@/lib/query/curation";
@@ -39,7 +40,6 @@ export function MentalModelEditor({
   const [tags, setTags] = useState<string[]>(model?.tags ?? []);
   const [override, setOverride] = useState<StaleOverrideChoice>(model?.staleOverride ?? "auto");
   const [content, setContent] = useState(model?.content ?? "");
-  const [tab, setTab] = useState<"write" | "preview">("write");
 
   const mutation = useMutation({
     mutationFn: (draft: MentalModelDraft) => unwrap(save(draft)),
@@ -155,26 +155,18 @@ export function MentalModelEditor({
           </span>
         </div>
       </fieldset>
-      <div>
-        <div className="mb-1 flex items-end gap-1" role="tablist" aria-label="Content">
+      <Tabs defaultValue="write">
+        <div className="mb-1 flex items-end gap-1">
           <span className="mr-2 text-[11px] text-slate-500 uppercase tracking-wide">Content (markdown)</span>
-          {(["write", "preview"] as const).map((t) => (
-            <button
-              key={t}
-              type="button"
-              role="tab"
-              aria-selected={tab === t}
-              onClick={() => setTab(t)}
-              data-testid={`content-tab-${t}`}
-              className={`rounded-t border border-b-0 px-2 py-0.5 text-[12px] ${
-                tab === t ? "border-slate-300 bg-white text-slate-900" : "border-transparent text-slate-500"
-              }`}
-            >
-              {t}
-            </button>
-          ))}
+          <TabList variant="folder" aria-label="Content">
+            {(["write", "preview"] as const).map((t) => (
+              <Tab key={t} value={t} variant="folder" data-testid={`content-tab-${t}`}>
+                {t}
+              </Tab>
+            ))}
+          </TabList>
         </div>
-        {tab === "write" ? (
+        <TabPanel value="write">
           <textarea
             className={`${field} h-72 resize-y font-mono text-[12px] leading-relaxed`}
             value={content}
@@ -182,15 +174,14 @@ export function MentalModelEditor({
             data-testid="model-content"
             aria-label="Content"
           />
-        ) : (
-          <div className="h-72 overflow-auto rounded border border-slate-300 bg-white p-3">
-            <MarkdownPreview markdown={content} />
-          </div>
-        )}
+        </TabPanel>
+        <TabPanel value="preview" className="h-72 overflow-auto rounded border border-slate-300 bg-white p-3">
+          <MarkdownPreview markdown={content} />
+        </TabPanel>
         {fieldErrors.content?.length ? (
           <p className="mt-0.5 text-[11px] text-red-700">{fieldErrors.content.join("; ")}</p>
         ) : null}
-      </div>
+      </Tabs>
       <div className="flex items-center gap-3">
         <button
           type="submit"

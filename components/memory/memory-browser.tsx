@@ -3,6 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import type { BankSummary } from "@/lib/contracts/banks";
 import type { MemoryPage, MemoryTier } from "@/lib/contracts/memory";
 import { memoryKeys, memoryUrl } from "@/lib/query/memory";
@@ -53,53 +54,53 @@ export function MemoryBrowser({
   const data = page.data;
 
   return (
-    <section>
-      <div className="mb-3 flex items-center gap-1 border-b border-slate-200" role="tablist">
-        {TABS.map((t) => (
-          <button
-            key={t.tier}
-            type="button"
-            role="tab"
-            aria-selected={tier === t.tier}
-            data-testid={`tier-tab-${t.tier}`}
-            onClick={() => setTier(t.tier)}
-            className={`-mb-px border-b-2 px-3 py-1.5 ${tier === t.tier ? "border-indigo-600 text-slate-900" : "border-transparent text-slate-500 hover:text-slate-800"}`}
-          >
-            {t.label} <span className="text-slate-400 tabular-nums">{t.count(bank)}</span>
-          </button>
-        ))}
-        <input
-          type="search"
-          aria-label="Search this tier"
-          data-testid="memory-search"
-          value={input}
-          onChange={(e) => setInput(e.target.value)}
-          placeholder="Search (BM25)…"
-          className="mb-1 ml-auto w-72 rounded border border-slate-300 bg-white px-2 py-1"
-        />
-      </div>
-      {page.error ? (
-        <p className="text-red-700" role="alert">
-          {page.error.message}
-        </p>
-      ) : null}
-      {data && data.tier === tier ? (
-        <div className={page.isFetching ? "opacity-70" : undefined}>
-          {data.items.length === 0 ? (
-            <p className="rounded border border-dashed border-slate-300 p-6 text-center text-slate-500">
-              Nothing matches “{query}”.
-            </p>
-          ) : data.tier === "mental_models" ? (
-            <MentalModelList items={data.items} />
-          ) : data.tier === "observations" ? (
-            <ObservationList items={data.items} permittedTeams={bank.permittedTeams} />
-          ) : (
-            <FactList items={data.items} permittedTeams={bank.permittedTeams} />
-          )}
+    <Tabs value={tier} onValueChange={(v) => setTier(v as MemoryTier)} asChild>
+      <section>
+        <div className="mb-3 flex items-end gap-2 border-b border-slate-200">
+          <TabList aria-label="Memory tiers">
+            {TABS.map((t) => (
+              <Tab key={t.tier} value={t.tier} data-testid={`tier-tab-${t.tier}`}>
+                {t.label} <span className="font-normal text-slate-400 tabular-nums">{t.count(bank)}</span>
+              </Tab>
+            ))}
+          </TabList>
+          <input
+            type="search"
+            aria-label="Search this tier"
+            data-testid="memory-search"
+            value={input}
+            onChange={(e) => setInput(e.target.value)}
+            placeholder="Search (BM25)…"
+            className="mb-1 ml-auto w-72 rounded border border-slate-300 bg-white px-2 py-1"
+          />
         </div>
-      ) : (
-        <p className="text-slate-500">Loading…</p>
-      )}
-    </section>
+        {TABS.map((t) => (
+          <TabPanel key={t.tier} value={t.tier}>
+            {page.error ? (
+              <p className="text-red-700" role="alert">
+                {page.error.message}
+              </p>
+            ) : null}
+            {data && data.tier === tier ? (
+              <div className={page.isFetching ? "opacity-70" : undefined}>
+                {data.items.length === 0 ? (
+                  <p className="rounded border border-dashed border-slate-300 p-6 text-center text-slate-500">
+                    Nothing matches “{query}”.
+                  </p>
+                ) : data.tier === "mental_models" ? (
+                  <MentalModelList items={data.items} />
+                ) : data.tier === "observations" ? (
+                  <ObservationList items={data.items} permittedTeams={bank.permittedTeams} />
+                ) : (
+                  <FactList items={data.items} permittedTeams={bank.permittedTeams} />
+                )}
+              </div>
+            ) : (
+              <p className="text-slate-500">Loading…</p>
+            )}
+          </TabPanel>
+        ))}
+      </section>
+    </Tabs>
   );
 }

@@ -2,7 +2,8 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, type RefObject, useReducer, useRef } from "react";
+import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import type { RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
@@ -15,6 +16,59 @@ interface ModelDraft {
   override: OverrideChoice;
 }
 
+/** Everything the drawer lets the user change, in one place. */
+interface Draft {
+  question: string;
+  budget: string;
+  mode: string;
+  scope: string;
+  mission: string;
+  /** As typed: comma-separated. */
+  disposition: string;
+  models: Record<string, ModelDraft>;
+  /** The mental model whose editor is open. */
+  editing: string | null;
+}
+
+type DraftField = "question" | "budget" | "mode" | "scope" | "mission" | "disposition";
+
+type DraftAction =
+  | { type: "set"; field: DraftField; value: string }
+  | { type: "model"; id: string; patch: Partial<ModelDraft> }
+  | { type: "toggle-edit"; id: string };
+
+function initialDraft(data: RerunContext): Draft {
+  return {
+    question: data.run.question,
+    budget: data.run.budget,
+    mode: data.run.mode,
+    scope: data.run.scope,
+    mission: data.skill?.mission ?? "",
+    disposition: (data.skill?.disposition ?? []).join(", "),
+    models: Object.fromEntries(
+      data.mentalModels.map((m) => [m.id, { content: m.content, override: m.staleOverride ?? "none" }]),
+    ),
+    editing: null,
+  };
+}
+
+function draftReducer(draft: Draft, action: DraftAction): Draft {
+  switch (action.type) {
+    case "set":
+      return { ...draft, [action.field]: action.value };
+    case "model": {
+      const current = draft.models[action.id] ?? { content: "", override: "none" };
+      return { ...draft, models: { ...draft.models, [action.id]: { ...current, ...action.patch } } };
+    }
+    case "toggle-edit":
+      return { ...draft, editing: draft.editing === action.id ? null : action.id };
+    default: {
+      const unknown: never = action;
+      return unknown;
+    }
+  }
+}
+
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1 text-[13px]";
 const label = "mb-0.5 block text-[11px] uppercase tracking-wide text-slate-500";
 
@@ -24,50 +78,10 @@ const parseDisposition = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then start a child run. */
-export function RerunDrawer({
-  data,
-  rerun,
-  onClose,
-}: {
-  data: RerunContext;
-  rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
-  onClose: () => void;
-}) {
-  const router = useRouter();
-  const [question, setQuestion] = useState(data.run.question);
-  const [budget, setBudget] = useState(data.run.budget);
-  const [mode, setMode] = useState(data.run.mode);
-  const [scope, setScope] = useState(data.run.scope);
-  const [mission, setMission] = useState(data.skill?.mission ?? "");
-  const [disposition, setDisposition] = useState((data.skill?.disposition ?? []).join(", "));
-  const [drafts, setDrafts] = useState<Record<string, ModelDraft>>(() =>
-    Object.fromEntries(
-      data.mentalModels.map((m) => [m.id, { content: m.content, override: m.staleOverride ?? "none" }]),
-    ),
-  );
-  const [open, setOpen] = useState<string | null>(null);
-  const firstField = useRef<HTMLTextAreaElement>(null);
-
-  useEffect(() => {
-    firstField.current?.focus();
-  }, []);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [onClose]);
-
-  const mutation = useMutation({
-    mutationFn: (input: RerunInput) => unwrap(rerun(input)),
-    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
-  });
-  const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
-
+/** What the draft changes: the mental-model edits to save and whether the skill text differs from the run's. */
+function changesOf(data: RerunContext, draft: Draft) {
   const edits = data.mentalModels.flatMap((m) => {
-    const d = drafts[m.id];
+    const d = draft.models[m.id];
     if (!d) return [];
     const override = d.override === "none" ? null : d.override;
     const contentChanged = d.content !== m.content;
@@ -84,243 +98,269 @@ export function RerunDrawer({
   });
   const skillChanged =
     !!data.skill &&
-    (mission !== data.skill.mission || parseDisposition(disposition).join(",") !== data.skill.disposition.join(","));
+    (draft.mission !== data.skill.mission ||
+      parseDisposition(draft.disposition).join(",") !== data.skill.disposition.join(","));
+  return { edits, skillChanged };
+}
+
+/**
+ * "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then
+ * start a child run. A modal drawer: focus starts in the question and stays inside; Escape closes
+ * it and focus goes back to the button that opened it. Each opening starts from the run as it was.
+ */
+export function RerunDrawer({
+  data,
+  rerun,
+  trigger,
+}: {
+  data: RerunContext;
+  rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
+  /** The button that opens the drawer. */
+  trigger: ReactNode;
+}) {
+  const question = useRef<HTMLTextAreaElement>(null);
+  return (
+    <Drawer>
+      <DrawerTrigger asChild>{trigger}</DrawerTrigger>
+      <DrawerContent
+        data-testid="rerun-drawer"
+        onOpenAutoFocus={(e) => {
+          e.preventDefault();
+          question.current?.focus();
+        }}
+      >
+        <RerunForm data={data} rerun={rerun} questionRef={question} />
+      </DrawerContent>
+    </Drawer>
+  );
+}
+
+function RerunForm({
+  data,
+  rerun,
+  questionRef,
+}: {
+  data: RerunContext;
+  rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
+  questionRef: RefObject<HTMLTextAreaElement | null>;
+}) {
+  const router = useRouter();
+  const [draft, dispatch] = useReducer(draftReducer, data, initialDraft);
+  const set = (field: DraftField) => (e: { target: { value: string } }) =>
+    dispatch({ type: "set", field, value: e.target.value });
+
+  const mutation = useMutation({
+    mutationFn: (input: RerunInput) => unwrap(rerun(input)),
+    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+  });
+  const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
+  const { edits, skillChanged } = changesOf(data, draft);
 
   const submit = () =>
     mutation.mutate({
       parentRunId: data.run.id,
-      question,
-      budget,
-      mode,
-      scope,
+      question: draft.question,
+      // The selects offer only valid values; the action validates them again.
+      budget: draft.budget as Budget,
+      mode: draft.mode as RunMode,
+      scope: draft.scope,
       // The drawer shows the skill as the run used it; sending it back means the child runs with what is shown.
       ...(data.skill
         ? {
-            mission,
-            disposition: parseDisposition(disposition),
+            mission: draft.mission,
+            disposition: parseDisposition(draft.disposition),
             skillExpectedVersion: data.skill.currentVersion ?? undefined,
           }
         : {}),
       mentalModelEdits: edits,
     });
 
-  const setDraft = (id: string, patch: Partial<ModelDraft>) =>
-    setDrafts((prev) => ({ ...prev, [id]: { ...(prev[id] ?? { content: "", override: "none" }), ...patch } }));
-
   return (
-    <div className="fixed inset-0 z-40 flex justify-end bg-slate-900/30">
-      <button
-        type="button"
-        tabIndex={-1}
-        aria-label="Close the drawer"
-        className="absolute inset-0 cursor-default"
-        onClick={onClose}
-      />
-      <div
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="rerun-title"
-        data-testid="rerun-drawer"
-        className="relative flex h-full w-full max-w-xl flex-col overflow-hidden border-l border-slate-300 bg-white shadow-xl"
-      >
-        <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-2">
-          <h2 id="rerun-title" className="font-semibold text-slate-900">
-            Re-run with changes
-          </h2>
-          <span className="font-mono text-[11px] text-slate-500">parent {data.run.id}</span>
-          <button
-            type="button"
-            onClick={onClose}
-            className="ml-auto rounded px-2 text-slate-600 hover:bg-slate-100"
-            aria-label="Close"
-          >
-            ✕
-          </button>
-        </div>
-        <form
-          className="flex flex-1 flex-col gap-3 overflow-y-auto px-4 py-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit();
-          }}
-        >
-          <label>
-            <span className={label}>Question</span>
-            <textarea
-              ref={firstField}
-              name="question"
-              className={`${field} h-16 resize-y`}
-              value={question}
-              onChange={(e) => setQuestion(e.target.value)}
-            />
-            {fieldErrors.question && <p className="text-[11px] text-red-700">{fieldErrors.question.join("; ")}</p>}
-          </label>
-          <div className="grid grid-cols-3 gap-2">
-            <label>
-              <span className={label}>Budget</span>
-              <select
-                name="budget"
-                className={field}
-                value={budget}
-                onChange={(e) => setBudget(e.target.value as Budget)}
-              >
-                <option value="low">low (5)</option>
-                <option value="mid">mid (10)</option>
-                <option value="high">high (20)</option>
-              </select>
-            </label>
-            <label>
-              <span className={label}>Mode</span>
-              <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
-                <option value="synthesize">synthesize</option>
-                <option value="facts">facts</option>
-              </select>
-            </label>
-            <label>
-              <span className={label}>Scope</span>
-              <select name="scope" className={field} value={scope} onChange={(e) => setScope(e.target.value)}>
-                {[...new Set([scope, ...data.scopes])].map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            </label>
-          </div>
-
-          {data.skill && (
-            <fieldset className="rounded border border-slate-200 p-2">
-              <legend className="px-1 text-[12px] font-semibold text-slate-800">
-                Skill {data.skill.name}{" "}
-                <span className="font-normal text-slate-500">as run: v{data.skill.version}</span>
-                {data.skill.currentVersion !== null && data.skill.currentVersion !== data.skill.version && (
-                  <span className="font-normal text-amber-800"> · now v{data.skill.currentVersion}</span>
-                )}
-              </legend>
-              <label className="block">
-                <span className={label}>Mission</span>
-                <textarea
-                  name="mission"
-                  className={`${field} h-24 resize-y`}
-                  value={mission}
-                  onChange={(e) => setMission(e.target.value)}
-                />
-                {fieldErrors.mission && <p className="text-[11px] text-red-700">{fieldErrors.mission.join("; ")}</p>}
-              </label>
-              <label className="mt-2 block">
-                <span className={label}>Disposition (comma-separated)</span>
-                <input
-                  name="disposition"
-                  className={field}
-                  value={disposition}
-                  onChange={(e) => setDisposition(e.target.value)}
-                />
-              </label>
-              {skillChanged && (
-                <p className="mt-1 text-[11px] text-indigo-800" data-testid="skill-will-save">
-                  Saved as a new version of {data.skill.name} before the run.
-                </p>
-              )}
-            </fieldset>
-          )}
-
-          <fieldset className="rounded border border-slate-200 p-2">
-            <legend className="px-1 text-[12px] font-semibold text-slate-800">Mental models this run read</legend>
-            {data.mentalModels.length === 0 && <p className="text-[12px] text-slate-600">None.</p>}
-            <ul className="flex flex-col gap-1.5">
-              {data.mentalModels.map((m) => {
-                const d = drafts[m.id] ?? { content: m.content, override: "none" as const };
-                const changed = edits.some((e) => e.id === m.id);
-                return (
-                  <li
-                    key={m.id}
-                    className="rounded border border-slate-200 px-2 py-1"
-                    data-testid="rerun-model"
-                    data-model-id={m.id}
-                  >
-                    <div className="flex items-center gap-2 text-[12px]">
-                      <span className="font-medium text-slate-900">{m.name}</span>
-                      <span className="font-mono text-[11px] text-slate-500">v{m.version}</span>
-                      <span
-                        className={`rounded border px-1 text-[11px] ${
-                          m.isStale
-                            ? "border-amber-300 bg-amber-50 text-amber-900"
-                            : "border-emerald-300 bg-emerald-50 text-emerald-900"
-                        }`}
-                        title={m.stalenessReason}
-                      >
-                        {m.isStale ? "stale" : "fresh"}
-                      </span>
-                      {m.versionSeen !== null && m.versionSeen !== m.version && (
-                        <span className="text-[11px] text-amber-800">run read v{m.versionSeen}</span>
-                      )}
-                      {changed && <span className="text-[11px] text-indigo-800">edited</span>}
-                      <button
-                        type="button"
-                        className="ml-auto rounded border border-slate-300 px-1.5 text-[11px] text-slate-700 hover:bg-slate-50"
-                        aria-expanded={open === m.id}
-                        onClick={() => setOpen(open === m.id ? null : m.id)}
-                        data-testid="rerun-model-edit"
-                      >
-                        {open === m.id ? "Done" : "Edit"}
-                      </button>
-                    </div>
-                    <p className="truncate text-[11px] text-slate-500">{m.stalenessReason}</p>
-                    {open === m.id && (
-                      <div className="mt-1 flex flex-col gap-1">
-                        <textarea
-                          aria-label={`Content of ${m.name}`}
-                          data-testid="rerun-model-content"
-                          className={`${field} h-40 resize-y font-mono text-[12px]`}
-                          value={d.content}
-                          onChange={(e) => setDraft(m.id, { content: e.target.value })}
-                        />
-                        <label className="flex items-center gap-2 text-[12px]">
-                          <span className="text-slate-600">Staleness override</span>
-                          <select
-                            data-testid="rerun-model-override"
-                            className="rounded border border-slate-300 px-1 py-0.5"
-                            value={d.override}
-                            onChange={(e) => setDraft(m.id, { override: e.target.value as OverrideChoice })}
-                          >
-                            <option value="none">none (computed)</option>
-                            <option value="fresh">fresh</option>
-                            <option value="stale">stale</option>
-                          </select>
-                        </label>
-                      </div>
-                    )}
-                  </li>
-                );
-              })}
-            </ul>
-          </fieldset>
-          {mutation.error && (
-            <p className="text-[12px] text-red-700" role="alert">
-              {mutation.error.message}
-            </p>
-          )}
-        </form>
-        <div className="flex items-center justify-end gap-2 border-t border-slate-200 px-4 py-2">
-          <span className="mr-auto text-[11px] text-slate-600">
-            {edits.length > 0 || skillChanged
-              ? `Saves ${[skillChanged ? "the skill" : "", edits.length ? `${edits.length} mental model${edits.length > 1 ? "s" : ""}` : ""].filter(Boolean).join(" and ")} as new versions.`
-              : "No memory edits: runs the same memory again."}
-          </span>
-          <button type="button" onClick={onClose} className="rounded border border-slate-300 px-3 py-1 text-[13px]">
-            Cancel
-          </button>
-          <button
-            type="button"
-            onClick={submit}
-            disabled={mutation.isPending}
-            className="rounded bg-indigo-600 px-3 py-1 text-[13px] font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
-            data-testid="rerun-submit"
-          >
-            {mutation.isPending ? "Starting…" : "Re-run"}
-          </button>
-        </div>
+    <>
+      <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-2">
+        <DrawerTitle className="font-semibold text-slate-900">Re-run with changes</DrawerTitle>
+        <span className="font-mono text-[11px] text-slate-500">parent {data.run.id}</span>
+        <DrawerClose className="ml-auto rounded px-2 text-slate-600 hover:bg-slate-100" aria-label="Close">
+          ✕
+        </DrawerClose>
       </div>
-    </div>
+      <form
+        className="flex flex-1 flex-col gap-3 overflow-y-auto px-4 py-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <label>
+          <span className={label}>Question</span>
+          <textarea
+            ref={questionRef}
+            name="question"
+            className={`${field} h-16 resize-y`}
+            value={draft.question}
+            onChange={set("question")}
+          />
+          {fieldErrors.question && <p className="text-[11px] text-red-700">{fieldErrors.question.join("; ")}</p>}
+        </label>
+        <div className="grid grid-cols-3 gap-2">
+          <label>
+            <span className={label}>Budget</span>
+            <select name="budget" className={field} value={draft.budget} onChange={set("budget")}>
+              <option value="low">low (5)</option>
+              <option value="mid">mid (10)</option>
+              <option value="high">high (20)</option>
+            </select>
+          </label>
+          <label>
+            <span className={label}>Mode</span>
+            <select name="mode" className={field} value={draft.mode} onChange={set("mode")}>
+              <option value="synthesize">synthesize</option>
+              <option value="facts">facts</option>
+            </select>
+          </label>
+          <label>
+            <span className={label}>Scope</span>
+            <select name="scope" className={field} value={draft.scope} onChange={set("scope")}>
+              {[...new Set([draft.scope, ...data.scopes])].map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+
+        {data.skill && (
+          <fieldset className="rounded border border-slate-200 p-2">
+            <legend className="px-1 text-[12px] font-semibold text-slate-800">
+              Skill {data.skill.name} <span className="font-normal text-slate-500">as run: v{data.skill.version}</span>
+              {data.skill.currentVersion !== null && data.skill.currentVersion !== data.skill.version && (
+                <span className="font-normal text-amber-800"> · now v{data.skill.currentVersion}</span>
+              )}
+            </legend>
+            <label className="block">
+              <span className={label}>Mission</span>
+              <textarea
+                name="mission"
+                className={`${field} h-24 resize-y`}
+                value={draft.mission}
+                onChange={set("mission")}
+              />
+              {fieldErrors.mission && <p className="text-[11px] text-red-700">{fieldErrors.mission.join("; ")}</p>}
+            </label>
+            <label className="mt-2 block">
+              <span className={label}>Disposition (comma-separated)</span>
+              <input name="disposition" className={field} value={draft.disposition} onChange={set("disposition")} />
+            </label>
+            {skillChanged && (
+              <p className="mt-1 text-[11px] text-indigo-800" data-testid="skill-will-save">
+                Saved as a new version of {data.skill.name} before the run.
+              </p>
+            )}
+          </fieldset>
+        )}
+
+        <fieldset className="rounded border border-slate-200 p-2">
+          <legend className="px-1 text-[12px] font-semibold text-slate-800">Mental models this run read</legend>
+          {data.mentalModels.length === 0 && <p className="text-[12px] text-slate-600">None.</p>}
+          <ul className="flex flex-col gap-1.5">
+            {data.mentalModels.map((m) => {
+              const d = draft.models[m.id] ?? { content: m.content, override: "none" as const };
+              const changed = edits.some((e) => e.id === m.id);
+              const editing = draft.editing === m.id;
+              return (
+                <li
+                  key={m.id}
+                  className="rounded border border-slate-200 px-2 py-1"
+                  data-testid="rerun-model"
+                  data-model-id={m.id}
+                >
+                  <div className="flex items-center gap-2 text-[12px]">
+                    <span className="font-medium text-slate-900">{m.name}</span>
+                    <span className="font-mono text-[11px] text-slate-500">v{m.version}</span>
+                    <span
+                      className={`rounded border px-1 text-[11px] ${
+                        m.isStale
+                          ? "border-amber-300 bg-amber-50 text-amber-900"
+                          : "border-emerald-300 bg-emerald-50 text-emerald-900"
+                      }`}
+                      title={m.stalenessReason}
+                    >
+                      {m.isStale ? "stale" : "fresh"}
+                    </span>
+                    {m.versionSeen !== null && m.versionSeen !== m.version && (
+                      <span className="text-[11px] text-amber-800">run read v{m.versionSeen}</span>
+                    )}
+                    {changed && <span className="text-[11px] text-indigo-800">edited</span>}
+                    <button
+                      type="button"
+                      className="ml-auto rounded border border-slate-300 px-1.5 text-[11px] text-slate-700 hover:bg-slate-50"
+                      aria-expanded={editing}
+                      onClick={() => dispatch({ type: "toggle-edit", id: m.id })}
+                      data-testid="rerun-model-edit"
+                    >
+                      {editing ? "Done" : "Edit"}
+                    </button>
+                  </div>
+                  <p className="truncate text-[11px] text-slate-500">{m.stalenessReason}</p>
+                  {editing && (
+                    <div className="mt-1 flex flex-col gap-1">
+                      <textarea
+                        aria-label={`Content of ${m.name}`}
+                        data-testid="rerun-model-content"
+                        className={`${field} h-40 resize-y font-mono text-[12px]`}
+                        value={d.content}
+                        onChange={(e) => dispatch({ type: "model", id: m.id, patch: { content: e.target.value } })}
+                      />
+                      <label className="flex items-center gap-2 text-[12px]">
+                        <span className="text-slate-600">Staleness override</span>
+                        <select
+                          data-testid="rerun-model-override"
+                          className="rounded border border-slate-300 px-1 py-0.5"
+                          value={d.override}
+                          onChange={(e) =>
+                            dispatch({
+                              type: "model",
+                              id: m.id,
+                              patch: { override: e.target.value as OverrideChoice },
+                            })
+                          }
+                        >
+                          <option value="none">none (computed)</option>
+                          <option value="fresh">fresh</option>
+                          <option value="stale">stale</option>
+                        </select>
+                      </label>
+                    </div>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </fieldset>
+        {mutation.error && (
+          <p className="text-[12px] text-red-700" role="alert">
+            {mutation.error.message}
+          </p>
+        )}
+      </form>
+      <div className="flex items-center justify-end gap-2 border-t border-slate-200 px-4 py-2">
+        <span className="mr-auto text-[11px] text-slate-600">
+          {edits.length > 0 || skillChanged
+            ? `Saves ${[skillChanged ? "the skill" : "", edits.length ? `${edits.length} mental model${edits.length > 1 ? "s" : ""}` : ""].filter(Boolean).join(" and ")} as new versions.`
+            : "No memory edits: runs the same memory again."}
+        </span>
+        <DrawerClose className="rounded border border-slate-300 px-3 py-1 text-[13px]">Cancel</DrawerClose>
+        <button
+          type="button"
+          onClick={submit}
+          disabled={mutation.isPending}
+          className="rounded bg-indigo-600 px-3 py-1 text-[13px] font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          data-testid="rerun-submit"
+        >
+          {mutation.isPending ? "Starting…" : "Re-run"}
+        </button>
+      </div>
+    </>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useCallback, useState } from "react";
+import { useState } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
@@ -29,8 +29,6 @@ export function RunActions({
   fork: (input: ForkInput) => Promise<ActionResult<RunStarted>>;
 }) {
   const router = useRouter();
-  const [drawer, setDrawer] = useState(false);
-  const closeDrawer = useCallback(() => setDrawer(false), []);
   const [forkAt, setForkAt] = useState(Math.min(1, Math.max(0, iterations - 1)));
   const forking = useMutation({
     mutationFn: (input: ForkInput) => unwrap(fork(input)),
@@ -40,9 +38,15 @@ export function RunActions({
 
   return (
     <div className="flex flex-wrap items-center gap-2" data-testid="run-actions">
-      <button type="button" className={button} onClick={() => setDrawer(true)} data-testid="open-rerun">
-        Re-run with changes
-      </button>
+      <RerunDrawer
+        data={data}
+        rerun={rerun}
+        trigger={
+          <button type="button" className={button} data-testid="open-rerun">
+            Re-run with changes
+          </button>
+        }
+      />
       <form
         className="flex items-center gap-1"
         onSubmit={(e) => {
@@ -94,7 +98,6 @@ export function RunActions({
           {forking.error.message}
         </span>
       )}
-      {drawer && <RerunDrawer data={data} rerun={rerun} onClose={closeDrawer} />}
     </div>
   );
 }

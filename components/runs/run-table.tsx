@@ -31,7 +31,13 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
       </thead>
       <tbody>
         {runs.map((r) => (
-          <tr key={r.id} className="border-b border-slate-100 align-top hover:bg-white" data-testid="run-row">
+          <tr
+            key={r.id}
+            className="border-b border-slate-100 align-top hover:bg-white"
+            data-testid="run-row"
+            data-run-id={r.id}
+            data-status={r.status}
+          >
             <td className="py-1.5 pr-2">
               <Link
                 href={`/runs/${r.id}`}
@@ -53,7 +59,9 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
             <td className="pr-2">
               <RunStatusBadge status={r.status} />
             </td>
-            <td className="pr-2 text-right tabular-nums">{r.llmCalls}</td>
+            <td className="pr-2 text-right tabular-nums" data-testid="run-llm-calls">
+              {r.llmCalls}
+            </td>
             <td className="pr-2 text-right text-slate-600 tabular-nums">
               {r.inputTokens.toLocaleString("en-US")}/{r.outputTokens.toLocaleString("en-US")}
             </td>

@@ -6,6 +6,9 @@ import { MessagesView } from "@/components/timeline/messages-view";
 import { RowDetail } from "@/components/timeline/row-detail";
 import { RunHeader } from "@/components/timeline/run-header";
 import { TimelineList } from "@/components/timeline/timeline-list";
+import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
+import { followEventStream, type StreamState } from "@/lib/query/event-stream";
+import { getJson } from "@/lib/query/unwrap";
 import type { RunStatus } from "@/lib/reflect/domain";
 import { RunStatus as RunStatusSchema } from "@/lib/reflect/domain";
 import type { RunEvent } from "@/lib/reflect/events";
@@ -18,26 +21,46 @@ import {
   type TimelineCitation,
 } from "@/lib/timeline/fold";
 
-const POLL_MS = 500;
-
 interface LiveState {
   events: RunEvent[];
   view: RunViewData;
+}
+
+/** How often newly streamed events are folded into the view. */
+const FOLD_EVERY_MS = 100;
+
+const LIVE_LABEL: Record<StreamState, { text: string; className: string }> = {
+  connecting: { text: "connecting…", className: "text-slate-500" },
+  live: { text: "● live", className: "text-sky-800" },
+  reconnecting: { text: "connection lost · reconnecting…", className: "text-amber-800" },
+  ended: { text: "", className: "" },
+  refused: { text: "not following: the server refused the stream", className: "text-red-700" },
+};
+
+/** Whether the page is still following the run, said plainly when it is not. */
+function LiveState({ state }: { state: StreamState }) {
+  const { text, className } = LIVE_LABEL[state];
+  if (!text) return null;
+  return (
+    <span className={className} data-testid="live-state" data-state={state} role="status">
+      {text}
+    </span>
+  );
 }
 
 /** The run page body: header, virtualized timeline, answer and messages; follows a running run live. */
 export function RunView({
   runId,
   initialEvents,
-  complete = true,
+  totalEvents = initialEvents.length,
   storedStatus,
   replayNotes,
 }: {
   runId: string;
   initialEvents: RunEvent[];
-  /** False when the server sent only the first events of a long log; the rest loads after paint. */
-  complete?: boolean;
-  /** The run's status as stored, shown while the rest of a long log is still loading. */
+  /** Events the run had when the page was rendered; more than `initialEvents` when the rest streams in after paint. */
+  totalEvents?: number;
+  /** The run's status as stored when the page was rendered. */
   storedStatus?: string;
   /** Fork: replayed iterations whose tool results differ from the parent's. */
   replayNotes?: { iteration: number; text: string }[];
@@ -49,51 +72,81 @@ export function RunView({
     folderRef.current = folder;
     return { events: initialEvents, view: folder.view() };
   });
-  /** Status reported by the server; it ends polling for runs that stopped without run.finished. */
-  const [serverStatus, setServerStatus] = useState<RunStatus | null>(() =>
-    complete ? null : (RunStatusSchema.safeParse(storedStatus).data ?? null),
+  const stored = RunStatusSchema.safeParse(storedStatus).data ?? null;
+  /**
+   * How a run ended that has no run.finished event (interrupted): known from the start when the
+   * whole log is here, else read from the server when the stream ends.
+   */
+  const [endedStatus, setEndedStatus] = useState<RunStatus | null>(() =>
+    stored !== "running" && initialEvents.length >= totalEvents ? stored : null,
   );
-  /** The rest of a long log still has to be fetched (one request returns everything after lastSeq). */
-  const [restPending, setRestPending] = useState(!complete);
+  const [connection, setConnection] = useState<StreamState>("connecting");
   const { events, view } = live;
   const finished = view.header.status !== "running";
-  const following = restPending || (!finished && (serverStatus === null || serverStatus === "running"));
+  const following = !finished && endedStatus === null;
+  /** The rest of a long log has not arrived yet. */
+  const restPending = events.length < totalEvents;
 
   useEffect(() => {
-    if (!following) return;
-    let stopped = false;
+    const folder = folderRef.current;
+    if (!following || !folder) return;
+    const controller = new AbortController();
+    const eventsUrl = `/api/v1/runs/${encodeURIComponent(runId)}/events`;
+    /** The newest seq received (folded or waiting for the next frame); every connection resumes after it. */
+    let lastSeen = folder.lastSeq;
+    let sawFinish = false;
+    let pending: RunEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = async () => {
-      const folder = folderRef.current;
-      if (!folder) return;
-      try {
-        const res = await fetch(`/api/runs/${encodeURIComponent(runId)}/events?after=${folder.lastSeq}`, {
-          cache: "no-store",
-        });
-        if (res.ok) {
-          const body = (await res.json()) as { events: RunEvent[]; status: string };
-          const fresh = body.events.filter((e) => e.seq > folder.lastSeq);
-          if (fresh.length > 0 && !stopped) {
-            folder.push(fresh);
-            setLive((prev) => ({ events: prev.events.concat(fresh), view: folder.view() }));
-          }
-          const parsed = RunStatusSchema.safeParse(body.status);
-          if (parsed.success && !stopped) setServerStatus(parsed.data);
-          if (!stopped) setRestPending(false);
-        }
-      } catch {
-        // A dropped poll is retried on the next tick; the log is append-only so nothing is lost.
-      }
-      if (!stopped) timer = setTimeout(poll, POLL_MS);
+    // Events arrive one SSE frame each (thousands for a long log): fold what came in the last
+    // FOLD_EVERY_MS at once, so the page re-renders a few times a second, not once per event.
+    const flush = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      const fresh = pending;
+      pending = [];
+      if (fresh.length === 0 || controller.signal.aborted) return;
+      folder.push(fresh);
+      setLive((prev) => ({ events: prev.events.concat(fresh), view: folder.view() }));
     };
-    timer = setTimeout(poll, restPending ? 0 : POLL_MS);
+    const receive = (e: RunEvent) => {
+      // A resumed stream starts after lastSeen; this keeps a replayed event from becoming a second row.
+      if (e.seq <= lastSeen) return;
+      lastSeen = e.seq;
+      if (e.type === "run.finished") sawFinish = true;
+      pending.push(e);
+      timer ??= setTimeout(flush, FOLD_EVERY_MS);
+    };
+    void followEventStream({
+      url: () => `${eventsUrl}?after=${lastSeen}`,
+      signal: controller.signal,
+      onState: setConnection,
+      onFrame: (f) => {
+        if (f.data) receive(JSON.parse(f.data) as RunEvent);
+      },
+      onEnd: async () => {
+        // Fold what is pending now: the page stops following once the end is in the view.
+        flush();
+        if (sawFinish) return false;
+        // The stream ends without run.finished when the run stopped some other way (interrupted);
+        // anything else (a proxy closing an idle connection) reconnects.
+        const body = await getJson<{ status: string; events: RunEvent[] }>(`${eventsUrl}?after=${lastSeen}`);
+        for (const e of body.events) receive(e);
+        const status = RunStatusSchema.safeParse(body.status);
+        if (!status.success || status.data === "running") return true;
+        flush();
+        setEndedStatus(status.data);
+        return false;
+      },
+    });
     return () => {
-      stopped = true;
+      controller.abort();
       clearTimeout(timer);
     };
-  }, [following, restPending, runId]);
+  }, [following, runId]);
 
-  const status: RunStatus = !finished && serverStatus && serverStatus !== "running" ? serverStatus : view.header.status;
+  const status: RunStatus = finished
+    ? view.header.status
+    : (endedStatus ?? (restPending && stored ? stored : view.header.status));
 
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
   const [focusedKey, setFocusedKey] = useState<string | null>(null);
@@ -169,11 +222,11 @@ export function RunView({
         <div className="min-w-0" ref={timelineRef}>
           <div className="mb-1 flex items-center gap-2 text-[11px] text-slate-600">
             <h2 className="font-semibold uppercase tracking-wide">Timeline</h2>
-            <span>
-              {view.iterations.length} iterations · {view.lastSeq + 1} events
+            <span data-testid="timeline-counts">
+              {view.iterations.length} iterations · {events.length} events
               {restPending ? <span data-testid="loading-rest"> · loading the rest…</span> : null}
             </span>
-            {following && !restPending && <span className="text-sky-800">● live</span>}
+            {following && <LiveState state={connection} />}
             <span className="ml-auto">
               <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>←</kbd>/<kbd>→</kbd> collapse · <kbd>Enter</kbd> detail
             </span>
@@ -192,24 +245,16 @@ export function RunView({
           />
         </div>
         <div className="min-w-0">
-          <div role="tablist" aria-label="Run output" className="mb-2 flex gap-1 border-b border-slate-200">
-            {(["answer", "messages"] as const).map((t) => (
-              <button
-                key={t}
-                type="button"
-                role="tab"
-                aria-selected={tab === t}
-                onClick={() => setTab(t)}
-                className={`-mb-px border-b-2 px-3 py-1 text-[12px] ${
-                  tab === t ? "border-indigo-600 font-semibold text-slate-900" : "border-transparent text-slate-600"
-                }`}
-              >
-                {t === "answer" ? "Answer" : "Messages"}
-              </button>
-            ))}
-          </div>
-          <div role="tabpanel" className="max-h-[calc(100vh-260px)] overflow-auto">
-            {tab === "answer" ? (
+          <Tabs value={tab} onValueChange={(v) => setTab(v as "answer" | "messages")}>
+            <TabList aria-label="Run output" className="mb-2 border-b border-slate-200 text-[12px]">
+              <Tab value="answer" data-testid="run-tab-answer">
+                Answer
+              </Tab>
+              <Tab value="messages" data-testid="run-tab-messages">
+                Messages
+              </Tab>
+            </TabList>
+            <TabPanel value="answer" className="max-h-[calc(100vh-260px)] overflow-auto">
               <AnswerPanel
                 answer={view.answer}
                 citations={view.citations}
@@ -219,10 +264,11 @@ export function RunView({
                 onSelect={selectCitation}
                 onShowRow={showRow}
               />
-            ) : (
+            </TabPanel>
+            <TabPanel value="messages" className="max-h-[calc(100vh-260px)] overflow-auto">
               <MessagesView events={events} />
-            )}
-          </div>
+            </TabPanel>
+          </Tabs>
         </div>
       </div>
       {detailRow && <RowDetail key={detailRow.id} row={detailRow} events={events} onClose={closeDetail} />}

@@ -95,6 +95,22 @@ export const ListRunsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional(),
 });
 
+/** The live runs list: the list's filters, and where an earlier stream left off. */
+export const RunListStreamQuery = ListRunsQuery.omit({ cursor: true, limit: true }).extend({
+  since: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(8_640_000_000_000_000)
+    .optional()
+    .meta({ description: "a frame id of an earlier stream (ms); Last-Event-ID wins over it" }),
+});
+
+/** The live runs list's wire form (documented; the frames' data are RunListItem or `{id}`). */
+export const RunListStreamFrames = z
+  .string()
+  .meta({ description: "`id: <cursor>\\nevent: run|remove|reset\\ndata: <JSON>\\n\\n` frames" });
+
 export const RunListItem = z.object({
   id: z.string(),
   bankId: z.string(),

@@ -5,6 +5,7 @@ import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb } from "@/db/client";
 import { markInterruptedRuns } from "@/db/runs";
 import { embedAfterImport } from "./embeddings";
+import { processWide } from "./process-wide";
 
 export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json");
 
@@ -17,24 +18,29 @@ export async function ensureDemoBank(db: Db): Promise<boolean> {
   return true;
 }
 
-let app: Promise<Db> | undefined;
+/** Process-wide: were it per route bundle, a page opened late would mark this process's own running runs interrupted. */
+const app = processWide("app-db", (): { db?: Promise<Db> } => ({}));
 
 /**
  * The web app's database: migrated, seeded with the demo bank when empty, and with runs that a
  * crashed process left `running` marked `interrupted` (this process cannot have started them yet).
  */
 export function getAppDb(): Promise<Db> {
-  app ??= (async () => {
-    const db = await getDb();
-    await ensureDemoBank(db);
-    const interrupted = await markInterruptedRuns(db);
-    if (interrupted > 0) console.warn(`marked ${interrupted} run(s) left running by an earlier process as interrupted`);
-    return db;
-  })();
-  app.catch(() => {
-    app = undefined;
-  });
-  return app;
+  if (!app.db) {
+    const db = (async () => {
+      const db = await getDb();
+      await ensureDemoBank(db);
+      const interrupted = await markInterruptedRuns(db);
+      if (interrupted > 0)
+        console.warn(`marked ${interrupted} run(s) left running by an earlier process as interrupted`);
+      return db;
+    })();
+    app.db = db;
+    db.catch(() => {
+      if (app.db === db) app.db = undefined;
+    });
+  }
+  return app.db;
 }
 
 /** The CLI's database: migrated and seeded, but it leaves other processes' running runs alone. */

@@ -15,6 +15,8 @@ import {
 } from "@/lib/contracts/errors";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 
+/** Retry-After on a refused live stream. */
+const RETRY_STREAM_SECONDS = 5;
 const INTERNAL_MESSAGE = "Unexpected server error; see the server log.";
 
 export function toAppError(err: unknown): AppError {
@@ -34,6 +36,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   body_too_large: 413,
+  too_many_streams: 503,
   internal: 500,
 };
 
@@ -48,7 +51,10 @@ function remoteBody(err: unknown): ErrorBody {
 /** `{error: {code, message, fieldErrors?, current?}}` with the code's status. */
 export function httpError(err: unknown, init: { headers?: HeadersInit } = {}): Response {
   const body = remoteBody(err);
-  return Response.json({ error: body }, { status: HTTP_STATUS[body.code as ErrorCode] ?? 500, ...init });
+  const headers = new Headers(init.headers);
+  // A full server says when to come back; an EventSource or a retry loop waits that long.
+  if (body.code === "too_many_streams") headers.set("retry-after", String(RETRY_STREAM_SECONDS));
+  return Response.json({ error: body }, { status: HTTP_STATUS[body.code as ErrorCode] ?? 500, headers });
 }
 
 export function actionError(err: unknown): Extract<ActionResult<never>, { ok: false }> {

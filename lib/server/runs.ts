@@ -7,7 +7,17 @@ import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
-import { createRun, createRunSink, finishRun, getRun, getRunEvents, listRuns, type RunRecord } from "@/db/runs";
+import {
+  countRunEvents,
+  createRun,
+  createRunSink,
+  finishRun,
+  getRun,
+  getRunEvents,
+  type ListRuns,
+  listRuns,
+  type RunRecord,
+} from "@/db/runs";
 import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type { ListRunsQuery, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
@@ -147,21 +157,33 @@ export function toRunListItem(r: RunRecord): RunListItem {
   };
 }
 
-/** A page of the runs list; an unreadable cursor is `invalid_input`. */
-export async function listRunItems(db: Db, f: z.output<typeof ListRunsQuery>): Promise<RunListPage> {
-  const page = await listRuns(db, {
+/** The runs list's filters (everything but paging). */
+export type RunListFilter = Omit<z.output<typeof ListRunsQuery>, "cursor" | "limit">;
+
+function storeFilter(f: RunListFilter): ListRuns {
+  return {
     bankId: f.bank || undefined,
     skill: f.skill || undefined,
     status: f.status,
     flag: f.badge,
     q: f.q || undefined,
-    cursor: f.cursor || undefined,
-    limit: f.limit ?? 50,
-  });
+  };
+}
+
+/** A page of the runs list; an unreadable cursor is `invalid_input`. */
+export async function listRunItems(db: Db, f: z.output<typeof ListRunsQuery>): Promise<RunListPage> {
+  const page = await listRuns(db, { ...storeFilter(f), cursor: f.cursor || undefined, limit: f.limit ?? 50 });
   return { runs: page.runs.map(toRunListItem), nextCursor: page.nextCursor };
 }
 
-/** Events the run page renders with; a longer log streams in from the events route after first paint. */
+/** Of `ids`, the runs the list's filters keep, as list items (the live list re-reads what changed). */
+export async function runItemsAmong(db: Db, filter: RunListFilter, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  const page = await listRuns(db, { ...storeFilter(filter), ids, limit: ids.length });
+  return page.runs.map(toRunListItem);
+}
+
+/** Events the run page renders with; a longer log streams in from the event stream after first paint. */
 export const FIRST_PAINT_EVENTS = 1500;
 
 export async function getRunWithEvents(db: Db, runId: string, options: { limit?: number } = {}) {
@@ -170,11 +192,6 @@ export async function getRunWithEvents(db: Db, runId: string, options: { limit?:
   const limit = options.limit;
   const events = await getRunEvents(db, runId, limit === undefined ? {} : { limit: limit + 1 });
   const complete = limit === undefined || events.length <= limit;
-  return { run, events: complete ? events : events.slice(0, limit), complete };
-}
-
-export async function getRunEventsAfter(db: Db, runId: string, afterSeq: number | undefined) {
-  const run = await getRun(db, runId);
-  if (!run) return null;
-  return { status: run.status, events: await getRunEvents(db, runId, { afterSeq }) };
+  const total = complete ? events.length : await countRunEvents(db, runId);
+  return { run, events: complete ? events : events.slice(0, limit), total };
 }

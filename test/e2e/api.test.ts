@@ -92,15 +92,19 @@ describe("access control with INSPECTOR_TOKEN", () => {
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
       expect(cookie?.value).not.toContain(TOKEN);
 
-      // Every byte the browser received for these pages, including their scripts.
-      const seen: string[] = [];
-      page.on("response", async (res) => {
-        seen.push(await res.text().catch(() => ""));
+      // Every byte the browser received for these pages, including their scripts. A live event
+      // stream (the runs list keeps one open) never ends: the frames it sent so far are read instead.
+      const bodies: Promise<string>[] = [];
+      page.on("response", (res) => {
+        if (res.headers()["content-type"]?.startsWith("text/event-stream")) return;
+        bodies.push(res.text().catch(() => ""));
       });
       for (const path of ["/", "/memory", "/runs", "/runs/new", "/login"]) {
         await page.goto(`${app.url}${path}`);
-        await page.waitForLoadState("networkidle");
+        await page.waitForLoadState("load");
+        if (path === "/runs") await page.locator('[data-testid=live-run-table][data-stream="live"]').waitFor();
       }
+      const seen = await Promise.all(bodies);
       expect(seen.length).toBeGreaterThan(10);
       expect(seen.filter((body) => body.includes(TOKEN))).toEqual([]);
       const scripts = await page.evaluate(() => [...document.scripts].map((s) => s.src).filter(Boolean));

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
+import { startRunFromForm } from "./pages/new-run-form";
+import { waitForStatus } from "./pages/run-page";
 
 const QUESTION = "What did we decide about the launch date?";
 const FIXED_HEADLINE =
@@ -16,13 +18,8 @@ describe("curation loop on the demo bank", () => {
   it("fix a stale mental model, re-run, and compare: fewer model calls, divergence at the freshness check", async () => {
     const { page } = ctx.browser;
     const began = Date.now();
-    await page.goto(`${ctx.app.url}/runs/new?bank=demo&skill=recap&q=${encodeURIComponent(QUESTION)}`);
-    await page.locator('select[name="budget"]').selectOption("low");
-    await page.getByTestId("start-run").click();
-    await page.waitForURL(/\/runs\/run_/);
-    const parentUrl = page.url();
-    const parentId = parentUrl.split("/runs/")[1]!;
-    await page.locator('[data-testid="run-status"][data-status="done"]').first().waitFor();
+    const parentId = await startRunFromForm(page, ctx.app.url, { question: QUESTION, skill: "recap", budget: "low" });
+    await waitForStatus(page, "done");
     // The stale launch plan kept the forced path through all three tiers.
     await expect(page.locator('[data-testid="timeline-iteration"][data-mode="forced"]').count()).resolves.toBe(3);
     await screenshot(page, "curation-parent-run");
@@ -45,7 +42,7 @@ describe("curation loop on the demo bank", () => {
 
     await drawer.getByTestId("rerun-submit").click();
     await page.waitForURL((url) => url.pathname.startsWith("/runs/run_") && !url.href.includes(parentId));
-    await page.locator('[data-testid="run-status"][data-status="done"]').first().waitFor();
+    await waitForStatus(page, "done");
     await page.locator('[data-testid="run-badge"][data-flag="short_circuited"]').waitFor();
     await expect(page.locator('[data-testid="timeline-iteration"]').count()).resolves.toBe(2);
     await screenshot(page, "curation-child-run");

@@ -1,5 +1,12 @@
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
+import { waitForFocus } from "./pages/focus";
+
+/** The version the skill editor has loaded ("v3" → 3). */
+async function skillVersion(page: Page): Promise<number> {
+  return Number((await page.getByTestId("skill-version").textContent())?.replace(/^v/, ""));
+}
 
 describe("curation loop on the demo bank", () => {
   const ctx = useAppAndBrowser();
@@ -44,18 +51,20 @@ describe("curation loop on the demo bank", () => {
     await screenshot(page, "curation-skills");
     await page.getByRole("link", { name: "recap", exact: true }).click();
     await page.getByTestId("skill-editor").waitFor();
+    const before = await skillVersion(page);
     const mission = page.getByTestId("skill-mission");
     const original = (await mission.inputValue()) ?? "";
+    expect(original).toContain("Lead with the outcome");
     await mission.fill(original.replace("Lead with the outcome", "Open with the decision"));
     await page.getByTestId("save-skill").click();
-    const v2 = page.locator('[data-testid="version"][data-version="2"]');
-    await v2.waitFor();
-    expect(await page.getByTestId("skill-version").textContent()).toBe("v2");
-    const mission2 = v2.locator('[data-field="mission"]');
-    expect(await mission2.locator('[data-op="remove"]').allTextContents()).toEqual(
+    const saved = page.locator(`[data-testid="version"][data-version="${before + 1}"]`);
+    await saved.waitFor();
+    expect(await skillVersion(page)).toBe(before + 1);
+    const missionDiff = saved.locator('[data-field="mission"]');
+    expect(await missionDiff.locator('[data-op="remove"]').allTextContents()).toEqual(
       expect.arrayContaining([expect.stringContaining("Lead")]),
     );
-    expect(await mission2.locator('[data-op="add"]').allTextContents()).toEqual(
+    expect(await missionDiff.locator('[data-op="add"]').allTextContents()).toEqual(
       expect.arrayContaining([expect.stringContaining("Open")]),
     );
     await screenshot(page, "curation-skill-versions");
@@ -65,19 +74,21 @@ describe("curation loop on the demo bank", () => {
     const first = ctx.browser.page;
     const second = await ctx.browser.context.newPage();
     try {
-      await second.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
-      await second.getByTestId("skill-editor").waitFor();
-      expect(await second.getByTestId("skill-version").textContent()).toBe("v2");
+      for (const page of [first, second]) {
+        await page.goto(`${ctx.app.url}/skills/skill-decisions?bank=demo`);
+        await page.getByTestId("skill-editor").waitFor();
+      }
+      const loaded = await skillVersion(second);
 
       await first.getByTestId("skill-mission").fill("Saved first by the other tab.");
       await first.getByTestId("save-skill").click();
-      await first.locator('[data-testid="version"][data-version="3"]').waitFor();
+      await first.locator(`[data-testid="version"][data-version="${loaded + 1}"]`).waitFor();
 
       await second.getByTestId("skill-mission").fill("My edit on the stale copy.");
       await second.getByTestId("save-skill").click();
       await second.getByTestId("conflict-notice").waitFor();
       expect(await second.getByTestId("conflict-message").textContent()).toContain(
-        "saved by someone else as version 3",
+        `saved by someone else as version ${loaded + 1}`,
       );
       const added = (await second.locator('[data-testid="conflict-notice"] [data-op="add"]').allTextContents()).join(
         "",
@@ -89,9 +100,9 @@ describe("curation loop on the demo bank", () => {
       await screenshot(second, "curation-skill-conflict");
 
       await second.getByTestId("load-newer").click();
-      await second.locator('[data-testid="skill-version"]', { hasText: "v3" }).waitFor();
+      await second.locator('[data-testid="skill-version"]', { hasText: `v${loaded + 1}` }).waitFor();
       expect(await second.getByTestId("skill-mission").inputValue()).toBe("Saved first by the other tab.");
-      expect(await second.locator('[data-testid="version"]').count()).toBe(3);
+      expect(await second.locator('[data-testid="version"]').count()).toBe(loaded + 1);
     } finally {
       await second.close();
     }
@@ -123,6 +134,15 @@ describe("curation loop on the demo bank", () => {
     await page.waitForURL(/\/mental-models\/mm-onboarding-checklist/);
     expect(await page.getByTestId("model-title").textContent()).toBe("Onboarding checklist");
     expect(await page.getByTestId("staleness-badge").first().getAttribute("data-state")).toBe("never_refreshed");
+    // Escape closes the confirmation without deleting and gives focus back to its button.
+    await page.getByTestId("delete-model").click();
+    const dialog = page.getByRole("alertdialog", { name: "Delete “Onboarding checklist”?" });
+    await dialog.waitFor();
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    await waitForFocus(page, "delete-model");
+    expect(await page.getByTestId("model-title").textContent()).toBe("Onboarding checklist");
+
     await page.getByTestId("delete-model").click();
     await page.getByTestId("delete-dialog").waitFor();
     await screenshot(page, "curation-delete-dialog");

@@ -16,7 +16,14 @@ describe("MCP over Streamable HTTP", () => {
   let app: RunningApp;
   let browser: Browser;
   let client: Client;
-  let runUrl = "";
+
+  /** Asks through MCP; returns the tool's text and the run link it gives. */
+  async function reflectViaMcp(question: string, skill: string) {
+    const result = await client.callTool({ name: "memory_reflect", arguments: { question, skill } });
+    const text = textOf(result);
+    expect(result.isError, `${text}\n${app.logs()}`).toBeFalsy();
+    return { text, runUrl: /Inspect: (\S+)/.exec(text)?.[1] ?? "" };
+  }
 
   beforeAll(async () => {
     app = await startApp({ INSPECTOR_PUBLIC_URL: "" });
@@ -36,18 +43,12 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   it("answers memory_reflect with a link to the run on this inspector, and the run is stored", async () => {
-    const result = await client.callTool({
-      name: "memory_reflect",
-      arguments: { question: "What is blocking the SSO rollout?", skill: "blockers" },
-    });
-    const text = textOf(result);
-    expect(result.isError, `${text}\n${app.logs()}`).toBeFalsy();
+    const { text, runUrl } = await reflectViaMcp("What is blocking the SSO rollout?", "blockers");
     expect(text).toMatch(/Cited memories:\n- \[/);
-    runUrl = /Inspect: (\S+)/.exec(text)?.[1] ?? "";
     expect(runUrl).toMatch(new RegExp(`^${app.url}/runs/run_\\w+$`));
     const runId = runUrl.split("/").pop();
 
-    const events = (await (await fetch(`${app.url}/api/runs/${runId}/events`)).json()) as { status: string };
+    const events = (await (await fetch(`${app.url}/api/v1/runs/${runId}/events`)).json()) as { status: string };
     expect(events.status).toBe("done");
 
     const otlp = await fetch(`${app.url}/api/runs/${runId}/otlp`);
@@ -58,6 +59,7 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   it("opens the linked run in the browser with an Export OTLP download", async () => {
+    const { runUrl } = await reflectViaMcp("What is blocking the SSO rollout?", "blockers");
     const { page } = browser;
     await page.goto(runUrl);
     await page.locator('[data-testid="run-status"][data-status="done"]').waitFor();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
+import { focusedTestId } from "./pages/focus";
 
 describe("memory page on the demo bank", () => {
   const ctx = useAppAndBrowser();
@@ -21,6 +22,7 @@ describe("memory page on the demo bank", () => {
 
   it("searches raw facts with BM25 and labels a team the bank does not permit", async () => {
     const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/memory?bank=demo`);
     await page.getByTestId("tier-tab-facts").click();
     await page.getByTestId("memory-search").fill("SSO blocker");
     await page.waitForURL(/q=SSO/);
@@ -31,5 +33,27 @@ describe("memory page on the demo bank", () => {
     await page.getByTestId("memory-search").fill("budget");
     await page.waitForURL(/q=budget/);
     await page.getByText("not permitted").first().waitFor();
+  });
+
+  it("moves between the tier tabs with the arrow keys, each tab naming its panel", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/memory?bank=demo`);
+    const tabs = page.getByRole("tablist", { name: "Memory tiers" }).getByRole("tab");
+    expect(await tabs.count()).toBe(3);
+    await page.getByTestId("tier-tab-mental_models").focus();
+    await page.keyboard.press("ArrowRight");
+    await page.locator('[data-testid=tier-tab-observations][aria-selected="true"]').waitFor();
+    await page.waitForURL(/tier=observations/);
+    await page.getByTestId("observation").first().waitFor();
+    const panel = page.getByRole("tabpanel");
+    expect(await panel.getAttribute("id")).toBe(
+      await page.getByTestId("tier-tab-observations").getAttribute("aria-controls"),
+    );
+    // End jumps to the last tab; the arrows wrap around.
+    await page.keyboard.press("End");
+    await page.locator('[data-testid=tier-tab-facts][aria-selected="true"]').waitFor();
+    await page.keyboard.press("ArrowRight");
+    await page.locator('[data-testid=tier-tab-mental_models][aria-selected="true"]').waitFor();
+    expect(await focusedTestId(page)).toBe("tier-tab-mental_models");
   });
 });

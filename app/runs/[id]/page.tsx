@@ -29,7 +29,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       <RunView
         runId={found.run.id}
         initialEvents={found.events}
-        complete={found.complete}
+        totalEvents={found.total}
         storedStatus={found.run.status}
         replayNotes={divergence.map((d) => ({
           iteration: d.iteration,

@@ -24,6 +24,8 @@ import {
   RunEventList,
   RunEventsQuery,
   RunListPage,
+  RunListStreamFrames,
+  RunListStreamQuery,
   RunParams,
 } from "@/lib/contracts/runs";
 import { CreateSkillBody, Skill, SkillList, SkillWithHistory, UpdateSkillBody } from "@/lib/contracts/skills";
@@ -252,6 +254,25 @@ export const endpoints = {
     tag: "runs",
     query: ListRunsQuery,
     responses: { 200: { description: "a page of runs", schema: RunListPage }, ...BAD_INPUT },
+  }),
+  streamRuns: defineEndpoint({
+    method: "GET",
+    path: "/runs/stream",
+    operationId: "streamRuns",
+    summary: "The runs list, live: runs that appear or change under the filters (server-sent events)",
+    description:
+      "Frames: `event: run` with a run summary (a new run, or a changed one that still matches the filters), `event: remove` with `{id}` (a run changed and no longer matches), `event: reset` (too much changed since the cursor: reload the list). Every frame's `id` is a cursor; reconnect with it as `Last-Event-ID` (or `?since=`) to receive what changed meanwhile. The server reads the runs table every 250 ms, once for all open streams.",
+    tag: "runs",
+    query: RunListStreamQuery,
+    responses: {
+      200: {
+        description: "an event stream",
+        contentType: "text/event-stream",
+        schema: RunListStreamFrames,
+      },
+      ...BAD_INPUT,
+      503: err("this server already serves as many live streams as it allows; retry after Retry-After seconds"),
+    },
   }),
   getRun: defineEndpoint({
     method: "GET",

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
 import { AppError } from "@/lib/contracts/errors";
 import { type RunDetail, type RunEventList, runLinks } from "@/lib/contracts/runs";
-import type { RunEvent } from "@/lib/reflect";
+import { sseResponse } from "./sse";
 
 export const SSE_POLL_MS = 250;
 
@@ -53,54 +53,36 @@ export async function runEventList(db: Db, id: string, after: number | undefined
   return { status: run.status, events: await getRunEvents(db, id, { afterSeq: after }) };
 }
 
-const encoder = new TextEncoder();
-const sseFrame = (e: RunEvent) => encoder.encode(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-
 /**
  * The run's events as a server-sent event stream: what exists, then new events as the DB gains
- * them (polled), until `run.finished` (or the run stopped without one, e.g. interrupted).
- * `after` (from Last-Event-ID on reconnect) skips what the client already has.
+ * them (polled every SSE_POLL_MS), until `run.finished` (or the run stopped without one, e.g.
+ * interrupted). `after` (from Last-Event-ID on reconnect) skips what the client already has.
  */
-export async function runEventStream(
-  db: Db,
-  id: string,
-  after: number | undefined,
-  signal: AbortSignal,
-): Promise<ReadableStream<Uint8Array>> {
+export async function runEventStream(db: Db, id: string, after: number | undefined, request: Request) {
   await requireRun(db, id);
   let last = after;
-  let closed = false;
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        controller.close();
-      };
-      signal.addEventListener("abort", close);
-      try {
-        while (!closed) {
-          // Status before events: a run that stops after this read still has its events read below.
-          const run = await getRun(db, id);
-          const events = await getRunEvents(db, id, { afterSeq: last });
-          for (const e of events) {
-            if (closed) return;
-            controller.enqueue(sseFrame(e));
-            last = e.seq;
-            if (e.type === "run.finished") return close();
-          }
-          if (run?.status !== "running") return close();
-          await new Promise((r) => setTimeout(r, SSE_POLL_MS));
+  return sseResponse(
+    request,
+    async ({ send, signal }) => {
+      let first = true;
+      while (!signal.aborted) {
+        // Status before events: a run that stops after this read still has its events read below.
+        const run = await getRun(db, id);
+        const events = await getRunEvents(db, id, { afterSeq: last });
+        // The response goes out with its first bytes: a client that has every event so far must
+        // not wait for the next one (or the keep-alive) to learn that it is connected.
+        if (first && events.length === 0 && run?.status === "running") send({ id: last });
+        first = false;
+        for (const e of events) {
+          if (signal.aborted) return;
+          send({ id: e.seq, event: e.type, data: e });
+          last = e.seq;
+          if (e.type === "run.finished") return;
         }
-      } catch (err) {
-        if (!closed) {
-          closed = true;
-          controller.error(err);
-        }
+        if (run?.status !== "running") return;
+        await new Promise((r) => setTimeout(r, SSE_POLL_MS));
       }
     },
-    cancel() {
-      closed = true;
-    },
-  });
+    () => last,
+  );
 }

@@ -22,7 +22,13 @@ afterEach(() => {
 describe("proxy with INSPECTOR_TOKEN set", () => {
   it("refuses API requests without the token with 401 JSON, including MCP", async () => {
     process.env.INSPECTOR_TOKEN = TOKEN;
-    for (const path of ["/api/v1/runs", "/api/v1/banks/demo/reflect", "/api/mcp", "/api/runs/x/events"]) {
+    for (const path of [
+      "/api/v1/runs",
+      "/api/v1/banks/demo/reflect",
+      "/api/mcp",
+      "/api/runs/x/otlp",
+      "/api/v1/runs/stream",
+    ]) {
       const res = proxy(request(path));
       expect(res.status, path).toBe(401);
       expect((await res.json()).error.code).toBe("unauthorized");

@@ -37,6 +37,7 @@ const EXPECTED_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   body_too_large: 413,
+  too_many_streams: 503,
   internal: 500,
 };
 
@@ -66,6 +67,12 @@ describe("HTTP", () => {
   it("keeps extra headers (the 401 names its auth scheme)", () => {
     const res = httpError(sample("unauthorized"), { headers: { "www-authenticate": "Bearer" } });
     expect(res.headers.get("www-authenticate")).toBe("Bearer");
+  });
+
+  it("a refused live stream says when to retry", () => {
+    const res = httpError(sample("too_many_streams"));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
   });
 
   it("an unexpected error is a logged 500 that does not leak its message", async () => {

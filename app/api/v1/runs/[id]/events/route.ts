@@ -10,14 +10,5 @@ export const GET = handle(endpoints.getRunEvents, async ({ db, params, query, re
   }
   // A reconnecting EventSource sends the last seq it saw; it wins over `?after=`.
   const lastEventId = Number.parseInt(request.headers.get("last-event-id") ?? "", 10);
-  const after = Number.isFinite(lastEventId) ? lastEventId : query.after;
-  const stream = await runEventStream(db, params.id, after, request.signal);
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
-  });
+  return runEventStream(db, params.id, Number.isFinite(lastEventId) ? lastEventId : query.after, request);
 });

@@ -1,0 +1,67 @@
+"use client";
+
+import * as AlertDialog from "@radix-ui/react-alert-dialog";
+import type { ReactNode } from "react";
+
+/**
+ * A confirmation before something that cannot be undone, on Radix's alert dialog: focus starts on
+ * Cancel and stays inside, Escape cancels, and focus returns to the button that opened it.
+ */
+export function ConfirmDialog({
+  trigger,
+  title,
+  description,
+  error,
+  confirmLabel,
+  pending,
+  onConfirm,
+  open,
+  onOpenChange,
+  testId,
+  confirmTestId,
+}: {
+  /** The button that opens the dialog (rendered as is). */
+  trigger: ReactNode;
+  title: ReactNode;
+  description: ReactNode;
+  error?: ReactNode;
+  confirmLabel: string;
+  pending?: boolean;
+  /** Runs the action; the dialog stays open until the caller closes it (so a failure can be shown). */
+  onConfirm: () => void;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  testId?: string;
+  confirmTestId?: string;
+}) {
+  return (
+    <AlertDialog.Root open={open} onOpenChange={onOpenChange}>
+      <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-900/30" />
+        <AlertDialog.Content
+          className="-translate-x-1/2 -translate-y-1/2 fixed top-1/2 left-1/2 z-40 w-[26rem] max-w-[calc(100vw-2rem)] rounded border border-slate-300 bg-white p-4 shadow-lg focus:outline-none"
+          data-testid={testId}
+        >
+          <AlertDialog.Title className="font-semibold text-[14px]">{title}</AlertDialog.Title>
+          <AlertDialog.Description className="mt-1 text-[12px] text-slate-600">{description}</AlertDialog.Description>
+          {error}
+          <div className="mt-3 flex justify-end gap-2">
+            <AlertDialog.Cancel className="rounded border border-slate-300 px-3 py-1 text-[12px]">
+              Cancel
+            </AlertDialog.Cancel>
+            <button
+              type="button"
+              disabled={pending}
+              onClick={onConfirm}
+              className="rounded bg-red-600 px-3 py-1 font-medium text-[12px] text-white hover:bg-red-700 disabled:opacity-50"
+              data-testid={confirmTestId}
+            >
+              {confirmLabel}
+            </button>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}
