@@ -56,6 +56,7 @@ const DUE = /\b(?:[Dd]ue|[Bb]y|[Uu]ntil)\s+(\p{Lu}\p{Ll}+\.?\s+\d{1,2}(?:,\s+\d{
 const DONE = /\b(?:done|closed|completed|finished)\b(?:\s+(?:on|by)\b|[:\s—–.-])|\bupdate:\s*done\b/i;
 const UNBLOCKS = /\b(?:the fix is|fix:|until|once|waits? on|depends on|needs|requires|earliest slot is)\s+([^.;—]+)/i;
 const OPEN = /\b(?:open|not yet|not scheduled|asked for|asks? for|next|at risk|might|unclear|pending)\b|\?/i;
+const ACTION = /\baction items?\b|\bdue\b|\bowns\b|\bto-?do\b/i;
 const DECIDED = /\b(?:decid\w*|decision|agreed|chose|approved|picked|final)\b/i;
 
 const owner = (p: Passage) => OWNERS.map((re) => p.text.match(re)?.[1]).find((m) => m !== undefined) ?? null;
@@ -80,31 +81,52 @@ const listed = (passages: Passage[], line: (p: Passage) => string): Body => ({
   used: passages,
 });
 
+const checklistItem = (p: Passage) =>
+  `- [${DONE.test(p.text) ? "x" : " "}] ${p.text}${detail("owner", owner(p))}${detail("due", p.text.match(DUE)?.[1])} ${ref(p)}`;
+
+/** Supporting passages that are not what the shape lists, shown apart and never labelled as such. */
+function related(passages: Passage[]): string[] {
+  return passages.length > 0 ? ["Related:", ...passages.map((p) => `- ${p.text} ${ref(p)}`)] : [];
+}
+
 function checklist(passages: Passage[]): Body {
-  const done = passages.filter((p) => DONE.test(p.text));
-  const open = passages.filter((p) => !done.includes(p));
-  const item = (p: Passage, box: string) =>
-    `- [${box}] ${p.text}${detail("owner", owner(p))}${detail("due", p.text.match(DUE)?.[1])} ${ref(p)}`;
+  const items = passages.filter((p) => ACTION.test(p.text));
+  const done = items.filter((p) => DONE.test(p.text));
+  const open = items.filter((p) => !done.includes(p));
+  const other = passages.filter((p) => !items.includes(p));
   return {
     lines: [
-      ...(open.length > 0 ? ["Open:", ...open.map((p) => item(p, " "))] : []),
-      ...(done.length > 0 ? ["Done:", ...done.map((p) => item(p, "x"))] : []),
+      ...(open.length > 0 ? ["Open:", ...open.map(checklistItem)] : []),
+      ...(done.length > 0 ? ["Done:", ...done.map(checklistItem)] : []),
+      ...related(other),
     ],
-    used: [...open, ...done],
+    used: [...open, ...done, ...other],
   };
 }
+
+function blockers(passages: Passage[]): Body {
+  const listedBlockers = passages.filter((p) => polarity(p.text) !== null).sort(byDateDesc);
+  const other = passages.filter((p) => !listedBlockers.includes(p));
+  return {
+    lines: [...listedBlockers.map((p) => `- ${blockerLine(p)}`), ...related(other)],
+    used: [...listedBlockers, ...other],
+  };
+}
+
+const blockerLine = (p: Passage) =>
+  `${statusLabel(p)}${p.text} — since: ${day(p)}${detail("owner", owner(p))}${detail("unblocks", p.text.match(UNBLOCKS)?.[1])} ${ref(p)}`;
+
+const decisionDetails = (p: Passage) =>
+  `date: ${day(p)}${detail("who", who(p))}${detail("why", p.text.match(WHY)?.[0])}`;
 
 function decisions(passages: Passage[]): Body {
   const decided = passages.filter((p) => DECIDED.test(p.text)).sort(byDateDesc);
   const context = passages.filter((p) => !decided.includes(p));
   return {
     lines: [
-      ...decided.map(
-        (p) =>
-          `- Decision: ${p.text} — date: ${day(p)}${detail("who", who(p))}${detail("why", p.text.match(WHY)?.[0])} ${ref(p)}`,
-      ),
+      ...decided.map((p) => `- Decision: ${p.text} — ${decisionDetails(p)} ${ref(p)}`),
       // Only what a memory states as decided is labelled a decision.
-      ...context.map((p) => `- ${p.text} — date: ${day(p)} ${ref(p)}`),
+      ...related(context),
     ],
     used: [...decided, ...context],
   };
@@ -142,11 +164,7 @@ function body(shape: AnswerShape, support: Passage[]): Body {
     case "actionables":
       return checklist(support);
     case "blockers":
-      return listed(
-        [...support].sort(byDateDesc),
-        (p) =>
-          `- ${statusLabel(p)}${p.text} — since: ${day(p)}${detail("owner", owner(p))}${detail("unblocks", p.text.match(UNBLOCKS)?.[1])} ${ref(p)}`,
-      );
+      return blockers(support);
     case "prep":
       return prep(support);
     case "plain":
@@ -171,11 +189,11 @@ function supersededLine(lead: Lead, shape: AnswerShape): string[] {
 
 /** What each shape's mission looks for first: action items (open before done), blockers, decisions. */
 const SHAPE_FAVOURS: Partial<Record<AnswerShape, { marker: RegExp; factor: number }>> = {
-  actionables: { marker: /\baction items?\b|\bdue\b|\bowns\b/i, factor: 1.5 },
-  blockers: { marker: /\bblock\w*|\bstuck\b/i, factor: 1.2 },
-  decisions: { marker: DECIDED, factor: 1.2 },
+  actionables: { marker: ACTION, factor: 1.5 },
+  blockers: { marker: /\bblock\w*|\bstuck\b/i, factor: 1.3 },
+  decisions: { marker: DECIDED, factor: 1.3 },
 };
-const DONE_ITEM_FACTOR = 0.8;
+const DONE_ITEM_FACTOR = 0.7;
 
 /** Passages re-ranked for the skill's shape: what its mission asks for first. */
 export function favourShape(shape: AnswerShape, passages: readonly Passage[]): Passage[] {
@@ -195,6 +213,15 @@ export interface ComposedAnswer {
   quoted: Passage[];
 }
 
+/** The first line: the answer, in the shape's own line form for a checklist or a blocker list. */
+function leadLine(shape: AnswerShape, p: Passage): string {
+  if (shape === "actionables") return checklistItem(p);
+  if (shape === "blockers") return blockerLine(p);
+  // A fact that answers "when" by the day it records gets that day in front.
+  const dated = [...p.satisfied.values()].includes("date") ? `${day(p)}: ` : "";
+  return `${dated}${p.text} ${ref(p)}`;
+}
+
 /** The answer text from a lead and the other relevant passages (best first). */
 export function composeAnswer(shape: AnswerShape, lead: Lead, relevant: readonly Passage[]): ComposedAnswer {
   const taken = new Set<Passage>([lead.lead, ...lead.superseded]);
@@ -207,10 +234,14 @@ export function composeAnswer(shape: AnswerShape, lead: Lead, relevant: readonly
     seenText.add(key);
     support.push(p);
   }
-  // A fact that answers "when" by the day it records gets that day in front.
-  const dated = [...lead.lead.satisfied.values()].includes("date") ? `${day(lead.lead)}: ` : "";
-  const leadLine = `${shape === "blockers" ? statusLabel(lead.lead) : ""}${dated}${lead.lead.text} ${ref(lead.lead)}`;
   const rest = body(shape, support);
-  const lines = [leadLine, ...supersededLine(lead, shape), ...(rest.lines.length > 0 ? ["", ...rest.lines] : [])];
+  const lines = [
+    leadLine(shape, lead.lead),
+    ...supersededLine(lead, shape),
+    ...(shape === "decisions" && DECIDED.test(lead.lead.text)
+      ? [`The decision above — ${decisionDetails(lead.lead)} ${ref(lead.lead)}`]
+      : []),
+    ...(rest.lines.length > 0 ? ["", ...rest.lines] : []),
+  ];
   return { answer: lines.join("\n"), quoted: [lead.lead, ...lead.superseded, ...rest.used] };
 }

@@ -107,7 +107,7 @@ function names(text: string): Entity[] {
     const word = m[1] ?? "";
     const before = text.slice(0, m.index).trimEnd();
     const sentenceStart =
-      before === "" || /[.!?:;—–(\n]$/.test(before) || /^[-*+#]+$/.test(before.split(/\s/).pop() ?? "");
+      before === "" || /[.!?:—–(\n]$/.test(before) || /^[-*+#]+$/.test(before.split(/\s/).pop() ?? "");
     if (NOT_NAMES.has(word.toLowerCase()) || ACRONYM.test(word)) continue;
     if (sentenceStart) {
       const next = words[i + 1];

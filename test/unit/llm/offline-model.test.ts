@@ -2,68 +2,25 @@ import { describe, expect, it } from "vitest";
 import { analyzeQuestion, keywordQuery } from "@/lib/llm/offline/question";
 import { sentences } from "@/lib/llm/offline/text";
 import { createOfflineModel, NO_ANSWER_TEXT } from "@/lib/llm/offline-model";
-import type { ChatMessage, ModelRequest, ModelResponse, ToolDefinition } from "@/lib/reflect/ports";
+import {
+  auto,
+  conversation as conversation_,
+  memories,
+  mentalModels,
+  observations,
+  onlyCall,
+  type Turn,
+  tool,
+} from "./offline/chat";
 
 const QUESTION = "What did we decide about the Postgres migration?";
-const TIER_TOOLS = ["search_mental_models", "search_observations", "recall"];
 
-function tool(name: string): ToolDefinition {
-  return { type: "function", function: { name, description: name, parameters: { type: "object" } } };
-}
-const ALL_TOOLS = [...TIER_TOOLS, "done"].map(tool);
-
-/** What the model sends with each search of the conversations below: the question's keyword query. */
-const SEARCH_ARGS = JSON.stringify({ reason: "search", query: "decide postgres migration" });
-
-/** A conversation as the engine builds it: system, question, then one assistant call + tool result per turn. */
-function conversation(turns: { tool: string; result: unknown }[], extraSystem: string[] = []): ChatMessage[] {
-  const messages: ChatMessage[] = [
-    { role: "system", content: "You answer one question about a memory bank." },
-    { role: "user", content: QUESTION },
-  ];
-  turns.forEach((turn, i) => {
-    const id = `call_${i}_0`;
-    messages.push({
-      role: "assistant",
-      content: null,
-      tool_calls: [
-        { id, type: "function", function: { name: turn.tool, arguments: turn.tool === "done" ? "{}" : SEARCH_ARGS } },
-      ],
-    });
-    messages.push({
-      role: "tool",
-      tool_call_id: id,
-      content: typeof turn.result === "string" ? turn.result : JSON.stringify(turn.result),
-    });
-  });
-  for (const text of extraSystem) messages.push({ role: "system", content: text });
-  return messages;
-}
-
-const auto = (messages: ChatMessage[], tools = ALL_TOOLS): ModelRequest => ({ messages, tools, toolChoice: "auto" });
-
-const mentalModels = (items: { id: string; content: string }[]) => ({
-  query: "q",
-  count: items.length,
-  mental_models: items.map((m) => ({ ...m, name: m.id, tags: [], is_stale: false })),
-});
-const observations = (items: { id: string; text: string }[]) => ({
-  query: "q",
-  count: items.length,
-  observations: items,
-  is_stale: false,
-  freshness: "up_to_date",
-});
-const memories = (items: { id: string; text: string }[]) => ({ query: "q", count: items.length, memories: items });
+/** The conversations below, as the engine builds them; each search was sent with the question's keyword query. */
+const conversation = (turns: Turn[], extraSystem: string[] = []) =>
+  conversation_(QUESTION, turns, { query: "decide postgres migration", extraSystem });
 
 const EMPTY_MM = mentalModels([]);
 const UNRELATED_OBS = observations([{ id: "obs_1", text: "The team lunch moved to Thursdays at noon." }]);
-
-function onlyCall(response: ModelResponse) {
-  expect(response.toolCalls).toHaveLength(1);
-  const call = response.toolCalls[0]!;
-  return { name: call.function.name, args: JSON.parse(call.function.arguments) as Record<string, unknown> };
-}
 
 const model = createOfflineModel();
 
