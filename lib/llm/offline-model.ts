@@ -121,9 +121,12 @@ function decide(request: ModelRequest, question: Question): Decision {
   const query = keywordQuery(question);
   const shape = answerShape(messages.find((m) => m.role === "system")?.content ?? "");
 
+  let reading: Reading | undefined;
+  const answerNow = () => answer(question, (reading ??= read(question, items)), shape);
+
   if (request.toolChoice !== "auto") {
     const forced = request.toolChoice.function.name;
-    if (forced === DONE) return answer(question, items, shape);
+    if (forced === DONE) return answerNow();
     return search(forced, query, `Forced ${tierLabel(forced)} search.`);
   }
 
@@ -135,18 +138,18 @@ function decide(request: ModelRequest, question: Question): Decision {
   if (lastTurnCalledDone(messages)) {
     // The engine rejected `done` (no evidence yet, or a release miss): dig into a lower tier.
     if (nextTier) return search(nextTier.tool, query, `The answer was rejected; searching ${nextTier.label}.`);
-    return answer(question, items, shape);
+    return answerNow();
   }
   if (nudged(messages)) {
-    if (items.length > 0 || !nextTier) return answer(question, items, shape);
+    if (items.length > 0 || !nextTier) return answerNow();
     return search(nextTier.tool, query, `Changing approach: searching ${nextTier.label}.`);
   }
 
-  const reading = read(question, items);
+  reading = read(question, items);
   const answered =
     reading.coverage >= OFFLINE_TUNING.answeredCoverage &&
     (question.answerKind === null || reading.best.some((p) => p.answers));
-  if (answered) return answer(question, items, shape);
+  if (answered) return answerNow();
 
   // Not answered yet: one targeted search for what is missing, in the lowest tier not searched yet.
   const targetedBefore = calls.some((c) => {
@@ -163,7 +166,7 @@ function decide(request: ModelRequest, question: Question): Decision {
         : `Nothing retrieved so far answers the question; searching ${tier.label}.`;
     return search(tier.tool, targeted, note);
   }
-  return answer(question, items, shape);
+  return answerNow();
 }
 
 function search(tool: string, query: string, note: string): Decision {
@@ -265,8 +268,8 @@ function targetedQuery(question: Question, best: Passage[]): string {
 
 // ---------- the answer ----------
 
-function answer(question: Question, items: RetrievedItem[], shape: AnswerShape): Decision {
-  const relevant = favourShape(shape, read(question, items).relevant);
+function answer(question: Question, reading: Reading, shape: AnswerShape): Decision {
+  const relevant = favourShape(shape, reading.relevant);
   const lead = chooseLead(question, relevant);
   const citations = { memory_ids: [] as string[], observation_ids: [] as string[], mental_model_ids: [] as string[] };
   if (!lead) return { tool: DONE, args: { answer: NO_ANSWER_TEXT, ...citations }, note: null };

@@ -40,6 +40,9 @@ function monthNumber(name: string): string {
 
 const pad = (d: string) => d.padStart(2, "0");
 
+// A bare month needs its full name and a capital ("in January"); "May" alone is usually the verb.
+const BARE_MONTH = /\b(January|February|March|April|June|July|August|September|October|November|December)\b/g;
+
 interface Pattern {
   kind: EntityKind;
   re: RegExp;
@@ -64,12 +67,7 @@ const PATTERNS: Pattern[] = [
     re: new RegExp(`\\b${MONTH}\\s+${YEAR}\\b`, "g"),
     key: (m) => `${m[2]}-${monthNumber(m[1] ?? "")}`,
   },
-  // A bare month needs its full name and a capital ("in January"); "May" alone is usually the verb.
-  {
-    kind: "date",
-    re: /\b(January|February|March|April|June|July|August|September|October|November|December)\b/g,
-    key: (m) => monthNumber(m[1] ?? ""),
-  },
+  { kind: "date", re: BARE_MONTH, key: (m) => monthNumber(m[1] ?? "") },
   { kind: "date", re: /\b(Q[1-4])\b/g, key: (m) => m[1] ?? "" },
   {
     kind: "money",
@@ -105,9 +103,9 @@ function names(text: string): Entity[] {
   const words = [...text.matchAll(NAME)];
   for (const [i, m] of words.entries()) {
     const word = m[1] ?? "";
-    const before = text.slice(0, m.index).trimEnd();
-    const sentenceStart =
-      before === "" || /[.!?:—–(\n]$/.test(before) || /^[-*+#]+$/.test(before.split(/\s/).pop() ?? "");
+    // What precedes the word, up to a few characters: a sentence end, a list marker, or nothing.
+    const before = text.slice(Math.max(0, m.index - 4), m.index).trimEnd();
+    const sentenceStart = (m.index <= 4 && before === "") || /(?:[.!?:—–(\n]|^[-*+#]+)$/.test(before);
     if (NOT_NAMES.has(word.toLowerCase()) || ACRONYM.test(word)) continue;
     if (sentenceStart) {
       const next = words[i + 1];
@@ -123,7 +121,10 @@ function names(text: string): Entity[] {
 export function entities(text: string): Entity[] {
   const claimed: [number, number][] = [];
   const found: (Entity & { at: number })[] = [];
+  // Every pattern but the bare month needs a digit or a currency sign.
+  const digits = /[\d$€£]/.test(text);
   for (const { kind, re, key } of PATTERNS) {
+    if (!digits && re !== BARE_MONTH) continue;
     for (const m of text.matchAll(re)) {
       const start = m.index;
       const end = start + m[0].length;

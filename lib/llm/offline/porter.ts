@@ -183,10 +183,23 @@ function step1bCleanUp(w: string): string {
   return w;
 }
 
-const utf8Length = (s: string) => Buffer.byteLength(s, "utf8");
+const utf8Length = (s: string) => (/^[\x00-\x7f]*$/.test(s) ? s.length : Buffer.byteLength(s, "utf8"));
+
+// Stems by word: a bank repeats its vocabulary. Bounded; a pure function, so still deterministic.
+const STEMS = new Map<string, string>();
+const STEMS_LIMIT = 50_000;
 
 /** The FTS5 porter stem of one lowercase token. */
 export function porterStem(token: string): string {
+  const known = STEMS.get(token);
+  if (known !== undefined) return known;
+  const stem = stemUncached(token);
+  if (STEMS.size >= STEMS_LIMIT) STEMS.clear();
+  STEMS.set(token, stem);
+  return stem;
+}
+
+function stemUncached(token: string): string {
   const bytes = utf8Length(token);
   if (bytes < 3 || bytes > MAX_TOKEN_BYTES) return token;
   const [afterStep1b, removed] = step1b(step1a(token));

@@ -80,10 +80,25 @@ interface Sentence {
   entities: Entity[];
 }
 
+/**
+ * Sentences and memories read before, by text: a run reads the same memories call after call and
+ * the bank's memories come back run after run. Bounded, and pure functions of the text, so answers
+ * stay deterministic.
+ */
+const READ = new Map<string, Sentence>();
+const READ_LIMIT = 20_000;
+
 function readSentence(text: string): Sentence {
+  const known = READ.get(text);
+  if (known) return known;
   const tokens = tokenize(text);
-  return { text, tokens, stems: new Set(tokens.map((t) => t.stem)), entities: entities(text) };
+  const sentence = { text, tokens, stems: new Set(tokens.map((t) => t.stem)), entities: entities(text) };
+  if (READ.size >= READ_LIMIT) READ.clear();
+  READ.set(text, sentence);
+  return sentence;
 }
+
+const stemSet = (text: string) => readSentence(text).stems;
 
 function holdsKind(s: Pick<Sentence, "text" | "entities">, kind: AnswerKind): boolean {
   return kind === "reason" ? REASON.test(s.text) : hasKind(s.entities, kind);
@@ -96,17 +111,25 @@ interface Unit {
   parentStems: Set<string>;
 }
 
+const UNITS = new Map<string, Unit[]>();
+
 /** Quotable units of a memory: a mental model by line, anything else whole; each with its sentences. */
 function units(item: RetrievedItem): Unit[] {
+  const key = `${item.tier.curated ? "m" : "t"}${item.text}`;
+  const known = UNITS.get(key);
+  if (known) return known;
   const min = RELEVANCE_TUNING.minSentenceChars;
   const blocks = item.tier.curated ? outline(item.text) : [{ text: oneLine(item.text), parent: null }];
-  return blocks
+  const read = blocks
     .map((block) => ({
       text: block.text,
       sentences: sentences(block.text, min).map(readSentence),
-      parentStems: new Set(block.parent ? tokenize(block.parent).map((t) => t.stem) : []),
+      parentStems: block.parent ? stemSet(block.parent) : new Set<string>(),
     }))
     .filter((u) => u.sentences.length > 0);
+  if (UNITS.size >= READ_LIMIT) UNITS.clear();
+  UNITS.set(key, read);
+  return read;
 }
 
 function phraseBonus(question: Question, s: Sentence): number {
@@ -131,15 +154,19 @@ function lengthNorm(s: Sentence): number {
 
 /** Ranks every sentence of every item; returns one passage per quotable unit, best first. */
 export function rankPassages(question: Question, items: readonly RetrievedItem[]): Passage[] {
-  const contextName = (item: RetrievedItem) => new Set(item.name ? tokenize(item.name).map((t) => t.stem) : []);
   const subjectWeight = question.terms.reduce((sum, t) => sum + (t.role === "frame" ? 0 : t.weight), 0);
   const passages: Passage[] = [];
 
   for (const item of items) {
-    const tagStems = new Set(item.tags.flatMap((tag) => tokenize(tag).map((t) => t.stem)));
+    const tagStems = new Set(item.tags.flatMap((tag) => [...stemSet(tag)]));
+    const itemName = item.name ? stemSet(item.name) : new Set<string>();
+    // A tier's prior speaks for a summary about the question: a mental model whose name names none
+    // of it is a passing mention, like any raw fact.
+    const onTopic = !item.tier.curated || question.terms.some((t) => t.stems.some((stem) => itemName.has(stem)));
+    const prior = (onTopic ? item.tier.prior : 1) * (item.trusted ? 1 : RELEVANCE_TUNING.stale);
     for (const unit of units(item)) {
       const context: Context = {
-        nameStems: new Set([...contextName(item), ...unit.parentStems]),
+        nameStems: unit.parentStems.size > 0 ? new Set([...itemName, ...unit.parentStems]) : itemName,
         tagStems,
         occurredAt: item.occurredAt,
       };
@@ -167,10 +194,6 @@ export function rankPassages(question: Question, items: readonly RetrievedItem[]
           question.answerKind === null ||
           holdsKind(quoted, question.answerKind) ||
           (question.answerKind === "date" && item.occurredAt !== null);
-        // A tier's prior speaks for a summary about the question: a mental model whose name names none
-        // of it is a passing mention, like any raw fact.
-        const onTopic = !item.tier.curated || [...satisfied.values()].includes("name") || aboutQuestion(question, item);
-        const prior = (onTopic ? item.tier.prior : 1) * (item.trusted ? 1 : RELEVANCE_TUNING.stale);
         const plan = question.asksPast && PLAN.test(quoted.text) ? RELEVANCE_TUNING.planForPast : 1;
         const score = raw * lengthNorm(s) * prior * plan * (answers ? 1 : RELEVANCE_TUNING.missingAnswer);
         if (best && best.score >= score) continue;
@@ -194,11 +217,6 @@ interface Context {
   nameStems: Set<string>;
   tagStems: Set<string>;
   occurredAt: string | null;
-}
-
-function aboutQuestion(question: Question, item: RetrievedItem): boolean {
-  const name = new Set(item.name ? tokenize(item.name).map((t) => t.stem) : []);
-  return question.terms.some((t) => t.stems.some((stem) => name.has(stem)));
 }
 
 function satisfaction(
