@@ -1,57 +1,70 @@
 /**
  * The embedded offline model: a deterministic, extractive stand-in for an LLM. It reads the same
- * chat-completions request the engine sends an OpenAI server and answers with tool calls:
- * forced turns call the forced tool; auto turns search the next unused tier until retrieved text
- * overlaps the question, then call `done` with an answer quoting retrieved sentences and citing
- * exactly the ids it quotes. No randomness, no clock: the same request gives the same response.
+ * chat-completions request the engine sends an OpenAI server and answers with tool calls. Forced
+ * turns call the forced tool. Under auto it reads what the run retrieved like a careful reader:
+ * every sentence is scored against the question (term weights from the bank, porter stems as the
+ * search uses them, phrases, dates, amounts and names), and when the best passages cover the
+ * question it calls `done`; otherwise it makes one targeted search for what is missing first. The
+ * answer leads with the best passage (the newest when memories disagree, naming what it
+ * superseded), shaped by the skill's output format, citing exactly the ids it quotes.
+ * No randomness, no clock: the same request (and bank statistics) gives the same response.
  */
-import { emptyCitations, perTier, TIER_INFO, TIER_REGISTRY, TIERS, type Tier, tierForTool } from "@/lib/reflect/domain";
+import { TIER_REGISTRY, type Tier } from "@/lib/reflect/domain";
 import { ModelCallError } from "@/lib/reflect/errors";
 import type { ChatMessage, ModelPort, ModelRequest, ModelResponse, ToolCall } from "@/lib/reflect/ports";
-import { keywordQuery, keywords, matchedKeywords } from "./offline-text";
+import { type AnswerShape, answerShape, composeAnswer, favourShape } from "./offline/answer";
+import { type OfflineTier, type RetrievedItem, retrievedItems, toolCallsSoFar } from "./offline/conversation";
+import { chooseLead } from "./offline/newest";
+import { analyzeQuestion, keywordQuery, type Question } from "./offline/question";
+import { coverage, type Passage, rankPassages, relevantPassages } from "./offline/relevance";
+import { questionStems, type TermStats, type TermStatsPort, weigh } from "./offline/weights";
 
-/** Tuning knobs, kept together so the demo can be tuned in one place. */
+export type { TermStats, TermStatsPort } from "./offline/weights";
+
+/** Decision thresholds, kept together so the demo can be tuned in one place. */
 export const OFFLINE_TUNING = {
-  /** An item is relevant when it contains at least this share of the question's keywords (min 1). */
-  overlapRatio: 0.34,
-  /** Bullets in a `done` answer. */
-  maxQuotes: 4,
-  /** Bullets taken from any one retrieved item, so an answer draws on several memories. */
-  maxQuotesPerItem: 2,
-  /** Sentences shorter than this are fragments (headings, list labels) and never quoted. */
-  minSentenceChars: 12,
-  /** A fact or observation up to this long is quoted whole: its second sentence is often the point. */
-  wholeItemChars: 320,
-  /** A quote must match at least this share of the best quote's keywords, so stragglers stay out. */
+  /** Passages scoring below this share of the best are dropped rather than padded in. */
   relativeScore: 0.5,
+  /** The question counts as answered when the best passages satisfy this share of its weight… */
+  answeredCoverage: 0.7,
+  /** …read over this many of the best passages. */
+  answeredPassages: 3,
 } as const;
 
 export const NO_ANSWER_TEXT = "I could not find memories that answer this question.";
 
 const DONE = "done";
 
-/** When scores tie, concrete lower-tier facts win over summaries (a stale summary must not hide a newer fact). */
-const TIER_PREFERENCE = perTier((t) => TIERS.length - 1 - TIERS.indexOf(t.id));
+/** Prior for equally relevant sentences: a fresh summary beats a raw fact that says the same. */
+const TIER_PRIOR: Record<Tier, number> = { mental_models: 1.15, observations: 1.05, raw_facts: 1 };
+
+/** The registry's tiers, top to bottom, as the reader uses them (SPEC §3.1). */
+const TIERS: OfflineTier[] = TIER_REGISTRY.map((t) => ({
+  tool: t.tool,
+  payloadKey: t.resultKey,
+  label: t.label,
+  citation: t.citationKey,
+  curated: t.id === "mental_models",
+  prior: TIER_PRIOR[t.id],
+}));
 
 // The ladder's nudges open with "No progress since step N"; the goal anchor never says it.
 const NUDGE_PATTERN = /\bno progress\b/i;
 
-interface RetrievedItem {
-  tier: Tier;
-  id: string;
-  text: string;
-  /** Order of retrieval across the conversation; the search's own ranking breaks ties. */
-  order: number;
-  /** False for a mental model not known to be fresh: it needs lower-tier evidence behind it. */
-  trusted: boolean;
+export interface OfflineModelOptions {
+  /** Document frequencies from the bank; without them every subject word weighs the same. */
+  termStats?: TermStatsPort;
 }
 
-export function createOfflineModel(): ModelPort {
+export function createOfflineModel(options: OfflineModelOptions = {}): ModelPort {
+  const statsFor = memoizedStats(options.termStats);
   return {
     info: { kind: "offline", name: "offline" },
     async complete(request: ModelRequest): Promise<ModelResponse> {
       if (request.signal?.aborted) throw new ModelCallError("offline model: request aborted", "offline");
-      const decision = decide(request);
+      const asked = analyzeQuestion(request.messages.find((m) => m.role === "user")?.content ?? "");
+      const question = weigh(asked, await statsFor(questionStems(asked)));
+      const decision = decide(request, question);
       const iteration = request.messages.filter((m) => m.role === "assistant").length;
       const toolCall: ToolCall = {
         id: `call_${iteration}_0`,
@@ -72,6 +85,22 @@ export function createOfflineModel(): ModelPort {
   };
 }
 
+/** One lookup per question for the life of the model; a failing port means the uniform fallback. */
+function memoizedStats(port: TermStatsPort | undefined) {
+  const cache = new Map<string, Promise<TermStats | null>>();
+  return (stems: string[]): Promise<TermStats | null> => {
+    if (!port || stems.length === 0) return Promise.resolve(null);
+    const key = stems.join(" ");
+    let hit = cache.get(key);
+    if (!hit) {
+      hit = port.lookup(stems).catch(() => null);
+      if (cache.size >= 32) cache.clear();
+      cache.set(key, hit);
+    }
+    return hit;
+  };
+}
+
 interface Decision {
   tool: string;
   args: Record<string, unknown>;
@@ -79,34 +108,58 @@ interface Decision {
   note: string | null;
 }
 
-function decide(request: ModelRequest): Decision {
-  const question = request.messages.find((m) => m.role === "user")?.content ?? "";
-  const words = keywords(question);
+function decide(request: ModelRequest, question: Question): Decision {
+  const { messages } = request;
+  const items = retrievedItems(messages, TIERS);
   const query = keywordQuery(question);
-  const items = retrievedItems(request.messages);
+  const shape = answerShape(messages.find((m) => m.role === "system")?.content ?? "");
+
+  let reading: Reading | undefined;
+  const answerNow = () => answer(question, (reading ??= read(question, items)), shape);
 
   if (request.toolChoice !== "auto") {
     const forced = request.toolChoice.function.name;
-    if (forced === DONE) return done(words, items);
+    if (forced === DONE) return answerNow();
     return search(forced, query, `Forced ${tierLabel(forced)} search.`);
   }
 
-  const offered = new Set(request.tools.map((t) => t.function.name));
-  const used = new Set(toolCallsSoFar(request.messages).map((c) => c.function.name));
-  const nextTier = TIER_REGISTRY.find((t) => offered.has(t.tool) && !used.has(t.tool));
-  const relevant = relevantItems(words, items);
+  const offered = TIERS.filter((t) => request.tools.some((tool) => tool.function.name === t.tool));
+  const calls = toolCallsSoFar(messages);
+  const used = new Set(calls.map((c) => c.function.name));
+  const nextTier = offered.find((t) => !used.has(t.tool));
 
-  if (lastTurnCalledDone(request.messages)) {
+  if (lastTurnCalledDone(messages)) {
     // The engine rejected `done` (no evidence yet, or a release miss): dig into a lower tier.
     if (nextTier) return search(nextTier.tool, query, `The answer was rejected; searching ${nextTier.label}.`);
-    return done(words, items);
+    return answerNow();
   }
-  if (nudged(request.messages)) {
-    if (items.length > 0 || !nextTier) return done(words, items);
+  if (nudged(messages)) {
+    if (items.length > 0 || !nextTier) return answerNow();
     return search(nextTier.tool, query, `Changing approach: searching ${nextTier.label}.`);
   }
-  if (relevant.some((item) => item.trusted) || !nextTier) return done(words, items);
-  return search(nextTier.tool, query, `Nothing retrieved so far answers the question; searching ${nextTier.label}.`);
+
+  reading = read(question, items);
+  const answered =
+    reading.coverage >= OFFLINE_TUNING.answeredCoverage &&
+    (question.answerKind === null || reading.best.some((p) => p.answers));
+  if (answered) return answerNow();
+
+  // Not answered yet: one targeted search for what is missing, in the lowest tier not searched yet.
+  const targetedBefore = calls.some((c) => {
+    const sent = c.function.name === DONE ? null : searchQuery(c);
+    return sent !== null && !sameWords(sent, query);
+  });
+  const tier = [...offered].reverse().find((t) => !used.has(t.tool)) ?? offered.at(-1);
+  const targeted = targetedQuery(question, reading.best);
+  if (!targetedBefore && tier && !alreadySearched(calls, tier.tool, targeted)) {
+    const missing = missingWords(question, reading.best);
+    const note =
+      missing.length > 0
+        ? `The memories so far do not mention ${missing.map((w) => `"${w}"`).join(", ")}; searching ${tier.label} for it.`
+        : `Nothing retrieved so far answers the question; searching ${tier.label}.`;
+    return search(tier.tool, targeted, note);
+  }
+  return answerNow();
 }
 
 function search(tool: string, query: string, note: string): Decision {
@@ -114,14 +167,10 @@ function search(tool: string, query: string, note: string): Decision {
 }
 
 function tierLabel(tool: string): string {
-  return TIER_REGISTRY.find((t) => t.tool === tool)?.label ?? tool;
+  return TIERS.find((t) => t.tool === tool)?.label ?? tool;
 }
 
 // ---------- reading the conversation ----------
-
-function toolCallsSoFar(messages: ChatMessage[]): ToolCall[] {
-  return messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []));
-}
 
 function lastTurnCalledDone(messages: ChatMessage[]): boolean {
   const last = messages.findLast((m) => m.role === "assistant");
@@ -136,166 +185,91 @@ function nudged(messages: ChatMessage[]): boolean {
   );
 }
 
-/** Every item any search returned, in retrieval order, deduplicated by tier and id. */
-function retrievedItems(messages: ChatMessage[]): RetrievedItem[] {
-  const toolByCallId = new Map(toolCallsSoFar(messages).map((c) => [c.id, c.function.name]));
-  const items: RetrievedItem[] = [];
-  const seen = new Set<string>();
-  for (const message of messages) {
-    if (message.role !== "tool") continue;
-    const tier = tierForTool(toolByCallId.get(message.tool_call_id) ?? "");
-    for (const hit of parseTierHits(message.content, tier)) {
-      const key = `${hit.tier}:${hit.id}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      items.push({ ...hit, order: items.length });
-    }
+function searchQuery(call: ToolCall): string | null {
+  try {
+    const args: unknown = JSON.parse(call.function.arguments);
+    const query = typeof args === "object" && args !== null ? (args as Record<string, unknown>).query : null;
+    return typeof query === "string" ? query : null;
+  } catch {
+    return null;
   }
-  return items;
 }
 
-function parseTierHits(content: string, expected: Tier | null): Omit<RetrievedItem, "order">[] {
-  const keys = expected ? [expected] : TIERS;
-  return keys.flatMap((tier) =>
-    tierEntries(content, tier).flatMap((entry) => {
-      if (typeof entry !== "object" || entry === null) return [];
-      const { id, text, content: body, is_stale } = entry as Record<string, unknown>;
-      const value = tier === "mental_models" ? body : text;
-      const trusted = tier !== "mental_models" || is_stale === false;
-      return typeof id === "string" && typeof value === "string" ? [{ tier, id, text: value, trusted }] : [];
-    }),
+/** Search queries are OR-ed words: the same words in another order are the same search. */
+function sameWords(a: string, b: string): boolean {
+  const words = (q: string) => [...new Set(q.toLowerCase().split(/\s+/).filter(Boolean))].sort().join(" ");
+  return words(a) === words(b);
+}
+
+function alreadySearched(calls: ToolCall[], tool: string, query: string): boolean {
+  return (
+    query === "" ||
+    calls.some((c) => {
+      const sent = c.function.name === tool ? searchQuery(c) : null;
+      return sent !== null && sameWords(sent, query);
+    })
   );
 }
 
-/** The tier's array from a tool result; from a result cut at the size cap, its complete entries. */
-function tierEntries(content: string, tier: Tier): unknown[] {
-  try {
-    const payload: unknown = JSON.parse(content);
-    const key = TIER_INFO[tier].resultKey;
-    const list = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[key] : null;
-    return Array.isArray(list) ? list : [];
-  } catch {
-    return salvageEntries(content, tier);
-  }
-}
+// ---------- reading the evidence ----------
 
-/** Scans `"<result key>":[{…},{…},…` string-aware and keeps every entry that closed before the cut. */
-function salvageEntries(content: string, tier: Tier): unknown[] {
-  const opening = `"${TIER_INFO[tier].resultKey}":[`;
-  const start = content.indexOf(opening);
-  if (start < 0) return [];
-  const entries: unknown[] = [];
-  let depth = 0;
-  let inString = false;
-  let entryStart = -1;
-  for (let i = start + opening.length; i < content.length; i++) {
-    const ch = content[i];
-    if (inString) {
-      if (ch === "\\") i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === "{") {
-      if (depth++ === 0) entryStart = i;
-    } else if (ch === "}" && --depth === 0) {
-      try {
-        entries.push(JSON.parse(content.slice(entryStart, i + 1)));
-      } catch {
-        break; // Not a JSON tool result after all.
-      }
-    } else if (ch === "]" && depth === 0) break;
-  }
-  return entries;
-}
-
-// ---------- relevance and the extractive answer ----------
-
-function requiredOverlap(keywordCount: number): number {
-  return Math.max(1, Math.ceil(OFFLINE_TUNING.overlapRatio * keywordCount));
+interface Reading {
+  /** Relevant passages, best first; only from trusted memories when any trusted one is relevant. */
+  relevant: Passage[];
+  /** The few best relevant passages the "answered?" check reads. */
+  best: Passage[];
+  coverage: number;
 }
 
 /**
- * Items containing enough of the question's keywords to be worth quoting. A stale mental model
- * only counts when nothing trusted is relevant (the summary may hide newer facts).
+ * A mental model not known to be fresh only counts when nothing trusted is relevant: a stale
+ * summary must not speak over the memories it may be out of date with.
  */
-function relevantItems(words: string[], items: RetrievedItem[]): RetrievedItem[] {
-  if (words.length === 0) return [];
-  const needed = requiredOverlap(words.length);
-  const relevant = items.filter((item) => matchedKeywords(words, item.text).length >= needed);
-  const trusted = relevant.filter((item) => item.trusted);
-  return trusted.length > 0 ? trusted : relevant;
+function read(question: Question, items: RetrievedItem[]): Reading {
+  const relevant = relevantPassages(question, rankPassages(question, items), OFFLINE_TUNING.relativeScore);
+  const trusted = relevant.filter((p) => p.item.trusted);
+  const usable = trusted.length > 0 ? trusted : relevant;
+  const best = trusted.slice(0, OFFLINE_TUNING.answeredPassages);
+  return { relevant: usable, best, coverage: coverage(question, best) };
 }
 
-interface Quote {
-  item: RetrievedItem;
-  sentence: string;
-  score: number;
+/** Words of the question none of the best passages satisfies, heaviest first. */
+function missingWords(question: Question, best: Passage[]): string[] {
+  const covered = new Set(best.flatMap((p) => [...p.satisfied.keys()]));
+  return question.terms
+    .map((term, i) => ({ term, i }))
+    .filter(({ term, i }) => term.word !== "" && !covered.has(i))
+    .sort((a, b) => b.term.weight - a.term.weight)
+    .map(({ term }) => term.word);
 }
 
-function done(words: string[], items: RetrievedItem[]): Decision {
-  const quotes = pickQuotes(words, relevantItems(words, items));
-  const citations = emptyCitations();
-  for (const { item } of quotes) {
-    const list = citations[TIER_INFO[item.tier].citationKey];
+/** The missing words plus the question's heaviest subject word, so the search stays on topic; in question order. */
+function targetedQuery(question: Question, best: Passage[]): string {
+  const missing = missingWords(question, best);
+  const anchor = question.terms
+    .filter((t) => t.role === "subject" && t.word !== "" && !missing.includes(t.word))
+    .sort((a, b) => b.weight - a.weight)[0];
+  const words = (withAnchor: boolean) =>
+    question.terms
+      .filter((t) => t.word !== "" && (missing.includes(t.word) || (withAnchor && t === anchor)))
+      .map((t) => t.word)
+      .join(" ");
+  const anchored = words(true);
+  // An anchor that brings back every word of the question would make the search no more targeted.
+  return missing.length > 0 && sameWords(anchored, keywordQuery(question)) ? words(false) : anchored;
+}
+
+// ---------- the answer ----------
+
+function answer(question: Question, reading: Reading, shape: AnswerShape): Decision {
+  const relevant = favourShape(shape, reading.relevant);
+  const lead = chooseLead(question, relevant);
+  const citations = { memory_ids: [] as string[], observation_ids: [] as string[], mental_model_ids: [] as string[] };
+  if (!lead) return { tool: DONE, args: { answer: NO_ANSWER_TEXT, ...citations }, note: null };
+  const composed = composeAnswer(shape, lead, relevant);
+  for (const { item } of composed.quoted) {
+    const list = citations[item.tier.citation];
     if (!list.includes(item.id)) list.push(item.id);
   }
-  return { tool: DONE, args: { answer: composeAnswer(quotes), ...citations }, note: null };
-}
-
-function pickQuotes(words: string[], relevant: RetrievedItem[]): Quote[] {
-  const candidates: Quote[] = relevant.flatMap((item) =>
-    quoteUnits(item).map((sentence) => ({ item, sentence, score: matchedKeywords(words, sentence).length })),
-  );
-  candidates.sort(
-    (a, b) =>
-      b.score - a.score || TIER_PREFERENCE[a.item.tier] - TIER_PREFERENCE[b.item.tier] || a.item.order - b.item.order,
-  );
-  const floor = Math.max(1, Math.ceil((candidates[0]?.score ?? 0) * OFFLINE_TUNING.relativeScore));
-  const picked: Quote[] = [];
-  const seenSentences = new Set<string>();
-  for (const quote of candidates) {
-    if (picked.length >= OFFLINE_TUNING.maxQuotes) break;
-    const normalized = quote.sentence.toLowerCase();
-    const fromItem = picked.filter((p) => p.item === quote.item).length;
-    if (quote.score < floor || seenSentences.has(normalized) || fromItem >= OFFLINE_TUNING.maxQuotesPerItem) continue;
-    seenSentences.add(normalized);
-    picked.push(quote);
-  }
-  return picked;
-}
-
-/** What can be quoted from an item: a short fact or observation whole, anything longer by sentence. */
-function quoteUnits(item: RetrievedItem): string[] {
-  const text = item.text.replace(/\s+/g, " ").trim();
-  if (item.tier !== "mental_models" && text.length <= OFFLINE_TUNING.wholeItemChars) return [text];
-  return sentences(item.text);
-}
-
-/** Sentences of a memory's text, with markdown list and heading markers removed. */
-export function sentences(text: string): string[] {
-  return text
-    .split(/\n+/)
-    .map((line) => line.replace(/^\s*(?:[-*+]|#{1,6}|\d+[.)])\s+/, "").trim())
-    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[A-Z0-9"'“(])/))
-    .map((s) => s.trim())
-    .filter((s) => s.length >= OFFLINE_TUNING.minSentenceChars);
-}
-
-function composeAnswer(quotes: Quote[]): string {
-  if (quotes.length === 0) return NO_ANSWER_TEXT;
-  const counts = TIER_REGISTRY.map(({ id: tier, label }) => {
-    const n = new Set(quotes.filter((q) => q.item.tier === tier).map((q) => q.item.id)).size;
-    return n === 0 ? null : `${n} ${n === 1 ? singular(label) : label}`;
-  }).filter((c): c is string => c !== null);
-  const lead = `Based on ${joinWithAnd(counts)}, the memories say:`;
-  const bullets = quotes.map((q) => `- "${q.sentence}" [${q.item.id}]`);
-  return [lead, "", ...bullets].join("\n");
-}
-
-function singular(label: string): string {
-  return label.replace(/s$/, "");
-}
-
-function joinWithAnd(parts: string[]): string {
-  if (parts.length <= 1) return parts.join("");
-  return `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+  return { tool: DONE, args: { answer: composed.answer, ...citations }, note: null };
 }

@@ -1,4 +1,6 @@
-import { createModel, type ModelConfig, providerStatus, readModelConfig } from "@/lib/llm";
+import type { Db } from "@/db/client";
+import { termDocumentFrequencies } from "@/db/term-stats";
+import { createModel, type ModelConfig, providerStatus, readModelConfig, type TermStatsPort } from "@/lib/llm";
 import type { ModelPort } from "@/lib/reflect";
 
 let cached: ModelConfig | undefined;
@@ -9,8 +11,14 @@ export function getModelConfig(): ModelConfig {
   return cached;
 }
 
-export function getModel(): ModelPort {
-  return createModel(getModelConfig());
+/** The offline model's term statistics: document frequencies from the database's FTS5 indexes. */
+export function termStatsPort(db: Db): TermStatsPort {
+  return { lookup: (stems) => termDocumentFrequencies(db, stems) };
+}
+
+/** The configured model; given the database, the offline model weighs words by the bank's statistics. */
+export function getModel(db?: Db): ModelPort {
+  return createModel(getModelConfig(), db ? { termStats: termStatsPort(db) } : {});
 }
 
 /** Model kind, name and base-URL host for the header and run records; never the key. */

@@ -9,8 +9,8 @@ import { startRunFromForm } from "./pages/new-run-form";
 import { waitForStatus } from "./pages/run-page";
 
 const QUESTION = "What did we decide about the launch date?";
-const FIXED_HEADLINE =
-  "**Atlas launch date: Tuesday, October 20, 2026** (decided at the September 22 go/no-go; it had moved from September 15 to October 6 on September 1).";
+/** The curator's fix in their own words: neither "decide" nor "date" appears, the date itself answers. */
+const FIXED_HEADLINE = "**Atlas GA: Tuesday, October 20, 2026** (moved again at the September 22 go/no-go).";
 
 describe("curation loop on the demo bank", () => {
   const ctx = useAppAndBrowser();

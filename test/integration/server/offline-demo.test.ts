@@ -1,6 +1,8 @@
 /**
- * The offline model through the real engine, store and service on the demo bank: the questions
- * the README and demo use must come back answered, grounded in what the run retrieved.
+ * The offline model through the real engine, store and service on the demo bank, built as the
+ * server builds it (with the bank's term statistics): the questions the README and demo use must
+ * come back answered, grounded in what the run retrieved, and the README's curation loop must
+ * short-circuit after a fix in the curator's own words.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
@@ -8,6 +10,8 @@ import demo from "@/db/demo/demo-bank.json";
 import { getRun, getRunEvents } from "@/db/runs";
 import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/db";
+import { termStatsPort } from "@/lib/server/model";
+import { getRerunContext, rerunWithChanges } from "@/lib/server/rerun";
 import { startRun } from "@/lib/server/runs";
 import { openTempDb } from "../db/temp-db";
 
@@ -25,11 +29,13 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
+const offlineModel = () => createOfflineModel({ termStats: termStatsPort(db) });
+
 async function reflect(question: string, skill?: string, extra: Record<string, unknown> = {}) {
   const { runId, finished } = await startRun(
     db,
     { mode: "synthesize", bankId: "demo", skill, question, ...extra },
-    { model: createOfflineModel() },
+    { model: offlineModel() },
   );
   const result = await finished;
   return { runId, result, events: await getRunEvents(db, runId) };
@@ -78,9 +84,41 @@ describe("offline model on the demo bank", () => {
     });
   }
 
-  it("answers the launch-date question with the final October 20 decision", async () => {
+  it("answers the launch-date question with the final October 20 decision on its first line", async () => {
     const { result } = await reflect("What did we decide about the launch date?", "decisions");
-    expect(result.answer).toMatch(/October 20/);
+    expect(result.answer.split("\n")[0]).toMatch(/October 20/);
+  });
+
+  it("the curation loop: a fix of the stale launch plan in the curator's own words still short-circuits", async () => {
+    const question = "What did we decide about the launch date?";
+    const parent = await reflect(question, "recap", { budget: "low" });
+    expect(parent.result.llmCalls).toBe(4);
+    const plan = (await getRerunContext(db, parent.runId))?.mentalModels.find((m) => m.id === "mm-launch-plan");
+    if (!plan) throw new Error("the run did not read the launch plan");
+    // Neither "decide" nor "date" appears: the date itself answers.
+    const content = plan.content.replace(
+      /^.*$/m,
+      "**Atlas GA: Tuesday, October 20, 2026** (moved again at the go/no-go).",
+    );
+    const { finished } = await rerunWithChanges(
+      db,
+      {
+        parentRunId: parent.runId,
+        question,
+        budget: "low",
+        mode: "synthesize",
+        scope: "personal",
+        mentalModelEdits: [{ id: plan.id, expectedVersion: plan.version, content, staleOverride: "fresh" }],
+      },
+      { model: offlineModel() },
+    );
+    const child = await finished;
+    expect(child.flags).toContain("short_circuited");
+    expect(child.llmCalls).toBe(2);
+    expect(child.answer.split("\n")[0]).toBe(
+      "Atlas GA: Tuesday, October 20, 2026 (moved again at the go/no-go). [mm-launch-plan]",
+    );
+    expect(child.citations.mental_model_ids).toEqual(["mm-launch-plan"]);
   });
 
   it("a fresh mental model short-circuits the forced path: pricing answers in two model calls", async () => {

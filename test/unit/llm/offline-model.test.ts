@@ -1,74 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { createOfflineModel, NO_ANSWER_TEXT, sentences } from "@/lib/llm/offline-model";
-import { keywordQuery, keywords } from "@/lib/llm/offline-text";
-import type { ChatMessage, ModelRequest, ModelResponse, ToolDefinition } from "@/lib/reflect/ports";
+import { analyzeQuestion, keywordQuery } from "@/lib/llm/offline/question";
+import { sentences } from "@/lib/llm/offline/text";
+import { createOfflineModel, NO_ANSWER_TEXT } from "@/lib/llm/offline-model";
+import {
+  auto,
+  conversation as conversation_,
+  memories,
+  mentalModels,
+  observations,
+  onlyCall,
+  type Turn,
+  tool,
+} from "./offline/chat";
 
 const QUESTION = "What did we decide about the Postgres migration?";
-const TIER_TOOLS = ["search_mental_models", "search_observations", "recall"];
 
-function tool(name: string): ToolDefinition {
-  return { type: "function", function: { name, description: name, parameters: { type: "object" } } };
-}
-const ALL_TOOLS = [...TIER_TOOLS, "done"].map(tool);
-
-/** A conversation as the engine builds it: system, question, then one assistant call + tool result per turn. */
-function conversation(turns: { tool: string; result: unknown }[], extraSystem: string[] = []): ChatMessage[] {
-  const messages: ChatMessage[] = [
-    { role: "system", content: "You answer one question about a memory bank." },
-    { role: "user", content: QUESTION },
-  ];
-  turns.forEach((turn, i) => {
-    const id = `call_${i}_0`;
-    messages.push({
-      role: "assistant",
-      content: null,
-      tool_calls: [{ id, type: "function", function: { name: turn.tool, arguments: "{}" } }],
-    });
-    messages.push({
-      role: "tool",
-      tool_call_id: id,
-      content: typeof turn.result === "string" ? turn.result : JSON.stringify(turn.result),
-    });
-  });
-  for (const text of extraSystem) messages.push({ role: "system", content: text });
-  return messages;
-}
-
-const auto = (messages: ChatMessage[], tools = ALL_TOOLS): ModelRequest => ({ messages, tools, toolChoice: "auto" });
-
-const mentalModels = (items: { id: string; content: string }[]) => ({
-  query: "q",
-  count: items.length,
-  mental_models: items.map((m) => ({ ...m, name: m.id, tags: [], is_stale: false })),
-});
-const observations = (items: { id: string; text: string }[]) => ({
-  query: "q",
-  count: items.length,
-  observations: items,
-  is_stale: false,
-  freshness: "up_to_date",
-});
-const memories = (items: { id: string; text: string }[]) => ({ query: "q", count: items.length, memories: items });
+/** The conversations below, as the engine builds them; each search was sent with the question's keyword query. */
+const conversation = (turns: Turn[], extraSystem: string[] = []) =>
+  conversation_(QUESTION, turns, { query: "decide postgres migration", extraSystem });
 
 const EMPTY_MM = mentalModels([]);
 const UNRELATED_OBS = observations([{ id: "obs_1", text: "The team lunch moved to Thursdays at noon." }]);
-
-function onlyCall(response: ModelResponse) {
-  expect(response.toolCalls).toHaveLength(1);
-  const call = response.toolCalls[0]!;
-  return { name: call.function.name, args: JSON.parse(call.function.arguments) as Record<string, unknown> };
-}
 
 const model = createOfflineModel();
 
 describe("offline model keyword queries", () => {
   it("drops stop words and keeps the question's content words in order, once each", () => {
-    expect(keywords("What did we decide about the Postgres migration? The migration!")).toEqual([
-      "decide",
-      "postgres",
-      "migration",
-    ]);
-    expect(keywordQuery("Are there any blockers for the Q3 launch we should know about?")).toBe("blockers q3 launch");
+    const query = (q: string) => keywordQuery(analyzeQuestion(q));
+    expect(query("What did we decide about the Postgres migration? The migration!")).toBe("decide postgres migration");
+    expect(query("Are there any blockers for the Q3 launch we should know about?")).toBe("blockers q3 launch");
+    expect(query("What is the latest status of the data pipeline migration?")).toBe("data pipeline migration");
   });
 });
 
@@ -151,41 +112,57 @@ describe("offline model under auto", () => {
       mental_model_ids: ["mm_db"],
     });
     const answer = call.args.answer as string;
-    expect(answer).toContain('"Dana decided we migrate billing to Postgres first. Nobody liked the old ORM." [f_1]');
+    expect(answer).toContain("Dana decided we migrate billing to Postgres first. Nobody liked the old ORM. [f_1]");
     expect(answer).toContain("[obs_2]");
     expect(answer).toContain("The Postgres migration was approved in March.");
     expect(answer).not.toContain("lunch");
     expect(answer).not.toContain("plants");
-    expect(answer.split("\n")[0]).toMatch(/^Based on 1 mental model, 1 observation and 1 raw fact/);
+    // The first line is the best passage itself, cited: the answer, not a preamble.
+    expect(answer.split("\n")[0]).toMatch(/Postgres.*\[(f_1|obs_2|mm_db)\]$/);
   });
 
-  it("moves to the next unused tier when nothing retrieved overlaps", async () => {
+  it("when nothing retrieved answers, searches the lowest tier not searched yet", async () => {
     const afterMentalModels = onlyCall(
       await model.complete(auto(conversation([{ tool: "search_mental_models", result: EMPTY_MM }]))),
     );
-    expect(afterMentalModels).toMatchObject({
-      name: "search_observations",
-      args: { query: "decide postgres migration" },
-    });
+    expect(afterMentalModels).toMatchObject({ name: "recall", args: { query: "decide postgres migration" } });
+    expect(afterMentalModels.args.reason).toMatch(/do not mention "postgres", "migration", "decide"/);
+  });
 
-    const afterObservations = onlyCall(
-      await model.complete(
-        auto(
-          conversation([
-            { tool: "search_mental_models", result: EMPTY_MM },
-            { tool: "search_observations", result: UNRELATED_OBS },
-          ]),
-        ),
-      ),
+  it("when a fresh model covers only part of the question, makes one targeted search for the missing words, then answers", async () => {
+    const partial = conversation([
+      {
+        tool: "search_mental_models",
+        result: mentalModels([{ id: "mm_1", content: "The Postgres cluster has three nodes." }]),
+      },
+    ]);
+    const targeted = onlyCall(await model.complete(auto(partial)));
+    expect(targeted).toMatchObject({ name: "recall", args: { query: "decide migration" } });
+    expect(targeted.args.reason).toMatch(/"migration"/);
+
+    partial.push(
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_t", type: "function", function: { name: "recall", arguments: JSON.stringify(targeted.args) } },
+        ],
+      },
+      {
+        role: "tool",
+        tool_call_id: "call_t",
+        content: JSON.stringify(memories([{ id: "f_1", text: "Lunch is at noon." }])),
+      },
     );
-    expect(afterObservations.name).toBe("recall");
+    const after = onlyCall(await model.complete(auto(partial)));
+    expect(after.name).toBe("done");
   });
 
   it("does not answer from a stale mental model alone while a lower tier is unsearched", async () => {
     const stale = mentalModels([{ id: "mm_1", content: "We decided on the Postgres migration." }]);
     stale.mental_models[0]!.is_stale = true;
     const call = onlyCall(await model.complete(auto(conversation([{ tool: "search_mental_models", result: stale }]))));
-    expect(call.name).toBe("search_observations");
+    expect(call.name).toBe("recall");
   });
 
   it("prefers fresh lower-tier evidence over a stale mental model when answering", async () => {
@@ -201,7 +178,7 @@ describe("offline model under auto", () => {
   });
 
   it("skips tiers that are not offered", async () => {
-    const tools = ["search_observations", "recall", "done"].map(tool);
+    const tools = ["search_mental_models", "search_observations", "done"].map(tool);
     const call = onlyCall(await model.complete(auto(conversation([]), tools)));
     expect(call.name).toBe("search_observations");
   });
@@ -291,8 +268,8 @@ describe("offline model under auto", () => {
 });
 
 describe("offline model sentence splitting", () => {
-  it("splits markdown and prose into quotable sentences", () => {
-    expect(sentences("# Plan\n- Ship the beta in May. Then gather feedback.\n* Hire two engineers")).toEqual([
+  it("splits markdown and prose into quotable sentences, emphasis removed", () => {
+    expect(sentences("# Plan\n- Ship the **beta** in May. Then gather feedback.\n* Hire two engineers")).toEqual([
       "Ship the beta in May.",
       "Then gather feedback.",
       "Hire two engineers",
