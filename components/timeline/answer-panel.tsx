@@ -2,6 +2,7 @@
 
 import { memo, useMemo } from "react";
 import Markdown, { type Components } from "react-markdown";
+import type { RunStatus } from "@/lib/reflect/domain";
 import { citationKey, type TimelineCitation, type TimelineRow } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
 import { CitationChip } from "./citation-chip";
@@ -19,6 +20,7 @@ function linkCitations(answer: string, ids: ReadonlySet<string>): string {
 /** Memoized: focus moves in the timeline re-render the page, not this panel. */
 export const AnswerPanel = memo(function AnswerPanel({
   answer,
+  status,
   citations,
   selectedKey,
   selectedRowId,
@@ -27,6 +29,8 @@ export const AnswerPanel = memo(function AnswerPanel({
   onShowRow,
 }: {
   answer: string | null;
+  /** The run's status: a run that stopped without an answer says so. */
+  status: RunStatus;
   citations: TimelineCitation[];
   selectedKey: string | null;
   /** The selected timeline row: its cited results are highlighted here. */
@@ -87,7 +91,13 @@ export const AnswerPanel = memo(function AnswerPanel({
         data-testid="answer"
       >
         {rendered === null ? (
-          <p className="text-slate-500">The answer appears when the run finishes.</p>
+          <p className="text-slate-500" data-testid="no-answer">
+            {status === "running"
+              ? "The answer appears when the run finishes."
+              : status === "interrupted"
+                ? "No answer: the run was interrupted before it finished (the process running it stopped)."
+                : "No answer: the run ended without one."}
+          </p>
         ) : (
           <Markdown skipHtml components={components}>
             {rendered}
