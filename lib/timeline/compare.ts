@@ -17,7 +17,7 @@ import {
   type Tier,
 } from "@/lib/reflect/domain";
 import { type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
-import { type DiffOp, diffLines, diffWords, hasChanges } from "./text-diff";
+import { type DiffOp, diffLines, diffWords, hasChanges, readsInline } from "./text-diff";
 import { modelUsage, type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
 
 export interface StepCall {
@@ -392,7 +392,10 @@ function diffCitations(a: Citations, b: Citations): CitationDiff[] {
 function diffInputs(a: RunSummary, b: RunSummary, modelA: string, modelB: string): InputChange[] {
   const out: InputChange[] = [];
   const push = (field: InputChange["field"], va: string, vb: string, prose = false) => {
-    if (va !== vb) out.push({ field, a: va, b: vb, ...(prose ? { diff: diffWords(va, vb) } : {}) });
+    if (va === vb) return;
+    // A rewrite (little in common) is shown as both texts: an interleaved word diff is unreadable.
+    const diff = prose ? diffWords(va, vb) : null;
+    out.push({ field, a: va, b: vb, ...(diff && readsInline(diff) ? { diff } : {}) });
   };
   push("question", a.question, b.question, true);
   const skill = (s: SkillSnapshot | null) => (s ? `${s.name} v${s.version}` : "—");
