@@ -119,6 +119,11 @@ export interface ModelResponse {
   toolCalls: ToolCall[];
   finishReason: string;
   usage: { inputTokens: number; outputTokens: number };
+  /**
+   * What the provider changed to make this request work, in words for the run's warnings (e.g.
+   * "forced_tool_choice_downgraded: named → required"). Repeated on every response it applies to.
+   */
+  warnings?: string[];
 }
 
 export interface ModelPort {

@@ -259,6 +259,7 @@ function steeringAction(ev: VerdictEvent): string | null {
     case "guard.output":
     case "guard.calls_dropped":
     case "citations.validated":
+    case "llm.warning":
       return null;
     default: {
       const unknown: never = ev;

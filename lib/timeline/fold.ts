@@ -84,6 +84,8 @@ export type GuardRow = RowBase & { kind: "guard" } & (
     | { action: "output"; pattern: string; outcome: EventPayload<"guard.output">["action"]; detail: string }
     | { action: "done_rejected"; callId: string; why: "no_evidence_yet" | "release_miss"; message: string }
     | { action: "calls_dropped"; reason: string; calls: { id: string; name: string }[] }
+    /** The provider changed a request to make it work (e.g. the forced tool-choice form). */
+    | { action: "provider_warning"; message: string }
   );
 
 export interface CitationsRow extends RowBase {
@@ -281,6 +283,8 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "guard.calls_dropped":
       return { ...rowBase(step, "guard"), action: "calls_dropped", reason: ev.payload.reason, calls: ev.payload.calls };
+    case "llm.warning":
+      return { ...rowBase(step, "guard"), action: "provider_warning", message: ev.payload.message };
     case "citations.validated":
       return {
         ...rowBase(step, "citations"),

@@ -21,6 +21,7 @@ export const VERDICT_TYPES = [
   "guard.done_rejected",
   "guard.calls_dropped",
   "citations.validated",
+  "llm.warning",
 ] as const;
 export type VerdictType = (typeof VERDICT_TYPES)[number];
 export type VerdictEvent = RunEventOf<VerdictType>;
@@ -265,6 +266,8 @@ export function createRunWalker(): RunWalker {
         if (ev.payload.why === "release_miss") flag("release_miss");
         break;
       case "guard.calls_dropped":
+        break;
+      case "llm.warning":
         break;
       case "citations.validated":
         walk.lastValidation = ev;
