@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
-import type { SkillSnapshot } from "@/lib/reflect/domain";
+import type { AnswerFormat, SkillSnapshot } from "@/lib/reflect/domain";
 import type { Db } from "./client";
 import { isConstraintViolation } from "./errors";
 import { type SkillRetrieval, skills, skillVersions } from "./schema";
@@ -49,6 +49,8 @@ export interface SaveSkill {
   budget: "low" | "mid" | "high";
   anchorEvery: number;
   outputFormat: string;
+  /** Defaults to prose (SPEC §3.5b: JSON answers are opt-in). */
+  answerFormat?: AnswerFormat;
   at?: string;
 }
 
@@ -64,6 +66,7 @@ export async function saveSkill(db: Db, input: SaveSkill): Promise<SkillRecord> 
     budget: input.budget,
     anchorEvery: input.anchorEvery,
     outputFormat: input.outputFormat,
+    answerFormat: input.answerFormat ?? "prose",
   };
   const conflict = async () => {
     const current = await getSkill(db, { bankId: input.bankId, id });
@@ -126,6 +129,7 @@ export function toSkillSnapshot(skill: SkillRecord): SkillSnapshot {
     budget: skill.budget,
     anchorEvery: skill.anchorEvery,
     outputFormat: skill.outputFormat,
+    answerFormat: skill.answerFormat,
   };
 }
 
