@@ -199,9 +199,10 @@ describe("OpenAI-compatible model over the real SDK", () => {
     expect(error.status).toBe(status);
   });
 
-  it("suggests the tool-choice downgrade when a server rejects a named tool choice", async () => {
+  it("with a pinned named form, a server that rejects it fails with a hint naming the setting", async () => {
     fake.setScript([{ status: 400, body: { error: { message: "tool_choice must be 'auto' or 'none'" } } }]);
-    const error = await callError(model().complete(forcedRequest("recall")));
+    const error = await callError(model({ forcedToolChoice: "named" }).complete(forcedRequest("recall")));
+    expect(chatBodies()).toHaveLength(1);
     expect(error.message).toContain("HTTP 400: tool_choice must be 'auto' or 'none'");
     expect(error.message).toContain("REFLECT_FORCED_TOOL_CHOICE=required or omit");
   });
