@@ -14,7 +14,7 @@ import { normalizeToolName } from "@/lib/reflect/tool-names";
 import { capContent } from "@/lib/reflect/tools";
 import { fact, InMemoryMemory, mentalModel } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel, say } from "@/test/fixtures/scripted-model";
-import { ATLAS_MODEL, atlasMemory, harness, ofType, request, run, toolsCalled } from "./harness";
+import { ATLAS_MODEL, atlasMemory, harness, ofType, request, run } from "./harness";
 
 const STALE_MODEL = { ...ATLAS_MODEL, isStale: true, stalenessReason: "2 newer memories in scope" };
 const EPISODIC_ONLY = {
