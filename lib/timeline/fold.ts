@@ -496,7 +496,8 @@ export function createRunFolder(): RunFolder {
         tokensOut: f?.usage.outputTokens ?? walk.tokensOut,
         llmCalls: f?.llmCalls ?? walk.llmCalls,
         iterationCount: f?.iterations ?? walk.iterations.length,
-        warnings: [...(s?.warnings ?? []), ...(f?.warnings ?? [])],
+        // A live run shows a provider warning as soon as it happens; the finished run lists them all.
+        warnings: [...new Set([...(s?.warnings ?? []), ...walk.providerWarnings, ...(f?.warnings ?? [])])],
         error: f?.error ?? null,
       };
       const badges = badgesFromFlags(flags);

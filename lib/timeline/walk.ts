@@ -90,6 +90,8 @@ export interface RunWalk {
   tokensOut: number;
   /** Flags the events show so far (the finished run states its own). */
   flags: RunFlag[];
+  /** What the provider changed to make requests work (llm.warning), in order, each once. */
+  providerWarnings: string[];
   /** Per tier: id → the first tool step whose result returned it. */
   retrievedBy: Record<Tier, ReadonlyMap<string, ToolStep>>;
 }
@@ -129,6 +131,7 @@ export function createRunWalker(): RunWalker {
     tokensIn: 0,
     tokensOut: 0,
     flags: [],
+    providerWarnings: [],
     retrievedBy,
   };
   const iterationByIndex = new Map<number, WalkIteration>();
@@ -268,6 +271,9 @@ export function createRunWalker(): RunWalker {
       case "guard.calls_dropped":
         break;
       case "llm.warning":
+        if (!walk.providerWarnings.includes(ev.payload.message)) {
+          walk.providerWarnings = [...walk.providerWarnings, ev.payload.message];
+        }
         break;
       case "citations.validated":
         walk.lastValidation = ev;

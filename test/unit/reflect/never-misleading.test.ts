@@ -12,6 +12,7 @@ import type { ModelPort, ModelRequest, ModelResponse, ToolCall } from "@/lib/ref
 import type { ReflectRequest } from "@/lib/reflect/request";
 import { normalizeToolName } from "@/lib/reflect/tool-names";
 import { capContent } from "@/lib/reflect/tools";
+import { foldRun } from "@/lib/timeline/fold";
 import { fact, InMemoryMemory, mentalModel } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel, say } from "@/test/fixtures/scripted-model";
 import { ATLAS_MODEL, atlasMemory, harness, ofType, request, run } from "./harness";
@@ -342,6 +343,26 @@ describe("11: the release-miss guard", () => {
     expect(ofType(events, "guard.done_rejected")).toHaveLength(0);
     expect(result).toMatchObject({ status: "done", llmCalls: 3 });
     expect(result.citations.mental_model_ids).toEqual(["mm2"]);
+  });
+});
+
+describe("12: a provider that downgraded the forced tool choice", () => {
+  it("12: the run records the warning once, as an event and in the result, and the timeline shows it", async () => {
+    const warning = "forced_tool_choice_downgraded: named → required";
+    const follow = obeying(() => reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] })));
+    const model: ModelPort = {
+      info: follow.info,
+      complete: async (req) => ({ ...(await follow.complete(req)), warnings: forcedTool(req) ? [warning] : [] }),
+    };
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.warnings).toEqual([warning]);
+    expect(ofType(events, "llm.warning").map((e) => [e.iteration, e.payload.message])).toEqual([[0, warning]]);
+    const view = foldRun(events);
+    expect(view.header.warnings).toEqual([warning]);
+    const rows = view.iterations.flatMap((it) => it.rows);
+    expect(rows.some((r) => r.kind === "guard" && r.action === "provider_warning" && r.message === warning)).toBe(true);
+    // A live run shows it before the run finishes.
+    expect(foldRun(events.filter((e) => e.type !== "run.finished")).header.warnings).toEqual([warning]);
   });
 });
 
