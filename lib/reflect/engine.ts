@@ -86,7 +86,8 @@ class ReflectLoop {
       inScope = await withinDeadline(run.deadline, async () => {
         this.enabledTiers = await this.resolveEnabledTiers();
         this.forcedQueue = [...this.enabledTiers];
-        run.system = buildSystemPrompt(run.req.skill, run.req.scope, this.enabledTiers);
+        const permitted = await run.deps.memory.permitsScope({ bankId: run.req.bankId, scope: run.req.scope });
+        run.system = buildSystemPrompt(run.req.skill, run.req.scope, this.enabledTiers, permitted);
         return run.deps.memory.countInScope({ bankId: run.req.bankId, scope: run.req.scope });
       });
     } catch (e) {

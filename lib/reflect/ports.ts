@@ -80,6 +80,8 @@ export interface MemoryPort {
   /** Facts + observations + mental models the scope can read (personal only when the team is not permitted). */
   countInScope(q: { bankId: string; scope: ScopeValue }): Promise<number>;
   countMentalModels(bankId: string): Promise<number>;
+  /** Whether the bank lets a run read this scope (`personal` always; a team only when the bank lists it). */
+  permitsScope(q: { bankId: string; scope: ScopeValue }): Promise<boolean>;
   searchMentalModels(q: TierQuery): Promise<MentalModelHit[]>;
   searchObservations(q: TierQuery): Promise<ObservationSearch>;
   recall(q: TierQuery): Promise<FactHit[]>;

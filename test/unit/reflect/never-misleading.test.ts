@@ -400,6 +400,19 @@ describe("13: smaller holes", () => {
   ])("13e: the tool name %s is normalized to %s", (raw, name) => {
     expect(normalizeToolName(raw)).toBe(name);
   });
+  it("13j: the system prompt states the effective scope, never a team the bank does not grant", async () => {
+    const systemOf = async (permittedTeams: string[]) => {
+      const model = obeying(() => reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] })));
+      await run(atlasMemory({ mentalModels: [], permittedTeams }), model, { scope: "team:ops" });
+      return model.requests[0]!.messages[0]!.content as string;
+    };
+    const refused = await systemOf([]);
+    expect(refused).toContain(
+      "Scope: personal memories only (team ops was requested, but this bank does not permit it).",
+    );
+    expect(refused).not.toContain("memories of team ops");
+    expect(await systemOf(["ops"])).toContain("Scope: personal memories and memories of team ops.");
+  });
   it("13f: nudge text numbers iterations as the timeline does (from 0)", async () => {
     const model = obeying(() => reply(call("recall", { query: "zzz nothing" })));
     const { events } = await run(atlasMemory({ mentalModels: [] }), model, { budget: "mid" });
