@@ -53,22 +53,13 @@ export class DoneHandler {
     const rejection = args ? this.rejection(args) : null;
     if (!args || rejection) {
       const message = rejection?.message ?? `invalid done arguments: ${problem}`;
-      const content = JSON.stringify({ error: message });
-      run.conversation.push(toolMessage(done, content));
+      run.conversation.push(toolMessage(done, JSON.stringify({ error: message })));
       if (rejection) await run.log.emit("guard.done_rejected", { callId: done.id, why: rejection.why, message }, i);
-      const signature = callSignature("done", rawArgs, message);
-      await this.emitDoneResult(i, done, "error", message, signature, content);
+      const signature = await this.emitDoneResult(i, done, rawArgs, message);
       return { kind: "rejected", turn: [{ signature, outcome: "error" }] };
     }
     await this.dropOtherCalls(i, done, calls);
-    await this.emitDoneResult(
-      i,
-      done,
-      "success",
-      null,
-      callSignature("done", rawArgs, null),
-      JSON.stringify({ ok: true }),
-    );
+    await this.emitDoneResult(i, done, rawArgs, null);
     return { kind: "finished", result: await this.answer(i, done, args, "done") };
   }
 
@@ -89,18 +80,10 @@ export class DoneHandler {
     const { args, rawArgs, problem } = await this.recordCall(i, done);
     if (!args) {
       const message = `invalid done arguments: ${problem}`;
-      const content = JSON.stringify({ error: message });
-      await this.emitDoneResult(i, done, "error", message, callSignature("done", rawArgs, message), content);
+      await this.emitDoneResult(i, done, rawArgs, message);
       return this.degrade(i, "malformed_done", `model "${run.deps.model.info.name}" sent ${message}`);
     }
-    await this.emitDoneResult(
-      i,
-      done,
-      "success",
-      null,
-      callSignature("done", rawArgs, null),
-      JSON.stringify({ ok: true }),
-    );
+    await this.emitDoneResult(i, done, rawArgs, null);
     return this.answer(i, done, args, base);
   }
 
@@ -172,21 +155,17 @@ export class DoneHandler {
     return citationCount(validateCitations(args, evidence).kept) === 0;
   }
 
-  private async emitDoneResult(
-    i: number,
-    done: ModelCall,
-    outcome: "success" | "error",
-    error: string | null,
-    signature: string,
-    content: string,
-  ): Promise<void> {
+  /** The `done` call's tool.result: accepted, or the error the model got back. Returns its ladder signature. */
+  private async emitDoneResult(i: number, done: ModelCall, rawArgs: unknown, error: string | null): Promise<string> {
+    const content = JSON.stringify(error === null ? { ok: true } : { error });
+    const signature = callSignature("done", rawArgs, error);
     await this.run.log.emit(
       "tool.result",
       {
         callId: done.id,
         tool: "done",
         tier: null,
-        outcome,
+        outcome: error === null ? "success" : "error",
         ids: noTierIds(),
         count: 0,
         chars: content.length,
@@ -199,6 +178,7 @@ export class DoneHandler {
       },
       i,
     );
+    return signature;
   }
 
   // ---------- the answer ----------
@@ -283,16 +263,7 @@ export class DoneHandler {
   /** The guard retry's `done`: recorded like any tool call. */
   private async recordRetryDone(i: number, call: ModelCall): Promise<DoneArgs | null> {
     const { args, rawArgs, problem } = await this.recordCall(i, call);
-    const error = args ? null : `invalid done arguments: ${problem}`;
-    const content = JSON.stringify(args ? { ok: true } : { error });
-    await this.emitDoneResult(
-      i,
-      call,
-      args ? "success" : "error",
-      error,
-      callSignature("done", rawArgs, error),
-      content,
-    );
+    await this.emitDoneResult(i, call, rawArgs, args ? null : `invalid done arguments: ${problem}`);
     return args;
   }
 }
