@@ -79,23 +79,30 @@ class ReflectLoop {
 
   async start(runStarted: (enabledTiers: Tier[], maxIterations: number) => Promise<void>): Promise<ReflectResult> {
     const { run } = this;
-    let inScope: number;
     run.phase = "setup (memory counts)";
+    // Setup is inside the wall clock too: a hanging store never holds a run open.
+    const setupFailed = (e: unknown) =>
+      e instanceof RunStop ? stopRun(run, e) : failRun(run, errorMessage(e), run.phase);
     try {
-      // Setup is inside the wall clock too: a hanging store never holds a run open.
-      inScope = await withinDeadline(run.deadline, async () => {
-        this.enabledTiers = await this.resolveEnabledTiers();
-        this.forcedQueue = [...this.enabledTiers];
-        const permitted = await run.deps.memory.permitsScope({ bankId: run.req.bankId, scope: run.req.scope });
-        run.system = buildSystemPrompt(run.req.skill, run.req.scope, this.enabledTiers, permitted);
-        return run.deps.memory.countInScope({ bankId: run.req.bankId, scope: run.req.scope });
-      });
+      this.enabledTiers = await withinDeadline(run.deadline, () => this.resolveEnabledTiers());
+      this.forcedQueue = [...this.enabledTiers];
     } catch (e) {
       await runStarted(this.enabledTiers, this.maxIterations);
-      if (e instanceof RunStop) return stopRun(run, e);
-      return failRun(run, errorMessage(e), run.phase);
+      return setupFailed(e);
     }
+    // Followers see the run start as soon as its tiers are known.
     await runStarted(this.enabledTiers, this.maxIterations);
+    let inScope: number;
+    try {
+      inScope = await withinDeadline(run.deadline, async () => {
+        const { bankId, scope } = run.req;
+        const permitted = await run.deps.memory.permitsScope({ bankId, scope });
+        run.system = buildSystemPrompt(run.req.skill, scope, this.enabledTiers, permitted);
+        return run.deps.memory.countInScope({ bankId, scope });
+      });
+    } catch (e) {
+      return setupFailed(e);
+    }
     // Nothing the scope can read: answer before any model call.
     if (inScope === 0) return endWithoutEvidence(run);
     try {
