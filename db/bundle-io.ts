@@ -205,6 +205,7 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
     budget: s.budget,
     anchorEvery: s.anchorEvery,
     outputFormat: s.outputFormat,
+    answerFormat: s.answerFormat,
     version: s.version,
     updatedAt: null,
   }));
@@ -306,6 +307,7 @@ export async function exportBundle(db: Db, bankId: string): Promise<Bundle | nul
       budget: s.budget,
       anchorEvery: s.anchorEvery,
       outputFormat: s.outputFormat,
+      answerFormat: s.answerFormat,
       version: s.version,
     })),
   };

@@ -38,6 +38,8 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
 
     countMentalModels: (bankId) => countMentalModels(db, bankId),
 
+    permitsScope: async ({ bankId, scope }) => isScopePermitted(scope, await permittedTeams(bankId)),
+
     async searchMentalModels(q) {
       // Mental models are bank-wide: the run's scope neither filters nor rejects them.
       const search = await tierSearch(q, false);

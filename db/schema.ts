@@ -127,6 +127,9 @@ export const skills = sqliteTable(
     budget: text("budget", { enum: ["low", "mid", "high"] }).notNull(),
     anchorEvery: integer("anchor_every").notNull(),
     outputFormat: text("output_format").notNull(),
+    answerFormat: text("answer_format", { enum: ["prose", "json"] })
+      .notNull()
+      .default("prose"),
     version: integer("version").notNull(),
     updatedAt: text("updated_at"),
   },
@@ -146,6 +149,9 @@ export const skillVersions = sqliteTable(
     budget: text("budget", { enum: ["low", "mid", "high"] }).notNull(),
     anchorEvery: integer("anchor_every").notNull(),
     outputFormat: text("output_format").notNull(),
+    answerFormat: text("answer_format", { enum: ["prose", "json"] })
+      .notNull()
+      .default("prose"),
     createdAt: text("created_at"),
   },
   (t) => [primaryKey({ columns: [t.bankId, t.skillId, t.version] })],

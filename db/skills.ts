@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import { canonicalJson } from "@/lib/reflect/call-signature";
-import type { SkillSnapshot } from "@/lib/reflect/domain";
+import type { AnswerFormat, SkillSnapshot } from "@/lib/reflect/domain";
 import type { Db } from "./client";
 import { isConstraintViolation } from "./errors";
 import { type SkillRetrieval, skills, skillVersions } from "./schema";
@@ -50,6 +50,8 @@ export interface SaveSkill {
   budget: "low" | "mid" | "high";
   anchorEvery: number;
   outputFormat: string;
+  /** Defaults to prose (SPEC §3.5b: JSON answers are opt-in). */
+  answerFormat?: AnswerFormat;
   at?: string;
 }
 
@@ -65,6 +67,7 @@ export async function saveSkill(db: Db, input: SaveSkill): Promise<SkillRecord> 
     budget: input.budget,
     anchorEvery: input.anchorEvery,
     outputFormat: input.outputFormat,
+    answerFormat: input.answerFormat ?? "prose",
   };
   const conflict = async () => {
     const current = await getSkill(db, { bankId: input.bankId, id });
@@ -132,6 +135,7 @@ export function toSkillSnapshot(skill: SkillRecord): SkillSnapshot {
     budget: skill.budget,
     anchorEvery: skill.anchorEvery,
     outputFormat: skill.outputFormat,
+    answerFormat: skill.answerFormat,
   };
 }
 

@@ -11,6 +11,7 @@ const FIELD_LABEL: Record<InputChange["field"], string> = {
   scope: "Scope",
   model: "Model",
   output_format: "Output format",
+  answer_format: "Answer format",
 };
 
 const staleness = (m: MentalModelChange["a"]) =>

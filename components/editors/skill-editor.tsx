@@ -36,6 +36,7 @@ export function SkillEditor({
   const [budget, setBudget] = useState(skill.budget);
   const [anchorEvery, setAnchorEvery] = useState(String(skill.anchorEvery));
   const [outputFormat, setOutputFormat] = useState(skill.outputFormat);
+  const [answerFormat, setAnswerFormat] = useState(skill.answerFormat);
   const [question, setQuestion] = useState("");
 
   const draft = (): SkillDraft => ({
@@ -48,6 +49,7 @@ export function SkillEditor({
     budget,
     anchorEvery: Number(anchorEvery),
     outputFormat,
+    answerFormat,
   });
 
   // Saving what is already there would make no new version: the button waits for a change.
@@ -59,7 +61,8 @@ export function SkillEditor({
     types.join("\n") !== skill.retrieval.types.join("\n") ||
     budget !== skill.budget ||
     anchorEvery !== String(skill.anchorEvery) ||
-    outputFormat !== skill.outputFormat;
+    outputFormat !== skill.outputFormat ||
+    answerFormat !== skill.answerFormat;
 
   const saving = useMutation({
     mutationFn: (d: SkillDraft) => unwrap(save(d)),
@@ -114,6 +117,7 @@ export function SkillEditor({
                   { field: "budget", mine: budget, theirs: newer.budget, by: "words" },
                   { field: "anchor every", mine: anchorEvery, theirs: String(newer.anchorEvery), by: "words" },
                   { field: "output format", mine: outputFormat, theirs: newer.outputFormat, by: "words" },
+                  { field: "answer format", mine: answerFormat, theirs: newer.answerFormat, by: "words" },
                 ]
               : []
           }
@@ -197,6 +201,19 @@ export function SkillEditor({
             <option value="low">low (5 iterations)</option>
             <option value="mid">mid (10)</option>
             <option value="high">high (20)</option>
+          </select>
+        </FieldLabel>
+        <FieldLabel label="Answer format" errors={errorsOf("answerFormat")}>
+          <select
+            className={field}
+            value={answerFormat}
+            onChange={(e) => setAnswerFormat(e.target.value as Skill["answerFormat"])}
+            aria-label="Answer format"
+            data-testid="skill-answer-format"
+            title="JSON switches off the output guard's check for a bare JSON answer; prose keeps it."
+          >
+            <option value="prose">prose (default)</option>
+            <option value="json">JSON</option>
           </select>
         </FieldLabel>
         <FieldLabel label="Anchor every (iterations)" errors={errorsOf("anchorEvery")}>

@@ -43,6 +43,14 @@ export function GuardRow({ row }: { row: GuardRowData }) {
           </span>
         </div>
       );
+    case "provider_warning":
+      return (
+        <div className="flex items-center gap-2" data-testid="provider-warning">
+          <span className="text-[12px] font-semibold text-slate-900">Provider warning</span>
+          <Badge tone="warning">downgraded</Badge>
+          <span className="font-mono text-[11px] text-slate-700">{row.message}</span>
+        </div>
+      );
     default: {
       const unhandled: never = row;
       throw new Error(`no view for guard row ${JSON.stringify(unhandled)}`);

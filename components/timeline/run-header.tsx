@@ -112,7 +112,7 @@ export const RunHeader = memo(function RunHeader({
         </p>
       )}
       {header.warnings.length > 0 && (
-        <ul className="mt-2 text-[12px] text-amber-900">
+        <ul className="mt-2 text-[12px] text-amber-900" data-testid="run-warnings">
           {header.warnings.map((w, i) => (
             <li key={i}>⚠ {w}</li>
           ))}

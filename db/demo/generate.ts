@@ -1572,6 +1572,7 @@ const SKILLS: Bundle["skills"] = [
     budget: "mid",
     anchorEvery: 4,
     outputFormat: "markdown: a two-sentence summary, then dated bullets",
+    answerFormat: "prose",
     version: 1,
   },
   {
@@ -1584,6 +1585,7 @@ const SKILLS: Bundle["skills"] = [
     budget: "mid",
     anchorEvery: 4,
     outputFormat: "markdown: a short answer paragraph, then bullets (decision, date, who, why)",
+    answerFormat: "prose",
     version: 1,
   },
   {
@@ -1596,6 +1598,7 @@ const SKILLS: Bundle["skills"] = [
     budget: "mid",
     anchorEvery: 4,
     outputFormat: "markdown checklist with owner and due date",
+    answerFormat: "prose",
     version: 1,
   },
   {
@@ -1608,6 +1611,7 @@ const SKILLS: Bundle["skills"] = [
     budget: "mid",
     anchorEvery: 4,
     outputFormat: "markdown: one line per blocker with owner, what unblocks it, and since when",
+    answerFormat: "prose",
     version: 1,
   },
   {
@@ -1620,6 +1624,7 @@ const SKILLS: Bundle["skills"] = [
     budget: "low",
     anchorEvery: 4,
     outputFormat: "markdown: three to five bullets to read before the meeting, then open questions",
+    answerFormat: "prose",
     version: 1,
   },
 ];

@@ -26,7 +26,9 @@ function rowLine(row: TimelineRow): string {
         ? `  output guard: ${row.pattern} → ${row.outcome}`
         : row.action === "done_rejected"
           ? `  done rejected: ${row.why}`
-          : `  dropped calls: ${row.calls.map((c) => c.name).join(", ")}`;
+          : row.action === "provider_warning"
+            ? `  provider warning: ${row.message}`
+            : `  dropped calls: ${row.calls.map((c) => c.name).join(", ")}`;
     case "citations":
       return `  citations: ${row.kept.memory_ids.length + row.kept.observation_ids.length + row.kept.mental_model_ids.length} kept, ${row.dropped.length} dropped${row.ungrounded ? " (ungrounded)" : ""}`;
     default: {

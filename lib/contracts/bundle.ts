@@ -3,7 +3,7 @@
  * cross-references (duplicate ids, unknown source facts) and is atomic.
  */
 import { z } from "zod";
-import { Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
+import { AnswerFormat, Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
 import { Id, IsoTime } from "./fields";
 
 /** A bundle is a file written elsewhere: its tag lists are not capped like an edit's. */
@@ -73,6 +73,8 @@ export const BundleSkill = z.object({
   budget: Budget.default("mid"),
   anchorEvery: z.number().int().min(1).max(50).default(4),
   outputFormat: z.string().default("markdown"),
+  /** Bundles written before the field existed import as prose. */
+  answerFormat: AnswerFormat.default("prose"),
   version: z.number().int().positive().default(1),
 });
 

@@ -4,7 +4,7 @@
  * so whatever the API accepts the editor can save again.
  */
 import { z } from "zod";
-import { Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
+import { AnswerFormat, Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
 import type { VersionEntry } from "@/lib/timeline/version-changes";
 import { Id, MAX_QUESTION_CHARS, Tags } from "./fields";
 
@@ -18,6 +18,8 @@ export const Skill = z.object({
   budget: Budget,
   anchorEvery: z.number().int(),
   outputFormat: z.string(),
+  /** `json` switches off the output guard's envelope check; `prose` (default) keeps it. */
+  answerFormat: AnswerFormat,
   version: z.number().int(),
   updatedAt: z.string().nullable(),
 });
@@ -48,6 +50,7 @@ const SkillFields = z.object({
   budget: Budget.default("mid"),
   anchorEvery: z.number().int().min(1, "at least 1").max(50, "at most 50").default(4),
   outputFormat: z.string().trim().max(2000, "keep the output format under 2,000 characters").default("markdown"),
+  answerFormat: AnswerFormat.default("prose"),
 });
 
 export const CreateSkillBody = SkillFields.extend({ id: Id.optional() });

@@ -2,7 +2,8 @@ import { z } from "zod";
 
 /**
  * How a forced turn's tool choice goes on the wire. `named` is the OpenAI form; some servers
- * (older vLLM, Ollama, LM Studio) reject it, so it can be downgraded to `required` or omitted.
+ * (older vLLM, Ollama, LM Studio) reject it. Unset, the provider starts named and downgrades by
+ * itself on a 400 that names `tool_choice` (named → required → omit); a set value pins the form.
  */
 export const ForcedToolChoiceMode = z.enum(["named", "required", "omit"]);
 export type ForcedToolChoiceMode = z.infer<typeof ForcedToolChoiceMode>;
@@ -17,7 +18,8 @@ export const OpenAIModelConfig = z.object({
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
   model: z.string().trim().min(1),
   temperature: z.number().min(0).max(2).optional(),
-  forcedToolChoice: ForcedToolChoiceMode,
+  /** Pinned by REFLECT_FORCED_TOOL_CHOICE; absent means named with automatic downgrade. */
+  forcedToolChoice: ForcedToolChoiceMode.optional(),
   timeoutMs: z.number().int().positive(),
   maxRetries: z.number().int().min(0).max(10),
 });
@@ -83,7 +85,7 @@ export function readModelConfig(env: Record<string, string | undefined>): ModelC
     baseURL: e.OPENAI_BASE_URL,
     model: e.REFLECT_MODEL ?? DEFAULT_MODEL,
     temperature: e.REFLECT_TEMPERATURE,
-    forcedToolChoice: e.REFLECT_FORCED_TOOL_CHOICE ?? "named",
+    forcedToolChoice: e.REFLECT_FORCED_TOOL_CHOICE,
     timeoutMs: e.REFLECT_LLM_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS,
     maxRetries: e.REFLECT_LLM_MAX_RETRIES ?? DEFAULT_MAX_RETRIES,
   };

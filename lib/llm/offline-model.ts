@@ -48,7 +48,7 @@ const TIERS: OfflineTier[] = TIER_REGISTRY.map((t) => ({
   prior: TIER_PRIOR[t.id],
 }));
 
-// The ladder's nudges open with "No progress since step N"; the goal anchor never says it.
+// The ladder's nudges open with "No progress since iteration N"; the goal anchor never says it.
 const NUDGE_PATTERN = /\bno progress\b/i;
 
 export interface OfflineModelOptions {

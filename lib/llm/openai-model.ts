@@ -8,61 +8,111 @@ import { baseUrlHost } from "./provider-status";
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 const MAX_DETAIL_CHARS = 240;
 
+/** The downgrade order for servers that reject a named tool choice (SPEC §3.5b). */
+const DOWNGRADES: readonly ForcedToolChoiceMode[] = ["named", "required", "omit"];
+
+/**
+ * The forced tool-choice form that worked, per base URL and model, for the life of the process:
+ * once a server has rejected `named`, later runs start with the form it accepts.
+ */
+const workingForm = new Map<string, ForcedToolChoiceMode>();
+
+/** Forgets the remembered forms (tests start every server fresh). */
+export function forgetForcedToolChoiceForms(): void {
+  workingForm.clear();
+}
+
 /**
  * A model port over any OpenAI-compatible chat-completions server. Retries (429, 408, 409, 5xx,
- * connection errors and timeouts, with backoff) are the SDK's; 400/401/403 fail at once.
+ * connection errors and timeouts, with backoff) are the SDK's; 400/401/403 fail at once, except a
+ * 400 naming `tool_choice` on a forced turn, which downgrades the form and tries again.
  */
 export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   const host = baseUrlHost(config.baseURL);
+  const baseURL = config.baseURL ?? OPENAI_BASE_URL;
+  const formKey = `${baseURL} ${config.model}`;
   const client = new OpenAI({
     apiKey: config.apiKey,
     // Explicit, so the SDK never falls back to reading OPENAI_BASE_URL itself.
-    baseURL: config.baseURL ?? OPENAI_BASE_URL,
+    baseURL,
     timeout: config.timeoutMs,
     maxRetries: config.maxRetries,
   });
 
+  const create = async (request: ModelRequest, form: ForcedToolChoiceMode) => {
+    try {
+      return await client.chat.completions.create(buildBody(config, request, form), { signal: request.signal });
+    } catch (error) {
+      throw toModelCallError(error, config, host);
+    }
+  };
+
+  /** A forced turn: the pinned form, or the remembered one, downgraded on a 400 naming tool_choice. */
+  const forced = async (request: ModelRequest) => {
+    if (config.forcedToolChoice) return { completion: await create(request, config.forcedToolChoice), form: null };
+    let at = DOWNGRADES.indexOf(workingForm.get(formKey) ?? "named");
+    for (;;) {
+      const form = DOWNGRADES[at]!;
+      try {
+        const completion = await create(request, form);
+        workingForm.set(formKey, form);
+        return { completion, form };
+      } catch (error) {
+        if (!rejectsToolChoice(error) || at === DOWNGRADES.length - 1) throw error;
+        at += 1;
+      }
+    }
+  };
+
   return {
     info: { kind: "openai", name: config.model, baseUrlHost: host },
     async complete(request: ModelRequest): Promise<ModelResponse> {
-      const body = buildBody(config, request);
-      let completion: OpenAI.Chat.ChatCompletion;
-      try {
-        completion = await client.chat.completions.create(body, { signal: request.signal });
-      } catch (error) {
-        throw toModelCallError(error, config, host);
-      }
-      const choice = completion.choices[0];
+      const { completion, form } =
+        request.toolChoice === "auto"
+          ? { completion: await create(request, "named"), form: null }
+          : await forced(request);
+      const choice = completion.choices?.[0];
       if (!choice) throw new ModelCallError(`${prefix(config, host)} returned no choices`, config.model);
       return {
-        content: choice.message.content ?? null,
-        toolCalls: (choice.message.tool_calls ?? []).flatMap((call, i): ToolCall[] =>
-          call.type === "function"
-            ? [
-                {
-                  // Some local servers omit ids; the engine needs one per call to pair tool results.
-                  id: call.id || `call_${i}`,
-                  type: "function",
-                  function: { name: call.function.name, arguments: rawArguments(call.function.arguments) },
-                },
-              ]
-            : [],
-        ),
+        content: choice.message?.content ?? null,
+        toolCalls: (choice.message?.tool_calls ?? []).flatMap((call, i): ToolCall[] => {
+          // Some servers leave out `type`; a call without a function is still a call (the engine
+          // answers it with a tool error), never a crash here.
+          if (call.type !== undefined && call.type !== "function") return [];
+          const fn: { name?: unknown; arguments?: unknown } = ("function" in call && call.function) || {};
+          return [
+            {
+              // Some local servers omit ids; the engine needs one per call to pair tool results.
+              id: call.id || `call_${i}`,
+              type: "function",
+              function: { name: typeof fn.name === "string" ? fn.name : "", arguments: rawArguments(fn.arguments) },
+            },
+          ];
+        }),
         finishReason: choice.finish_reason ?? "unknown",
         usage: {
           inputTokens: completion.usage?.prompt_tokens ?? 0,
           outputTokens: completion.usage?.completion_tokens ?? 0,
         },
+        ...(form && form !== "named" ? { warnings: [`forced_tool_choice_downgraded: named → ${form}`] } : {}),
       };
     },
   };
 }
 
-function buildBody(config: OpenAIModelConfig, request: ModelRequest): ChatCompletionCreateParamsNonStreaming {
+function rejectsToolChoice(error: unknown): boolean {
+  return error instanceof ModelCallError && error.status === 400 && /tool_choice/i.test(error.message);
+}
+
+function buildBody(
+  config: OpenAIModelConfig,
+  request: ModelRequest,
+  form: ForcedToolChoiceMode,
+): ChatCompletionCreateParamsNonStreaming {
   const forced = request.toolChoice === "auto" ? null : request.toolChoice.function.name;
   // A forced turn offers only the forced tool, so `required` and an omitted choice still force it.
   const tools = forced ? request.tools.filter((t) => t.function.name === forced) : request.tools;
-  const toolChoice = tools.length > 0 ? wireToolChoice(request.toolChoice, config.forcedToolChoice) : undefined;
+  const toolChoice = tools.length > 0 ? wireToolChoice(request.toolChoice, form) : undefined;
   return {
     model: config.model,
     messages: request.messages,
@@ -101,10 +151,10 @@ function toModelCallError(error: unknown, config: OpenAIModelConfig, host: strin
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     // The SDK's message starts with the status; keep only the server's explanation.
     const reason = detail(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
-    // Servers that reject a named tool choice need the downgrade; say how.
+    // A pinned named form is the user's choice: say how to change it.
     const hint =
       error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
-        ? " (set REFLECT_FORCED_TOOL_CHOICE=required or omit)"
+        ? " (set REFLECT_FORCED_TOOL_CHOICE=required or omit, or unset it to downgrade automatically)"
         : "";
     return new ModelCallError(`${head} failed with HTTP ${error.status}: ${reason}${hint}`, config.model, error.status);
   }

@@ -18,9 +18,20 @@ export function firstLine(text: string | null | undefined): string {
   return (text ?? "").split("\n", 1)[0]!.trim();
 }
 
-/** Tool name, canonical arguments and the first error line (empty on success), joined by ":". */
+/**
+ * The arguments as the ladder compares them: the free-text `reason` is left out (rewording it is
+ * the same call) and `query` is trimmed and case-folded.
+ */
+function signatureArgs(args: unknown): unknown {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  const { reason: _reason, ...rest } = args as Record<string, unknown>;
+  if (typeof rest.query === "string") rest.query = rest.query.trim().toLowerCase();
+  return rest;
+}
+
+/** Tool name, canonical arguments (see signatureArgs) and the first error line (empty on success), joined by ":". */
 export function callSignature(tool: string, args: unknown, error: string | null): string {
-  return `${tool}:${canonicalJson(args)}:${firstLine(error)}`;
+  return `${tool}:${canonicalJson(signatureArgs(args))}:${firstLine(error)}`;
 }
 
 /** The tool a signature names (what nudges and halts talk about). */

@@ -1,10 +1,23 @@
-/** A readable digest of retrieved memories: the facts-mode answer and the degraded fallback. */
+/**
+ * A readable digest of retrieved memories: the facts-mode answer and the degraded fallback. Every
+ * memory is quoted with its id, and the quoted ids are the digest's citations.
+ */
+import { type Citations, emptyCitations, TIER_REGISTRY } from "./domain";
 import type { Evidence } from "./evidence";
+import { harmonyLeak } from "./output-guard";
 import type { FactHit, MentalModelHit, ObservationHit } from "./ports";
 
 export const NO_EVIDENCE_ANSWER = "No relevant memories were found in this bank for that question.";
 
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+/**
+ * One line of memory text. The output guard sees digests too: a memory whose text carries model
+ * scaffolding (a stored leak) is named by its id but not quoted.
+ */
+const oneLine = (text: string) => {
+  const leak = harmonyLeak(text);
+  if (leak) return `(text withheld: it contains model-internal formatting, ${leak.pattern})`;
+  return text.replace(/\s+/g, " ").trim();
+};
 
 function factLine(f: FactHit): string {
   const when = f.occurredAt ?? f.recordedAt;
@@ -38,4 +51,16 @@ export function evidenceDigest(question: string, evidence: Evidence): string {
     observations: evidence.hitsOf("observations"),
     facts: evidence.hitsOf("raw_facts"),
   });
+}
+
+/** The ids a digest quotes (`[id]`), per tier: only memories the reader can actually see are cited. */
+export function digestCitations(digest: string, evidence: Evidence): Citations {
+  const citations = emptyCitations();
+  for (const tier of TIER_REGISTRY) {
+    citations[tier.citationKey] = evidence
+      .hitsOf(tier.id)
+      .map((h) => h.id)
+      .filter((id) => digest.includes(`[${id}]`));
+  }
+  return citations;
 }

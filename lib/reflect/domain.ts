@@ -140,9 +140,17 @@ export const RUN_FLAGS = [
   "degraded",
   "release_miss",
   "replayed",
+  "truncated",
 ] as const;
 export const RunFlag = z.enum(RUN_FLAGS);
 export type RunFlag = z.infer<typeof RunFlag>;
+
+/**
+ * What shape a skill's answer takes. Only `json` switches off the output guard's envelope check;
+ * free text in `outputFormat` never does (SPEC §3.5b).
+ */
+export const AnswerFormat = z.enum(["prose", "json"]);
+export type AnswerFormat = z.infer<typeof AnswerFormat>;
 
 /** The exact skill a run used; stored on the run so later edits never rewrite history. */
 export const SkillSnapshot = z.object({
@@ -159,6 +167,8 @@ export const SkillSnapshot = z.object({
   budget: Budget,
   anchorEvery: z.number().int().min(1).max(50),
   outputFormat: z.string(),
+  /** Snapshots recorded before the field existed read as prose. */
+  answerFormat: AnswerFormat.default("prose"),
 });
 export type SkillSnapshot = z.infer<typeof SkillSnapshot>;
 

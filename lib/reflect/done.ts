@@ -1,28 +1,26 @@
 /**
- * The `done` call and the answer it carries (SPEC §3.3, §3.5): whether a `done` is accepted or sent
- * back, the output guard with its one corrective retry, citation validation, and the forced `done`
- * after a halt. Every way a run ends with an answer goes through here.
+ * The `done` call and the answer it carries (SPEC §3.3, §3.5, §3.5b): whether a `done` is accepted
+ * or sent back, the output guard with its one corrective retry, citation validation, the answer
+ * cap, and the final forced turns (the last iteration, the synthesis after a halt). Every way a run
+ * ends with an answer goes through here.
  */
 
+import { capAnswer } from "./answer-limit";
 import { callSignature } from "./call-signature";
 import { validateCitations } from "./citations";
-import { evidenceDigest } from "./digest";
-import type { RunStatus } from "./domain";
-import { endWithoutEvidence, failRun, finishRun, noDoneMessage, noToolCallMessage, RunStop } from "./endings";
+import { RunStop } from "./deadline";
+import { digestCitations, evidenceDigest } from "./digest";
+import { type Citations, citationCount, type DroppedCitation, type RunStatus } from "./domain";
+import { endWithoutEvidence, finishRun, noDoneMessage, noToolCallMessage } from "./endings";
 import { noTierIds } from "./events";
 import { type ModelCall, parseJsonArgs, toolMessage, zodProblem } from "./execute";
 import type { TurnResult } from "./ladder";
 import { assistantMessage, forcedDone, type ModelTurns } from "./model-turns";
-import { expectsJson, type GuardInspection, inspectAnswer } from "./output-guard";
+import { type GuardInspection, inspectAnswer } from "./output-guard";
+import type { ModelResponse } from "./ports";
 import type { ReflectResult } from "./request";
 import type { RunContext } from "./run-context";
 import { DoneArgs } from "./tools";
-
-/**
- * Where a `done` arrived. Inside the loop it may be sent back (the model gets another turn); on a
- * final forced turn (the last iteration, or the synthesis after a halt) it must end the run.
- */
-export type DoneTurn = { kind: "loop" } | { kind: "final"; status: "done" | "halted" };
 
 export type DoneOutcome = { kind: "finished"; result: ReflectResult } | { kind: "rejected"; turn: TurnResult[] };
 
@@ -46,36 +44,47 @@ export class DoneHandler {
   ) {}
 
   /**
-   * `done` wins over the other calls of its turn. A malformed `done`, or one a rejection rule sends
-   * back, gets a tool error; on a final turn that ends the run as failed instead.
+   * A `done` inside the loop (under auto). Accepted, it wins over the other calls of its turn; a
+   * malformed one, or one a rejection rule sends back, gets a tool error and the model another turn.
    */
-  async handle(i: number, done: ModelCall, calls: ModelCall[], turn: DoneTurn): Promise<DoneOutcome> {
+  async handle(i: number, done: ModelCall, calls: ModelCall[]): Promise<DoneOutcome> {
     const { run } = this;
-    await this.dropOtherCalls(i, done, calls);
-    const { args, rawArgs, problem } = decodeDone(done);
-    await run.log.emit(
-      "tool.call",
-      { callId: done.id, tool: "done", tier: null, query: null, reason: null, args: rawArgs },
-      i,
-    );
-
-    const rejection = args ? this.rejection(args, turn) : null;
+    const { args, rawArgs, problem } = await this.recordCall(i, done);
+    const rejection = args ? this.rejection(args) : null;
     if (!args || rejection) {
       const message = rejection?.message ?? `invalid done arguments: ${problem}`;
-      const content = JSON.stringify({ error: message });
-      run.conversation.push(toolMessage(done, content));
+      run.conversation.push(toolMessage(done, JSON.stringify({ error: message })));
       if (rejection) await run.log.emit("guard.done_rejected", { callId: done.id, why: rejection.why, message }, i);
-      const signature = callSignature("done", rawArgs, message);
-      await this.emitDoneResult(i, done, "error", message, signature, content);
-      if (turn.kind === "loop") return { kind: "rejected", turn: [{ signature, outcome: "error" }] };
-      const failed = await failRun(run, `model "${run.deps.model.info.name}" ${message}`, `done (iteration ${i})`);
-      return { kind: "finished", result: failed };
+      const signature = await this.emitDoneResult(i, done, rawArgs, message);
+      return { kind: "rejected", turn: [{ signature, outcome: "error" }] };
     }
+    await this.dropOtherCalls(i, done, calls);
+    await this.emitDoneResult(i, done, rawArgs, null);
+    return { kind: "finished", result: await this.answer(i, done, args, "done") };
+  }
 
-    const accepted = JSON.stringify({ ok: true });
-    await this.emitDoneResult(i, done, "success", null, callSignature("done", rawArgs, null), accepted);
-    const status = turn.kind === "final" ? turn.status : "done";
-    return { kind: "finished", result: await this.answer(i, done, args, status) };
+  /**
+   * A final forced turn (the last iteration, or the synthesis after a halt) always ends the run. A
+   * well-formed `done` is answered as usual; anything else (no tool call, another tool, malformed
+   * arguments) keeps the evidence: the run ends `degraded` with the evidence digest (SPEC §3.5b).
+   */
+  async finalTurn(i: number, response: ModelResponse, calls: ModelCall[], base: "done" | "halted") {
+    const { run } = this;
+    if (calls.length > 0) run.conversation.push(assistantMessage(response, calls));
+    const done = calls.find((c) => c.name === "done");
+    if (!done) {
+      const why = calls.length === 0 ? noToolCallMessage(run) : noDoneMessage(run, calls);
+      return this.degrade(i, "no_done", why);
+    }
+    await this.dropOtherCalls(i, done, calls);
+    const { args, rawArgs, problem } = await this.recordCall(i, done);
+    if (!args) {
+      const message = `invalid done arguments: ${problem}`;
+      await this.emitDoneResult(i, done, rawArgs, message);
+      return this.degrade(i, "malformed_done", `model "${run.deps.model.info.name}" sent ${message}`);
+    }
+    await this.emitDoneResult(i, done, rawArgs, null);
+    return this.answer(i, done, args, base);
   }
 
   /** After a halt: one forced `done` over the evidence so far, or no call at all when there is none. */
@@ -84,18 +93,21 @@ export class DoneHandler {
     if (run.evidence.isEmpty) return endWithoutEvidence(run);
     const response = await this.turns.call(i, forcedDone(), []);
     const calls = this.turns.readCalls(response);
-    const done = calls.find((c) => c.name === "done");
-    if (!done) {
-      const message = calls.length === 0 ? noToolCallMessage(run) : noDoneMessage(run, calls);
-      return failRun(run, message, `llm.response (iteration ${i})`);
-    }
-    run.conversation.push(assistantMessage(response, calls));
-    const outcome = await this.handle(i, done, calls, { kind: "final", status: "halted" });
-    if (outcome.kind === "finished") return outcome.result;
-    return failRun(run, "done rejected after halt", run.phase);
+    run.toolCallsSeen += calls.length;
+    return this.finalTurn(i, response, calls, "halted");
   }
 
   // ---------- accepting or sending back ----------
+
+  private async recordCall(i: number, done: ModelCall) {
+    const decoded = decodeDone(done);
+    await this.run.log.emit(
+      "tool.call",
+      { callId: done.id, tool: "done", tier: null, query: null, reason: null, args: decoded.rawArgs },
+      i,
+    );
+    return decoded;
+  }
 
   private async dropOtherCalls(i: number, done: ModelCall, calls: ModelCall[]): Promise<void> {
     const others = calls.filter((c) => c !== done);
@@ -112,9 +124,8 @@ export class DoneHandler {
     }
   }
 
-  /** The rules that send a well-formed `done` back, in order; none applies on a final turn. */
-  private rejection(args: DoneArgs, turn: DoneTurn): Rejection | null {
-    if (turn.kind === "final") return null;
+  /** The rules that send a well-formed `done` back, in order. */
+  private rejection(args: DoneArgs): Rejection | null {
     if (this.run.evidence.isEmpty) {
       return {
         why: "no_evidence_yet",
@@ -134,32 +145,27 @@ export class DoneHandler {
     return null;
   }
 
-  /** Released on fresh mental models, the answer cites none of them and no lower-tier evidence. */
+  /**
+   * Released on fresh mental models, the answer cites no retrieved evidence at all. Any evidence
+   * the run retrieved counts, a mental model the model found itself under auto included.
+   */
   private isReleaseMiss(args: DoneArgs): boolean {
     const { released, evidence } = this.run;
     if (released === null || this.releaseMissUsed) return false;
-    const citesReleased = args.mental_model_ids.some((id) => released.includes(id));
-    const citesLower =
-      args.observation_ids.some((id) => evidence.has("observations", id)) ||
-      args.memory_ids.some((id) => evidence.has("raw_facts", id));
-    return !citesReleased && !citesLower;
+    return citationCount(validateCitations(args, evidence).kept) === 0;
   }
 
-  private async emitDoneResult(
-    i: number,
-    done: ModelCall,
-    outcome: "success" | "error",
-    error: string | null,
-    signature: string,
-    content: string,
-  ): Promise<void> {
+  /** The `done` call's tool.result: accepted, or the error the model got back. Returns its ladder signature. */
+  private async emitDoneResult(i: number, done: ModelCall, rawArgs: unknown, error: string | null): Promise<string> {
+    const content = JSON.stringify(error === null ? { ok: true } : { error });
+    const signature = callSignature("done", rawArgs, error);
     await this.run.log.emit(
       "tool.result",
       {
         callId: done.id,
         tool: "done",
         tier: null,
-        outcome,
+        outcome: error === null ? "success" : "error",
         ids: noTierIds(),
         count: 0,
         chars: content.length,
@@ -172,14 +178,15 @@ export class DoneHandler {
       },
       i,
     );
+    return signature;
   }
 
   // ---------- the answer ----------
 
-  /** Output guard (with one retry), citation validation, run.finished. */
+  /** Output guard (with one retry), citation validation, the answer cap, run.finished. */
   private async answer(i: number, done: ModelCall, args: DoneArgs, base: "done" | "halted"): Promise<ReflectResult> {
     const { run } = this;
-    const jsonExpected = expectsJson(run.req.skill.outputFormat);
+    const jsonExpected = run.req.skill.answerFormat === "json";
     let finalArgs = args;
     let inspection: GuardInspection = inspectAnswer(args.answer, { jsonExpected });
     if (inspection.kind === "leak") {
@@ -194,37 +201,45 @@ export class DoneHandler {
         inspection = inspectAnswer(retryArgs.answer, { jsonExpected });
       }
     }
-
-    let status: RunStatus = base;
-    let answer: string;
     if (inspection.kind === "leak") {
+      return this.degrade(i + 1, inspection.pattern, "the answer still leaked after the corrective retry");
+    }
+    if (inspection.kind === "recovered" || inspection.kind === "unwrapped") {
       await run.log.emit(
         "guard.output",
-        {
-          pattern: inspection.pattern,
-          action: "degraded",
-          detail: "answer replaced by a digest of the retrieved memories",
-        },
-        i + 1,
+        { pattern: inspection.pattern, action: inspection.kind, detail: inspection.detail },
+        run.iterations - 1,
       );
-      answer = evidenceDigest(run.req.question, run.evidence);
-      status = "degraded";
-      run.flags.add("degraded");
-    } else {
-      if (inspection.kind === "recovered" || inspection.kind === "unwrapped") {
-        await run.log.emit(
-          "guard.output",
-          { pattern: inspection.pattern, action: inspection.kind, detail: inspection.detail },
-          run.iterations - 1,
-        );
-      }
-      answer = inspection.text;
     }
-
     const check = validateCitations(finalArgs, run.evidence);
     await run.log.emit("citations.validated", check, run.iterations - 1);
     if (check.ungrounded) run.flags.add("ungrounded");
-    return finishRun(run, status, answer, check.kept, check.dropped, null);
+    return this.finish(base, inspection.text, check.kept, check.dropped);
+  }
+
+  /**
+   * The answer could not be used: the evidence digest replaces it, status `degraded`. The digest
+   * quotes its memories by id, and exactly those ids are its citations: valid, from the evidence.
+   */
+  private async degrade(i: number, pattern: string, detail: string): Promise<ReflectResult> {
+    const { run } = this;
+    await run.log.emit(
+      "guard.output",
+      { pattern, action: "degraded", detail: `${detail}; answer replaced by a digest of the retrieved memories` },
+      i,
+    );
+    run.flags.add("degraded");
+    const capped = capAnswer(evidenceDigest(run.req.question, run.evidence));
+    if (capped.truncated) run.flags.add("truncated");
+    const kept = digestCitations(capped.text, run.evidence);
+    await run.log.emit("citations.validated", { kept, dropped: [], ungrounded: false }, run.iterations - 1);
+    return this.finish("degraded", capped.text, kept, []);
+  }
+
+  private finish(status: RunStatus, answer: string, kept: Citations, dropped: DroppedCitation[]) {
+    const capped = capAnswer(answer);
+    if (capped.truncated) this.run.flags.add("truncated");
+    return finishRun(this.run, status, capped.text, kept, dropped, null);
   }
 
   /**
@@ -247,22 +262,8 @@ export class DoneHandler {
 
   /** The guard retry's `done`: recorded like any tool call. */
   private async recordRetryDone(i: number, call: ModelCall): Promise<DoneArgs | null> {
-    const { args, rawArgs, problem } = decodeDone(call);
-    await this.run.log.emit(
-      "tool.call",
-      { callId: call.id, tool: "done", tier: null, query: null, reason: null, args: rawArgs },
-      i,
-    );
-    const error = args ? null : `invalid done arguments: ${problem}`;
-    const content = JSON.stringify(args ? { ok: true } : { error });
-    await this.emitDoneResult(
-      i,
-      call,
-      args ? "success" : "error",
-      error,
-      callSignature("done", rawArgs, error),
-      content,
-    );
+    const { args, rawArgs, problem } = await this.recordCall(i, call);
+    await this.emitDoneResult(i, call, rawArgs, args ? null : `invalid done arguments: ${problem}`);
     return args;
   }
 }

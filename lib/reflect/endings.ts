@@ -1,20 +1,10 @@
 /** How a synthesize run ends: every ending emits one `run.finished` with the same result shape. */
+import type { RunStop } from "./deadline";
 import { NO_EVIDENCE_ANSWER } from "./digest";
 import { type Citations, type DroppedCitation, emptyCitations, RUN_FLAGS, type RunStatus } from "./domain";
 import type { ModelCall } from "./execute";
 import type { ReflectResult } from "./request";
 import type { RunContext } from "./run-context";
-
-/** Ends the run early with a receipt (model failure, wall clock, interruption). */
-export class RunStop extends Error {
-  constructor(
-    readonly status: "failed" | "interrupted",
-    message: string,
-    readonly phase: string,
-  ) {
-    super(message);
-  }
-}
 
 export async function finishRun(
   run: RunContext,
@@ -33,7 +23,7 @@ export async function finishRun(
     usage: { ...run.usage },
     llmCalls: run.llmCalls,
     iterations: run.iterations,
-    warnings: run.warnings,
+    warnings: [...run.warnings],
     error,
   };
   await run.log.emit("run.finished", result);
@@ -49,18 +39,26 @@ export function stopRun(run: RunContext, stop: RunStop): Promise<ReflectResult> 
   return finishRun(run, stop.status, "", emptyCitations(), [], { message: stop.message, phase: stop.phase });
 }
 
-/** Nothing was found to answer from; a model that never called a tool is reported as such instead. */
+/**
+ * Nothing was found to answer from. `no_evidence` only when the bank was actually searched (SPEC
+ * §3.5b); a model that never produced a search that read the bank is reported as such instead.
+ */
 export function endWithoutEvidence(run: RunContext): Promise<ReflectResult> {
-  // A model that ignored every forced tool choice found nothing because it never searched:
-  // that is a model problem to report, not an empty bank.
-  if (run.llmCalls > 0 && run.toolCallsSeen === 0) {
-    return failRun(
-      run,
-      `model "${run.deps.model.info.name}" never called a tool in ${run.llmCalls} call(s); it may not support function calling (try REFLECT_FORCED_TOOL_CHOICE=required or omit)`,
-      run.phase,
-    );
-  }
+  if (run.llmCalls > 0 && run.searchesCompleted === 0) return failRun(run, noSearchMessage(run), run.phase);
   return finishRun(run, "no_evidence", NO_EVIDENCE_ANSWER, emptyCitations(), [], null);
+}
+
+function noSearchMessage(run: RunContext): string {
+  const model = `model "${run.deps.model.info.name}"`;
+  const calls = `${run.llmCalls} call(s)`;
+  // A model that ignored every forced tool choice found nothing because it never searched.
+  if (run.toolCallsSeen === 0) {
+    return `${model} never called a tool in ${calls}; it may not support function calling (try REFLECT_FORCED_TOOL_CHOICE=required or omit)`;
+  }
+  if (run.lastSearchError) {
+    return `no search of the bank succeeded in ${calls} of ${model}, so nothing can be said about the bank: ${run.lastSearchError}`;
+  }
+  return `${model} never produced a valid search in ${calls}: every retrieval call was malformed, refused or unknown, so the bank was never searched`;
 }
 
 export function noToolCallMessage(run: RunContext): string {
@@ -68,9 +66,5 @@ export function noToolCallMessage(run: RunContext): string {
 }
 
 export function noDoneMessage(run: RunContext, calls: ModelCall[]): string {
-  return `model "${run.deps.model.info.name}" did not call done on the forced final turn (called ${calls.map((c) => c.name).join(", ")})`;
-}
-
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return `model "${run.deps.model.info.name}" did not call done on the forced final turn (called ${calls.map((c) => c.name || "a tool without a name").join(", ")})`;
 }

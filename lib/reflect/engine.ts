@@ -4,18 +4,11 @@
  * last iteration (or a halt) forces `done`, handled with the answer in done.ts.
  */
 import { anchorText, isAnchorIteration } from "./anchor";
+import { errorMessage, RunStop, withinDeadline } from "./deadline";
 import { NO_EVIDENCE_ANSWER } from "./digest";
-import { ITERATIONS_BY_BUDGET, TIER_INFO, TIER_REGISTRY, type Tier } from "./domain";
+import { ITERATIONS_BY_BUDGET, TIER_INFO, TIER_REGISTRY, type Tier, tierForTool } from "./domain";
 import { DoneHandler } from "./done";
-import {
-  endWithoutEvidence,
-  errorMessage,
-  failRun,
-  noDoneMessage,
-  noToolCallMessage,
-  RunStop,
-  stopRun,
-} from "./endings";
+import { endWithoutEvidence, failRun, stopRun } from "./endings";
 import type { EventPayload } from "./events";
 import { type ExecutedCall, executeCall, type ModelCall, prepareCall, toolMessage } from "./execute";
 import { runFactsMode } from "./facts-mode";
@@ -32,6 +25,10 @@ export type { ReflectOptions };
 export { NO_EVIDENCE_ANSWER };
 
 export const RESPONSE_SCHEMA_WARNING = "responseSchema is deprecated and ignored";
+
+/** The request-scoped hint after prose under auto (SPEC §3.5b). */
+export const PROSE_HINT =
+  "You replied with text and no tool call. Finish with done and the ids you used, or call a search tool if you still need evidence.";
 
 export async function runReflect(
   deps: ReflectDeps,
@@ -57,9 +54,9 @@ export async function runReflect(
       wallClockMs: req.wallClockMs,
       parentRunId: req.parentRunId,
       forkedAtIteration: req.forkedAtIteration,
-      warnings,
+      warnings: [...warnings],
     });
-  if (req.mode === "facts") return runFactsMode(deps, req, log, warnings, runStarted);
+  if (req.mode === "facts") return runFactsMode(deps, req, log, warnings, runStarted, options.signal);
   return new ReflectLoop(new RunContext(deps, req, log, warnings, options)).start(runStarted);
 }
 
@@ -71,6 +68,8 @@ class ReflectLoop {
   private enabledTiers: Tier[] = [];
   private forcedQueue: Tier[] = [];
   private pendingNudge: string | null = null;
+  /** The model wrote prose under auto: the next request reminds it how to finish. */
+  private pendingProseHint = false;
 
   constructor(private readonly run: RunContext) {
     this.maxIterations = ITERATIONS_BY_BUDGET[run.req.budget];
@@ -80,17 +79,30 @@ class ReflectLoop {
 
   async start(runStarted: (enabledTiers: Tier[], maxIterations: number) => Promise<void>): Promise<ReflectResult> {
     const { run } = this;
-    let inScope: number;
+    run.phase = "setup (memory counts)";
+    // Setup is inside the wall clock too: a hanging store never holds a run open.
+    const setupFailed = (e: unknown) =>
+      e instanceof RunStop ? stopRun(run, e) : failRun(run, errorMessage(e), run.phase);
     try {
-      this.enabledTiers = await this.resolveEnabledTiers();
+      this.enabledTiers = await withinDeadline(run.deadline, () => this.resolveEnabledTiers());
       this.forcedQueue = [...this.enabledTiers];
-      run.system = buildSystemPrompt(run.req.skill, run.req.scope, this.enabledTiers);
-      inScope = await run.deps.memory.countInScope({ bankId: run.req.bankId, scope: run.req.scope });
     } catch (e) {
       await runStarted(this.enabledTiers, this.maxIterations);
-      return failRun(run, errorMessage(e), "setup (memory counts)");
+      return setupFailed(e);
     }
+    // Followers see the run start as soon as its tiers are known.
     await runStarted(this.enabledTiers, this.maxIterations);
+    let inScope: number;
+    try {
+      inScope = await withinDeadline(run.deadline, async () => {
+        const { bankId, scope } = run.req;
+        const permitted = await run.deps.memory.permitsScope({ bankId, scope });
+        run.system = buildSystemPrompt(run.req.skill, scope, this.enabledTiers, permitted);
+        return run.deps.memory.countInScope({ bankId, scope });
+      });
+    } catch (e) {
+      return setupFailed(e);
+    }
     // Nothing the scope can read: answer before any model call.
     if (inScope === 0) return endWithoutEvidence(run);
     try {
@@ -110,22 +122,23 @@ class ReflectLoop {
       const response = await this.turns.call(i, offer, this.injectionsFor(i, isFinal));
       const calls = this.turns.readCalls(response);
       run.toolCallsSeen += calls.length;
+      if (isFinal) return this.doneHandler.finalTurn(i, response, calls, "done");
 
       let turn: TurnResult[];
       if (calls.length === 0) {
-        if (isFinal) return failRun(run, noToolCallMessage(run), `llm.response (iteration ${i})`);
         run.conversation.push({ role: "assistant", content: response.content ?? "" });
         turn = [{ signature: NO_TOOL_CALL_SIGNATURE, outcome: "error" }];
+        if (offer.forced === null) this.pendingProseHint = true;
+        else this.keepPending(offer);
       } else {
         run.conversation.push(assistantMessage(response, calls));
-        const done = calls.find((c) => c.name === "done");
+        const done = offer.forced === null ? calls.find((c) => c.name === "done") : undefined;
         if (done) {
-          const where = isFinal ? ({ kind: "final", status: "done" } as const) : ({ kind: "loop" } as const);
-          const outcome = await this.doneHandler.handle(i, done, calls, where);
+          const outcome = await this.doneHandler.handle(i, done, calls);
           if (outcome.kind === "finished") return outcome.result;
-          turn = outcome.turn;
-        } else if (isFinal) {
-          return failRun(run, noDoneMessage(run, calls), `llm.response (iteration ${i})`);
+          // A rejected done does not throw away the searches of its turn.
+          const others = calls.filter((c) => c !== done);
+          turn = [...outcome.turn, ...(others.length > 0 ? await this.executeTurn(i, others, offer) : [])];
         } else {
           turn = await this.executeTurn(i, calls, offer);
         }
@@ -167,10 +180,18 @@ class ReflectLoop {
     return { tools: [...this.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
   }
 
+  /** A forced tier whose tool never reached the store this turn is forced again next iteration. */
+  private keepPending(offer: Offer): void {
+    const tier = offer.forced ? tierForTool(offer.forced) : null;
+    if (tier && this.run.released === null) this.forcedQueue.unshift(tier);
+  }
+
   private injectionsFor(i: number, isFinal: boolean): PendingInjection[] {
     const pending: PendingInjection[] = [];
     if (this.pendingNudge) pending.push({ kind: "nudge", text: this.pendingNudge });
     this.pendingNudge = null;
+    if (this.pendingProseHint && !isFinal) pending.push({ kind: "prose_hint", text: PROSE_HINT });
+    this.pendingProseHint = false;
     if (isAnchorIteration(i, this.run.req.anchorEvery, isFinal)) {
       pending.push({ kind: "anchor", text: anchorText(this.run.req.question, this.run.progressText) });
     }
@@ -181,7 +202,7 @@ class ReflectLoop {
 
   private async executeTurn(i: number, calls: ModelCall[], offer: Offer): Promise<TurnResult[]> {
     const available = this.enabledTiers.map((t) => TIER_INFO[t].tool);
-    const prepared = calls.map((c) => prepareCall(c, available));
+    const prepared = calls.map((c) => prepareCall(c, available, offer.forced));
     this.run.phase = `tool.call (iteration ${i})`;
     for (const p of prepared) {
       await this.run.log.emit(
@@ -205,8 +226,11 @@ class ReflectLoop {
       this.run.conversation.push(toolMessage(r.prepared.call, r.content));
       await this.recordResult(i, r);
     }
+    if (offer.forced && !executed.some((r) => r.searched && r.prepared.call.name === offer.forced)) {
+      this.keepPending(offer);
+    }
     if (offer.forced === "search_mental_models" && this.run.released === null) {
-      const searches = executed.filter((r) => r.prepared.call.name === "search_mental_models");
+      const searches = executed.filter((r) => r.searched && r.prepared.call.name === "search_mental_models");
       if (searches.length > 0) await this.checkFreshness(i, searches);
     }
     return executed.map((r) => ({ signature: r.signature, outcome: r.outcome }));
@@ -214,6 +238,8 @@ class ReflectLoop {
 
   private async recordResult(i: number, r: ExecutedCall): Promise<void> {
     if (r.retrieved) this.run.evidence.add(r.retrieved);
+    if (r.searched && (r.outcome === "success" || r.outcome === "empty")) this.run.searchesCompleted += 1;
+    else if (r.searched && r.error) this.run.lastSearchError = r.error;
     const payload: EventPayload<"tool.result"> = {
       callId: r.prepared.call.id,
       tool: r.prepared.call.name,
@@ -230,7 +256,12 @@ class ReflectLoop {
       content: r.content,
     };
     if (r.retrieved?.tier === "mental_models") {
-      payload.mentalModels = r.retrieved.hits.map((m) => ({ id: m.id, version: m.version, isStale: m.isStale }));
+      // A hit without an isStale flag counts as stale, as everywhere else (SPEC §3.3).
+      payload.mentalModels = r.retrieved.hits.map((m) => ({
+        id: m.id,
+        version: m.version,
+        isStale: m.isStale !== false,
+      }));
     }
     if (r.observationFreshness) {
       const { pending, freshness, isStale } = r.observationFreshness;

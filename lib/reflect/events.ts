@@ -45,7 +45,7 @@ const Message = z.discriminatedUnion("role", [
 
 /** A request-scoped system message: sent with one request only, never persisted in the conversation. */
 export const Injection = z.object({
-  kind: z.enum(["nudge", "anchor", "guard_retry"]),
+  kind: z.enum(["nudge", "anchor", "guard_retry", "prose_hint"]),
   text: z.string(),
   /** Index into `messages` where it was placed. */
   index: z.number().int().nonnegative(),
@@ -104,6 +104,8 @@ const payloads = {
     /** True when the response was replayed from a parent run (fork), not requested from the model. */
     replayed: z.boolean(),
   }),
+  /** Something the provider layer changed to make a request work (e.g. the forced tool-choice form). */
+  "llm.warning": z.object({ message: z.string() }),
   "tool.call": z.object({
     callId: z.string(),
     tool: z.string(),
@@ -210,6 +212,7 @@ export const RunEvent = z.discriminatedUnion("type", [
   variant("run.started"),
   variant("llm.request"),
   variant("llm.response"),
+  variant("llm.warning"),
   variant("tool.call"),
   variant("tool.result"),
   variant("freshness.check"),

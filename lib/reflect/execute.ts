@@ -4,10 +4,11 @@ import { callSignature } from "./call-signature";
 import { isTierTool, type ScopeValue, type Tier, tierForTool } from "./domain";
 import { ScopeNotPermittedError } from "./errors";
 import { type IdsByTier, noTierIds, type OutcomeClass } from "./events";
-import type { Clock, MemoryPort, ObservationSearch, Retrieved, ToolCall } from "./ports";
+import type { Clock, HitOf, MemoryPort, ObservationSearch, Retrieved, ToolCall } from "./ports";
 import {
   capContent,
   clampMaxResults,
+  hitsSeen,
   mentalModelsPayload,
   observationsPayload,
   recallPayload,
@@ -45,7 +46,9 @@ export interface ExecutedCall {
   chars: number;
   truncated: boolean;
   durationMs: number;
-  /** The hits, when the search ran. */
+  /** The search reached the memory store (well-formed arguments, an offered tier tool). */
+  searched: boolean;
+  /** The hits the model saw (inside the capped result), when the search ran. */
   retrieved?: Retrieved;
   observationFreshness?: Omit<ObservationSearch, "observations">;
 }
@@ -78,7 +81,11 @@ const field = (args: unknown, key: string): string | null => {
   return typeof v === "string" ? v : null;
 };
 
-export function prepareCall(call: ModelCall, available: readonly string[]): PreparedCall {
+/**
+ * Decodes one call of a tool turn. On a forced turn only the forced tool is accepted (SPEC §3.3): a
+ * `done` or another tier's tool is refused with a tool error, and the forced tier stays pending.
+ */
+export function prepareCall(call: ModelCall, available: readonly string[], forced: string | null): PreparedCall {
   const json = parseJsonArgs(call.arguments);
   const args = json.ok ? json.value : call.arguments;
   const base = {
@@ -89,6 +96,16 @@ export function prepareCall(call: ModelCall, available: readonly string[]): Prep
     reason: field(args, "reason"),
     search: null,
   };
+  if (!call.rawName.trim()) {
+    return { ...base, tier: null, problem: { outcome: "error", message: "malformed tool call: no function name" } };
+  }
+  if (forced !== null && call.name !== forced && (call.name === "done" || isTierTool(call.name))) {
+    const message = `${call.name} refused: this turn accepts only ${forced}; call ${forced} first`;
+    return { ...base, tier: null, problem: { outcome: "error", message } };
+  }
+  if (call.name === "done") {
+    return { ...base, problem: { outcome: "error", message: "done refused: call done once per turn" } };
+  }
   if (!isTierTool(call.name) || !available.includes(call.name)) {
     const offered = [...available, "done"].join(", ");
     return {
@@ -108,8 +125,9 @@ export function prepareCall(call: ModelCall, available: readonly string[]): Prep
 export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Promise<ExecutedCall> {
   const started = ctx.clock.now();
   const { call, search, tier } = prepared;
-  const finish = (result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs">): ExecutedCall => ({
+  const finish = (result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs" | "searched">): ExecutedCall => ({
     prepared,
+    searched: prepared.problem === null,
     signature: callSignature(call.name, prepared.args, result.error),
     durationMs: Math.max(0, ctx.clock.now() - started),
     ...result,
@@ -129,10 +147,11 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
     scope: ctx.scope,
   };
   const found = (retrieved: Retrieved, payload: unknown, extra: Pick<ExecutedCall, "observationFreshness"> = {}) => {
+    const capped = capContent(payload, ctx.cap);
+    const seen = { tier: retrieved.tier, hits: hitsSeen<HitOf<Tier>>(retrieved.hits, capped) } as Retrieved;
     const ids = noTierIds();
-    ids[retrieved.tier] = retrieved.hits.map((h) => h.id);
-    const count = retrieved.hits.length;
-    return finish({ ...classified(count), ids, ...capContent(payload, ctx.cap), retrieved, ...extra });
+    ids[seen.tier] = seen.hits.map((h) => h.id);
+    return finish({ ...classified(retrieved.hits.length), ids, ...capped, retrieved: seen, ...extra });
   };
   try {
     switch (tier) {

@@ -3,12 +3,14 @@
  * the query and answers with a readable digest of what came back.
  */
 
+import { capAnswer } from "./answer-limit";
 import { callSignature } from "./call-signature";
-import { factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
+import { type DeadlineScope, errorMessage, RunStop, withinDeadline } from "./deadline";
+import { digestCitations, factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
 import { emptyCitations, TIER_INFO, TIER_REGISTRY, type Tier } from "./domain";
-import { errorMessage } from "./endings";
 import { ScopeNotPermittedError } from "./errors";
 import { noTierIds, type OutcomeClass } from "./events";
+import { Evidence } from "./evidence";
 import type { ReflectDeps } from "./ports";
 import type { FactsPayload, ParsedReflectRequest, ReflectResult } from "./request";
 import type { RunLog } from "./run-log";
@@ -27,8 +29,17 @@ export async function runFactsMode(
   log: RunLog,
   warnings: string[],
   runStarted: (enabledTiers: Tier[], maxIterations: number) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<ReflectResult> {
   const tier = factsTier(req);
+  let phase = "memory.countInScope";
+  // The wall clock and the caller's signal cover facts mode too (SPEC §3.5b).
+  const deadline: DeadlineScope = {
+    wallClockMs: req.wallClockMs,
+    elapsed: () => log.elapsed(),
+    signal,
+    phase: () => phase,
+  };
   const { tool, defaultMaxResults } = TIER_INFO[tier];
   await runStarted([tier], 0);
   const base = {
@@ -44,14 +55,16 @@ export async function runFactsMode(
     await log.emit("run.finished", recorded);
     return result;
   };
-  const fail = (message: string, phase: string) =>
-    finish({ ...base, status: "failed", answer: "", citations: emptyCitations(), error: { message, phase } });
+  const fail = (message: string, where: string, status: "failed" | "interrupted" = "failed") =>
+    finish({ ...base, status, answer: "", citations: emptyCitations(), error: { message, phase: where } });
+  const stopped = (e: unknown) =>
+    e instanceof RunStop ? fail(e.message, e.phase, e.status) : fail(errorMessage(e), phase);
 
   let inScope: number;
   try {
-    inScope = await deps.memory.countInScope({ bankId: req.bankId, scope: req.scope });
+    inScope = await withinDeadline(deadline, () => deps.memory.countInScope({ bankId: req.bankId, scope: req.scope }));
   } catch (e) {
-    return fail(errorMessage(e), "memory.countInScope");
+    return stopped(e);
   }
   if (inScope === 0) {
     return finish({
@@ -78,18 +91,30 @@ export async function runFactsMode(
   let content: unknown;
   let error: string | null = null;
   let outcome: OutcomeClass = "success";
+  phase = `tool.call (${tool})`;
+  let storeError: unknown = null;
   try {
-    if (tier === "raw_facts") {
-      payload.memories = await deps.memory.recall(q);
-      content = recallPayload(req.question, payload.memories);
-    } else {
-      const search = await deps.memory.searchObservations(q);
-      payload.observations = search.observations;
-      content = observationsPayload(req.question, search);
-    }
+    // Store errors are the search's outcome; only the wall clock or the signal stop the run here.
+    await withinDeadline(deadline, async () => {
+      try {
+        if (tier === "raw_facts") {
+          payload.memories = await deps.memory.recall(q);
+          content = recallPayload(req.question, payload.memories);
+        } else {
+          const search = await deps.memory.searchObservations(q);
+          payload.observations = search.observations;
+          content = observationsPayload(req.question, search);
+        }
+      } catch (e) {
+        storeError = e;
+      }
+    });
   } catch (e) {
-    error = errorMessage(e);
-    outcome = e instanceof ScopeNotPermittedError ? "policy_reject" : "error";
+    return stopped(e);
+  }
+  if (storeError !== null) {
+    error = errorMessage(storeError);
+    outcome = storeError instanceof ScopeNotPermittedError ? "policy_reject" : "error";
     content = { error };
   }
   payload.count = payload.memories.length + payload.observations.length;
@@ -118,17 +143,18 @@ export async function runFactsMode(
   );
   if (error) return fail(error, `tool.call (${tool})`);
 
-  const citations = {
-    ...emptyCitations(),
-    memory_ids: payload.memories.map((m) => m.id),
-    observation_ids: payload.observations.map((o) => o.id),
-  };
+  const evidence = new Evidence();
+  evidence.add({ tier: "raw_facts", hits: payload.memories });
+  evidence.add({ tier: "observations", hits: payload.observations });
+  const answer = capAnswer(factsDigest(req.question, { facts: payload.memories, observations: payload.observations }));
+  // The digest's quoted ids are its citations: after the answer cap, only the ones still quoted.
+  const citations = digestCitations(answer.text, evidence);
   await log.emit("citations.validated", { kept: citations, dropped: [], ungrounded: false }, 0);
-  const answer = factsDigest(req.question, { facts: payload.memories, observations: payload.observations });
   return finish({
     ...base,
+    flags: answer.truncated ? ["truncated"] : [],
     status: payload.count > 0 ? "done" : "no_evidence",
-    answer,
+    answer: answer.text,
     citations,
     error: null,
     facts: payload,

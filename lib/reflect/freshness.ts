@@ -2,18 +2,56 @@
  * The freshness short-circuit (SPEC §3.3): after a mental-model search, forced retrieval is released
  * only when every returned model is known-fresh and usable. Pure: no LLM call decides this.
  */
+import { NO_EVIDENCE_ANSWER } from "./digest";
 import type { Budget } from "./domain";
 
-const PLACEHOLDER =
-  /^(generating( content)?|pending|tbd|todo|placeholder|coming soon|n\/a|none|loading|\.{3}|…)[.…!\s]*$/i;
+/**
+ * Text with its markdown packaging, punctuation, zero-width characters and surrounding space
+ * removed, case-folded: what is left is what the text says. Heading lines are titles (often the
+ * model's name), not content.
+ */
+function normalizedContent(content: string): string {
+  return content
+    .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, "")
+    .split("\n")
+    .filter((line) => !/^\s{0,3}#{1,6}(\s|$)/.test(line))
+    .join(" ")
+    .replace(/[\p{P}\p{S}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toLowerCase();
+}
 
-/** Placeholder text a model carries while its summary is not written yet ("Generating content...", "TBD"). */
+/** Phrases a summary carries while it is not written yet, normalized; the engine's no-evidence text too. */
+const PLACEHOLDER_PHRASES = [
+  "generating content",
+  "generating",
+  "please wait",
+  "loading",
+  "pending",
+  "placeholder",
+  "coming soon",
+  "todo",
+  "tbd",
+  "n a",
+  "none",
+  normalizedContent(NO_EVIDENCE_ANSWER),
+].sort((a, b) => b.length - a.length);
+
+/**
+ * Placeholder text a model carries while its summary is not written yet ("*Generating content...*",
+ * "(generating content)", "TBD", a lone zero-width space), or the engine's own "no relevant
+ * memories" text, which a refresh that found nothing would otherwise store as a model's content.
+ */
 export function isPlaceholderContent(content: string): boolean {
-  return PLACEHOLDER.test(content.trim());
+  let rest = normalizedContent(content);
+  // Phrases are letters and spaces only (normalized), so they are safe inside a pattern.
+  for (const phrase of PLACEHOLDER_PHRASES) rest = rest.replace(new RegExp(`(^| )${phrase}(?= |$)`, "g"), " ");
+  return rest.trim() === "";
 }
 
 export function isUsableContent(content: string | null | undefined): boolean {
-  return typeof content === "string" && content.trim() !== "" && !isPlaceholderContent(content);
+  return typeof content === "string" && !isPlaceholderContent(content);
 }
 
 export interface FreshnessInput {

@@ -17,7 +17,7 @@ export {
   isUsableContent,
 } from "./freshness";
 export { type LadderVerdict, NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
-export { expectsJson, type GuardInspection, inspectAnswer } from "./output-guard";
+export { type GuardInspection, harmonyLeak, inspectAnswer } from "./output-guard";
 export type * from "./ports";
 export { buildMessages, buildSystemPrompt } from "./prompt";
 export * from "./request";

@@ -42,7 +42,8 @@ interface Repeat {
   outcome: OutcomeClass;
 }
 
-const step = (iteration: number) => iteration + 1;
+/** Iterations are numbered from 0 everywhere a user reads them (timeline, compare, nudges, halts). */
+const at = (iteration: number) => `iteration ${iteration}`;
 
 export class NoProgressLadder {
   /** Consecutive-turn repeats per non-success signature; a signature absent from a turn drops out. */
@@ -51,7 +52,7 @@ export class NoProgressLadder {
   private streak = 0;
   private streakSince = 0;
   private streakNudged = false;
-  /** First iteration without progress since the last success: what "no progress since step X" names. */
+  /** First iteration without progress since the last success: what "no progress since iteration X" names. */
   private stuckSince: number | null = null;
   /** Iteration of the last nudge since the last reset; a halt needs one delivered in an earlier turn. */
   private lastNudgeAt: number | null = null;
@@ -96,7 +97,7 @@ export class NoProgressLadder {
           signature,
           count: r.count,
           sinceIteration: this.since(),
-          reason: `The same call was rejected by scope policy ${r.count} times since step ${step(this.since())} (${signature}).`,
+          reason: `The same call was rejected by scope policy ${r.count} times since ${at(this.since())} (${signature}).`,
         };
       }
     }
@@ -110,7 +111,7 @@ export class NoProgressLadder {
           signature,
           count: r.count,
           sinceIteration: this.since(),
-          reason: `No progress since step ${step(this.since())}: the same call came back ${r.outcome} ${r.count} times (${signature}).`,
+          reason: `No progress since ${at(this.since())}: the same call came back ${r.outcome} ${r.count} times (${signature}).`,
         };
       }
     }
@@ -121,7 +122,7 @@ export class NoProgressLadder {
         signature: null,
         count: this.streak,
         sinceIteration: this.streakSince,
-        reason: `No progress since step ${step(this.streakSince)}: ${this.streak} tool calls failed in a row.`,
+        reason: `No progress since ${at(this.streakSince)}: ${this.streak} tool calls failed in a row.`,
       };
     }
     return null;
@@ -138,7 +139,7 @@ export class NoProgressLadder {
           count: r.count,
           sinceIteration: this.since(),
           text:
-            `No progress since step ${step(this.since())}: the same ${signatureTool(signature)} call ` +
+            `No progress since ${at(this.since())}: the same ${signatureTool(signature)} call ` +
             `${empty ? "returned nothing" : "failed"} ${r.count} times. Do not repeat it: change the query or ` +
             "arguments, try another tier, or call done with the evidence you already have.",
         };
@@ -152,7 +153,7 @@ export class NoProgressLadder {
         count: this.streak,
         sinceIteration: this.streakSince,
         text:
-          `No progress since step ${step(this.streakSince)}: ${this.streak} tool calls failed in a row. ` +
+          `No progress since ${at(this.streakSince)}: ${this.streak} tool calls failed in a row. ` +
           "Check the tool names and arguments, try a different approach, or call done with the evidence you have.",
       };
     }

@@ -3,10 +3,10 @@
  * replayed or live response raced against the wall clock and the caller's signal, and the
  * response as recorded. Shared by the loop and the done/answer handling (guard retry, halt).
  */
-import { errorMessage, RunStop } from "./endings";
+import { withinDeadline } from "./deadline";
 import type { ToolName } from "./events";
 import type { ModelCall } from "./execute";
-import type { ChatMessage, ModelRequest, ModelResponse } from "./ports";
+import type { ChatMessage, ModelRequest, ModelResponse, ToolCall } from "./ports";
 import { buildMessages, type PendingInjection } from "./prompt";
 import type { RunContext } from "./run-context";
 import { normalizeToolName } from "./tool-names";
@@ -57,17 +57,23 @@ export class ModelTurns {
     const replayed = replay && i < replay.forkAt ? replay.responses[i] : undefined;
     if (replayed) {
       run.flags.add("replayed");
-      await this.record(i, replayed, 0, true);
-      return replayed;
+      const response = wellFormed(replayed);
+      await this.record(i, response, 0, true);
+      return response;
     }
 
     const started = run.deps.clock.now();
-    const response = await this.complete({
-      messages,
-      tools: offer.tools.map((t) => TOOL_DEFINITIONS[t]),
-      toolChoice: offer.forced ? { type: "function", function: { name: offer.forced } } : "auto",
-    });
+    const response = wellFormed(
+      await this.complete({
+        messages,
+        tools: offer.tools.map((t) => TOOL_DEFINITIONS[t]),
+        toolChoice: offer.forced ? { type: "function", function: { name: offer.forced } } : "auto",
+      }),
+    );
     run.llmCalls += 1;
+    for (const warning of response.warnings ?? []) {
+      if (run.warn(warning)) await run.log.emit("llm.warning", { message: warning }, i);
+    }
     run.usage.inputTokens += response.usage.inputTokens;
     run.usage.outputTokens += response.usage.outputTokens;
     await this.record(i, response, Math.max(0, run.deps.clock.now() - started), false);
@@ -78,59 +84,32 @@ export class ModelTurns {
   readCalls(response: ModelResponse): ModelCall[] {
     let calls = this.callIds.get(response);
     if (!calls) {
-      calls = response.toolCalls.map((c) => ({
-        id: c.id?.trim() ? c.id : this.run.deps.ids.next("call"),
-        name: normalizeToolName(c.function.name),
-        rawName: c.function.name,
-        arguments: c.function.arguments ?? "",
-      }));
+      calls = response.toolCalls.map((c) => {
+        // Servers send broken calls (no function, no name, object arguments): each is still one
+        // call, answered with a tool error, never a crash.
+        const fn: Partial<ToolCall["function"]> = c?.function ?? {};
+        const rawName = typeof fn.name === "string" ? fn.name : "";
+        const args = fn.arguments;
+        return {
+          id: typeof c?.id === "string" && c.id.trim() ? c.id : this.run.deps.ids.next("call"),
+          name: normalizeToolName(rawName),
+          rawName,
+          arguments: typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args),
+        };
+      });
       this.callIds.set(response, calls);
     }
     return calls;
   }
 
-  /**
-   * Runs `work` (a model call or a turn's tool calls) against the wall-clock deadline and the
-   * caller's signal; `work` gets an AbortSignal that fires when either ends the run.
-   */
-  async withinDeadline<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const { run } = this;
-    const remaining = run.req.wallClockMs - run.log.elapsed();
-    if (remaining <= 0) throw this.wallClockStop();
-    const outer = run.options.signal;
-    if (outer?.aborted) throw new RunStop("interrupted", "run interrupted", run.phase);
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(this.wallClockStop());
-      }, remaining);
-      onAbort = () => {
-        controller.abort();
-        reject(new RunStop("interrupted", "run interrupted", run.phase));
-      };
-      outer?.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([work(controller.signal), stop]);
-    } catch (e) {
-      if (e instanceof RunStop) throw e;
-      throw new RunStop("failed", errorMessage(e), run.phase);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) outer?.removeEventListener("abort", onAbort);
-    }
+  /** Runs `work` (a model call or a turn's tool calls) against the wall-clock deadline and the caller's signal. */
+  withinDeadline<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withinDeadline(this.run.deadline, work);
   }
 
   /** The model call, raced against the wall-clock deadline and the caller's signal. */
   private complete(request: Omit<ModelRequest, "signal">): Promise<ModelResponse> {
     return this.withinDeadline((signal) => this.run.deps.model.complete({ ...request, signal }));
-  }
-
-  private wallClockStop(): RunStop {
-    return new RunStop("failed", `wall-clock limit of ${this.run.req.wallClockMs} ms reached`, this.run.phase);
   }
 
   private async record(i: number, response: ModelResponse, latencyMs: number, replayed: boolean): Promise<void> {
@@ -161,5 +140,22 @@ export function assistantMessage(response: ModelResponse, calls: ModelCall[]): C
     role: "assistant",
     content: response.content,
     tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+  };
+}
+
+/**
+ * A response with every field the engine reads: a port that leaves out `toolCalls`, `usage` or
+ * `finishReason` gets none, zero and "unknown" instead of crashing the run.
+ */
+function wellFormed(response: ModelResponse): ModelResponse {
+  const r: Partial<ModelResponse> = response ?? {};
+  const usage: Partial<ModelResponse["usage"]> = r.usage ?? {};
+  const count = (n: unknown) => (typeof n === "number" && Number.isFinite(n) && n >= 0 ? Math.trunc(n) : 0);
+  return {
+    ...r,
+    content: typeof r.content === "string" ? r.content : null,
+    toolCalls: Array.isArray(r.toolCalls) ? r.toolCalls : [],
+    finishReason: typeof r.finishReason === "string" ? r.finishReason : "unknown",
+    usage: { inputTokens: count(usage.inputTokens), outputTokens: count(usage.outputTokens) },
   };
 }

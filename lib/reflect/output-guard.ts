@@ -12,28 +12,26 @@ const HARMONY_TOKEN = /<\|(channel|message|start|end|return|call|constrain)\|>/;
 // No word boundary: the leak is often glued ("assistantcommentaryto=functions.recall").
 const TO_FUNCTIONS = /to=functions\.[\w.-]*/;
 const GLUED_FINAL = /assistantfinal/;
-/** "analysisThe user asks…" — the analysis channel name glued to its text (prose "analysis of" has a space). */
-const GLUED_ANALYSIS = /^\s*(?:<\|[a-z]+\|>)?analysis(?=[A-Za-z"'*])/;
+/**
+ * "analysisThe user asks…" — the analysis channel name glued to its text (prose "analysis of" has
+ * a space; a possessive "analysis's" is prose too).
+ */
+const GLUED_ANALYSIS = /^\s*(?:<\|[a-z]+\|>)?analysis(?=[A-Za-z"*]|'(?!s\b))/;
 const FINAL_CHANNEL = /<\|channel\|>\s*final\s*(?:<\|constrain\|>[^<]*)?<\|message\|>/g;
 const END_OF_MESSAGE = /<\|(end|return|call|start)\|>/;
 const ENVELOPE_KEYS = new Set(["answer", "final_answer", "response"]);
 
 /**
- * Code is quoted, not scaffolding: closed fenced blocks and inline code are ignored by detection.
- * An unclosed fence hides nothing, or a leak could open one to slip through.
+ * Harmony scaffolding anywhere in the text, code fences included: a model that wraps its channel
+ * markers in a fence is leaking all the same (SPEC §3.5b).
  */
-function withoutCode(text: string): string {
-  return text.replace(/```[\s\S]*?```/g, " ").replace(/`[^`\n]*`/g, " ");
-}
-
-function harmonyPattern(text: string): { pattern: string; detail: string } | null {
-  const scan = withoutCode(text);
-  const token = HARMONY_TOKEN.exec(scan);
+export function harmonyLeak(text: string): { pattern: string; detail: string } | null {
+  const token = HARMONY_TOKEN.exec(text);
   if (token) return { pattern: "harmony_token", detail: `found ${token[0]}` };
-  const to = TO_FUNCTIONS.exec(scan);
+  const to = TO_FUNCTIONS.exec(text);
   if (to) return { pattern: "to_functions", detail: `found ${to[0]}` };
-  if (GLUED_FINAL.test(scan)) return { pattern: "glued_assistantfinal", detail: "found assistantfinal" };
-  if (GLUED_ANALYSIS.test(scan)) return { pattern: "glued_analysis", detail: "text starts with the analysis channel" };
+  if (GLUED_FINAL.test(text)) return { pattern: "glued_assistantfinal", detail: "found assistantfinal" };
+  if (GLUED_ANALYSIS.test(text)) return { pattern: "glued_analysis", detail: "text starts with the analysis channel" };
   return null;
 }
 
@@ -55,8 +53,12 @@ function finalChannelText(text: string): string | null {
   return null;
 }
 
+/** A whole answer wrapped in one fenced block (```json … ```): the fence is packaging, not content. */
+const WHOLE_FENCE = /^```[\w-]*\s*\n([\s\S]*?)\n?```$/;
+
 function envelope(text: string): { answer: string | null; keys: string[] } | null {
-  const trimmed = text.trim();
+  const outer = text.trim();
+  const trimmed = (WHOLE_FENCE.exec(outer)?.[1] ?? outer).trim();
   if (!trimmed.startsWith("{") || !trimmed.endsWith("}")) return null;
   try {
     const parsed: unknown = JSON.parse(trimmed);
@@ -71,16 +73,12 @@ function envelope(text: string): { answer: string | null; keys: string[] } | nul
 }
 
 export interface GuardOptions {
-  /** The skill's output format asks for JSON: a JSON answer is then the expected shape. */
+  /** The skill's `answerFormat` is `json`: a JSON answer is then the expected shape. Nothing else switches it on. */
   jsonExpected: boolean;
 }
 
-export function expectsJson(outputFormat: string): boolean {
-  return /json/i.test(outputFormat);
-}
-
 export function inspectAnswer(text: string, options: GuardOptions): GuardInspection {
-  const harmony = harmonyPattern(text);
+  const harmony = harmonyLeak(text);
   if (harmony) {
     const final = finalChannelText(text);
     if (final) {

@@ -80,6 +80,8 @@ export interface MemoryPort {
   /** Facts + observations + mental models the scope can read (personal only when the team is not permitted). */
   countInScope(q: { bankId: string; scope: ScopeValue }): Promise<number>;
   countMentalModels(bankId: string): Promise<number>;
+  /** Whether the bank lets a run read this scope (`personal` always; a team only when the bank lists it). */
+  permitsScope(q: { bankId: string; scope: ScopeValue }): Promise<boolean>;
   searchMentalModels(q: TierQuery): Promise<MentalModelHit[]>;
   searchObservations(q: TierQuery): Promise<ObservationSearch>;
   recall(q: TierQuery): Promise<FactHit[]>;
@@ -119,6 +121,11 @@ export interface ModelResponse {
   toolCalls: ToolCall[];
   finishReason: string;
   usage: { inputTokens: number; outputTokens: number };
+  /**
+   * What the provider changed to make this request work, in words for the run's warnings (e.g.
+   * "forced_tool_choice_downgraded: named → required"). Repeated on every response it applies to.
+   */
+  warnings?: string[];
 }
 
 export interface ModelPort {

@@ -10,20 +10,28 @@ const GROUNDING_RULES = [
   "Never invent facts, names, dates or ids.",
 ];
 
-function scopeLine(scope: ScopeValue): string {
-  return scope === "personal"
-    ? "Scope: personal memories only."
-    : `Scope: personal memories and memories of ${scope.replace("team:", "team ")}.`;
+/** The scope the run can actually read: a team the bank does not permit is never claimed (SPEC §3.5b). */
+function scopeLine(scope: ScopeValue, permitted: boolean): string {
+  if (scope === "personal") return "Scope: personal memories only.";
+  const team = scope.replace("team:", "team ");
+  return permitted
+    ? `Scope: personal memories and memories of ${team}.`
+    : `Scope: personal memories only (${team} was requested, but this bank does not permit it).`;
 }
 
-export function buildSystemPrompt(skill: SkillSnapshot, scope: ScopeValue, enabledTiers: Tier[]): string {
+export function buildSystemPrompt(
+  skill: SkillSnapshot,
+  scope: ScopeValue,
+  enabledTiers: Tier[],
+  scopePermitted = true,
+): string {
   const parts = [
     "You answer one question about a memory bank by searching its memories with the tools, then calling done.",
     `Grounding rules:\n${GROUNDING_RULES.map((r) => `- ${r}`).join("\n")}`,
   ];
   if (skill.mission.trim()) parts.push(`Mission: ${skill.mission.trim()}`);
   if (skill.disposition.length > 0) parts.push(`Disposition: ${skill.disposition.join(", ")}.`);
-  parts.push(scopeLine(scope));
+  parts.push(scopeLine(scope, scopePermitted));
   if (skill.outputFormat.trim()) parts.push(`Output format: ${skill.outputFormat.trim()}`);
   const guide = enabledTiers.map((t) => `- ${TIER_INFO[t].tool}: ${TIER_INFO[t].promptGuide}`);
   guide.push("- done: finish with the answer and the ids you used.");

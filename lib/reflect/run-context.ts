@@ -2,6 +2,7 @@
  * One synthesize run's inputs and the state its parts share: the loop (engine.ts), the model turns
  * (model-turns.ts), the done/answer handling (done.ts) and the endings (endings.ts).
  */
+import type { DeadlineScope } from "./deadline";
 import type { RunFlag } from "./domain";
 import { Evidence } from "./evidence";
 import type { ChatMessage, ModelResponse, ReflectDeps } from "./ports";
@@ -24,6 +25,10 @@ export class RunContext {
   llmCalls = 0;
   /** Tool calls the model made in the whole run; zero after real calls means it cannot call tools. */
   toolCallsSeen = 0;
+  /** Searches that read the bank (success or empty): `no_evidence` needs at least one (SPEC §3.5b). */
+  searchesCompleted = 0;
+  /** The last error of a search that reached the store, for the receipt when none completed. */
+  lastSearchError: string | null = null;
   /** Iterations started, the final forced turn and a guard retry included. */
   iterations = 0;
   /** The system prompt, fixed once the enabled tiers are known. */
@@ -42,4 +47,21 @@ export class RunContext {
     readonly warnings: string[],
     readonly options: ReflectOptions,
   ) {}
+
+  /** The wall clock and abort signal, as every awaited step of the run sees them. */
+  get deadline(): DeadlineScope {
+    return {
+      wallClockMs: this.req.wallClockMs,
+      elapsed: () => this.log.elapsed(),
+      signal: this.options.signal,
+      phase: () => this.phase,
+    };
+  }
+
+  /** Records a warning for the result (once); true when it is new. */
+  warn(message: string): boolean {
+    if (this.warnings.includes(message)) return false;
+    this.warnings.push(message);
+    return true;
+  }
 }

@@ -135,5 +135,26 @@ export function capContent(payload: unknown, cap: number): { content: string; ch
   const full = JSON.stringify(payload);
   if (full.length <= cap) return { content: full, chars: full.length, truncated: false };
   const marker = `…[truncated: ${full.length} chars, cap ${cap}]`;
-  return { content: full.slice(0, Math.max(0, cap - marker.length)) + marker, chars: full.length, truncated: true };
+  return {
+    content: cutAtCodePoint(full, Math.max(0, cap - marker.length)) + marker,
+    chars: full.length,
+    truncated: true,
+  };
+}
+
+/** The first `limit` UTF-16 units, one fewer when the cut would split a surrogate pair (an emoji). */
+export function cutAtCodePoint(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const last = text.charCodeAt(limit - 1);
+  const splitsPair = limit > 0 && last >= 0xd800 && last <= 0xdbff;
+  return text.slice(0, splitsPair ? limit - 1 : limit);
+}
+
+/**
+ * The hits whose id the model actually saw: with a capped result, a hit cut off by the cap was
+ * never read, so it cannot count as retrieved (nor be cited).
+ */
+export function hitsSeen<H extends { id: string }>(hits: H[], capped: { content: string; truncated: boolean }): H[] {
+  if (!capped.truncated) return hits;
+  return hits.filter((h) => capped.content.includes(`"id":${JSON.stringify(h.id)}`));
 }

@@ -24,6 +24,7 @@ function toSkill(s: SkillRecord): Skill {
     budget: s.budget,
     anchorEvery: s.anchorEvery,
     outputFormat: s.outputFormat,
+    answerFormat: s.answerFormat,
     version: s.version,
     updatedAt: s.updatedAt,
   };
@@ -79,6 +80,7 @@ export async function trySkillDraft(
     budget: draft.budget,
     anchorEvery: draft.anchorEvery,
     outputFormat: draft.outputFormat,
+    answerFormat: draft.answerFormat,
   };
   return startRun(
     db,

@@ -40,7 +40,8 @@ const BADGES: Record<RunFlag, Omit<RunBadge, "flag">> = {
   degraded: {
     label: "degraded",
     tone: "danger",
-    description: "The output guard could not recover the answer; a facts digest was returned instead.",
+    description:
+      "The answer could not be used as written (leaked model formatting or a malformed final done); a digest of the retrieved memories was returned instead, citing the memories it quotes.",
   },
   release_miss: {
     label: "release miss",
@@ -51,6 +52,11 @@ const BADGES: Record<RunFlag, Omit<RunBadge, "flag">> = {
     label: "replayed",
     tone: "neutral",
     description: "Some model responses were replayed from the parent run (fork).",
+  },
+  truncated: {
+    label: "truncated",
+    tone: "warning",
+    description: "The answer was longer than 20,000 characters and was cut; the stored answer says so at its end.",
   },
 };
 

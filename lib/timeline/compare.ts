@@ -87,7 +87,17 @@ export interface CitationDiff {
 }
 
 export interface InputChange {
-  field: "question" | "skill" | "mission" | "disposition" | "budget" | "mode" | "scope" | "model" | "output_format";
+  field:
+    | "question"
+    | "skill"
+    | "mission"
+    | "disposition"
+    | "budget"
+    | "mode"
+    | "scope"
+    | "model"
+    | "output_format"
+    | "answer_format";
   a: string;
   b: string;
   /** Word diff for prose fields (mission, question). */
@@ -254,6 +264,7 @@ function steeringAction(ev: VerdictEvent): string | null {
     case "guard.output":
     case "guard.calls_dropped":
     case "citations.validated":
+    case "llm.warning":
       return null;
     default: {
       const unknown: never = ev;
@@ -403,6 +414,8 @@ function diffInputs(a: RunSummary, b: RunSummary, modelA: string, modelB: string
   push("mission", a.skill?.mission ?? "", b.skill?.mission ?? "", true);
   push("disposition", (a.skill?.disposition ?? []).join(", "), (b.skill?.disposition ?? []).join(", "));
   push("output_format", a.skill?.outputFormat ?? "", b.skill?.outputFormat ?? "");
+  // Snapshots recorded before the field existed are prose.
+  push("answer_format", a.skill?.answerFormat ?? "prose", b.skill?.answerFormat ?? "prose");
   push("budget", a.budget ?? "—", b.budget ?? "—");
   push("mode", a.mode ?? "—", b.mode ?? "—");
   push("scope", a.scope ?? "—", b.scope ?? "—");

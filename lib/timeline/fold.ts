@@ -91,6 +91,8 @@ export type GuardRow = RowBase & { kind: "guard" } & (
     | { action: "output"; pattern: string; outcome: EventPayload<"guard.output">["action"]; detail: string }
     | { action: "done_rejected"; callId: string; why: "no_evidence_yet" | "release_miss"; message: string }
     | { action: "calls_dropped"; reason: string; calls: { id: string; name: string }[] }
+    /** The provider changed a request to make it work (e.g. the forced tool-choice form). */
+    | { action: "provider_warning"; message: string }
   );
 
 export interface CitationsRow extends RowBase {
@@ -290,6 +292,8 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "guard.calls_dropped":
       return { ...rowBase(step, "guard"), action: "calls_dropped", reason: ev.payload.reason, calls: ev.payload.calls };
+    case "llm.warning":
+      return { ...rowBase(step, "guard"), action: "provider_warning", message: ev.payload.message };
     case "citations.validated":
       return {
         ...rowBase(step, "citations"),
@@ -498,7 +502,8 @@ export function createRunFolder(): RunFolder {
         tokensOut: f?.usage.outputTokens ?? walk.tokensOut,
         llmCalls: f?.llmCalls ?? walk.llmCalls,
         iterationCount: f?.iterations ?? walk.iterations.length,
-        warnings: [...(s?.warnings ?? []), ...(f?.warnings ?? [])],
+        // A live run shows a provider warning as soon as it happens; the finished run lists them all.
+        warnings: [...new Set([...(s?.warnings ?? []), ...walk.providerWarnings, ...(f?.warnings ?? [])])],
         error: f?.error ?? null,
       };
       const badges = badgesFromFlags(flags);

@@ -405,6 +405,11 @@ function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, 
         name: "reflect.guard_calls_dropped",
         record: { "reflect.iteration": ev.iteration, "reflect.dropped_tools": ev.payload.calls.map((c) => c.name) },
       };
+    case "llm.warning":
+      return {
+        name: "reflect.llm_warning",
+        record: { "reflect.iteration": ev.iteration, "reflect.text": ev.payload.message },
+      };
     case "citations.validated":
       return {
         name: "reflect.citations_validated",

@@ -34,6 +34,7 @@ interface SkillVersionFields {
   budget: string;
   anchorEvery: number;
   outputFormat: string;
+  answerFormat: string;
 }
 
 function textChange(field: string, before: string, after: string, by: "lines" | "words"): FieldChange[] {
@@ -71,6 +72,7 @@ export function skillChanges(a: SkillVersionFields, b: SkillVersionFields): Fiel
     ...valueChange("budget", a.budget, b.budget),
     ...valueChange("anchor every", String(a.anchorEvery), String(b.anchorEvery)),
     ...textChange("output format", a.outputFormat, b.outputFormat, "words"),
+    ...valueChange("answer format", a.answerFormat, b.answerFormat),
   ];
 }
 

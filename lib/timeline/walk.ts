@@ -21,6 +21,7 @@ export const VERDICT_TYPES = [
   "guard.done_rejected",
   "guard.calls_dropped",
   "citations.validated",
+  "llm.warning",
 ] as const;
 export type VerdictType = (typeof VERDICT_TYPES)[number];
 export type VerdictEvent = RunEventOf<VerdictType>;
@@ -89,6 +90,8 @@ export interface RunWalk {
   tokensOut: number;
   /** Flags the events show so far (the finished run states its own). */
   flags: RunFlag[];
+  /** What the provider changed to make requests work (llm.warning), in order, each once. */
+  providerWarnings: string[];
   /** Per tier: id → the first tool step whose result returned it. */
   retrievedBy: Record<Tier, ReadonlyMap<string, ToolStep>>;
 }
@@ -166,6 +169,7 @@ export function createRunWalker(): RunWalker {
     tokensIn: 0,
     tokensOut: 0,
     flags: [],
+    providerWarnings: [],
     retrievedBy,
   };
   const iterationByIndex = new Map<number, WalkIteration>();
@@ -303,6 +307,11 @@ export function createRunWalker(): RunWalker {
         if (ev.payload.why === "release_miss") flag("release_miss");
         break;
       case "guard.calls_dropped":
+        break;
+      case "llm.warning":
+        if (!walk.providerWarnings.includes(ev.payload.message)) {
+          walk.providerWarnings = [...walk.providerWarnings, ev.payload.message];
+        }
         break;
       case "citations.validated":
         walk.lastValidation = ev;

@@ -300,7 +300,7 @@ describe("run inspector (scripted OpenAI-compatible model)", () => {
     await waitForStatus(page, "halted");
     const steering = page.locator('[data-testid=timeline-row][data-kind="steering"]');
     const texts = await steering.allTextContents();
-    expect(texts.some((t) => /nudge/i.test(t) && /No progress since step/.test(t))).toBe(true);
+    expect(texts.some((t) => /nudge/i.test(t) && /No progress since iteration/.test(t))).toBe(true);
     expect(texts.some((t) => /halt/i.test(t))).toBe(true);
     const html = await page.content();
     expect(html).not.toContain("sk-e2e-secret");

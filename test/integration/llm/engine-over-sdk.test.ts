@@ -4,10 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenAIModel } from "@/lib/llm";
+import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
 import { runReflect } from "@/lib/reflect";
 import type { RunEvent } from "@/lib/reflect/events";
-import { type FakeOpenAI, type FakeScript, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
-import { atlasMemory, request } from "@/test/unit/reflect/harness";
+import {
+  type ChatRequestBody,
+  type FakeOpenAI,
+  type FakeScript,
+  type FakeStep,
+  startFakeOpenAI,
+} from "@/test/fixtures/fake-openai-server";
+import type { InMemoryMemory } from "@/test/fixtures/in-memory-memory";
+import { ATLAS_MODEL, atlasMemory, request } from "@/test/unit/reflect/harness";
 
 let fake: FakeOpenAI;
 beforeAll(async () => {
@@ -16,17 +24,18 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 interface WireBody {
-  messages: { role: string; content: string | null }[];
+  messages: { role: string; content: string | null; tool_call_id?: string }[];
   tools?: { function: { name: string } }[];
   tool_choice?: unknown;
 }
 
 async function reflectOverWire(
   script: FakeScript,
-  opts: { forced?: "named" | "required" | "omit"; mm?: boolean } = {},
+  opts: { forced?: "named" | "required" | "omit" | "auto"; mm?: boolean; memory?: InMemoryMemory } = {},
 ) {
   fake.setScript(script);
   fake.requests.length = 0;
+  forgetForcedToolChoiceForms();
   const events: RunEvent[] = [];
   let t = 0;
   const model = createOpenAIModel({
@@ -34,13 +43,14 @@ async function reflectOverWire(
     apiKey: "sk-test-secret-key",
     baseURL: fake.url,
     model: "fake-model",
-    forcedToolChoice: opts.forced ?? "named",
+    // "auto": unset, so the provider downgrades by itself (SPEC §3.5b).
+    forcedToolChoice: opts.forced === "auto" ? undefined : (opts.forced ?? "named"),
     timeoutMs: 5000,
     maxRetries: 0,
   });
   const result = await runReflect(
     {
-      memory: atlasMemory(opts.mm === false ? { mentalModels: [] } : {}),
+      memory: opts.memory ?? atlasMemory(opts.mm === false ? { mentalModels: [] } : {}),
       model,
       sink: { append: async (e) => void events.push(e) },
       clock: { now: () => t++ },
@@ -58,7 +68,9 @@ const toolCall = (name: string, args: Record<string, unknown> | string) => ({
 const forcedName = (b: WireBody) => (b.tool_choice as { function?: { name: string } } | undefined)?.function?.name;
 
 /** Follows forced turns with the forced tool; auto turns come from `auto`. */
-function followForced(auto: (body: WireBody, n: number) => ReturnType<typeof toolCall>): FakeScript {
+function followForced(
+  auto: (body: WireBody, n: number) => FakeStep,
+): (body: ChatRequestBody, index: number) => FakeStep {
   let n = 0;
   return (raw) => {
     const body = raw as unknown as WireBody;
@@ -140,5 +152,111 @@ describe("engine over the openai SDK", () => {
     expect(result.status).toBe("failed");
     expect(result.error?.message).toMatch(/401/);
     expect(JSON.stringify(events)).not.toContain("sk-test-secret-key");
+  });
+
+  describe("issue 12 on the wire", () => {
+    const forcedToolOf = (b: WireBody) => (b.tools?.length === 1 ? b.tools[0]?.function.name : undefined);
+    const lastToolMessage = (b: WireBody) => b.messages.findLast((m) => m.role !== "system");
+
+    it.each(["required", "omit"] as const)(
+      "1: with the %s form a done on a forced retrieval turn is refused and the tier forced again",
+      async (mode) => {
+        const stale = atlasMemory({
+          mentalModels: [{ ...ATLAS_MODEL, isStale: true, stalenessReason: "newer facts" }],
+        });
+        const { result, bodies, events } = await reflectOverWire(
+          (raw) => {
+            const body = raw as unknown as WireBody;
+            const forced = forcedToolOf(body);
+            const last = lastToolMessage(body);
+            const refused = last?.role === "tool" && last.content?.includes("refused");
+            if (forced && forced !== "done" && (forced === "search_mental_models" || refused)) {
+              return toolCall(forced, { reason: "forced", query: "Atlas launch" });
+            }
+            return toolCall("done", { answer: "Atlas launches on March 14.", mental_model_ids: ["mm1"] });
+          },
+          { forced: mode, memory: stale },
+        );
+        expect(bodies.map(forcedToolOf).slice(0, 3)).toEqual([
+          "search_mental_models",
+          "search_observations",
+          "search_observations",
+        ]);
+        const refusals = events.filter((e) => e.type === "tool.result" && e.payload.error?.includes("refused"));
+        expect(refusals.length).toBeGreaterThan(0);
+        expect(result.status).toBe("done");
+        expect(result.llmCalls).toBeGreaterThan(2);
+      },
+    );
+
+    it("9: prose under auto gets a system hint on the next request and the run finishes", async () => {
+      const { result, bodies } = await reflectOverWire(
+        followForced((body) =>
+          body.messages.some((m) => m.role === "system" && m.content?.includes("Finish with done"))
+            ? toolCall("done", { answer: "March 14.", memory_ids: ["f1"] })
+            : { content: "It is March 14." },
+        ),
+        { mm: false },
+      );
+      const hinted = bodies.findIndex((b) =>
+        b.messages.some((m) => m.role === "system" && m.content?.includes("Finish with done")),
+      );
+      expect(hinted).toBe(3);
+      expect(result).toMatchObject({ status: "done", llmCalls: 4 });
+    });
+
+    it("10: tool calls without a function or a name, and a response without usage, are tool errors", async () => {
+      const { result, bodies } = await reflectOverWire(
+        followForced((_b, n) =>
+          n === 0
+            ? {
+                raw_tool_calls: [
+                  { id: "bad_1", type: "function", function: { arguments: "{}" } },
+                  { id: "bad_2", type: "function" },
+                ],
+                usage: null,
+              }
+            : toolCall("done", { answer: "March 14.", memory_ids: ["f1"] }),
+        ),
+        { mm: false },
+      );
+      expect(result.status).toBe("done");
+      const errors = bodies
+        .flatMap((b) => b.messages)
+        .filter((m) => m.role === "tool" && m.content?.includes("no function name"));
+      expect(new Set(errors.map((m) => m.tool_call_id))).toEqual(new Set(["bad_1", "bad_2"]));
+    });
+
+    it.each([
+      ["required", (choice: unknown) => typeof choice === "object" && choice !== null],
+      ["omit", (choice: unknown) => choice !== undefined && choice !== "auto"],
+    ] as const)(
+      "12: a server that rejects a named tool choice just works (named → %s) and the run says so",
+      async (form, rejects) => {
+        const { result, bodies, events } = await reflectOverWire(
+          (raw, index) => {
+            const body = raw as unknown as WireBody;
+            if (rejects(body.tool_choice)) {
+              return {
+                status: 400,
+                body: { error: { message: `tool_choice ${JSON.stringify(body.tool_choice)} is not supported` } },
+              };
+            }
+            return followForced(() => toolCall("done", { answer: "March 14.", memory_ids: ["f1"] }))(raw, index);
+          },
+          { forced: "auto", mm: false },
+        );
+        const warning = `forced_tool_choice_downgraded: named → ${form}`;
+        expect(result.status).toBe("done");
+        expect(result.warnings).toEqual([warning]);
+        expect(events.filter((e) => e.type === "llm.warning").map((e) => e.payload)).toEqual([{ message: warning }]);
+        // Named first; the form that worked is remembered, so the next forced turn goes out as it.
+        const forcedBodies = bodies.filter((b) => forcedToolOf(b) && b.tool_choice !== "auto");
+        expect(typeof bodies[0]?.tool_choice).toBe("object");
+        const accepted = form === "required" ? "required" : undefined;
+        expect(bodies[form === "required" ? 1 : 2]?.tool_choice).toBe(accepted);
+        expect(forcedBodies.filter((b) => typeof b.tool_choice === "object")).toHaveLength(1);
+      },
+    );
   });
 });

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OpenAIModelConfig } from "@/lib/llm/config";
-import { createOpenAIModel } from "@/lib/llm/openai-model";
+import { createOpenAIModel, forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
 import { ModelCallError } from "@/lib/reflect/errors";
 import type { ModelRequest, ToolDefinition } from "@/lib/reflect/ports";
 import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
@@ -199,11 +199,72 @@ describe("OpenAI-compatible model over the real SDK", () => {
     expect(error.status).toBe(status);
   });
 
-  it("suggests the tool-choice downgrade when a server rejects a named tool choice", async () => {
+  it("with a pinned named form, a server that rejects it fails with a hint naming the setting", async () => {
     fake.setScript([{ status: 400, body: { error: { message: "tool_choice must be 'auto' or 'none'" } } }]);
-    const error = await callError(model().complete(forcedRequest("recall")));
+    const error = await callError(model({ forcedToolChoice: "named" }).complete(forcedRequest("recall")));
+    expect(chatBodies()).toHaveLength(1);
     expect(error.message).toContain("HTTP 400: tool_choice must be 'auto' or 'none'");
     expect(error.message).toContain("REFLECT_FORCED_TOOL_CHOICE=required or omit");
+  });
+
+  describe("12: servers that reject a named tool choice", () => {
+    const rejectNamed = (body: Record<string, unknown>) =>
+      typeof body.tool_choice === "object"
+        ? { status: 400, body: { error: { message: "tool_choice: only 'auto', 'none' or 'required' are supported" } } }
+        : { tool_calls: [{ name: "recall", arguments: { reason: "r", query: "pricing" } }] };
+    beforeEach(() => forgetForcedToolChoiceForms());
+
+    it("retries once with required, reports the downgrade, and remembers it per base URL and model", async () => {
+      fake.setScript((body) => rejectNamed(body));
+      const first = await model({ forcedToolChoice: undefined }).complete(forcedRequest("recall"));
+      expect(chatBodies().map((b) => b.tool_choice)).toEqual([
+        { type: "function", function: { name: "recall" } },
+        "required",
+      ]);
+      expect(first.toolCalls[0]?.function.name).toBe("recall");
+      expect(first.warnings).toEqual(["forced_tool_choice_downgraded: named → required"]);
+
+      fake.requests.length = 0;
+      const again = await model({ forcedToolChoice: undefined }).complete(forcedRequest("recall"));
+      expect(chatBodies().map((b) => b.tool_choice)).toEqual(["required"]);
+      expect(again.warnings).toEqual(["forced_tool_choice_downgraded: named → required"]);
+
+      // Another model on the same server starts from the named form again.
+      fake.requests.length = 0;
+      await model({ forcedToolChoice: undefined, model: "other-model" }).complete(forcedRequest("recall"));
+      expect(chatBodies()).toHaveLength(2);
+    });
+
+    it("falls back to no tool choice when required is rejected too", async () => {
+      fake.setScript((body) =>
+        body.tool_choice === undefined || body.tool_choice === "auto"
+          ? { tool_calls: [{ name: "recall", arguments: { reason: "r", query: "pricing" } }] }
+          : {
+              status: 400,
+              body: { error: { message: `unsupported tool_choice ${JSON.stringify(body.tool_choice)}` } },
+            },
+      );
+      const response = await model({ forcedToolChoice: undefined }).complete(forcedRequest("recall"));
+      const bodies = chatBodies();
+      expect(bodies).toHaveLength(3);
+      expect(bodies[2]).not.toHaveProperty("tool_choice");
+      expect(offeredTools(bodies[2]!)).toEqual(["recall"]);
+      expect(response.warnings).toEqual(["forced_tool_choice_downgraded: named → omit"]);
+    });
+
+    it("a 400 that does not name tool_choice is not retried, and auto turns are never downgraded", async () => {
+      fake.setScript([{ status: 400, body: { error: { message: "messages: too long" } } }, { content: "never" }]);
+      const error = await callError(model({ forcedToolChoice: undefined }).complete(forcedRequest("recall")));
+      expect(error.status).toBe(400);
+      expect(chatBodies()).toHaveLength(1);
+    });
+
+    it("REFLECT_FORCED_TOOL_CHOICE pins the form: no downgrade, no warning", async () => {
+      fake.setScript((body) => rejectNamed(body));
+      const response = await model({ forcedToolChoice: "required" }).complete(forcedRequest("recall"));
+      expect(chatBodies().map((b) => b.tool_choice)).toEqual(["required"]);
+      expect(response.warnings).toBeUndefined();
+    });
   });
 
   it("fails a call that outlives its timeout", async () => {

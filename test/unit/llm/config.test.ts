@@ -28,7 +28,8 @@ describe("model settings from the environment", () => {
       baseURL: undefined,
       model: "gpt-4o-mini",
       temperature: undefined,
-      forcedToolChoice: "named",
+      // Unset: named, downgraded automatically by the provider when a server rejects it.
+      forcedToolChoice: undefined,
       timeoutMs: 60_000,
       maxRetries: 2,
     });

@@ -21,6 +21,7 @@ export const SKILL: SkillSnapshot = {
   budget: "low",
   anchorEvery: 4,
   outputFormat: "Short prose paragraphs.",
+  answerFormat: "prose",
 };
 
 export function request(overrides: Partial<ReflectRequest> = {}): ReflectRequest {

@@ -91,13 +91,13 @@ describe("no-progress ladder", () => {
   it("names the streak's first failing iteration", () => {
     const v = feed([[ok], [fail("A")], [fail("A")]]);
     expect(v[2]).toMatchObject({ kind: "nudge", sinceIteration: 1 });
-    expect(v[2]?.kind === "nudge" && v[2].text).toContain("since step 2");
+    expect(v[2]?.kind === "nudge" && v[2].text).toContain("since iteration 1");
   });
 
   it("names where the streak began, not where the repeated call first failed", () => {
     const v = feed([[ok], [fail("B")], [fail("A")], [fail("A")]]);
     expect(v[3]).toMatchObject({ kind: "nudge", signature: "A", sinceIteration: 1 });
-    expect(v[3]?.kind === "nudge" && v[3].text).toContain("since step 2");
+    expect(v[3]?.kind === "nudge" && v[3].text).toContain("since iteration 1");
   });
 
   it("the same empty search twice nudges", () => {
@@ -152,8 +152,11 @@ describe("ladder inside the loop", () => {
     expect(halt[0]?.payload.trigger).toBe("policy_reject");
     expect(ofType(events, "steering.nudge")).toHaveLength(0);
     expect(ofType(events, "tool.result")[0]!.payload.outcome).toBe("policy_reject");
-    // Nothing was retrieved: no synthesis call after the halt.
-    expect(result.status).toBe("no_evidence");
+    // Nothing was retrieved: no synthesis call after the halt. The bank was never searched, so the
+    // run fails naming the refused scope instead of claiming "no relevant memories" (SPEC §3.5b).
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toContain("scope team:ops is not permitted");
+    expect(result.answer).not.toContain("No relevant memories");
     expect(model.calls).toBe(3);
   });
 
@@ -205,7 +208,7 @@ describe("steering delivery", () => {
   it("anchors at N and 2N, never at 0 or on the final forced turn, one per request", async () => {
     const model = new ScriptedModel((req, index) => {
       if (forcedTool(req) === "done") return reply(done("March 14.", { memory_ids: ["f1"] }));
-      return reply(call("recall", { query: `Atlas launch ${index}` }));
+      return reply(call(forcedTool(req) ?? "recall", { query: `Atlas launch ${index}` }));
     });
     const { result, events } = await run(atlasMemory({ mentalModels: [] }), model, { budget: "mid", anchorEvery: 3 });
     const anchorsAt = model.requests.map((r) => r.messages.filter((m) => m.role === "system").length - 1);
@@ -220,7 +223,7 @@ describe("steering delivery", () => {
     const long = `${"🚀".repeat(499)}ab`;
     const model = new ScriptedModel((req, index) => {
       if (forcedTool(req) === "done") return reply(done("March 14.", { memory_ids: ["f1"] }));
-      const c = call("recall", { query: `Atlas launch ${index}` });
+      const c = call(forcedTool(req) ?? "recall", { query: `Atlas launch ${index}` });
       if (index === 1) return say("Found the launch date, checking the owner.", c);
       if (index === 3) return say(long, c);
       return reply(c);

@@ -127,6 +127,7 @@ describe("recovery", () => {
   it("rejects done before any evidence was retrieved", async () => {
     const memory = new InMemoryMemory({ facts: [fact("f1", "Atlas launch on March 14")] });
     const model = new ScriptedModel([
+      reply(call("recall", { query: "quarterly revenue" })),
       reply(done("I do not know.")),
       reply(call("recall", { query: "Atlas launch" })),
       reply(done("March 14.", { memory_ids: ["f1"] })),
@@ -270,14 +271,18 @@ describe("failures", () => {
     expect(result.error).toEqual({ message: "upstream 503: overloaded", phase: "llm.request (iteration 0)" });
   });
 
-  it("a model with no tool call on the forced final turn fails naming the model", async () => {
+  it("a model with no tool call on the forced final turn ends degraded with the evidence digest, naming the model", async () => {
     const model = scripted(
       [reply(call("recall", { query: "Atlas" })), reply(call("recall", { query: "launch" }))],
       reply(),
     );
-    const { result } = await run(atlasMemory({ mentalModels: [] }), model);
-    expect(result.status).toBe("failed");
-    expect(result.error?.message).toBe('model "scripted-test-model" returned no tool call on the forced final turn');
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("degraded");
+    expect(result.answer).toContain("[f1]");
+    const degraded = ofType(events, "guard.output").find((g) => g.payload.action === "degraded")!;
+    expect(degraded.payload.detail).toContain(
+      'model "scripted-test-model" returned no tool call on the forced final turn',
+    );
   });
 
   it("an aborted caller signal interrupts the run", async () => {

@@ -14,9 +14,9 @@ function answering(...answers: string[]) {
   });
 }
 
-async function guarded(answers: string[], outputFormat?: string) {
+async function guarded(answers: string[], outputFormat?: string, answerFormat: "prose" | "json" = "prose") {
   const model = answering(...answers);
-  const skill = outputFormat ? { ...request().skill, outputFormat } : request().skill;
+  const skill = { ...request().skill, answerFormat, ...(outputFormat ? { outputFormat } : {}) };
   const { result, events } = await run(atlasMemory({ mentalModels: [] }), model, { skill });
   return { result, events, model, guard: ofType(events, "guard.output").map((e) => e.payload) };
 }
@@ -124,8 +124,8 @@ describe("output guard: leaks that hide", () => {
 });
 
 describe("output guard: answers that must pass untouched", () => {
-  const clean = async (answer: string, outputFormat?: string) => {
-    const { result, guard } = await guarded([answer], outputFormat);
+  const clean = async (answer: string, outputFormat?: string, answerFormat: "prose" | "json" = "prose") => {
+    const { result, guard } = await guarded([answer], outputFormat, answerFormat);
     expect(guard).toEqual([]);
     expect(result.answer).toBe(answer);
     expect(result.status).toBe("done");
@@ -134,10 +134,8 @@ describe("output guard: answers that must pass untouched", () => {
   it("prose mentioning an analysis of something", () =>
     clean("An analysis of the notes shows the launch is on March 14."));
   it("prose starting with Analysis", () => clean("Analysis: the launch is on March 14."));
-  it("a fenced code block containing <|", () =>
-    clean("The template marker looks like this:\n\n```\n<|channel|>final<|message|>\n```\n\nLaunch is March 14."));
-  it("JSON when the skill asks for JSON", () =>
-    clean('{"answer": "March 14", "owner": "Priya"}', "Return a JSON object with answer and owner."));
+  it("JSON when the skill's answer format is json", () =>
+    clean('{"answer": "March 14", "owner": "Priya"}', "Return a JSON object with answer and owner.", "json"));
 });
 
 describe("inspectAnswer", () => {

@@ -26,8 +26,10 @@ describe("call signature", () => {
   });
   it("reads as the call itself: tool, canonical arguments, first error line", () => {
     expect(canonicalJson({ b: 1, a: null, c: undefined })).toBe('{"a":null,"b":1}');
-    const sig = callSignature("recall", { reason: "date", query: "Atlas launch" }, "db down\nstack trace");
-    expect(sig).toBe('recall:{"query":"Atlas launch","reason":"date"}:db down');
+    const sig = callSignature("recall", { reason: "date", query: " Atlas launch " }, "db down\nstack trace");
+    // The free-text reason is left out and the query trimmed and case-folded (SPEC §3.4).
+    expect(sig).toBe('recall:{"query":"atlas launch"}:db down');
+    expect(callSignature("recall", { reason: "another wording", query: "ATLAS launch" }, "db down")).toBe(sig);
     expect(signatureTool(sig)).toBe("recall");
     expect(callSignature("done", "not json", null)).toBe('done:"not json":');
   });

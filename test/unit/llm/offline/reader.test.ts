@@ -251,6 +251,7 @@ describe("skills shape the answer", () => {
     retrieval: { tags: [], types: ["observation", "episodic"], scope: "personal" },
     budget: "mid",
     anchorEvery: 4,
+    answerFormat: "prose",
   };
   // The output formats of the demo bank's five skills.
   const FORMATS = {
