@@ -8,6 +8,7 @@ import { type Client, createClient } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import * as schema from "./schema";
+import { syncSearchIndexes } from "./search-index";
 
 export type Db = LibSQLDatabase<typeof schema> & { $client: Client };
 
@@ -36,6 +37,7 @@ export async function openDb(url: string = DEFAULT_DATABASE_URL, options: { auth
   }
   const db = drizzle({ client, schema });
   await migrate(db, { migrationsFolder: resolve(process.cwd(), "db/migrations") });
+  await syncSearchIndexes(db);
   return db;
 }
 

@@ -1,7 +1,9 @@
 /**
  * Free text → safe FTS5 MATCH syntax. Every token is quoted (so FTS5 operators and punctuation in
- * the question can never cause a syntax error) and the tokens are OR-joined; bm25() then ranks
- * documents matching more and rarer tokens first. Returns null when nothing searchable is left.
+ * the question can never cause a syntax error). `any` OR-joins the tokens, so bm25() ranks
+ * documents matching more and rarer tokens first; `all` AND-joins them (null for a single token),
+ * which a search tries first because it matches far fewer rows on a large bank. Null when nothing
+ * searchable is left.
  */
 const STOP_WORDS = new Set(
   (
@@ -15,11 +17,24 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-export function buildFtsQuery(text: string): string | null {
+export interface FtsMatch {
+  /** Every token (AND); null when the query has one token. */
+  all: string | null;
+  /** Any token (OR). */
+  any: string;
+}
+
+export function buildFtsMatch(text: string): FtsMatch | null {
   const seen = new Set<string>();
   for (const token of text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) {
     if (!STOP_WORDS.has(token)) seen.add(token);
   }
   if (seen.size === 0) return null;
-  return [...seen].map((t) => `"${t}"`).join(" OR ");
+  const quoted = [...seen].map((t) => `"${t}"`);
+  return { all: quoted.length > 1 ? quoted.join(" AND ") : null, any: quoted.join(" OR ") };
+}
+
+/** The OR form alone (the bench's floor query). */
+export function buildFtsQuery(text: string): string | null {
+  return buildFtsMatch(text)?.any ?? null;
 }

@@ -1,14 +1,17 @@
 /**
- * Retrieval inside a tier (SPEC §2): BM25 over FTS5 always; when a query embedding is given and the
- * embedding columns exist, exact cosine distance too, fused by reciprocal-rank fusion. Bank, scope
- * and all-of tag filters are part of each SQL WHERE clause, so they apply before the LIMIT.
+ * Retrieval inside a tier (SPEC §2): BM25 over the bank's own FTS5 index always (text and tags; see
+ * search-index.ts); when a query embedding is given and the embedding columns exist, exact cosine
+ * distance too, fused by reciprocal-rank fusion. Bank, scope and all-of tag filters are part of
+ * each SQL WHERE clause, so they apply before the LIMIT.
  */
 import type { InArgs, InValue } from "@libsql/client";
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { ObservationFreshness } from "@/lib/reflect/ports";
+import { getBank } from "./banks";
 import type { Db } from "./client";
 import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
-import { buildFtsQuery } from "./fts-query";
+import { buildFtsMatch, type FtsMatch } from "./fts-query";
+import { bm25, ensureBankIndex, ftsTable, isMissingIndexError, type SearchedTable } from "./search-index";
 
 /** The usual RRF constant: damps the weight of the very first ranks. */
 export const RRF_K = 60;
@@ -52,16 +55,11 @@ export function tagsAllOf(column: string): string {
 
 type Row = Record<string, unknown>;
 
-async function rankedRows(
-  db: Db,
-  table: "facts" | "observations" | "mental_models",
-  columns: string,
-  q: TierSearch,
-): Promise<Row[]> {
+async function rankedRows(db: Db, table: SearchedTable, columns: string, q: TierSearch): Promise<Row[]> {
   if (q.limit <= 0) return [];
   const filter = memoryFilter(q, table !== "mental_models");
-  const match = buildFtsQuery(q.query);
-  const lexical: Row[] = match ? await lexicalRows(db, table, columns, q.limit, match, filter) : [];
+  const match = buildFtsMatch(q.query);
+  const lexical: Row[] = match ? await lexicalRows(db, table, columns, q, match, filter) : [];
   if (!q.embedding || (await getEmbeddingDim(db)) === null) return lexical;
   const vector = await toVectorLiteral(db, q.embedding);
   // Exact distance over the filtered rows rather than vector_top_k: an ANN top-k is global, so the
@@ -77,7 +75,42 @@ async function rankedRows(
   return reciprocalRankFusion([lexical, semantic], (r) => String(r.id)).slice(0, q.limit);
 }
 
-/** Candidates taken from the bare FTS5 ranking before the filters; see `lexicalRows`. */
+/**
+ * BM25 over the bank's own index (search-index.ts), AND first: when at least `limit` memories that
+ * pass the filters contain every query word, they are the answer, ranked by bm25 (which scores them
+ * exactly as the OR query would); otherwise the OR query ranks every memory that has any word. On a
+ * large bank the AND query matches a small fraction of the rows the OR query scores.
+ */
+async function lexicalRows(
+  db: Db,
+  table: SearchedTable,
+  columns: string,
+  q: TierSearch,
+  match: FtsMatch,
+  filter: Filter,
+): Promise<Row[]> {
+  const fts = ftsTable(table, q.bankId);
+  const search = async (expr: string) =>
+    // Mental models are a few curated rows per bank: the direct query is already at the floor.
+    table === "mental_models"
+      ? filteredFtsRows(db, table, fts, columns, q.limit, expr, filter)
+      : candidateRows(db, table, fts, columns, q.limit, expr, filter);
+  try {
+    if (match.all) {
+      const rows = await search(match.all);
+      if (rows.length >= q.limit) return rows;
+    }
+    return await search(match.any);
+  } catch (error) {
+    if (!isMissingIndexError(error, fts)) throw error;
+    // A bank inserted without its index (raw SQL): build it once, or find nothing in a bank that does not exist.
+    if (!(await getBank(db, q.bankId))) return [];
+    await ensureBankIndex(db, q.bankId);
+    return lexicalRows(db, table, columns, q, match, filter);
+  }
+}
+
+/** Candidates taken from the bare FTS5 ranking before the filters; see `candidateRows`. */
 const FTS_CANDIDATES_PER_RESULT = 25;
 const MIN_FTS_CANDIDATES = 100;
 
@@ -88,23 +121,22 @@ const MIN_FTS_CANDIDATES = 100;
  * when `limit` filtered rows score strictly better than the worst candidate (no row outside can
  * beat or tie them); otherwise the full filtered query runs.
  */
-async function lexicalRows(
+async function candidateRows(
   db: Db,
-  table: "facts" | "observations" | "mental_models",
+  table: SearchedTable,
+  fts: string,
   columns: string,
   limit: number,
   match: string,
   filter: Filter,
 ): Promise<Row[]> {
-  // Mental models are a few curated rows per bank: the direct query is already at the floor.
-  if (table === "mental_models") return filteredFtsRows(db, table, columns, limit, match, filter);
   const n = Math.max(MIN_FTS_CANDIDATES, limit * FTS_CANDIDATES_PER_RESULT);
   // CROSS JOIN keeps the candidates as the outer loop; the window runs over at most n rows.
   const { rows } = await db.$client.execute({
     sql: `SELECT ${columns}, c.score AS fts_score, c.candidates AS fts_candidates, c.worst AS fts_worst
           FROM (SELECT pk, score, COUNT(*) OVER () AS candidates, MAX(score) OVER () AS worst
-                FROM (SELECT rowid AS pk, bm25(${table}_fts) AS score FROM ${table}_fts
-                      WHERE ${table}_fts MATCH ? ORDER BY score LIMIT ?)) c
+                FROM (SELECT rowid AS pk, ${bm25(table, fts)} AS score FROM ${fts}
+                      WHERE ${fts} MATCH ? ORDER BY score LIMIT ?)) c
           CROSS JOIN ${table} m ON m.pk = c.pk
           WHERE ${filter.where}
           ORDER BY c.score, m.id LIMIT ?`,
@@ -116,22 +148,23 @@ async function lexicalRows(
     (Number(last.fts_candidates) < n || (rows.length >= limit && Number(last.fts_score) < Number(last.fts_worst)))
   )
     return rows;
-  return filteredFtsRows(db, table, columns, limit, match, filter);
+  return filteredFtsRows(db, table, fts, columns, limit, match, filter);
 }
 
 /** Every FTS match joined to its row and filtered, then ranked: exact at any size. */
 async function filteredFtsRows(
   db: Db,
-  table: "facts" | "observations" | "mental_models",
+  table: SearchedTable,
+  fts: string,
   columns: string,
   limit: number,
   match: string,
   filter: Filter,
 ): Promise<Row[]> {
   const { rows } = await db.$client.execute({
-    sql: `SELECT ${columns} FROM ${table}_fts JOIN ${table} m ON m.pk = ${table}_fts.rowid
-          WHERE ${table}_fts MATCH ? AND ${filter.where}
-          ORDER BY bm25(${table}_fts), m.id LIMIT ?`,
+    sql: `SELECT ${columns} FROM ${fts} JOIN ${table} m ON m.pk = ${fts}.rowid
+          WHERE ${fts} MATCH ? AND ${filter.where}
+          ORDER BY ${bm25(table, fts)}, m.id LIMIT ?`,
     args: [match, ...filter.args, limit] as InArgs,
   });
   return rows;

@@ -10,6 +10,7 @@ import { buildFtsQuery } from "@/db/fts-query";
 import { createMemoryStore } from "@/db/memory-store";
 import { listMentalModels } from "@/db/mental-models";
 import { searchFacts, searchMentalModelIds, searchObservations, type TierSearch } from "@/db/search";
+import { ftsTable } from "@/db/search-index";
 import type { TierQuery } from "@/lib/reflect/ports";
 import { BENCH_BANK, createBenchBank, insertFacts, insertMentalModels, question, TAGS } from "./corpus";
 import { atMost, type BenchRow, median, openBenchDb, percentile, prng, row, timed } from "./report";
@@ -21,9 +22,9 @@ const STALENESS_REPEATS = 30;
 
 type TierName = "mental models" | "observations" | "recall";
 const TIERS: { name: TierName; fts: string; limit: number }[] = [
-  { name: "mental models", fts: "mental_models_fts", limit: 5 },
-  { name: "observations", fts: "observations_fts", limit: 10 },
-  { name: "recall", fts: "facts_fts", limit: 20 },
+  { name: "mental models", fts: ftsTable("mental_models", BENCH_BANK), limit: 5 },
+  { name: "observations", fts: ftsTable("observations", BENCH_BANK), limit: 10 },
+  { name: "recall", fts: ftsTable("facts", BENCH_BANK), limit: 20 },
 ];
 
 /** A run scoped to team:platform reads personal + team:platform memories (the bank permits platform). */

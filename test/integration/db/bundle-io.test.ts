@@ -3,6 +3,7 @@ import type { BundleInput } from "@/db/bundle";
 import { BundleError, exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { listMentalModels } from "@/db/mental-models";
+import { ftsTable } from "@/db/search-index";
 import { getSkillVersions } from "@/db/skills";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
@@ -15,13 +16,13 @@ const TABLES = [
   "mental_model_versions",
   "skills",
   "skill_versions",
-  "facts_fts",
+  ftsTable("facts", "acme"),
 ];
 
 async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const table of TABLES) {
-    const order = table === "facts_fts" ? "rowid" : "1, 2";
+    const order = table.includes("_fts_") ? "rowid" : "1, 2";
     out[table] = (await db.$client.execute(`SELECT * FROM ${table} ORDER BY ${order}`)).rows.map((r) => ({ ...r }));
   }
   return out;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildFtsQuery } from "@/db/fts-query";
+import { buildFtsMatch, buildFtsQuery } from "@/db/fts-query";
 
 describe("FTS query builder", () => {
   it("quotes each meaningful token and ORs them, dropping stop words and duplicates", () => {
@@ -24,5 +24,14 @@ describe("FTS query builder", () => {
 
   it("keeps non-English letters and digits", () => {
     expect(buildFtsQuery("Müller Q3 2025")).toBe('"müller" OR "q3" OR "2025"');
+  });
+
+  it("gives the AND form beside the OR form, and none for a single token", () => {
+    expect(buildFtsMatch("Who owns the SSO rollout?")).toEqual({
+      all: '"owns" AND "sso" AND "rollout"',
+      any: '"owns" OR "sso" OR "rollout"',
+    });
+    expect(buildFtsMatch("What about pricing?")).toEqual({ all: null, any: '"pricing"' });
+    expect(buildFtsMatch("the?")).toBeNull();
   });
 });
