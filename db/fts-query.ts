@@ -1,9 +1,8 @@
 /**
  * Free text → safe FTS5 MATCH syntax. Every token is quoted (so FTS5 operators and punctuation in
- * the question can never cause a syntax error). `any` OR-joins the tokens, so bm25() ranks
- * documents matching more and rarer tokens first; `all` AND-joins them (null for a single token),
- * which a search tries first because it matches far fewer rows on a large bank. Null when nothing
- * searchable is left.
+ * the question can never cause a syntax error). bm25() ranks documents matching more and rarer
+ * tokens first; the stricter expressions match far fewer rows on a large bank, so they are tried
+ * first (search.ts).
  */
 const STOP_WORDS = new Set(
   (
@@ -17,24 +16,28 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-export interface FtsMatch {
-  /** Every token (AND); null when the query has one token. */
-  all: string | null;
-  /** Any token (OR). */
-  any: string;
-}
-
-export function buildFtsMatch(text: string): FtsMatch | null {
+/**
+ * The MATCH expressions a search tries, strictest first: every word (AND), then — with three words
+ * or more — every word but one, then any word (OR). A search stops at the first that gives it
+ * enough memories. Null when nothing searchable is left.
+ */
+export function buildFtsMatches(text: string): string[] | null {
   const seen = new Set<string>();
   for (const token of text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) {
     if (!STOP_WORDS.has(token)) seen.add(token);
   }
   if (seen.size === 0) return null;
-  const quoted = [...seen].map((t) => `"${t}"`);
-  return { all: quoted.length > 1 ? quoted.join(" AND ") : null, any: quoted.join(" OR ") };
+  const words = [...seen].map((t) => `"${t}"`);
+  if (words.length === 1) return words;
+  const allBut = (skip: number) => words.filter((_, i) => i !== skip).join(" AND ");
+  return [
+    words.join(" AND "),
+    ...(words.length >= 3 ? [words.map((_, skip) => `(${allBut(skip)})`).join(" OR ")] : []),
+    words.join(" OR "),
+  ];
 }
 
-/** The OR form alone (the bench's floor query). */
+/** The OR of every word (the bench's floor query). */
 export function buildFtsQuery(text: string): string | null {
-  return buildFtsMatch(text)?.any ?? null;
+  return buildFtsMatches(text)?.at(-1) ?? null;
 }

@@ -5,6 +5,7 @@
  */
 import type { InValue } from "@libsql/client";
 import type { Db } from "@/db/client";
+import { ensureBankIndex } from "@/db/search-index";
 import type { Prng } from "./report";
 
 export const BENCH_BANK = "bench";
@@ -260,11 +261,13 @@ export function question(r: Prng): string {
   return r.pick(QUESTION_TEMPLATES)(slots(r));
 }
 
+/** A bank and its (empty) search index, which its rows' triggers then fill. */
 export async function createBenchBank(db: Db, bankId = BENCH_BANK): Promise<void> {
   await db.$client.execute({
     sql: "INSERT INTO banks (id, name, permitted_teams) VALUES (?, ?, ?)",
     args: [bankId, "Generated product team", JSON.stringify(["platform"])],
   });
+  await ensureBankIndex(db, bankId);
 }
 
 const ROWS_PER_INSERT = 1_000;

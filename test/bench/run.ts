@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { cpus, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchConcurrency } from "./concurrency";
+import { benchIsolation } from "./isolation";
 import { benchOverhead } from "./overhead";
 import { type BenchRow, formatTable } from "./report";
 import { benchRetrieval } from "./retrieval";
@@ -19,6 +20,7 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   "round-trips": benchRoundTrips,
   concurrency: benchConcurrency,
   timeline: benchTimeline,
+  isolation: benchIsolation,
 };
 
 function machine() {

@@ -7,7 +7,7 @@ import type { BundleInput } from "@/db/bundle";
 import { importBundle } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
-import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
+import { OR_RANKED_AT_MOST, searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
 import { ftsTable, SEARCHED_TABLES, syncSearchIndexes } from "@/db/search-index";
 import { openTempDb } from "./temp-db";
 
@@ -288,36 +288,40 @@ describe("AND first, OR when too few memories have every word", () => {
     recordedAt: "2026-01-01T00:00:00Z",
   });
 
+  /** The same facts in a small bank, and in a large one where the OR query matches too many. */
+  const facts = (atlasNotes: number) => [
+    // Six facts with both words; the team ones are out of a personal search's scope.
+    fact("both-1", "Pricing review for the Atlas renewal with the whole account team and legal."),
+    fact("both-2", "Atlas pricing moved to per seat after a long and winding discussion with finance."),
+    fact("both-3", "Atlas pricing, as discussed on the call with the customer success team."),
+    fact("both-team-1", "Atlas pricing for team x, written up after the quarterly planning meeting.", "team:x"),
+    fact("both-team-2", "Atlas pricing notes of team x from the offsite in the mountains last spring.", "team:x"),
+    fact("both-team-3", "Atlas pricing plan of team x, still a draft that nobody has reviewed yet.", "team:x"),
+    // One word only, but short: under OR they outrank longer facts with both words.
+    fact("pricing-only", "Pricing pricing pricing."),
+    fact("atlas-only", "Atlas."),
+    ...Array.from({ length: 20 }, (_, i) => fact(`filler-${i}`, `Filler note ${i} about the office.`)),
+    ...Array.from({ length: atlasNotes }, (_, i) =>
+      fact(`note-${i}`, `Atlas weekly note ${i}: nothing new on the dashboard builder, the connectors or the docs.`),
+    ),
+  ];
+
   beforeAll(async () => {
     t = await openTempDb("and-first");
-    await importBundle(t.db, {
-      version: 1,
-      bank: { id: "and", name: "And", permittedTeams: ["x"] },
-      facts: [
-        // Six facts with both words; the team ones are out of a personal search's scope.
-        fact("both-1", "Pricing review for the Atlas renewal with the whole account team and legal."),
-        fact("both-2", "Atlas pricing moved to per seat after a long and winding discussion with finance."),
-        fact("both-3", "Atlas pricing, as discussed on the call with the customer success team."),
-        fact("both-team-1", "Atlas pricing for team x, written up after the quarterly planning meeting.", "team:x"),
-        fact("both-team-2", "Atlas pricing notes of team x from the offsite in the mountains last spring.", "team:x"),
-        fact("both-team-3", "Atlas pricing plan of team x, still a draft that nobody has reviewed yet.", "team:x"),
-        // One word only, but short: under OR they outrank longer facts with both words.
-        fact("pricing-only", "Pricing pricing pricing."),
-        fact("atlas-only", "Atlas."),
-        ...Array.from({ length: 20 }, (_, i) => fact(`filler-${i}`, `Filler note ${i} about the office.`)),
-      ],
-    });
+    const bank = (id: string) => ({ id, name: id, permittedTeams: ["x"] });
+    await importBundle(t.db, { version: 1, bank: bank("and"), facts: facts(OR_RANKED_AT_MOST) });
+    await importBundle(t.db, { version: 1, bank: bank("small"), facts: facts(0) });
   });
   afterAll(() => t.cleanup());
 
   /** The plain OR definition: every memory with any word, ranked by bm25 then id. */
-  async function orRanking(scopes: string[], limit: number): Promise<string[]> {
+  async function orRanking(scopes: string[], limit: number, words = ["atlas", "pricing"]): Promise<string[]> {
     const fts = ftsTable("facts", "and");
     const res = await t.db.$client.execute({
       sql: `SELECT m.id FROM ${fts} JOIN facts m ON m.pk = ${fts}.rowid
-            WHERE ${fts} MATCH '"atlas" OR "pricing"' AND m.scope IN (${scopes.map(() => "?").join(", ")})
+            WHERE ${fts} MATCH ? AND m.scope IN (${scopes.map(() => "?").join(", ")})
             ORDER BY bm25(${fts}, 1.0, 0.5), m.id LIMIT ?`,
-      args: [...scopes, limit],
+      args: [words.map((w) => `"${w}"`).join(" OR "), ...scopes, limit],
     });
     return res.rows.map((r) => String(r.id));
   }
@@ -343,6 +347,31 @@ describe("AND first, OR when too few memories have every word", () => {
     expect(found).toEqual(await orRanking(["personal"], 5));
     expect(found).toContain("pricing-only");
     expect(found.some((id) => id.startsWith("both-team"))).toBe(false);
+  });
+
+  it("with three words, tries every word but one before any word", async () => {
+    // Only both-1 says "renewal": too few with all three words, six with two of them.
+    const found = await searchFacts(t.db, {
+      bankId: "and",
+      query: "Atlas pricing renewal",
+      limit: 3,
+      tags: [],
+      scopes: ["personal", "team:x"],
+    }).then((r) => r.map((f) => f.id));
+    const or = await orRanking(["personal", "team:x"], 100, ["atlas", "pricing", "renewal"]);
+    expect(found).toEqual(or.filter((id) => id.startsWith("both")).slice(0, 3));
+    expect(or.slice(0, 3).some((id) => id.endsWith("-only"))).toBe(true);
+  });
+
+  it("ranks every memory with any word while the OR query matches few enough", async () => {
+    const found = await searchFacts(t.db, {
+      bankId: "small",
+      query: "Atlas pricing",
+      limit: 5,
+      tags: [],
+      scopes: ["personal", "team:x"],
+    }).then((r) => r.map((f) => f.id));
+    expect(found.some((id) => id.endsWith("-only"))).toBe(true);
   });
 
   it("with one word there is only the OR query", async () => {

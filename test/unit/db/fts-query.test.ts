@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildFtsMatch, buildFtsQuery } from "@/db/fts-query";
+import { buildFtsMatches, buildFtsQuery } from "@/db/fts-query";
 
 describe("FTS query builder", () => {
   it("quotes each meaningful token and ORs them, dropping stop words and duplicates", () => {
@@ -26,12 +26,14 @@ describe("FTS query builder", () => {
     expect(buildFtsQuery("Müller Q3 2025")).toBe('"müller" OR "q3" OR "2025"');
   });
 
-  it("gives the AND form beside the OR form, and none for a single token", () => {
-    expect(buildFtsMatch("Who owns the SSO rollout?")).toEqual({
-      all: '"owns" AND "sso" AND "rollout"',
-      any: '"owns" OR "sso" OR "rollout"',
-    });
-    expect(buildFtsMatch("What about pricing?")).toEqual({ all: null, any: '"pricing"' });
-    expect(buildFtsMatch("the?")).toBeNull();
+  it("tries every word, then every word but one (three words or more), then any word", () => {
+    expect(buildFtsMatches("Who owns the SSO rollout?")).toEqual([
+      '"owns" AND "sso" AND "rollout"',
+      '("sso" AND "rollout") OR ("owns" AND "rollout") OR ("owns" AND "sso")',
+      '"owns" OR "sso" OR "rollout"',
+    ]);
+    expect(buildFtsMatches("SSO rollout")).toEqual(['"sso" AND "rollout"', '"sso" OR "rollout"']);
+    expect(buildFtsMatches("What about pricing?")).toEqual(['"pricing"']);
+    expect(buildFtsMatches("the?")).toBeNull();
   });
 });
