@@ -9,6 +9,7 @@ import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import * as schema from "./schema";
 import { syncSearchIndexes } from "./search-index";
+import { WorkerClient } from "./worker-client";
 
 export type Db = LibSQLDatabase<typeof schema> & { $client: Client };
 
@@ -24,16 +25,30 @@ function fileUrlPath(url: string): string | null {
   return isAbsolute(path) ? path : resolve(process.cwd(), path);
 }
 
+/** Reader threads of a local file's client, beside its writer thread (worker-client.ts). */
+const READER_THREADS = 2;
+
 export async function openDb(url: string = DEFAULT_DATABASE_URL, options: { authToken?: string } = {}): Promise<Db> {
   const filePath = fileUrlPath(url);
-  if (filePath) mkdirSync(dirname(filePath), { recursive: true });
-  const client = createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
+  let client: Client;
   if (filePath) {
-    await client.execute("PRAGMA journal_mode=WAL");
-    // With WAL, NORMAL syncs at checkpoints instead of every commit: a crashed process loses no
-    // committed event (each append is still its own transaction); only a power cut may drop the last few.
-    await client.execute("PRAGMA synchronous=NORMAL");
-    await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
+    mkdirSync(dirname(filePath), { recursive: true });
+    // A file's statements are synchronous native calls: they run on worker threads so that the
+    // server's event loop keeps answering while a search or an import runs.
+    client = new WorkerClient({
+      url,
+      timeout: BUSY_TIMEOUT_MS,
+      readers: READER_THREADS,
+      pragmas: [
+        "PRAGMA journal_mode=WAL",
+        // With WAL, NORMAL syncs at checkpoints instead of every commit: a crashed process loses no
+        // committed event (each append is still its own transaction); only a power cut may drop the last few.
+        "PRAGMA synchronous=NORMAL",
+        `PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`,
+      ],
+    });
+  } else {
+    client = createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
   }
   const db = drizzle({ client, schema });
   await migrate(db, { migrationsFolder: resolve(process.cwd(), "db/migrations") });
