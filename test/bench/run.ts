@@ -8,6 +8,7 @@ import { cpus, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchConcurrency } from "./concurrency";
 import { benchIsolation } from "./isolation";
+import { benchLoad } from "./load";
 import { benchOverhead } from "./overhead";
 import { type BenchRow, formatTable } from "./report";
 import { benchRetrieval } from "./retrieval";
@@ -21,6 +22,7 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   concurrency: benchConcurrency,
   timeline: benchTimeline,
   isolation: benchIsolation,
+  load: benchLoad,
 };
 
 function machine() {
