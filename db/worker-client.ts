@@ -81,13 +81,18 @@ class SqlThread {
       this.pending.clear();
     };
     this.worker.on("error", fail);
-    this.worker.on("exit", (code) => {
-      if (this.pending.size > 0) fail(new LibsqlError(`database thread exited (${code})`, "CLIENT_CLOSED"));
-    });
+    // A thread that stopped answers nothing again: later calls fail at once instead of waiting forever.
+    this.worker.on("exit", (code) =>
+      fail(this.failure ?? new LibsqlError(`database thread exited (${code})`, "CLIENT_CLOSED")),
+    );
   }
 
   get load(): number {
     return this.pending.size;
+  }
+
+  get failed(): boolean {
+    return this.failure !== null;
   }
 
   call<T>(op: string, args: unknown[] = [], tx?: number): Promise<T> {
@@ -187,7 +192,9 @@ export class WorkerClient implements Client {
   }
 
   private reader(): SqlThread {
-    // Readers start on first use; until the pool is full a busy one gets a new sibling.
+    // Readers start on first use; until the pool is full a busy one gets a new sibling. A reader
+    // that stopped (its thread crashed) is replaced.
+    this.readers = this.readers.filter((r) => !r.failed);
     const idle = this.readers.find((r) => r.load === 0);
     if (idle) return idle;
     if (this.readers.length < this.options.readers) {

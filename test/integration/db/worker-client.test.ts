@@ -229,6 +229,21 @@ describe("WorkerClient", () => {
     await expect(worker.transaction()).rejects.toMatchObject({ code: "CLIENT_CLOSED" });
   });
 
+  it("fails calls to a thread that stopped at once, and replaces a stopped reader", async () => {
+    const { worker } = clients(tempFile());
+    await worker.execute("CREATE TABLE k (x)");
+    await worker.execute("SELECT 1");
+    // Stop the reader's thread as a crash would.
+    const threads = worker as unknown as { readers: { worker: { terminate: () => Promise<number> } }[] };
+    expect(threads.readers.length).toBe(1);
+    await threads.readers[0]!.worker.terminate();
+    const r = await worker.execute("SELECT COUNT(*) AS n FROM k");
+    expect(r.rows[0]?.n).toBe(0);
+    const writer = worker as unknown as { writer: { worker: { terminate: () => Promise<number> } } };
+    await writer.writer.worker.terminate();
+    await expect(worker.execute("INSERT INTO k VALUES (1)")).rejects.toMatchObject({ code: "CLIENT_CLOSED" });
+  });
+
   it("keeps the event loop free while a long query runs", async () => {
     const { worker } = clients(tempFile());
     let ticks = 0;
