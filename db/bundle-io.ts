@@ -12,6 +12,7 @@ import { Bundle } from "@/lib/contracts/bundle";
 import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
 import type { Db } from "./client";
 import { banks, facts, mentalModels, mentalModelVersions, observations, skills, skillVersions } from "./schema";
+import { createBankIndexStatements, dropBankIndexStatements } from "./search-index";
 
 interface BundleIssue {
   /** JSON path of the offending value, e.g. `facts[3].scope`. */
@@ -117,7 +118,9 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
     ]);
   }
 
-  const statements: InStatement[] = [];
+  // The bank's search index is dropped first (so replaced rows are deleted without index upkeep)
+  // and rebuilt from the new rows at the end, which is faster than indexing row by row.
+  const statements: InStatement[] = [...dropBankIndexStatements(bankId)];
   if (existing) {
     for (const table of [facts, observations, mentalModels, mentalModelVersions, skills, skillVersions]) {
       statements.push(toStatement(db.delete(table).where(eq(table.bankId, bankId))));
@@ -220,6 +223,7 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
     );
   }
 
+  statements.push(...createBankIndexStatements(bankId));
   await db.$client.batch(statements, "write");
   return {
     bankId,

@@ -1,7 +1,8 @@
 /**
  * Free text → safe FTS5 MATCH syntax. Every token is quoted (so FTS5 operators and punctuation in
- * the question can never cause a syntax error) and the tokens are OR-joined; bm25() then ranks
- * documents matching more and rarer tokens first. Returns null when nothing searchable is left.
+ * the question can never cause a syntax error). bm25() ranks documents matching more and rarer
+ * tokens first; the stricter expressions match far fewer rows on a large bank, so they are tried
+ * first (search.ts).
  */
 const STOP_WORDS = new Set(
   (
@@ -15,11 +16,28 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-export function buildFtsQuery(text: string): string | null {
+/**
+ * The MATCH expressions a search tries, strictest first: every word (AND), then — with three words
+ * or more — every word but one, then any word (OR). A search stops at the first that gives it
+ * enough memories. Null when nothing searchable is left.
+ */
+export function buildFtsMatches(text: string): string[] | null {
   const seen = new Set<string>();
   for (const token of text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) {
     if (!STOP_WORDS.has(token)) seen.add(token);
   }
   if (seen.size === 0) return null;
-  return [...seen].map((t) => `"${t}"`).join(" OR ");
+  const words = [...seen].map((t) => `"${t}"`);
+  if (words.length === 1) return words;
+  const allBut = (skip: number) => words.filter((_, i) => i !== skip).join(" AND ");
+  return [
+    words.join(" AND "),
+    ...(words.length >= 3 ? [words.map((_, skip) => `(${allBut(skip)})`).join(" OR ")] : []),
+    words.join(" OR "),
+  ];
+}
+
+/** The OR of every word (the bench's floor query). */
+export function buildFtsQuery(text: string): string | null {
+  return buildFtsMatches(text)?.at(-1) ?? null;
 }

@@ -1,14 +1,17 @@
 /**
- * Retrieval inside a tier (SPEC §2): BM25 over FTS5 always; when a query embedding is given and the
- * embedding columns exist, exact cosine distance too, fused by reciprocal-rank fusion. Bank, scope
- * and all-of tag filters are part of each SQL WHERE clause, so they apply before the LIMIT.
+ * Retrieval inside a tier (SPEC §2): BM25 over the bank's own FTS5 index always (text and tags; see
+ * search-index.ts); when a query embedding is given and the embedding columns exist, exact cosine
+ * distance too, fused by reciprocal-rank fusion. Bank, scope and all-of tag filters are part of
+ * each SQL WHERE clause, so they apply before the LIMIT.
  */
 import type { InArgs, InValue } from "@libsql/client";
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { ObservationFreshness } from "@/lib/reflect/ports";
+import { getBank } from "./banks";
 import type { Db } from "./client";
 import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
-import { buildFtsQuery } from "./fts-query";
+import { buildFtsMatches } from "./fts-query";
+import { bm25, ensureBankIndex, ftsTable, isMissingIndexError, type SearchedTable } from "./search-index";
 
 /** The usual RRF constant: damps the weight of the very first ranks. */
 export const RRF_K = 60;
@@ -52,16 +55,11 @@ export function tagsAllOf(column: string): string {
 
 type Row = Record<string, unknown>;
 
-async function rankedRows(
-  db: Db,
-  table: "facts" | "observations" | "mental_models",
-  columns: string,
-  q: TierSearch,
-): Promise<Row[]> {
+async function rankedRows(db: Db, table: SearchedTable, columns: string, q: TierSearch): Promise<Row[]> {
   if (q.limit <= 0) return [];
   const filter = memoryFilter(q, table !== "mental_models");
-  const match = buildFtsQuery(q.query);
-  const lexical: Row[] = match ? await lexicalRows(db, table, columns, q.limit, match, filter) : [];
+  const matches = buildFtsMatches(q.query);
+  const lexical: Row[] = matches ? await lexicalRows(db, table, columns, q, matches, filter) : [];
   if (!q.embedding || (await getEmbeddingDim(db)) === null) return lexical;
   const vector = await toVectorLiteral(db, q.embedding);
   // Exact distance over the filtered rows rather than vector_top_k: an ANN top-k is global, so the
@@ -77,7 +75,61 @@ async function rankedRows(
   return reciprocalRankFusion([lexical, semantic], (r) => String(r.id)).slice(0, q.limit);
 }
 
-/** Candidates taken from the bare FTS5 ranking before the filters; see `lexicalRows`. */
+/**
+ * The OR query is ranked as it is while it matches at most this many memories; beyond, the
+ * stricter matches go first (counting up to here costs no bm25, a small fraction of ranking them).
+ */
+export const OR_RANKED_AT_MOST = 1_000;
+
+/**
+ * BM25 over the bank's own index (search-index.ts). Every memory with any query word is ranked
+ * (OR) while there are at most `OR_RANKED_AT_MOST`; past that, strictest match first: when at least
+ * `limit` memories that pass the filters contain every word, they are the answer, ranked by bm25
+ * (which scores them exactly as the OR query would); else the same with every word but one (three
+ * words or more); else the OR query. bm25 costs a lookup per matched row, and on a large bank the
+ * stricter matches score a small fraction of the OR's rows (bench: the OR's top 10 kept at 99 %).
+ */
+async function lexicalRows(
+  db: Db,
+  table: SearchedTable,
+  columns: string,
+  q: TierSearch,
+  matches: string[],
+  filter: Filter,
+): Promise<Row[]> {
+  const fts = ftsTable(table, q.bankId);
+  const search = async (expr: string) =>
+    // Mental models are a few curated rows per bank: the direct query is already at the floor.
+    table === "mental_models"
+      ? filteredFtsRows(db, table, fts, columns, q.limit, expr, filter)
+      : candidateRows(db, table, fts, columns, q.limit, expr, filter);
+  try {
+    const any = matches.at(-1)!;
+    const tried = table !== "mental_models" && (await matchCount(db, fts, any)) > OR_RANKED_AT_MOST ? matches : [any];
+    for (const [i, match] of tried.entries()) {
+      const rows = await search(match);
+      if (rows.length >= q.limit || i === tried.length - 1) return rows;
+    }
+    return [];
+  } catch (error) {
+    if (!isMissingIndexError(error, fts)) throw error;
+    // A bank inserted without its index (raw SQL): build it once, or find nothing in a bank that does not exist.
+    if (!(await getBank(db, q.bankId))) return [];
+    await ensureBankIndex(db, q.bankId);
+    return lexicalRows(db, table, columns, q, matches, filter);
+  }
+}
+
+/** Memories matching, counted up to `OR_RANKED_AT_MOST + 1`. */
+async function matchCount(db: Db, fts: string, match: string): Promise<number> {
+  const { rows } = await db.$client.execute({
+    sql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`,
+    args: [match, OR_RANKED_AT_MOST + 1],
+  });
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Candidates taken from the bare FTS5 ranking before the filters; see `candidateRows`. */
 const FTS_CANDIDATES_PER_RESULT = 25;
 const MIN_FTS_CANDIDATES = 100;
 
@@ -88,23 +140,22 @@ const MIN_FTS_CANDIDATES = 100;
  * when `limit` filtered rows score strictly better than the worst candidate (no row outside can
  * beat or tie them); otherwise the full filtered query runs.
  */
-async function lexicalRows(
+async function candidateRows(
   db: Db,
-  table: "facts" | "observations" | "mental_models",
+  table: SearchedTable,
+  fts: string,
   columns: string,
   limit: number,
   match: string,
   filter: Filter,
 ): Promise<Row[]> {
-  // Mental models are a few curated rows per bank: the direct query is already at the floor.
-  if (table === "mental_models") return filteredFtsRows(db, table, columns, limit, match, filter);
   const n = Math.max(MIN_FTS_CANDIDATES, limit * FTS_CANDIDATES_PER_RESULT);
   // CROSS JOIN keeps the candidates as the outer loop; the window runs over at most n rows.
   const { rows } = await db.$client.execute({
     sql: `SELECT ${columns}, c.score AS fts_score, c.candidates AS fts_candidates, c.worst AS fts_worst
           FROM (SELECT pk, score, COUNT(*) OVER () AS candidates, MAX(score) OVER () AS worst
-                FROM (SELECT rowid AS pk, bm25(${table}_fts) AS score FROM ${table}_fts
-                      WHERE ${table}_fts MATCH ? ORDER BY score LIMIT ?)) c
+                FROM (SELECT rowid AS pk, ${bm25(table, fts)} AS score FROM ${fts}
+                      WHERE ${fts} MATCH ? ORDER BY score LIMIT ?)) c
           CROSS JOIN ${table} m ON m.pk = c.pk
           WHERE ${filter.where}
           ORDER BY c.score, m.id LIMIT ?`,
@@ -116,22 +167,23 @@ async function lexicalRows(
     (Number(last.fts_candidates) < n || (rows.length >= limit && Number(last.fts_score) < Number(last.fts_worst)))
   )
     return rows;
-  return filteredFtsRows(db, table, columns, limit, match, filter);
+  return filteredFtsRows(db, table, fts, columns, limit, match, filter);
 }
 
 /** Every FTS match joined to its row and filtered, then ranked: exact at any size. */
 async function filteredFtsRows(
   db: Db,
-  table: "facts" | "observations" | "mental_models",
+  table: SearchedTable,
+  fts: string,
   columns: string,
   limit: number,
   match: string,
   filter: Filter,
 ): Promise<Row[]> {
   const { rows } = await db.$client.execute({
-    sql: `SELECT ${columns} FROM ${table}_fts JOIN ${table} m ON m.pk = ${table}_fts.rowid
-          WHERE ${table}_fts MATCH ? AND ${filter.where}
-          ORDER BY bm25(${table}_fts), m.id LIMIT ?`,
+    sql: `SELECT ${columns} FROM ${fts} JOIN ${table} m ON m.pk = ${fts}.rowid
+          WHERE ${fts} MATCH ? AND ${filter.where}
+          ORDER BY ${bm25(table, fts)}, m.id LIMIT ?`,
     args: [match, ...filter.args, limit] as InArgs,
   });
   return rows;

@@ -1,30 +1,47 @@
 /**
- * Term statistics for the offline model: how many memories the search indexes and how many of them
- * contain each porter stem, read from the FTS5 indexes through their fts5vocab tables
- * (migration 0003). Counts span every bank in the database: a cheap, close stand-in for one bank's
- * statistics, which would need a pass over its memories.
+ * Term statistics for the offline model: how many memories a bank holds and how many of them
+ * contain each porter stem, read from the bank's own FTS5 indexes through their fts5vocab tables
+ * (db/search-index.ts). Each bank is weighed by its own words, as if it were alone.
  */
 import type { Db } from "./client";
-
-const VOCABS = ["facts_fts_vocab", "observations_fts_vocab", "mental_models_fts_vocab"] as const;
+import { ftsTable, isMissingIndexError, SEARCHED_TABLES, vocabTable, vocabTableStatement } from "./search-index";
 
 export interface TermDocumentFrequencies {
   documents: number;
   frequencies: Map<string, number>;
 }
 
-export async function termDocumentFrequencies(db: Db, stems: readonly string[]): Promise<TermDocumentFrequencies> {
+export async function termDocumentFrequencies(
+  db: Db,
+  bankId: string,
+  stems: readonly string[],
+): Promise<TermDocumentFrequencies> {
+  try {
+    return await read(db, bankId, stems);
+  } catch (error) {
+    // An index built before vocab tables existed: add them (they store nothing) and read again.
+    const vocabs = SEARCHED_TABLES.map((t) => vocabTable(ftsTable(t, bankId)));
+    if (!vocabs.some((v) => isMissingIndexError(error, v))) throw error;
+    await db.$client.batch(
+      SEARCHED_TABLES.map((t) => vocabTableStatement(ftsTable(t, bankId))),
+      "write",
+    );
+    return read(db, bankId, stems);
+  }
+}
+
+async function read(db: Db, bankId: string, stems: readonly string[]): Promise<TermDocumentFrequencies> {
   const terms = [...new Set(stems)];
   const placeholders = terms.map(() => "?").join(", ");
   const statements = [
     {
-      sql: "SELECT (SELECT COUNT(*) FROM facts) + (SELECT COUNT(*) FROM observations) + (SELECT COUNT(*) FROM mental_models) AS n",
-      args: [],
+      sql: `SELECT ${SEARCHED_TABLES.map((t) => `(SELECT COUNT(*) FROM ${t} WHERE bank_id = ?)`).join(" + ")} AS n`,
+      args: SEARCHED_TABLES.map(() => bankId),
     },
     ...(terms.length === 0
       ? []
-      : VOCABS.map((vocab) => ({
-          sql: `SELECT term, doc FROM ${vocab} WHERE term IN (${placeholders})`,
+      : SEARCHED_TABLES.map((t) => ({
+          sql: `SELECT term, doc FROM ${vocabTable(ftsTable(t, bankId))} WHERE term IN (${placeholders})`,
           args: terms,
         }))),
   ];

@@ -1,5 +1,6 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AnswerPanel } from "@/components/timeline/answer-panel";
 import { MessagesView } from "@/components/timeline/messages-view";
@@ -147,6 +148,16 @@ export function RunView({
   const status: RunStatus = finished
     ? view.header.status
     : (endedStatus ?? (restPending && stored ? stored : view.header.status));
+
+  // The page's server-rendered parts (the re-run drawer's models, the fork button) were read while
+  // the run was still running: render them again once it has stopped.
+  const router = useRouter();
+  const renderedRunning = useRef(status === "running");
+  useEffect(() => {
+    if (status === "running" || !renderedRunning.current) return;
+    renderedRunning.current = false;
+    router.refresh();
+  }, [status, router]);
 
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
   const [focusedKey, setFocusedKey] = useState<string | null>(null);

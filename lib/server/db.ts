@@ -45,7 +45,8 @@ export function getAppDb(): Promise<Db> {
 
 /** The CLI's database: migrated and seeded, but it leaves other processes' running runs alone. */
 export async function getCliDb(): Promise<Db> {
-  const db = await getDb();
+  // A command answers no other request while it waits on SQL: no worker threads to start.
+  const db = await getDb({ threads: false });
   await ensureDemoBank(db);
   return db;
 }

@@ -11,14 +11,14 @@ export function getModelConfig(): ModelConfig {
   return cached;
 }
 
-/** The offline model's term statistics: document frequencies from the database's FTS5 indexes. */
-export function termStatsPort(db: Db): TermStatsPort {
-  return { lookup: (stems) => termDocumentFrequencies(db, stems) };
+/** The offline model's term statistics: document frequencies from the bank's own FTS5 indexes. */
+export function termStatsPort(db: Db, bankId: string): TermStatsPort {
+  return { lookup: (stems) => termDocumentFrequencies(db, bankId, stems) };
 }
 
-/** The configured model; given the database, the offline model weighs words by the bank's statistics. */
-export function getModel(db?: Db): ModelPort {
-  return createModel(getModelConfig(), db ? { termStats: termStatsPort(db) } : {});
+/** The configured model; given the bank, the offline model weighs words by the bank's statistics. */
+export function getModel(bank?: { db: Db; bankId: string }): ModelPort {
+  return createModel(getModelConfig(), bank ? { termStats: termStatsPort(bank.db, bank.bankId) } : {});
 }
 
 /** Model kind, name and base-URL host for the header and run records; never the key. */

@@ -79,7 +79,7 @@ export async function startRun(
   const budget = input.budget ?? skill.budget;
   const scope = input.scope ?? skill.retrieval.scope;
   const parentRunId = options.parentRunId ?? null;
-  const model = options.model ?? getModel(db);
+  const model = options.model ?? getModel({ db, bankId: bank.id });
   // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.
   const memory = createMemoryStore(db, memoryStoreOptions());
   const runId = newRunId();

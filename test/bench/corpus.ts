@@ -5,6 +5,7 @@
  */
 import type { InValue } from "@libsql/client";
 import type { Db } from "@/db/client";
+import { ensureBankIndex } from "@/db/search-index";
 import type { Prng } from "./report";
 
 export const BENCH_BANK = "bench";
@@ -260,17 +261,22 @@ export function question(r: Prng): string {
   return r.pick(QUESTION_TEMPLATES)(slots(r));
 }
 
-export async function createBenchBank(db: Db): Promise<void> {
+/** A bank and its (empty) search index, which its rows' triggers then fill. */
+export async function createBenchBank(db: Db, bankId = BENCH_BANK): Promise<void> {
   await db.$client.execute({
     sql: "INSERT INTO banks (id, name, permitted_teams) VALUES (?, ?, ?)",
-    args: [BENCH_BANK, "Generated product team", JSON.stringify(["platform"])],
+    args: [bankId, "Generated product team", JSON.stringify(["platform"])],
   });
+  await ensureBankIndex(db, bankId);
 }
 
 const ROWS_PER_INSERT = 1_000;
 
-/** Appends facts `from`..`to-1` (ids f-<n>) and one observation per ten facts, in 1k-row INSERTs. */
-export async function insertFacts(db: Db, r: Prng, from: number, to: number): Promise<void> {
+/**
+ * Appends facts `from`..`to-1` (ids f-<n>) and one observation per ten facts to a bank (the bench
+ * bank unless named), in 1k-row INSERTs.
+ */
+export async function insertFacts(db: Db, r: Prng, from: number, to: number, bankId = BENCH_BANK): Promise<void> {
   const statements: { sql: string; args: InValue[] }[] = [];
   for (let start = from; start < to; start += ROWS_PER_INSERT) {
     const end = Math.min(to, start + ROWS_PER_INSERT);
@@ -284,7 +290,7 @@ export async function insertFacts(db: Db, r: Prng, from: number, to: number): Pr
       const s = slots(r);
       facts.push(
         `f-${i}`,
-        BENCH_BANK,
+        bankId,
         r.pick(FACT_TEMPLATES)(s),
         r.next() < 0.3 ? "experience" : "world",
         JSON.stringify(tags(r)),
@@ -296,7 +302,7 @@ export async function insertFacts(db: Db, r: Prng, from: number, to: number): Pr
       if (i % 10 === 9) {
         observations.push(
           `o-${i}`,
-          BENCH_BANK,
+          bankId,
           r.pick(OBSERVATION_TEMPLATES)(s),
           JSON.stringify(tags(r)),
           scope(r),
@@ -329,7 +335,7 @@ export async function insertFacts(db: Db, r: Prng, from: number, to: number): Pr
  * curated bank is refreshed regularly), some months ago, a few never or with a manual override;
  * tags vary from none (whole bank in scope) to two.
  */
-export async function insertMentalModels(db: Db, r: Prng, count = 50): Promise<void> {
+export async function insertMentalModels(db: Db, r: Prng, count = 50, bankId = BENCH_BANK): Promise<void> {
   const values: InValue[] = [];
   for (let i = 0; i < count; i++) {
     const s = slots(r);
@@ -340,7 +346,7 @@ export async function insertMentalModels(db: Db, r: Prng, count = 50): Promise<v
     const modelTags = i % 5 === 0 ? [] : tags(r).slice(0, 1 + (i % 2));
     values.push(
       `mm-${i}`,
-      BENCH_BANK,
+      bankId,
       `${s.proj} ${s.topic}`,
       question(r),
       `## ${s.proj} ${s.topic}\n\n${FACT_TEMPLATES.slice(0, 4)

@@ -36,7 +36,7 @@ export async function benchOffline(log: (line: string) => void): Promise<BenchRo
     // request against the model alone (median of 5) measures the model's own work.
     const replayed: number[] = [];
     for (const { request } of answers) {
-      const model = createOfflineModel({ termStats: termStatsPort(db) });
+      const model = createOfflineModel({ termStats: termStatsPort(db, "demo") });
       await model.complete(request);
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {

@@ -7,6 +7,8 @@ import { writeFileSync } from "node:fs";
 import { cpus, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchConcurrency } from "./concurrency";
+import { benchIsolation } from "./isolation";
+import { benchLoad } from "./load";
 import { benchOffline } from "./offline";
 import { benchOverhead } from "./overhead";
 import { type BenchRow, formatTable } from "./report";
@@ -21,6 +23,8 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   concurrency: benchConcurrency,
   timeline: benchTimeline,
   offline: benchOffline,
+  isolation: benchIsolation,
+  load: benchLoad,
 };
 
 function machine() {

@@ -33,7 +33,7 @@ function foldMs(nEvents: number, repeats: number): number {
 }
 
 /** Builds the app when no production build exists; another process building at the same time is waited out. */
-async function ensureBuild(log: (line: string) => void): Promise<void> {
+export async function ensureBuild(log: (line: string) => void): Promise<void> {
   for (let attempt = 1; !existsSync(join(ROOT, ".next", "BUILD_ID")); attempt++) {
     log("  no production build: running next build");
     const build = spawnSync(process.execPath, [join(ROOT, "node_modules", "next", "dist", "bin", "next"), "build"], {

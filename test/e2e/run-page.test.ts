@@ -307,3 +307,46 @@ describe("run inspector (scripted OpenAI-compatible model)", () => {
     await screenshot(page, "run-page-halted");
   });
 });
+
+describe("run inspector (a model slow enough that the page opens mid-run)", () => {
+  let fake: FakeOpenAI;
+
+  beforeAll(async () => {
+    // Every reply takes 400 ms: the run page is rendered while the run is still running.
+    fake = await startFakeOpenAI((body) => {
+      const forced = (body.tool_choice as { function?: { name: string } } | undefined)?.function?.name;
+      if (forced && forced !== "done")
+        return { delayMs: 400, tool_calls: [{ name: forced, arguments: { reason: "forced", query: "launch date" } }] };
+      return {
+        delayMs: 400,
+        tool_calls: [{ name: "done", arguments: { answer: "Atlas GA is October 20.", memory_ids: [] } }],
+      };
+    });
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+  const ctx = useAppAndBrowser(() => ({
+    REFLECT_LLM: "openai",
+    OPENAI_API_KEY: "sk-e2e-secret",
+    OPENAI_BASE_URL: fake.url,
+    REFLECT_MODEL: "slow-gpt",
+  }));
+
+  it("once the run stops, the re-run drawer lists the mental models it read", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/runs/new`);
+    await page.locator("textarea[name=question]").fill("What did we decide about the launch date?");
+    await page.locator("select[name=skill]").selectOption("recap");
+    await page.getByTestId("start-run").click();
+    await page.waitForURL(/\/runs\/run_/);
+    // Rendered mid-run: the drawer's server-read data did not have the models yet.
+    await page.locator('[data-testid=run-status][data-status="running"]').first().waitFor();
+    await page.locator('[data-testid=run-status]:not([data-status="running"])').first().waitFor({ timeout: 30_000 });
+    await page.getByTestId("open-rerun").click();
+    await page
+      .getByTestId("rerun-drawer")
+      .locator('[data-testid="rerun-model"][data-model-id="mm-launch-plan"]')
+      .waitFor({ timeout: 10_000 });
+  });
+});

@@ -74,7 +74,8 @@ describe("cli reflect", () => {
   });
 });
 
-describe("cli import / export", () => {
+// Each case spawns the CLI up to three times (tsx start-up dominates): allow for a loaded machine.
+describe("cli import / export", { timeout: 60_000 }, () => {
   it("round-trips: export → import into a fresh database → export is identical", () => {
     const first = cli("export", "--bank", "demo");
     expect(first.code).toBe(0);

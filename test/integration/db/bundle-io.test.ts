@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { listMentalModels } from "@/db/mental-models";
+import { ftsTable } from "@/db/search-index";
 import { getSkillVersions } from "@/db/skills";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { type AppError, isAppError } from "@/lib/contracts/errors";
@@ -16,13 +17,13 @@ const TABLES = [
   "mental_model_versions",
   "skills",
   "skill_versions",
-  "facts_fts",
+  ftsTable("facts", "acme"),
 ];
 
 async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const table of TABLES) {
-    const order = table === "facts_fts" ? "rowid" : "1, 2";
+    const order = table.includes("_fts_") ? "rowid" : "1, 2";
     out[table] = (await db.$client.execute(`SELECT * FROM ${table} ORDER BY ${order}`)).rows.map((r) => ({ ...r }));
   }
   return out;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
 import { searchFacts } from "@/db/search";
+import { ftsTable } from "@/db/search-index";
 import { openTempDb } from "./temp-db";
 
 let t: Awaited<ReturnType<typeof openTempDb>>;
@@ -14,10 +15,11 @@ async function reference(tags: string[], scopes: string[], limit: number): Promi
   const tagSql = tags.length
     ? "AND NOT EXISTS (SELECT 1 FROM json_each(?) qt WHERE qt.value NOT IN (SELECT value FROM json_each(m.tags)))"
     : "";
+  const fts = ftsTable("facts", "big");
   const res = await t.db.$client.execute({
-    sql: `SELECT m.id FROM facts_fts JOIN facts m ON m.pk = facts_fts.rowid
-          WHERE facts_fts MATCH '"launch"' AND m.bank_id = 'big' AND m.scope IN (${scopes.map(() => "?").join(",")}) ${tagSql}
-          ORDER BY bm25(facts_fts), m.id LIMIT ?`,
+    sql: `SELECT m.id FROM ${fts} JOIN facts m ON m.pk = ${fts}.rowid
+          WHERE ${fts} MATCH '"launch"' AND m.bank_id = 'big' AND m.scope IN (${scopes.map(() => "?").join(",")}) ${tagSql}
+          ORDER BY bm25(${fts}, 1.0, 0.5), m.id LIMIT ?`,
     args: [...scopes, ...(tags.length ? [JSON.stringify(tags)] : []), limit],
   });
   return res.rows.map((r) => String(r.id));

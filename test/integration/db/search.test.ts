@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
 import { createMemoryStore } from "@/db/memory-store";
 import { searchFacts } from "@/db/search";
+import { ftsTable, SEARCHED_TABLES } from "@/db/search-index";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort } from "@/lib/reflect/ports";
@@ -31,7 +32,8 @@ describe("migrations", () => {
   it("apply from empty and re-opening the same file is a no-op", async () => {
     const tables = await t.db.$client.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
     const names = tables.rows.map((r) => r.name);
-    for (const name of ["banks", "facts", "facts_fts", "observations_fts", "mental_models_fts", "run_events", "meta"]) {
+    const indexes = SEARCHED_TABLES.map((table) => ftsTable(table, "acme"));
+    for (const name of ["banks", "facts", ...indexes, "run_events", "meta"]) {
       expect(names).toContain(name);
     }
     const { openDb } = await import("@/db/client");

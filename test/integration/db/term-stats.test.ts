@@ -1,7 +1,7 @@
 /**
- * The offline model's term statistics come from the FTS5 indexes, and its stemmer must split and
- * stem words exactly as those indexes do: otherwise "covered" and "missing" words would disagree
- * with what a search can find.
+ * The offline model's term statistics come from the bank's own FTS5 indexes (text and tags), and
+ * its stemmer must split and stem words exactly as those indexes do: otherwise "covered" and
+ * "missing" words would disagree with what a search can find. Another bank's words never count.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
@@ -16,6 +16,13 @@ let t: Awaited<ReturnType<typeof openTempDb>>;
 beforeAll(async () => {
   t = await openTempDb("term-stats");
   await importBundle(t.db, sampleBundle());
+  // A second bank full of billing talk: it must not shift the first bank's statistics.
+  const other = sampleBundle();
+  other.bank = { ...other.bank, id: "other", name: "Other" };
+  other.facts = Array.from({ length: 30 }, (_, i) => ({ ...other.facts![0]!, id: `x${i}`, text: `Billing run ${i}.` }));
+  other.observations = [];
+  other.mentalModels = [];
+  await importBundle(t.db, other);
 });
 afterAll(() => t.cleanup());
 
@@ -23,12 +30,13 @@ describe("term document frequencies", () => {
   it("counts every indexed memory and, per porter stem, the memories that use it", async () => {
     const { facts = [], observations = [], mentalModels = [] } = sampleBundle();
     const documents = facts.length + observations.length + mentalModels.length;
-    const stats = await termDocumentFrequencies(t.db, ["bill", "launch", "nowher"]);
+    const stats = await termDocumentFrequencies(t.db, "acme", ["bill", "launch", "nowher"]);
     expect(stats.documents).toBe(documents);
+    const tagsOf = (x: { tags?: string[] }) => (x.tags ?? []).join(" ");
     const texts = [
-      ...facts.map((f) => f.text),
-      ...observations.map((o) => o.text),
-      ...mentalModels.map((m) => `${m.name} ${m.sourceQuery} ${m.content}`),
+      ...facts.map((f) => `${f.text} ${tagsOf(f)}`),
+      ...observations.map((o) => `${o.text} ${tagsOf(o)}`),
+      ...mentalModels.map((m) => `${m.name} ${m.sourceQuery} ${m.content} ${tagsOf(m)}`),
     ];
     const using = (stem: string) => texts.filter((text) => tokenize(text).some((tok) => tok.stem === stem)).length;
     expect(using("bill")).toBeGreaterThan(1);
@@ -38,7 +46,7 @@ describe("term document frequencies", () => {
   });
 
   it("answers an empty lookup with the document count alone", async () => {
-    const stats = await termDocumentFrequencies(t.db, []);
+    const stats = await termDocumentFrequencies(t.db, "acme", []);
     expect(stats.documents).toBeGreaterThan(0);
     expect(stats.frequencies.size).toBe(0);
   });

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
-const offlineModel = () => createOfflineModel({ termStats: termStatsPort(db) });
+const offlineModel = () => createOfflineModel({ termStats: termStatsPort(db, "demo") });
 
 async function reflect(question: string, skill?: string, extra: Record<string, unknown> = {}) {
   const { runId, finished } = await startRun(

@@ -2,6 +2,7 @@
  * Server mode: the store, search and run service against a real libSQL server (sqld) by URL, and
  * against a read replica that forwards writes to its primary.
  */
+
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
@@ -12,6 +13,7 @@ import { createMemoryStore } from "@/db/memory-store";
 import { getMentalModel, saveMentalModel } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
 import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
+import { ftsTable } from "@/db/search-index";
 import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/db";
 import { startRun } from "@/lib/server/runs";
@@ -41,10 +43,10 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
     await primary?.stop();
   });
 
-  it("applies every migration, FTS5 tables and triggers included, on the server", async () => {
+  it("applies every migration, tables and triggers included, on the server", async () => {
     const tables = await db.$client.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')");
     const names = tables.rows.map((r) => String(r.name));
-    for (const name of ["banks", "facts", "observations", "mental_models", "runs", "run_events", "facts_fts"]) {
+    for (const name of ["banks", "facts", "observations", "mental_models", "runs", "run_events", "facts_tags_ai"]) {
       expect(names).toContain(name);
     }
     const applied = await db.$client.execute("SELECT count(*) AS n FROM __drizzle_migrations");
@@ -53,6 +55,9 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
 
   it("imports the demo bank and searches every tier with BM25", async () => {
     expect(await ensureDemoBank(db)).toBe(true);
+    // The import built the bank's own FTS5 index on the server.
+    const indexes = await db.$client.execute("SELECT name FROM sqlite_master WHERE type = 'table'");
+    expect(indexes.rows.map((r) => String(r.name))).toContain(ftsTable("facts", "demo"));
     const q = DEMO_QUERY;
     const facts = await searchFacts(db, { ...q, query: "SAML SSO risk" });
     expect(facts.map((f) => f.id)).toContain("f-005");
@@ -82,7 +87,13 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
     const counts = await backfillEmbeddings(db, embedder, { bankId: "demo" });
     expect(counts.facts).toBe(demo.facts.length);
     const memory = createMemoryStore(db, { embed: async (text) => fakeEmbedding(text, 16) });
-    const hits = await memory.recall({ bankId: "demo", query: "SAML SSO risk", limit: 5, tags: [], scope: "personal" });
+    const hits = await memory.recall({
+      bankId: "demo",
+      query: "SAML SSO risk",
+      limit: 10,
+      tags: [],
+      scope: "personal",
+    });
     expect(hits.map((h) => h.id)).toContain("f-005");
     const nearest = await db.$client.execute({
       sql: "SELECT id FROM facts WHERE bank_id = 'demo' ORDER BY vector_distance_cos(embedding, vector32(?)) LIMIT 1",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildFtsQuery } from "@/db/fts-query";
+import { buildFtsMatches, buildFtsQuery } from "@/db/fts-query";
 
 describe("FTS query builder", () => {
   it("quotes each meaningful token and ORs them, dropping stop words and duplicates", () => {
@@ -24,5 +24,16 @@ describe("FTS query builder", () => {
 
   it("keeps non-English letters and digits", () => {
     expect(buildFtsQuery("Müller Q3 2025")).toBe('"müller" OR "q3" OR "2025"');
+  });
+
+  it("tries every word, then every word but one (three words or more), then any word", () => {
+    expect(buildFtsMatches("Who owns the SSO rollout?")).toEqual([
+      '"owns" AND "sso" AND "rollout"',
+      '("sso" AND "rollout") OR ("owns" AND "rollout") OR ("owns" AND "sso")',
+      '"owns" OR "sso" OR "rollout"',
+    ]);
+    expect(buildFtsMatches("SSO rollout")).toEqual(['"sso" AND "rollout"', '"sso" OR "rollout"']);
+    expect(buildFtsMatches("What about pricing?")).toEqual(['"pricing"']);
+    expect(buildFtsMatches("the?")).toBeNull();
   });
 });

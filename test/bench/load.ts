@@ -1,0 +1,169 @@
+/**
+ * §8 Load: `next start` on a database holding the demo bank and 100k facts in four other banks,
+ * then 50 recall clients and 20 reflect clients (offline model, `wait: true`) send requests back
+ * to back for a fixed time over HTTP, while a probe asks `/api/health` every 100 ms. Every request
+ * has a deadline; an HTTP error, a wrong body or a missed deadline counts as a failure. The
+ * server's own event-loop delay comes from `/api/health` (the last 5-second window, read while the
+ * load still runs).
+ */
+import { openDb } from "@/db/client";
+import type { EventLoopDelay } from "@/lib/server/event-loop";
+import { startApp } from "@/test/e2e/harness";
+import { createBenchBank, insertFacts } from "./corpus";
+import { DEMO_QUESTIONS } from "./isolation";
+import { atMost, type BenchRow, percentile, prng, row, timed } from "./report";
+import { ensureBuild } from "./timeline";
+
+const OTHER_BANKS = ["north", "east", "south", "west"];
+const FACTS_PER_OTHER_BANK = 25_000;
+const RECALL_CLIENTS = 50;
+const REFLECT_CLIENTS = 20;
+const LOAD_MS = 20_000;
+const HEALTH_EVERY_MS = 100;
+/** A request slower than this counts as timed out. */
+const DEADLINE_MS = 10_000;
+const HEALTH_P95_TARGET_MS = 50;
+
+interface Sample {
+  ms: number;
+  ok: boolean;
+  error?: string;
+}
+
+async function request(url: string, init: RequestInit, check: (body: unknown) => boolean): Promise<Sample> {
+  const start = performance.now();
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(DEADLINE_MS) });
+    const body: unknown = await res.json();
+    const ms = performance.now() - start;
+    if (!res.ok) return { ms, ok: false, error: `HTTP ${res.status}` };
+    return check(body) ? { ms, ok: true } : { ms, ok: false, error: "unexpected body" };
+  } catch (error) {
+    const name = error instanceof Error ? error.name : "Error";
+    return { ms: performance.now() - start, ok: false, error: name === "TimeoutError" ? "timed out" : String(error) };
+  }
+}
+
+const post = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+export async function benchLoad(log: (line: string) => void): Promise<BenchRow[]> {
+  await ensureBuild(log);
+  const app = await startApp();
+  try {
+    const fill = await timed(async () => {
+      const db = await openDb(app.dbUrl);
+      try {
+        const r = prng(11);
+        for (const bankId of OTHER_BANKS) {
+          await createBenchBank(db, bankId);
+          await insertFacts(db, r, 0, FACTS_PER_OTHER_BANK, bankId);
+        }
+      } finally {
+        db.$client.close();
+      }
+    });
+    log(
+      `  database: demo bank + ${OTHER_BANKS.length} × ${FACTS_PER_OTHER_BANK.toLocaleString("en-US")} facts (${(fill.ms / 1000).toFixed(1)} s)`,
+    );
+    const banks = ["demo", ...OTHER_BANKS];
+    const api = `${app.url}/api/v1/banks`;
+    const recallOk = (b: unknown) => Array.isArray((b as { memories?: unknown }).memories);
+    // A finished run; "failed" (or a run left running) is a failure of the server under load.
+    const reflectOk = (b: unknown) =>
+      ["done", "no_evidence", "halted", "degraded"].includes(String((b as { status?: unknown }).status));
+    // One warm-up request of each kind, so the load measures serving, not first compilation.
+    await request(`${api}/demo/recall`, post({ query: "launch" }), recallOk);
+    await request(`${api}/demo/reflect`, post({ question: "What is the launch date?", wait: true }), reflectOk);
+
+    const until = performance.now() + LOAD_MS;
+    const recalls: Sample[] = [];
+    const reflects: Sample[] = [];
+    const health: Sample[] = [];
+    let eventLoop: EventLoopDelay | null = null;
+    const recallClient = async (i: number) => {
+      const r = prng(100 + i);
+      while (performance.now() < until) {
+        const bank = banks[i % banks.length]!;
+        recalls.push(await request(`${api}/${bank}/recall`, post({ query: r.pick(DEMO_QUESTIONS) }), recallOk));
+      }
+    };
+    const reflectClient = async (i: number) => {
+      const r = prng(200 + i);
+      while (performance.now() < until) {
+        reflects.push(
+          await request(`${api}/demo/reflect`, post({ question: r.pick(DEMO_QUESTIONS), wait: true }), reflectOk),
+        );
+      }
+    };
+    const healthProbe = async () => {
+      while (performance.now() < until) {
+        const next = performance.now() + HEALTH_EVERY_MS;
+        health.push(
+          await request(`${app.url}/api/health`, {}, (b) => {
+            const body = b as { ok?: unknown; eventLoopDelay?: EventLoopDelay | null };
+            // The window read last before the load ends lies inside the load (the load lasts > 2 windows).
+            if (body.eventLoopDelay) eventLoop = body.eventLoopDelay;
+            return body.ok === true;
+          }),
+        );
+        await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+      }
+    };
+    const wall = await timed(() =>
+      Promise.all([
+        ...Array.from({ length: RECALL_CLIENTS }, (_, i) => recallClient(i)),
+        ...Array.from({ length: REFLECT_CLIENTS }, (_, i) => reflectClient(i)),
+        healthProbe(),
+      ]),
+    );
+    const failed = [...recalls, ...reflects, ...health].filter((s) => !s.ok);
+    const reasons = new Map<string, number>();
+    for (const f of failed) reasons.set(f.error ?? "?", (reasons.get(f.error ?? "?") ?? 0) + 1);
+    for (const [reason, n] of reasons) log(`  ✗ ${n} × ${reason}`);
+    const seconds = wall.ms / 1000;
+    const ms = (samples: Sample[], p: number) =>
+      percentile(
+        samples.filter((s) => s.ok).map((s) => s.ms),
+        p,
+      );
+    const loop = eventLoop as EventLoopDelay | null;
+    log(
+      `  ${recalls.length} recalls (${(recalls.length / seconds).toFixed(0)}/s), ${reflects.length} reflects (${(reflects.length / seconds).toFixed(1)}/s), ${health.length} health checks in ${seconds.toFixed(1)} s; ` +
+        `event-loop delay p99 ${loop?.p99Ms ?? "?"} ms, max ${loop?.maxMs ?? "?"} ms`,
+    );
+    const section = "8 load";
+    const healthP95 = ms(health, 95);
+    return [
+      row(
+        section,
+        `${RECALL_CLIENTS} recall + ${REFLECT_CLIENTS} reflect clients, 100k facts: requests`,
+        recalls.length + reflects.length,
+        "",
+        undefined,
+        `${seconds.toFixed(0)} s`,
+      ),
+      row(
+        section,
+        "errors and time-outs",
+        failed.length,
+        "",
+        { target: "0", met: failed.length === 0 },
+        `deadline ${DEADLINE_MS / 1000} s`,
+      ),
+      row(section, "recall p50", ms(recalls, 50), "ms"),
+      row(section, "recall p95", ms(recalls, 95), "ms"),
+      row(section, "recall throughput", recalls.length / seconds, "req/s"),
+      row(section, "reflect (wait) p95", ms(reflects, 95), "ms"),
+      row(section, "reflect throughput", reflects.length / seconds, "runs/s"),
+      row(section, "/api/health p95 during the load", healthP95, "ms", atMost(healthP95, HEALTH_P95_TARGET_MS, "ms")),
+      row(section, "server event-loop delay p99 (last 5 s of the load)", loop?.p99Ms ?? Number.NaN, "ms"),
+      row(section, "server event-loop delay max (last 5 s of the load)", loop?.maxMs ?? Number.NaN, "ms"),
+    ];
+  } finally {
+    await app.stop();
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * What a production server does for itself: report how long its event loop waited
+ * (lib/server/event-loop.ts, served by /api/health) and warm itself at boot (lib/server/warm-up.ts),
+ * here against a real HTTP server standing in for `next start`.
+ */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventLoopDelay } from "@/lib/server/event-loop";
+import { warmUp } from "@/lib/server/warm-up";
+
+describe("event-loop delay", () => {
+  it("reports a synchronous stall in the window it happened in", async () => {
+    expect(eventLoopDelay()).toBeNull(); // no window has completed yet
+    await new Promise((r) => setTimeout(r, 100));
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      // a 300 ms synchronous task, as a search on the main thread was
+    }
+    await new Promise((r) => setTimeout(r, 5_300));
+    const window = eventLoopDelay();
+    expect(window?.windowMs).toBe(5_000);
+    expect(window?.maxMs).toBeGreaterThanOrEqual(200);
+    expect(window?.p50Ms).toBeLessThan(window?.maxMs ?? 0);
+  }, 15_000);
+});
+
+describe("warm-up at boot", () => {
+  const saved = { origin: process.env.__NEXT_PRIVATE_ORIGIN, token: process.env.INSPECTOR_TOKEN };
+  afterEach(() => {
+    for (const [key, value] of [
+      ["__NEXT_PRIVATE_ORIGIN", saved.origin],
+      ["INSPECTOR_TOKEN", saved.token],
+    ] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+
+  async function server(runs: { id: string }[]) {
+    const seen: { url: string; authorization?: string }[] = [];
+    const srv = createServer((req: IncomingMessage, res) => {
+      seen.push({ url: req.url ?? "", authorization: req.headers.authorization });
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(req.url?.startsWith("/api/v1/runs") ? { runs, nextCursor: null } : { ok: true }));
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const origin = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    return { seen, origin, close: () => new Promise((r) => srv.close(r)) };
+  }
+
+  const settle = async (seen: unknown[], n: number) => {
+    for (let i = 0; i < 100 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it("waits for the server's address, then opens the database and the newest run's page and events", async () => {
+    const s = await server([{ id: "run_newest" }]);
+    delete process.env.__NEXT_PRIVATE_ORIGIN;
+    delete process.env.INSPECTOR_TOKEN;
+    warmUp();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(s.seen).toEqual([]); // not listening yet
+    process.env.__NEXT_PRIVATE_ORIGIN = s.origin;
+    await settle(s.seen, 4);
+    expect(s.seen.map((r) => r.url).sort()).toEqual(
+      ["/api/health", "/api/runs/run_newest/events", "/api/v1/runs?limit=1", "/runs/run_newest"].sort(),
+    );
+    expect(s.seen[0]?.url).toBe("/api/health");
+    expect(s.seen.every((r) => r.authorization === undefined)).toBe(true);
+    await s.close();
+  });
+
+  it("sends the token when one is set, and warms the run page's code when there is no run yet", async () => {
+    const s = await server([]);
+    process.env.__NEXT_PRIVATE_ORIGIN = s.origin;
+    process.env.INSPECTOR_TOKEN = "secret-token";
+    warmUp();
+    await settle(s.seen, 4);
+    expect(s.seen.map((r) => r.url)).toContain("/runs/run_warm_up");
+    expect(s.seen.every((r) => r.authorization === "Bearer secret-token")).toBe(true);
+    await s.close();
+  });
+});
