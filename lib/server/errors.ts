@@ -67,12 +67,29 @@ export function actionError(err: unknown): Extract<ActionResult<never>, { ok: fa
 }
 
 /**
+ * The error as one line a person reads (CLI, MCP text): the message, then the first bad field and
+ * its message when the input was refused, never a raw validation dump.
+ */
+export function oneLine(app: AppError): string {
+  const entries = Object.entries(app.details.fieldErrors ?? {});
+  const [path, messages] = entries[0] ?? [];
+  const first = messages?.[0];
+  let line = app.message;
+  if (path && first && app.code !== "invalid_bundle" && !app.message.includes(first)) {
+    line = `${line.replace(/\.$/, ":")} ${path === "_" ? "" : `${path}: `}${first}`;
+    const more = entries.reduce((n, [, m]) => n + m.length, 0) - 1;
+    if (more > 0) line += ` (and ${more} more)`;
+  }
+  return line.replace(/\s*\n\s*/g, " ");
+}
+
+/**
  * One line on stderr (a bundle's further issues follow, indented). The CLI runs on the user's
  * machine, so an internal error shows its own message. Exit 2: the input was refused; 1: it broke.
  */
 export function cliError(err: unknown): { lines: string[]; exitCode: 1 | 2 } {
   const app = toAppError(err);
-  const lines = [`error: ${app.message}`];
+  const lines = [`error: ${oneLine(app)}`];
   if (app.code === "invalid_bundle") {
     const issues = Object.entries(app.details.fieldErrors ?? {}).flatMap(([path, messages]) =>
       messages.map((m) => `  ${path}: ${m}`),
@@ -86,5 +103,5 @@ export function cliError(err: unknown): { lines: string[]; exitCode: 1 | 2 } {
 export function mcpError(err: unknown): { content: { type: "text"; text: string }[]; isError: true } {
   const app = toAppError(err);
   if (app.code === "internal") console.error(app.cause ?? app);
-  return { content: [{ type: "text", text: app.message }], isError: true };
+  return { content: [{ type: "text", text: oneLine(app) }], isError: true };
 }

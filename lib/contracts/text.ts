@@ -1,0 +1,76 @@
+/**
+ * Stored text is valid text (SPEC §9): no NUL character (SQLite cuts the string there, so a fact
+ * reads back shorter and its bank's export no longer imports), no lone surrogate (not encodable as
+ * UTF-8), and bytes that decode as UTF-8. One validator, applied where text enters: the API body,
+ * query and path, server actions, MCP tool arguments, CLI arguments and bundles. It walks the whole
+ * value, so a field added later is covered too, and the error names the field.
+ */
+import { AppError, type FieldErrors, formatPath } from "./errors";
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why the string is not valid text, or null when it is. */
+export function textProblem(value: string): string | null {
+  if (value.includes("\u0000")) return "contains a NUL character (\\u0000)";
+  if (LONE_SURROGATE.test(value)) return "contains a lone surrogate (not valid Unicode)";
+  return null;
+}
+
+/** A key as it can be shown: NUL and surrogate halves replaced. */
+function printable(key: string): string {
+  return Array.from(key, (ch) =>
+    ch === "\u0000" || (ch.length === 1 && LONE_SURROGATE.test(ch)) ? "\ufffd" : ch,
+  ).join("");
+}
+
+/** Every string in the value (and every object key), with its path: the first few problems found. */
+export function findTextProblems(value: unknown, limit = 20): FieldErrors {
+  const found: FieldErrors = {};
+  let count = 0;
+  const visit = (v: unknown, path: PropertyKey[]) => {
+    if (count >= limit) return;
+    if (typeof v === "string") {
+      const problem = textProblem(v);
+      if (problem) {
+        found[formatPath(path) || "_"] = [problem];
+        count++;
+      }
+    } else if (Array.isArray(v)) {
+      for (const [i, item] of v.entries()) visit(item, [...path, i]);
+    } else if (v !== null && typeof v === "object") {
+      for (const [key, item] of Object.entries(v)) {
+        const keyProblem = textProblem(key);
+        if (keyProblem) {
+          found[formatPath([...path, printable(key)]) || "_"] = [`field name ${keyProblem}`];
+          count++;
+        }
+        visit(item, [...path, key]);
+      }
+    }
+  };
+  visit(value, []);
+  return found;
+}
+
+/** Throws `invalid_text` (400) naming each bad field; returns the value unchanged otherwise. */
+export function assertValidText<T>(value: T, what = "input"): T {
+  const problems = findTextProblems(value);
+  const paths = Object.keys(problems);
+  if (paths.length === 0) return value;
+  const first = paths[0] ?? "_";
+  const where = first === "_" ? what : first;
+  throw new AppError("invalid_text", `${where} ${problems[first]?.[0]}; nothing was changed.`, {
+    fieldErrors: problems,
+  });
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Bytes as UTF-8 text; invalid UTF-8 is `invalid_text` (400), never silently replaced. */
+export function decodeUtf8(bytes: Uint8Array, what = "the request body"): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new AppError("invalid_text", `${what} is not valid UTF-8; nothing was changed.`);
+  }
+}
