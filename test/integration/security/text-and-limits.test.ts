@@ -32,7 +32,12 @@ const root = resolve(import.meta.dirname, "../../..");
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 
-async function call(handler: Handler, params: Record<string, string>, body: string | Uint8Array | undefined, query = "") {
+async function call(
+  handler: Handler,
+  params: Record<string, string>,
+  body: string | Uint8Array<ArrayBuffer> | undefined,
+  query = "",
+) {
   const request = new Request(`http://127.0.0.1/api/v1/x${query}`, {
     method: body === undefined ? "GET" : "POST",
     body,
@@ -186,7 +191,10 @@ describe("ids are slugs; unknown fields are refused; one set of limits", () => {
       expect(long.stderr.trim().split("\n")).toHaveLength(1);
       expect(long.stderr).toContain("keep the question under 4,000 characters");
       const file = join(dir, "latin1.json");
-      writeFileSync(file, Buffer.from([...Buffer.from('{"version":1,"bank":{"id":"x","name":"caf'), 0xe9, 0x22, 0x7d, 0x7d]));
+      writeFileSync(
+        file,
+        Buffer.from([...Buffer.from('{"version":1,"bank":{"id":"x","name":"caf'), 0xe9, 0x22, 0x7d, 0x7d]),
+      );
       const bad = cli("import", file);
       expect(bad.status).toBe(2);
       expect(bad.stderr.trim().split("\n")).toHaveLength(1);
