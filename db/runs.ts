@@ -261,7 +261,15 @@ export async function forgetInstances(db: Db, before: number): Promise<void> {
  * Each gets `finishedAt` (the owner's last sign of life when known) and the reason in `error`.
  * The update is conditional on `running`, so a run that finished meanwhile keeps its status.
  */
-export async function markInterruptedRuns(db: Db, options: { staleAfterMs: number; now?: number }): Promise<number> {
+export async function markInterruptedRuns(
+  db: Db,
+  options: {
+    staleAfterMs: number;
+    now?: number;
+    /** Also runs with no owner (made before owners existed): a server's sweep on start, not its heartbeat. */
+    includeUnowned?: boolean;
+  },
+): Promise<number> {
   const now = options.now ?? Date.now();
   const candidates = await db
     .select({
@@ -275,7 +283,11 @@ export async function markInterruptedRuns(db: Db, options: { staleAfterMs: numbe
     })
     .from(runs)
     .leftJoin(processInstances, eq(processInstances.id, runs.ownerId))
-    .where(eq(runs.status, "running"));
+    .where(
+      options.includeUnowned === false
+        ? and(eq(runs.status, "running"), sql`${runs.ownerId} IS NOT NULL`)
+        : eq(runs.status, "running"),
+    );
   let marked = 0;
   for (const c of candidates) {
     const alive = c.heartbeatAt !== null && now - c.heartbeatAt <= options.staleAfterMs;

@@ -32,8 +32,14 @@ const instanceId = processWide("instance-id", () => ({ value: `inst_${randomByte
 
 const FORGET_INSTANCES_AFTER_MS = 24 * 60 * 60_000;
 
-export async function sweepInterruptedRuns(db: Db, now = Date.now()): Promise<number> {
-  const marked = await markInterruptedRuns(db, { staleAfterMs: staleAfterMs(), now });
+/** `includeUnowned`: also the runs from before owners existed (on start; a heartbeat sweep leaves them). */
+export async function sweepInterruptedRuns(db: Db, options: { includeUnowned?: boolean } = {}): Promise<number> {
+  const now = Date.now();
+  const marked = await markInterruptedRuns(db, {
+    staleAfterMs: staleAfterMs(),
+    now,
+    includeUnowned: options.includeUnowned ?? true,
+  });
   if (marked > 0) console.warn(`marked ${marked} run(s) whose process stopped as interrupted`);
   await forgetInstances(db, now - FORGET_INSTANCES_AFTER_MS);
   return marked;
@@ -74,7 +80,7 @@ function startHeartbeat(db: Db, id: string, owner: Owner): void {
     busy = true;
     try {
       await heartbeatInstance(db, id);
-      if (owner.sweeping) await sweepInterruptedRuns(db);
+      if (owner.sweeping) await sweepInterruptedRuns(db, { includeUnowned: false });
     } catch (err) {
       // A closed database (tests, shutdown) ends the heartbeat; anything else is worth a line.
       if (/CLIENT_CLOSED|closed/.test(`${err} ${(err as { cause?: unknown }).cause}`)) clearInterval(timer);
