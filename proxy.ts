@@ -1,13 +1,15 @@
 /**
  * Next 16 proxy (formerly middleware), Node runtime: the one door every request passes.
  * 1. The request policy (lib/server/request-policy.ts): loopback or public Host only, writes only
- *    from this site, JSON only for API writes. This holds with or without a token.
+ *    from this site, JSON only for API writes, a path that decodes, a server action body that
+ *    parses (lib/server/action-body.ts). This holds with or without a token.
  * 2. With INSPECTOR_TOKEN set, pages, /api/** (except /api/health) and /api/mcp need the token;
  *    APIs answer 401, pages redirect to /login; wrong tokens are throttled per client (429).
  * 3. Every response carries the security headers; pages get a per-request CSP nonce.
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { AppError } from "@/lib/contracts/errors";
+import { checkActionRequest } from "@/lib/server/action-body";
 import { inspectorToken, isAuthorized, isPublicPath, SESSION_COOKIE } from "@/lib/server/auth";
 import { clientKey, lockedFor, recordFailure, recordSuccess } from "@/lib/server/auth-throttle";
 import { httpError } from "@/lib/server/errors";
@@ -20,7 +22,7 @@ function secured(response: NextResponse | Response, csp: string): Response {
   return response;
 }
 
-export function proxy(request: NextRequest): Response {
+export async function proxy(request: NextRequest): Promise<Response> {
   const nonce = newNonce();
   const csp = contentSecurityPolicy(nonce);
   const { pathname, search } = request.nextUrl;
@@ -34,6 +36,11 @@ export function proxy(request: NextRequest): Response {
     contentType: request.headers.get("content-type"),
   });
   if (refusal) return secured(httpError(refusal), csp);
+  // A server action's body is checked before Next decodes it (it answers a malformed one with a 500).
+  if (request.method === "POST" && request.headers.has("next-action")) {
+    const bad = await checkActionRequest(request);
+    if (bad) return secured(httpError(bad), csp);
+  }
 
   const pass = () => {
     // Next reads the nonce from the request's CSP header and puts it on its own scripts.

@@ -75,11 +75,26 @@ function mediaType(contentType: string | null): string {
   return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
+/** Every `%xx` in the path decodes to UTF-8 (Next answers a plain-text 500 for `%ff%fe` otherwise). */
+function decodablePath(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The refusal for this request, or null when it may go on to the token check and the route. */
 export function checkRequest(
   req: RequestFacts,
   env: Record<string, string | undefined> = process.env,
 ): AppError | null {
+  if (!decodablePath(req.pathname)) {
+    return new AppError("invalid_input", "The path is not valid percent-encoded UTF-8.", {
+      fieldErrors: { path: ["not valid percent-encoded UTF-8"] },
+    });
+  }
   if (!isAllowedHost(req.host, env)) {
     return new AppError(
       "forbidden_host",
