@@ -23,12 +23,16 @@ function printable(key: string): string {
   ).join("");
 }
 
-/** Every string in the value (and every object key), with its path: the first few problems found. */
+/**
+ * Every string in the value (and every object key), with its path: the first few problems found.
+ * Iterative, so a deeply nested document cannot exhaust the stack.
+ */
 export function findTextProblems(value: unknown, limit = 20): FieldErrors {
   const found: FieldErrors = {};
   let count = 0;
-  const visit = (v: unknown, path: PropertyKey[]) => {
-    if (count >= limit) return;
+  const stack: { v: unknown; path: PropertyKey[] }[] = [{ v: value, path: [] }];
+  while (stack.length > 0 && count < limit) {
+    const { v, path } = stack.pop() as { v: unknown; path: PropertyKey[] };
     if (typeof v === "string") {
       const problem = textProblem(v);
       if (problem) {
@@ -36,19 +40,20 @@ export function findTextProblems(value: unknown, limit = 20): FieldErrors {
         count++;
       }
     } else if (Array.isArray(v)) {
-      for (const [i, item] of v.entries()) visit(item, [...path, i]);
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
     } else if (v !== null && typeof v === "object") {
-      for (const [key, item] of Object.entries(v)) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i] as [string, unknown];
         const keyProblem = textProblem(key);
         if (keyProblem) {
           found[formatPath([...path, printable(key)]) || "_"] = [`field name ${keyProblem}`];
           count++;
         }
-        visit(item, [...path, key]);
+        stack.push({ v: item, path: [...path, key] });
       }
     }
-  };
-  visit(value, []);
+  }
   return found;
 }
 

@@ -340,7 +340,7 @@ describe("malformed input gets a clean 4xx", () => {
       ["text/plain;charset=UTF-8", "{{{"],
       ["text/plain;charset=UTF-8", '"$@1"'],
       ["multipart/form-data; boundary=zz", "--zz\r\ngarbage"],
-    ]) {
+    ] as const) {
       const res = await raw(
         "POST",
         "/runs/new",

@@ -106,4 +106,14 @@ describe("npm start bind check", () => {
       expect(res.stdout).not.toMatch(/Building/);
     });
   }
+
+  it("refuses a token shorter than 32 characters and offers a generated one, before building", async () => {
+    const res = start({ HOST: "0.0.0.0", INSPECTOR_TOKEN: "short-token" });
+    expect(res.status).toBe(1);
+    const line = res.stderr.trim();
+    expect(line).toMatch(/INSPECTOR_TOKEN has 11 characters, it needs at least 32/);
+    const offered = /INSPECTOR_TOKEN=(\S+)$/.exec(line)?.[1] ?? "";
+    expect(offered.length).toBeGreaterThanOrEqual(32);
+    expect(res.stdout).not.toMatch(/Building/);
+  });
 });
