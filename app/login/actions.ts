@@ -7,6 +7,8 @@ import { clientKey, lockedFor, recordFailure, recordSuccess } from "@/lib/server
 
 /** Checks the token and sets the session cookie (an HMAC of the token, httpOnly, SameSite=Strict). */
 export async function loginAction(form: FormData): Promise<void> {
+  // Anything but the login form's data (a hand-made action call) goes back to the form.
+  if (!(form instanceof FormData)) redirect("/login?error=1");
   const next = safeNextPath(form.get("next"));
   const token = inspectorToken();
   if (!token) redirect(next);

@@ -23,34 +23,49 @@ function printable(key: string): string {
   ).join("");
 }
 
+interface Visit {
+  v: unknown;
+  key?: PropertyKey;
+  parent?: Visit;
+}
+
+/** The path of a visited value, built only when a problem is found. */
+function pathOf(node: Visit): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let n: Visit | undefined = node; n?.parent; n = n.parent) path.push(n.key as PropertyKey);
+  return path.reverse();
+}
+
 /**
  * Every string in the value (and every object key), with its path: the first few problems found.
- * Iterative, so a deeply nested document cannot exhaust the stack.
+ * Iterative and linear (a node points at its parent), so a deeply nested document costs neither
+ * the stack nor quadratic time.
  */
 export function findTextProblems(value: unknown, limit = 20): FieldErrors {
   const found: FieldErrors = {};
   let count = 0;
-  const stack: { v: unknown; path: PropertyKey[] }[] = [{ v: value, path: [] }];
+  const stack: Visit[] = [{ v: value }];
   while (stack.length > 0 && count < limit) {
-    const { v, path } = stack.pop() as { v: unknown; path: PropertyKey[] };
+    const node = stack.pop() as Visit;
+    const { v } = node;
     if (typeof v === "string") {
       const problem = textProblem(v);
       if (problem) {
-        found[formatPath(path) || "_"] = [problem];
+        found[formatPath(pathOf(node)) || "_"] = [problem];
         count++;
       }
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: node });
     } else if (v !== null && typeof v === "object") {
       const entries = Object.entries(v);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, item] = entries[i] as [string, unknown];
         const keyProblem = textProblem(key);
         if (keyProblem) {
-          found[formatPath([...path, printable(key)]) || "_"] = [`field name ${keyProblem}`];
+          found[formatPath([...pathOf(node), printable(key)]) || "_"] = [`field name ${keyProblem}`];
           count++;
         }
-        stack.push({ v: item, path: [...path, key] });
+        stack.push({ v: item, key, parent: node });
       }
     }
   }

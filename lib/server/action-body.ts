@@ -41,8 +41,13 @@ export function checkActionText(text: string): AppError | null {
     return refused("the body is not JSON");
   }
   if (!Array.isArray(parsed)) return refused("the arguments are not a list");
-  const problem = checkValue(parsed);
-  return problem ? refused(problem) : null;
+  try {
+    const problem = checkValue(parsed);
+    return problem ? refused(problem) : null;
+  } catch {
+    // A stack overflow: nesting no form of ours produces.
+    return refused("the arguments are nested too deeply");
+  }
 }
 
 /** Reads a copy of the request's body (the proxy's own copy) and checks it; null when it may go on. */

@@ -37,14 +37,10 @@ const BAD_STRINGS: unknown[] = [
   "<script>alert(1)</script>",
   "%ff%fe",
   "$@1",
-  "\u202e\u0000",
   123,
-  -1,
   Number.MAX_VALUE,
-  true,
   null,
   [],
-  {},
   { $gt: "" },
 ];
 
@@ -111,7 +107,7 @@ function apiProbes(): Probe[] {
   for (const w of writes) {
     for (const body of BAD_BODIES)
       probes.push({ label: `${w.method} ${w.path} body`, method: w.method, path: w.path, headers: json, body });
-    for (const field of w.field) {
+    for (const field of w.field.slice(0, 3)) {
       for (const value of BAD_STRINGS) {
         probes.push({
           label: `${w.method} ${w.path} ${field}=${JSON.stringify(value)?.slice(0, 20)}`,
