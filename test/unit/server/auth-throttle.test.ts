@@ -32,4 +32,12 @@ describe("auth throttle", () => {
     recordSuccess("a");
     expect(lockedFor("a")).toBe(0);
   });
+
+  it("a client rotating X-Forwarded-For still meets the shared budget", () => {
+    const t = 2_000_000;
+    for (let i = 0; i < GLOBAL_FREE_FAILURES; i++) recordFailure(`10.0.${i}.1`, t);
+    expect(lockedFor("10.9.9.9", t)).toBe(0);
+    recordFailure("10.9.9.8", t);
+    expect(lockedFor("10.9.9.9", t)).toBeGreaterThan(0);
+  });
 });
