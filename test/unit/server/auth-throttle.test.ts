@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   FREE_FAILURES,
+  GLOBAL_FREE_FAILURES,
   lockedFor,
   MAX_LOCK_MS,
   recordFailure,
