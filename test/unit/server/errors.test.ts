@@ -122,14 +122,26 @@ describe("action results", () => {
   });
 });
 
+/** A person's one line: the message, then the first bad field when the input was refused. */
+const LINE: Partial<Record<ErrorCode, string>> = {
+  invalid_input: "Some fields are invalid: question: ask a question",
+};
+
 describe("CLI", () => {
   it.each(ERROR_CODES.filter((c) => c !== "internal" && c !== "invalid_bundle"))(
     "%s → one `error:` line, exit 2 (the input was refused)",
     (code) => {
       const err = sample(code);
-      expect(cliError(err)).toEqual({ lines: [`error: ${err.message}`], exitCode: 2 });
+      expect(cliError(err)).toEqual({ lines: [`error: ${LINE[code] ?? err.message}`], exitCode: 2 });
     },
   );
+
+  it("names the first bad field of a zod failure and how many more there are, never a dump", () => {
+    const parsed = z.object({ a: z.string(), b: z.number(), c: z.boolean() }).safeParse({});
+    const { lines } = cliError(parsed.error);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: Some fields are invalid: a: .+ \(and 2 more\)$/);
+  });
 
   it("an invalid bundle names its first issue, then lists every issue indented", () => {
     expect(cliError(sample("invalid_bundle"))).toEqual({
@@ -150,7 +162,7 @@ describe("CLI", () => {
 describe("MCP", () => {
   it.each(ERROR_CODES.filter((c) => c !== "internal"))("%s → an isError tool result with the message", (code) => {
     const err = sample(code);
-    expect(mcpError(err)).toEqual({ content: [{ type: "text", text: err.message }], isError: true });
+    expect(mcpError(err)).toEqual({ content: [{ type: "text", text: LINE[code] ?? err.message }], isError: true });
   });
 
   it("an unexpected error is logged and its message reaches the agent, as the SDK itself would", () => {
