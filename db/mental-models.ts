@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { InArgs, Row } from "@libsql/client";
 import { and, desc, eq } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
+import { canonicalJson } from "@/lib/reflect/call-signature";
 import type { Db } from "./client";
 import { isConstraintViolation } from "./errors";
 import { mentalModels, mentalModelVersions } from "./schema";
@@ -189,6 +190,11 @@ export async function saveMentalModel(db: Db, input: SaveMentalModel): Promise<M
     } else {
       const current = await getMentalModel(db, input.bankId, id);
       if (!current || current.version !== input.expectedVersion) throw await conflict();
+      // Saving what is already there is not an edit: no new version, no "no field changed" entry.
+      const unchanged = (Object.keys(state) as (keyof typeof state)[]).every(
+        (k) => canonicalJson(current[k]) === canonicalJson(state[k]),
+      );
+      if (unchanged) return current;
       // The WHERE on version makes a concurrent save lose cleanly; the version row's primary key
       // then rejects the duplicate version and the batch rolls back.
       const [updated] = await db.batch([

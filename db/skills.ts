@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
+import { canonicalJson } from "@/lib/reflect/call-signature";
 import type { SkillSnapshot } from "@/lib/reflect/domain";
 import type { Db } from "./client";
 import { isConstraintViolation } from "./errors";
@@ -93,6 +94,11 @@ export async function saveSkill(db: Db, input: SaveSkill): Promise<SkillRecord> 
     } else {
       const current = await getSkill(db, { bankId: input.bankId, id });
       if (!current || current.version !== input.expectedVersion) throw await conflict();
+      // Saving what is already there is not an edit: no new version, no "no field changed" entry.
+      const unchanged = (Object.keys(state) as (keyof typeof state)[]).every(
+        (k) => canonicalJson(current[k]) === canonicalJson(state[k]),
+      );
+      if (unchanged) return current;
       const [updated] = await db.batch([
         db
           .update(skills)

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { LiveRunTable } from "@/components/runs/live-run-table";
 import { RunFilters } from "@/components/runs/run-filters";
+import { isAppError } from "@/lib/contracts/errors";
 import { ListRunsQuery } from "@/lib/contracts/runs";
 import { bankOptions } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
@@ -8,15 +9,48 @@ import { listRunItems } from "@/lib/server/runs";
 
 export const dynamic = "force-dynamic";
 
-export default async function RunsPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
-  const params = await searchParams;
+type Params = Record<string, string | string[] | undefined>;
+
+/**
+ * The list's query from the URL: the valid fields, and the names of those that are not (a value
+ * that fails its check, or a field given twice). The page says which it ignored, never silently.
+ */
+function readQuery(params: Params) {
+  const given = Object.entries(params).filter(([, v]) => v !== undefined && v !== "");
+  const twice = given.filter(([, v]) => Array.isArray(v)).map(([k]) => k);
+  const single = Object.fromEntries(given.filter(([, v]) => typeof v === "string"));
+  const parsed = ListRunsQuery.safeParse(single);
+  if (parsed.success) return { query: parsed.data, ignored: twice };
+  const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])));
+  const rest = Object.fromEntries(Object.entries(single).filter(([k]) => !bad.has(k)));
+  return { query: ListRunsQuery.safeParse(rest).data ?? {}, ignored: [...twice, ...bad] };
+}
+
+async function readPage(db: Awaited<ReturnType<typeof getAppDb>>, query: ReturnType<typeof readQuery>["query"]) {
+  try {
+    return { page: await listRunItems(db, query), badCursor: false };
+  } catch (err) {
+    // A cursor this server did not give out (edited, or from another database): the newest page.
+    if (!isAppError(err, "invalid_input") || !query.cursor) throw err;
+    return { page: await listRunItems(db, { ...query, cursor: undefined }), badCursor: true };
+  }
+}
+
+export default async function RunsPage({ searchParams }: { searchParams: Promise<Params> }) {
+  const raw = await searchParams;
   const db = await getAppDb();
   // The filter form sends every field; an empty one means "any".
-  const parsed = ListRunsQuery.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
-  const { cursor, limit, ...filters } = parsed.success ? parsed.data : {};
+  const read = readQuery(raw);
   // Taken before the list is read: the live table asks for every change after it.
   const since = Date.now();
-  const [page, banks] = await Promise.all([listRunItems(db, { ...filters, cursor, limit }), bankOptions(db)]);
+  const [{ page, badCursor }, banks] = await Promise.all([readPage(db, read.query), bankOptions(db)]);
+  const ignored = badCursor ? [...read.ignored, "cursor"] : read.ignored;
+  const { cursor: asked, limit, ...filters } = read.query;
+  const cursor = badCursor ? undefined : asked;
+  // The URL as the list reads it: what was ignored is not carried into the next page's link.
+  const params: Record<string, string> = Object.fromEntries(
+    Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === "string" && !ignored.includes(e[0])),
+  );
   const next = page.nextCursor ? new URLSearchParams({ ...params, cursor: page.nextCursor }) : null;
   return (
     <div>
@@ -27,6 +61,19 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         </Link>
       </div>
       <RunFilters banks={banks} values={params} />
+      {ignored.length > 0 ? (
+        <p
+          role="status"
+          data-testid="runs-ignored"
+          className="mb-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+        >
+          Ignored {ignored.length === 1 ? "a parameter" : "parameters"} that {ignored.length === 1 ? "is" : "are"} not
+          valid here: {ignored.join(", ")}.{" "}
+          {ignored.includes("cursor")
+            ? "This page link is not one this server gave out; showing the newest runs."
+            : null}
+        </p>
+      ) : null}
       <LiveRunTable
         // Another filter or page is another list: start it from what the server read.
         key={new URLSearchParams(params).toString()}

@@ -1,18 +1,5 @@
 import { TextDiff } from "@/components/editors/text-diff";
-import type { DiffOp } from "@/lib/timeline/text-diff";
-
-/** Below this share of unchanged text an inline word diff is noise: show both answers instead. */
-const INLINE_MIN_SAME = 0.5;
-
-function sameShare(ops: DiffOp[]): number {
-  let same = 0;
-  let total = 0;
-  for (const o of ops) {
-    total += o.text.length;
-    if (o.op === "same") same += o.text.length;
-  }
-  return total === 0 ? 1 : same / total;
-}
+import { type DiffOp, readsInline } from "@/lib/timeline/text-diff";
 
 /** The answer diff: inline words when the answers are close, A and B stacked when they are rewrites. */
 export function AnswerDiff({ ops, a, b }: { ops: DiffOp[]; a: string; b: string }) {
@@ -23,7 +10,7 @@ export function AnswerDiff({ ops, a, b }: { ops: DiffOp[]; a: string; b: string 
       </p>
     );
   }
-  if (sameShare(ops) >= INLINE_MIN_SAME) return <TextDiff ops={ops} by="words" testId="answer-diff" />;
+  if (readsInline(ops)) return <TextDiff ops={ops} by="words" testId="answer-diff" />;
   return (
     <div className="flex flex-col gap-2 text-[12px]" data-testid="answer-diff" data-layout="stacked">
       <del className="block whitespace-pre-wrap rounded border border-rose-200 bg-rose-50 p-2 text-rose-950 no-underline">

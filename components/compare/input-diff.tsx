@@ -30,6 +30,16 @@ export function InputDiff({ inputs, mentalModels }: { inputs: InputChange[]; men
           <div className="font-semibold text-slate-900">{FIELD_LABEL[c.field]}</div>
           {c.diff ? (
             <TextDiff ops={c.diff} by="words" />
+          ) : c.a.length + c.b.length > 120 ? (
+            // Two long texts with little in common: each whole, one above the other.
+            <div className="flex flex-col gap-1" data-layout="stacked">
+              <del className="block whitespace-pre-wrap rounded bg-rose-50 p-1.5 text-rose-900 no-underline">
+                {c.a || "—"}
+              </del>
+              <ins className="block whitespace-pre-wrap rounded bg-emerald-50 p-1.5 text-emerald-900 no-underline">
+                {c.b || "—"}
+              </ins>
+            </div>
           ) : (
             <p>
               <del className="bg-rose-50 text-rose-900">{c.a || "—"}</del> →{" "}

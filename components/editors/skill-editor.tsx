@@ -50,6 +50,17 @@ export function SkillEditor({
     outputFormat,
   });
 
+  // Saving what is already there would make no new version: the button waits for a change.
+  const dirty =
+    mission !== skill.mission ||
+    disposition.join("\n") !== skill.disposition.join("\n") ||
+    scope !== skill.retrieval.scope ||
+    tags.join("\n") !== skill.retrieval.tags.join("\n") ||
+    types.join("\n") !== skill.retrieval.types.join("\n") ||
+    budget !== skill.budget ||
+    anchorEvery !== String(skill.anchorEvery) ||
+    outputFormat !== skill.outputFormat;
+
   const saving = useMutation({
     mutationFn: (d: SkillDraft) => unwrap(save(d)),
     onSuccess: () => router.refresh(),
@@ -202,7 +213,8 @@ export function SkillEditor({
         <div className="col-span-2 flex items-end gap-3">
           <button
             type="submit"
-            disabled={saving.isPending}
+            disabled={saving.isPending || !dirty}
+            title={dirty ? undefined : "Nothing changed yet"}
             className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
             data-testid="save-skill"
           >

@@ -101,7 +101,11 @@ export function LiveRunTable({
         {reloadFailed ? (
           <span className="text-red-700">some changes could not be loaded: reload the page</span>
         ) : connection === "live" ? (
-          <span className="text-sky-800">● live: new runs and status changes appear here</span>
+          <span className="text-sky-800">
+            {pageCursor
+              ? "● live: status changes of these runs appear here; new runs appear on the newest page"
+              : "● live: new runs and status changes appear here"}
+          </span>
         ) : connection === "reconnecting" ? (
           <span className="text-amber-800">connection lost · reconnecting…</span>
         ) : connection === "refused" ? (

@@ -242,6 +242,7 @@ export function RunView({
             onSelectRow={setSelectedRowId}
             replayNotes={replayNoteByIteration}
             bankId={view.header.bankId}
+            runEnded={status !== "running"}
           />
         </div>
         <div className="min-w-0">
@@ -257,6 +258,7 @@ export function RunView({
             <TabPanel value="answer" className="max-h-[calc(100vh-260px)] overflow-auto">
               <AnswerPanel
                 answer={view.answer}
+                status={status}
                 citations={view.citations}
                 selectedKey={selectedCitation}
                 selectedRowId={selectedRowId}

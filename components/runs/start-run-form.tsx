@@ -6,6 +6,7 @@ import { useMemo, useState } from "react";
 import type { BankOption } from "@/lib/contracts/banks";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import type { RunStarted, StartRunInput } from "@/lib/contracts/runs";
+import { defaultSkillOf } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
 import type { Budget, RunMode } from "@/lib/reflect/domain";
 
@@ -33,7 +34,7 @@ export function StartRunForm({
   const router = useRouter();
   const [bankId, setBankId] = useState(initial?.bankId ?? banks[0]?.id ?? "");
   const bank = banks.find((b) => b.id === bankId);
-  const [skill, setSkill] = useState(initial?.skill ?? bank?.skills[0]?.name ?? "");
+  const [skill, setSkill] = useState(initial?.skill ?? defaultSkillOf(bank?.skills ?? [])?.name ?? "");
   const [budget, setBudget] = useState<FormValues["budget"]>(initial?.budget ?? "");
   const [mode, setMode] = useState<RunMode>(initial?.mode ?? "synthesize");
   const [scope, setScope] = useState(initial?.scope ?? "personal");
@@ -91,7 +92,7 @@ export function StartRunForm({
           value={bankId}
           onChange={(e) => {
             setBankId(e.target.value);
-            setSkill(banks.find((b) => b.id === e.target.value)?.skills[0]?.name ?? "");
+            setSkill(defaultSkillOf(banks.find((b) => b.id === e.target.value)?.skills ?? [])?.name ?? "");
           }}
         >
           {banks.map((b) => (

@@ -3,6 +3,7 @@
 import { memo, useMemo } from "react";
 import type { Components } from "react-markdown";
 import { SafeMarkdown } from "@/components/ui/safe-markdown";
+import type { RunStatus } from "@/lib/reflect/domain";
 import { citationKey, type TimelineCitation, type TimelineRow } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
 import { CitationChip } from "./citation-chip";
@@ -20,6 +21,7 @@ function linkCitations(answer: string, ids: ReadonlySet<string>): string {
 /** Memoized: focus moves in the timeline re-render the page, not this panel. */
 export const AnswerPanel = memo(function AnswerPanel({
   answer,
+  status,
   citations,
   selectedKey,
   selectedRowId,
@@ -28,6 +30,8 @@ export const AnswerPanel = memo(function AnswerPanel({
   onShowRow,
 }: {
   answer: string | null;
+  /** The run's status: a run that stopped without an answer says so. */
+  status: RunStatus;
   citations: TimelineCitation[];
   selectedKey: string | null;
   /** The selected timeline row: its cited results are highlighted here. */
@@ -88,7 +92,13 @@ export const AnswerPanel = memo(function AnswerPanel({
         data-testid="answer"
       >
         {rendered === null ? (
-          <p className="text-slate-500">The answer appears when the run finishes.</p>
+          <p className="text-slate-500" data-testid="no-answer">
+            {status === "running"
+              ? "The answer appears when the run finishes."
+              : status === "interrupted"
+                ? "No answer: the run was interrupted before it finished (the process running it stopped)."
+                : "No answer: the run ended without one."}
+          </p>
         ) : (
           <SafeMarkdown components={components}>{rendered}</SafeMarkdown>
         )}

@@ -7,8 +7,11 @@ export function IterationHeader({
   collapsed,
   onToggle,
   replayNote,
+  runEnded,
 }: {
   iteration: TimelineIteration;
+  /** The run has stopped: a request still without its response will never get one. */
+  runEnded: boolean;
   collapsed: boolean;
   onToggle: () => void;
   /** Set when this replayed iteration's tool results differ from the parent's. */
@@ -71,11 +74,24 @@ export function IterationHeader({
         </span>
       )}
       <span className="ml-auto whitespace-nowrap tabular-nums text-slate-600">
-        {it.llmCalls === 0
-          ? "no model call"
-          : `${it.llmCalls > 1 ? `${it.llmCalls} calls · ` : ""}${formatMs(it.latencyMs)} · ${formatCount(it.tokensIn)} in / ${formatCount(it.tokensOut)} out`}
+        {callSummary(it, runEnded)}
         {collapsed ? ` · ${it.rows.length} rows` : ""}
       </span>
     </div>
   );
+}
+
+/** What the iteration's model calls came to, and a call still open said as what it is. */
+function callSummary(it: TimelineIteration, runEnded: boolean): string {
+  const open = it.awaitingResponse
+    ? runEnded
+      ? "the run stopped before the model answered"
+      : "waiting for the model…"
+    : null;
+  if (it.llmCalls === 0) {
+    if (open) return open;
+    return it.replayed ? "replayed · no model call" : "no model call";
+  }
+  const calls = `${it.llmCalls > 1 ? `${it.llmCalls} calls · ` : ""}${formatMs(it.latencyMs)} · ${formatCount(it.tokensIn)} in / ${formatCount(it.tokensOut)} out`;
+  return open ? `${calls} · ${open}` : calls;
 }

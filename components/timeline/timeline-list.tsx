@@ -59,6 +59,8 @@ export interface TimelineListProps {
   replayNotes?: ReadonlyMap<number, string>;
   /** The run's bank, for links to the mental-model versions a step read. */
   bankId?: string | null;
+  /** The run has stopped (any status but running). */
+  runEnded: boolean;
 }
 
 /**
@@ -76,6 +78,7 @@ export function TimelineList({
   onSelectRow,
   replayNotes,
   bankId = null,
+  runEnded,
 }: TimelineListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   // Rows of iterations replayed from a parent run are dimmed: the model was not asked for them.
@@ -207,6 +210,7 @@ export function TimelineList({
                     collapsed={item.collapsed}
                     onToggle={() => onToggleIteration(item.iteration.index)}
                     replayNote={replayNotes?.get(item.iteration.index)}
+                    runEnded={runEnded}
                   />
                 ) : (
                   <div

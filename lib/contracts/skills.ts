@@ -88,3 +88,11 @@ export const TrySkillInput = z.object({
   question: Question,
 });
 export type TrySkillInput = z.input<typeof TrySkillInput>;
+
+/** The skill a run uses when it names none (when the bank has it; else the bank's first skill). */
+export const DEFAULT_SKILL_NAME = "recap";
+
+/** Of a bank's skills, the one a run without a skill uses. */
+export function defaultSkillOf<S extends { name: string }>(skills: readonly S[]): S | null {
+  return skills.find((s) => s.name === DEFAULT_SKILL_NAME) ?? skills[0] ?? null;
+}

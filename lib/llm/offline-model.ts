@@ -115,7 +115,10 @@ function decide(request: ModelRequest, question: Question): Decision {
   const shape = answerShape(messages.find((m) => m.role === "system")?.content ?? "");
 
   let reading: Reading | undefined;
-  const answerNow = () => answer(question, (reading ??= read(question, items)), shape);
+  const answerNow = () => {
+    reading ??= read(question, items);
+    return answer(question, reading, shape);
+  };
 
   if (request.toolChoice !== "auto") {
     const forced = request.toolChoice.function.name;

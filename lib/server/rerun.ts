@@ -212,9 +212,13 @@ export interface Comparison {
   replayDivergence: ReturnType<typeof replayDivergence>;
 }
 
-export async function getComparison(db: Db, a: string, b: string): Promise<Comparison | null> {
+/** Two runs compared; a run that does not exist is a `not_found` naming it (A, B or both). */
+export async function getComparison(db: Db, a: string, b: string): Promise<Comparison> {
   const [runA, runB] = await Promise.all([getRun(db, a), getRun(db, b)]);
-  if (!runA || !runB) return null;
+  if (!runA || !runB) {
+    const missing = [runA ? null : `A (${a})`, runB ? null : `B (${b})`].filter((m) => m !== null);
+    throw new AppError("not_found", `No run ${missing.join(" and no run ")}.`);
+  }
   const [eventsA, eventsB] = await Promise.all([getRunEvents(db, a), getRunEvents(db, b)]);
   return {
     comparison: compareRuns(eventsA, eventsB),

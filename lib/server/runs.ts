@@ -21,6 +21,7 @@ import {
 import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type { ListRunsQuery, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
+import { DEFAULT_SKILL_NAME, defaultSkillOf } from "@/lib/contracts/skills";
 import {
   failedRunResult,
   type ModelPort,
@@ -69,10 +70,10 @@ export async function startRun(
     ? null
     : input.skill
       ? await getSkill(db, { bankId: bank.id, name: input.skill })
-      : ((await getSkill(db, { bankId: bank.id, name: "recap" })) ?? (await listSkills(db, bank.id))[0] ?? null);
+      : defaultSkillOf(await listSkills(db, bank.id));
   const skill = options.skillOverride ?? (skillRecord && toSkillSnapshot(skillRecord));
   if (!skill) {
-    throw new AppError("not_found", `unknown skill "${input.skill ?? "recap"}" in bank ${bank.id}`, {
+    throw new AppError("not_found", `unknown skill "${input.skill ?? DEFAULT_SKILL_NAME}" in bank ${bank.id}`, {
       fieldErrors: { skill: ["unknown skill"] },
     });
   }

@@ -17,8 +17,8 @@ import {
   type Tier,
 } from "@/lib/reflect/domain";
 import { type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
-import { type DiffOp, diffLines, diffWords, hasChanges } from "./text-diff";
-import { type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
+import { type DiffOp, diffLines, diffWords, hasChanges, readsInline } from "./text-diff";
+import { modelUsage, type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
 
 export interface StepCall {
   tool: string;
@@ -178,13 +178,14 @@ function modelsInContent(content: string): SeenMentalModel[] {
 
 /** One iteration of the walk, reduced to what a comparison looks at. */
 function stepSide(it: WalkIteration): StepSide {
+  const usage = modelUsage(it.steps);
   const side: StepSide = {
     iteration: it.index,
     toolChoice: "auto",
-    replayed: false,
-    llmCalls: 0,
-    tokensIn: 0,
-    tokensOut: 0,
+    replayed: usage.replayedResponses > 0,
+    llmCalls: usage.llmCalls,
+    tokensIn: usage.tokensIn,
+    tokensOut: usage.tokensOut,
     calls: [],
     freshness: null,
     steering: [],
@@ -193,17 +194,11 @@ function stepSide(it: WalkIteration): StepSide {
   for (const step of it.steps) {
     switch (step.kind) {
       case "model": {
-        const { request, response } = step;
+        const { request } = step;
         if (request && !sawRequest && request.payload.toolChoice.type === "forced") {
           side.toolChoice = `forced:${request.payload.toolChoice.tool}`;
         }
         sawRequest ||= request !== null;
-        if (response) {
-          side.llmCalls += 1;
-          side.tokensIn += response.payload.tokensIn;
-          side.tokensOut += response.payload.tokensOut;
-          if (response.payload.replayed) side.replayed = true;
-        }
         break;
       }
       case "tool":
@@ -397,7 +392,10 @@ function diffCitations(a: Citations, b: Citations): CitationDiff[] {
 function diffInputs(a: RunSummary, b: RunSummary, modelA: string, modelB: string): InputChange[] {
   const out: InputChange[] = [];
   const push = (field: InputChange["field"], va: string, vb: string, prose = false) => {
-    if (va !== vb) out.push({ field, a: va, b: vb, ...(prose ? { diff: diffWords(va, vb) } : {}) });
+    if (va === vb) return;
+    // A rewrite (little in common) is shown as both texts: an interleaved word diff is unreadable.
+    const diff = prose ? diffWords(va, vb) : null;
+    out.push({ field, a: va, b: vb, ...(diff && readsInline(diff) ? { diff } : {}) });
   };
   push("question", a.question, b.question, true);
   const skill = (s: SkillSnapshot | null) => (s ? `${s.name} v${s.version}` : "—");

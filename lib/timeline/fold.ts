@@ -18,7 +18,14 @@ import { TIER_REGISTRY, TIERS } from "@/lib/reflect/domain";
 import type { EventPayload, IdsByTier, Injection, OutcomeClass, RunEvent, ToolName } from "@/lib/reflect/events";
 import { badgesFromFlags, type RunBadge } from "./badges";
 import { memoryTextFromContent } from "./memory-text";
-import { createRunWalker, type ToolStep, type VerdictStep, type WalkIteration, type WalkStep } from "./walk";
+import {
+  createRunWalker,
+  modelUsage,
+  type ToolStep,
+  type VerdictStep,
+  type WalkIteration,
+  type WalkStep,
+} from "./walk";
 
 export type RowKind = "tier" | "freshness" | "steering" | "guard" | "citations";
 
@@ -105,6 +112,8 @@ export interface TimelineIteration {
   tokensIn: number;
   tokensOut: number;
   replayed: boolean;
+  /** A request is still without its response (the model is working, or the run stopped first). */
+  awaitingResponse: boolean;
   /** Request-scoped injections sent with this iteration's requests. */
   injections: Injection["kind"][];
   /** Tool names the model called, in order. */
@@ -352,15 +361,17 @@ export function createRunFolder(): RunFolder {
   }
 
   function buildIteration(it: WalkIteration): TimelineIteration {
+    const usage = modelUsage(it.steps);
     const out: TimelineIteration = {
       index: it.index,
       mode: "auto",
       forcedTool: null,
-      llmCalls: 0,
-      latencyMs: 0,
-      tokensIn: 0,
-      tokensOut: 0,
-      replayed: false,
+      llmCalls: usage.llmCalls,
+      latencyMs: usage.latencyMs,
+      tokensIn: usage.tokensIn,
+      tokensOut: usage.tokensOut,
+      replayed: usage.replayedResponses > 0,
+      awaitingResponse: usage.awaitingResponse,
       injections: [],
       toolCalls: [],
       text: null,
@@ -381,14 +392,9 @@ export function createRunFolder(): RunFolder {
       }
       if (response) {
         const p = response.payload;
-        out.llmCalls += 1;
-        out.latencyMs += p.latencyMs;
-        out.tokensIn += p.tokensIn;
-        out.tokensOut += p.tokensOut;
         out.responseSeqs.push(response.seq);
         for (const call of p.toolCalls) out.toolCalls.push(call.name);
         if (p.text?.trim()) out.text = p.text;
-        if (p.replayed) out.replayed = true;
       }
     }
     return out;

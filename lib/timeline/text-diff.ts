@@ -49,3 +49,22 @@ export function mergeRuns(ops: readonly DiffOp[]): DiffOp[] {
 export function hasChanges(ops: readonly DiffOp[]): boolean {
   return ops.some((o) => o.op !== "same");
 }
+
+/** Below this share of unchanged text an inline word diff is noise: show both texts instead. */
+export const INLINE_MIN_SAME = 0.5;
+
+/** The share of the diff's characters that both sides keep (1 for two empty texts). */
+export function sameShare(ops: readonly DiffOp[]): number {
+  let same = 0;
+  let total = 0;
+  for (const o of ops) {
+    total += o.text.length;
+    if (o.op === "same") same += o.text.length;
+  }
+  return total === 0 ? 1 : same / total;
+}
+
+/** Whether a word diff reads as an edit (inline) rather than a rewrite (show A and B whole). */
+export function readsInline(ops: readonly DiffOp[]): boolean {
+  return sameShare(ops) >= INLINE_MIN_SAME;
+}

@@ -93,6 +93,44 @@ export interface RunWalk {
   retrievedBy: Record<Tier, ReadonlyMap<string, ToolStep>>;
 }
 
+/** What an iteration's model steps add up to; the one place per-iteration calls are counted. */
+export interface ModelUsage {
+  /** Model calls actually made: a replayed response is not a call (the run's total agrees). */
+  llmCalls: number;
+  /** Responses replayed from a parent run. */
+  replayedResponses: number;
+  latencyMs: number;
+  tokensIn: number;
+  tokensOut: number;
+  /** A request is still without its response: the model is working, or the run stopped first. */
+  awaitingResponse: boolean;
+}
+
+export function modelUsage(steps: readonly WalkStep[]): ModelUsage {
+  const usage: ModelUsage = {
+    llmCalls: 0,
+    replayedResponses: 0,
+    latencyMs: 0,
+    tokensIn: 0,
+    tokensOut: 0,
+    awaitingResponse: false,
+  };
+  for (const step of steps) {
+    if (step.kind !== "model") continue;
+    const response = step.response?.payload;
+    if (!response) {
+      usage.awaitingResponse ||= step.request !== null;
+      continue;
+    }
+    if (response.replayed) usage.replayedResponses += 1;
+    else usage.llmCalls += 1;
+    usage.latencyMs += response.latencyMs;
+    usage.tokensIn += response.tokensIn;
+    usage.tokensOut += response.tokensOut;
+  }
+  return usage;
+}
+
 export interface RunWalker {
   /** Walks new events; events at or below the last walked seq are ignored (overlapping fetches). */
   push(events: readonly RunEvent[]): void;

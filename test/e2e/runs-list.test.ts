@@ -78,4 +78,21 @@ describe("runs list (slow scripted model)", () => {
       await runningOnly.close();
     }
   });
+
+  it("says which URL parameters it ignored, keeps the valid filters, and a bad cursor shows the newest page", async () => {
+    const { page } = ctx.browser;
+    const res = await page.goto(`${ctx.app.url}/runs?cursor=garbage`);
+    expect(res?.status()).toBe(200);
+    const notice = page.getByTestId("runs-ignored");
+    expect(await notice.textContent()).toMatch(/cursor.*newest runs/);
+    await page.locator('[data-testid=live-run-table][data-stream="live"]').waitFor();
+
+    await startRunViaApi(ctx.app.url, { question: "Who owns SSO now?", skill: "recap", budget: "low" });
+    await page.goto(`${ctx.app.url}/runs?status=bogus&skill=recap&bank=demo&bank=other`);
+    expect(await notice.textContent()).toMatch(/not valid here: bank, status\./);
+    // The valid filter still applies: every listed run used the recap skill.
+    const skills = await page.getByTestId("run-row").locator("td:nth-child(2)").allTextContents();
+    expect(skills.length).toBeGreaterThan(0);
+    expect(skills.every((s) => s.startsWith("recap"))).toBe(true);
+  });
 });

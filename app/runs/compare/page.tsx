@@ -1,4 +1,5 @@
 import { CompareView } from "@/components/compare/compare-view";
+import { isAppError } from "@/lib/contracts/errors";
 import { getAppDb } from "@/lib/server/db";
 import { getComparison } from "@/lib/server/rerun";
 
@@ -34,14 +35,23 @@ function PickRuns({ a, b, message }: { a?: string; b?: string; message?: string 
 
 export default async function ComparePage({ searchParams }: { searchParams: Promise<{ a?: string; b?: string }> }) {
   const { a, b } = await searchParams;
-  const found = a && b ? await getComparison(await getAppDb(), a, b) : null;
+  let found: Awaited<ReturnType<typeof getComparison>> | null = null;
+  let message: string | undefined;
+  if (a && b) {
+    try {
+      found = await getComparison(await getAppDb(), a, b);
+    } catch (err) {
+      if (!isAppError(err, "not_found")) throw err;
+      message = err.message;
+    }
+  }
   return (
     <div className="flex flex-col gap-3">
       <h1 className="text-lg font-semibold">Compare runs</h1>
       {found ? (
         <CompareView comparison={found.comparison} replay={found.replayDivergence} />
       ) : (
-        <PickRuns a={a} b={b} message={a && b ? "One of these runs does not exist." : undefined} />
+        <PickRuns a={a} b={b} message={message} />
       )}
     </div>
   );

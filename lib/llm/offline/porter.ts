@@ -183,7 +183,12 @@ function step1bCleanUp(w: string): string {
   return w;
 }
 
-const utf8Length = (s: string) => (/^[\x00-\x7f]*$/.test(s) ? s.length : Buffer.byteLength(s, "utf8"));
+// ASCII-only strings (the common case) are as long in UTF-8 bytes as in code units.
+const utf8Length = (s: string) => (isAscii(s) ? s.length : Buffer.byteLength(s, "utf8"));
+const isAscii = (s: string) => {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+};
 
 // Stems by word: a bank repeats its vocabulary. Bounded; a pure function, so still deterministic.
 const STEMS = new Map<string, string>();

@@ -22,7 +22,9 @@ export const CATCH_UP_MARGIN_MS = 30_000;
 /** More changes than this since the cursor and the stream says `reset` instead of replaying them. */
 export const CATCH_UP_LIMIT = 500;
 
-export function runListStream(db: Db, filter: RunListFilter, since: number | undefined, request: Request): Response {
+export function runListStream(db: Db, filter: RunListFilter, resumeAt: number | undefined, request: Request): Response {
+  // A cursor from the future is not one this server gave out: resume from now.
+  const since = resumeAt === undefined ? undefined : Math.min(resumeAt, Date.now());
   let cursor = since ?? Date.now();
   return sseResponse(
     request,

@@ -195,6 +195,32 @@ describe("GET /runs/stream", () => {
     expect((await openStream("?status=bogus")).status).toBe(400);
   });
 
+  it("a resume point out of range or from the future resumes from now, and the stream stays healthy", async () => {
+    // An id no server gave out (beyond any date) and one a little in the future: neither may
+    // break the stream after its 200, nor replay every run ever made.
+    const old = await newRun();
+    const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    await (await getAppDb()).$client.execute({
+      sql: "UPDATE runs SET created_at = ? WHERE id = ?",
+      args: [anHourAgo, old],
+    });
+    for (const id of ["99999999999999999999", String(Date.now() + 86_400_000)]) {
+      const s = await openStream("", { "last-event-id": id });
+      expect(s.status).toBe(200);
+      const hello = await s.next(() => true);
+      expect(Number(hello.id)).toBeLessThanOrEqual(Date.now());
+      const fresh = await newRun();
+      await s.next(about(fresh));
+      expect(s.frames.some((f) => f.event === "run" && dataOf(f).id === old)).toBe(false);
+      s.close();
+    }
+    const far = await openStream(`?since=${Date.now() + 86_400_000}`);
+    await far.next(() => true);
+    const fresh = await newRun();
+    await far.next(about(fresh));
+    expect(far.frames.some((f) => f.event === "run" && dataOf(f).id === old)).toBe(false);
+  });
+
   it(`serves at most ${MAX_OPEN_STREAMS} streams at once and answers 503 with Retry-After past that`, async () => {
     const streams = await Promise.all(Array.from({ length: MAX_OPEN_STREAMS }, () => openStream()));
     expect(streams.every((s) => s.status === 200)).toBe(true);

@@ -98,6 +98,13 @@ describe("mental model versions", () => {
     expect(latest?.changes).toEqual([{ field: "staleness override", kind: "value", before: "fresh", after: "auto" }]);
   });
 
+  it("a save that changes nothing makes no new version", async () => {
+    const page = await pageOf("mm-pricing");
+    const saved = await saveMentalModelDraft(db, draftOf(page.model));
+    expect(saved.version).toBe(page.model.version);
+    expect(await getMentalModelVersions(db, "demo", "mm-pricing")).toHaveLength(page.versions.length);
+  });
+
   it("refuses a save based on an older version and changes nothing", async () => {
     const loaded = (await pageOf("mm-sso-rollout")).model;
     const otherTab = await saveMentalModelDraft(db, draftOf(loaded, { content: "Other tab's content" }));
@@ -241,6 +248,14 @@ describe("skills", () => {
     expect(page?.versions[0]?.changes.find((c) => c.field === "disposition")).toMatchObject({
       after: "concise, chronological, neutral, blunt",
     });
+  });
+
+  it("a save that changes nothing makes no new version", async () => {
+    const draft = await skillDraft();
+    const before = await getSkillPage(db, "demo", "skill-recap");
+    const saved = await saveSkillDraft(db, draft);
+    expect(saved.version).toBe(draft.expectedVersion);
+    expect((await getSkillPage(db, "demo", "skill-recap"))?.versions.length).toBe(before?.versions.length);
   });
 
   it("refuses a stale skill save and returns the newer skill", async () => {

@@ -8,7 +8,7 @@ import type { Db } from "@/db/client";
 import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
 import { getSkill, getSkillVersions } from "@/db/skills";
-import { AppError } from "@/lib/contracts/errors";
+import { AppError, isAppError } from "@/lib/contracts/errors";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import type { RunEvent } from "@/lib/reflect/events";
 import { ensureDemoBank } from "@/lib/server/db";
@@ -117,7 +117,7 @@ describe("forkRun", () => {
     expect(responses.slice(0, 2).map((r) => r.payload.toolCalls)).toEqual(parentCalls);
     expect(fork.run.flags).toContain("replayed");
 
-    const cmp = (await getComparison(db, parent.run.id, fork.run.id))!;
+    const cmp = await getComparison(db, parent.run.id, fork.run.id);
     expect(cmp.replayDivergence).toEqual([]); // memory did not change between the two runs
   });
 
@@ -175,7 +175,7 @@ describe("rerunWithChanges", () => {
     expect(child.run).toMatchObject({ parentRunId: parent.run.id, forkedAtIteration: null, llmCalls: 2 });
     expect(child.run.flags).toContain("short_circuited");
 
-    const { comparison } = (await getComparison(db, parent.run.id, child.run.id))!;
+    const { comparison } = await getComparison(db, parent.run.id, child.run.id);
     expect(comparison.firstDivergence).toEqual({ iteration: 0, aspect: "freshness" });
     expect(comparison.b.llmCalls).toBeLessThan(comparison.a.llmCalls);
     const changed = comparison.mentalModels.find((m) => m.id === plan.id)!;
@@ -217,7 +217,7 @@ describe("rerunWithChanges", () => {
       before.version + 1,
       before.version,
     ]);
-    const { comparison } = (await getComparison(db, parent.run.id, child.run.id))!;
+    const { comparison } = await getComparison(db, parent.run.id, child.run.id);
     expect(comparison.inputs.map((i) => i.field)).toEqual(
       expect.arrayContaining(["skill", "mission", "disposition", "budget"]),
     );
@@ -243,5 +243,13 @@ describe("rerunWithChanges", () => {
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ code: "conflict" });
     expect((await getMentalModel(db, "demo", plan.id))!.version).toBe(plan.version);
+  });
+});
+
+describe("compare", () => {
+  it("names the run that does not exist", async () => {
+    const err = await getComparison(db, "run_nope_a", "run_nope_b").catch((e: unknown) => e);
+    expect(isAppError(err, "not_found")).toBe(true);
+    expect((err as Error).message).toBe("No run A (run_nope_a) and no run B (run_nope_b).");
   });
 });

@@ -71,7 +71,8 @@ describe("compareRuns", () => {
 
   it("marks the divergence at the step a changed mission altered, and names the mission change", async () => {
     const base = await run(atlasMemory(), missionReader(), { budget: "low" });
-    const specific = { ...SKILL, version: 2, mission: "Recap the topic and quote the raw facts behind it." };
+    // An edit of the mission (most of it kept): the comparison shows it as an inline word diff.
+    const specific = { ...SKILL, version: 2, mission: `${SKILL.mission} Always quote the raw facts behind it.` };
     const changed = await run(atlasMemory(), missionReader(), { budget: "low", skill: specific });
     const cmp = compareRuns(base.events, changed.events);
     expect(cmp.firstDivergence).toEqual({ iteration: 1, aspect: "tool" });
@@ -81,6 +82,19 @@ describe("compareRuns", () => {
     const mission = cmp.inputs.find((i) => i.field === "mission")!;
     expect(mission.diff?.some((d) => d.op === "add" && d.text.includes("raw"))).toBe(true);
     expect(cmp.citations.find((c) => c.tier === "raw_facts")).toMatchObject({ added: ["f2"] });
+  });
+
+  it("shows a rewritten mission whole on both sides instead of an interleaved word diff", async () => {
+    const base = await run(atlasMemory(), missionReader(), { budget: "low" });
+    const rewritten = {
+      ...SKILL,
+      version: 3,
+      mission: "List every open action item with its owner and due date; skip anything already done.",
+    };
+    const changed = await run(atlasMemory(), missionReader(), { budget: "low", skill: rewritten });
+    const mission = compareRuns(base.events, changed.events).inputs.find((i) => i.field === "mission")!;
+    expect(mission).toMatchObject({ a: SKILL.mission, b: rewritten.mission });
+    expect(mission.diff).toBeUndefined();
   });
 
   it("orders a step's differences query before returned ids", () => {

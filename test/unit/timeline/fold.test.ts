@@ -311,5 +311,6 @@ describe("large runs", () => {
     expect(view.citations.every((c) => c.retrievedByRowId && c.text)).toBe(true);
     const last = allRows(view).at(-1)!;
     expect(findEvent(events, last.seqs[0]!)?.seq).toBe(last.seqs[0]);
-  });
+    // Its speed is the bench's to measure (timeline section); on a loaded machine this takes seconds.
+  }, 60_000);
 });

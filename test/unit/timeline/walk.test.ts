@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { RunEvent } from "@/lib/reflect/events";
+import { compareRuns } from "@/lib/timeline/compare";
 import { foldRun } from "@/lib/timeline/fold";
-import { createRunWalker, type ModelStep, type ToolStep, walkRun, walkSteps } from "@/lib/timeline/walk";
+import { createRunWalker, type ModelStep, modelUsage, type ToolStep, walkRun, walkSteps } from "@/lib/timeline/walk";
 import { LogBuilder } from "@/test/fixtures/timeline/builder";
 import { freshRun, haltedRun, staleRun } from "@/test/fixtures/timeline/scenarios";
 
@@ -111,5 +112,35 @@ describe("run walk", () => {
     expect(walk.llmCalls).toBe(1);
     expect(walk.flags).toEqual(["replayed"]);
     expect(foldRun(b.events).header.llmCalls).toBe(1);
+  });
+
+  it("counts calls per iteration the way the run total does: the timeline and compare add up to the header", () => {
+    const b = new LogBuilder("run-fork").started({ parentRunId: "run-parent", forkedAtIteration: 1 });
+    b.turn(0, { forced: "search_mental_models", calls: [{ name: "search_mental_models", args: { query: "q" } }] });
+    const replayed = b.events.at(-1)!;
+    if (replayed.type !== "llm.response") throw new Error("expected a response");
+    replayed.payload.replayed = true;
+    b.turn(1, { calls: [{ name: "recall", args: { query: "q" } }] });
+    const view = foldRun(b.events);
+    expect(view.iterations.map((it) => [it.llmCalls, it.replayed])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
+    const steps = compareRuns(b.events, b.events).steps;
+    expect(steps.map((s) => s.a?.llmCalls)).toEqual([0, 1]);
+    expect(steps.map((s) => s.a?.replayed)).toEqual([true, false]);
+  });
+
+  it("says when an iteration's request is still without a response", () => {
+    const b = new LogBuilder("run-open").started();
+    b.turn(0, { forced: "search_mental_models", calls: [{ name: "search_mental_models", args: { query: "q" } }] });
+    const answered = walkRun(b.events).iterations[0]!;
+    expect(modelUsage(answered.steps).awaitingResponse).toBe(false);
+    // Iteration 1's request went out; the process stopped before the response came back.
+    const request = b.events.find((e) => e.type === "llm.request")!;
+    const open = { ...request, seq: b.events.length, iteration: 1 } as RunEvent;
+    const view = foldRun([...b.events, open]);
+    expect(view.iterations[1]).toMatchObject({ llmCalls: 0, awaitingResponse: true });
+    expect(view.iterations[0]).toMatchObject({ llmCalls: 1, awaitingResponse: false });
   });
 });

@@ -1,3 +1,4 @@
+import { RunListStreamQuery } from "@/lib/contracts/runs";
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
 import { runListStream } from "@/lib/server/api/run-list-stream";
@@ -6,7 +7,8 @@ export const dynamic = "force-dynamic";
 
 export const GET = handle(endpoints.streamRuns, async ({ db, query, request }) => {
   const { since, ...filter } = query;
-  // A reconnecting client sends the last cursor it saw; it wins over `?since=`.
-  const lastEventId = Number.parseInt(request.headers.get("last-event-id") ?? "", 10);
-  return runListStream(db, filter, Number.isFinite(lastEventId) && lastEventId >= 0 ? lastEventId : since, request);
+  // A reconnecting client sends the last cursor it saw; it wins over `?since=` when it is one
+  // (the same bounds as `since`: a header is as untrusted as a query parameter).
+  const lastEventId = RunListStreamQuery.shape.since.safeParse(request.headers.get("last-event-id") ?? undefined);
+  return runListStream(db, filter, lastEventId.data ?? since, request);
 });
