@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { Bundle } from "@/lib/contracts/bundle";
 import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
+import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
 import { banks, facts, mentalModels, mentalModelVersions, observations, skills, skillVersions } from "./schema";
 import { createBankIndexStatements, dropBankIndexStatements } from "./search-index";
@@ -109,6 +110,8 @@ function toStatement(query: { toSQL(): { sql: string; params: unknown[] } }): In
  * in which case the bank's memories, models and skills are replaced (its runs are kept).
  */
 export async function importBundle(db: Db, json: unknown, options: { replace?: boolean } = {}): Promise<ImportResult> {
+  // Text that cannot round-trip (a NUL, a lone surrogate) would break the bank's next export.
+  assertValidText(json, "the bundle");
   const bundle = validateBundle(json);
   const bankId = bundle.bank.id;
   const [existing] = await db.select({ id: banks.id }).from(banks).where(eq(banks.id, bankId));

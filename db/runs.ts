@@ -2,13 +2,13 @@
  * Runs and their append-only event log. A run row is written when the run starts (status
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
-import { and, asc, desc, eq, gt, gte, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { Budget, ModelInfo, RunFlag, RunMode, RunStatus, ScopeValue, SkillSnapshot } from "@/lib/reflect/domain";
 import { type EventPayload, RunEvent } from "@/lib/reflect/events";
 import type { RunSink } from "@/lib/reflect/ports";
 import type { Db } from "./client";
-import { runEvents, runs } from "./schema";
+import { processInstances, runEvents, runs } from "./schema";
 
 export type RunRecord = typeof runs.$inferSelect;
 
@@ -25,6 +25,8 @@ export interface CreateRun {
   forkedAtIteration?: number | null;
   /** ISO; defaults to now. */
   createdAt?: string;
+  /** The process instance that runs it (see registerInstance). */
+  ownerId?: string | null;
 }
 
 export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
@@ -51,6 +53,7 @@ export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
       parentRunId: input.parentRunId ?? null,
       forkedAtIteration: input.forkedAtIteration ?? null,
       createdAt: new Date(input.createdAt ?? Date.now()).toISOString(),
+      ownerId: input.ownerId ?? null,
     })
     .returning();
   if (!row) throw new Error(`run ${input.id} was not created`);
@@ -59,6 +62,10 @@ export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
 
 export type RunResult = EventPayload<"run.finished"> & { finishedAt?: string; durationMs?: number };
 
+/**
+ * Completes a run that is still `running`. A final status is never overwritten: when the run was
+ * already finished (or marked interrupted meanwhile), the row stays as it is and is returned.
+ */
 export async function finishRun(db: Db, runId: string, result: RunResult): Promise<RunRecord> {
   const run = await getRun(db, runId);
   if (!run) throw new AppError("not_found", `run ${runId} not found`);
@@ -80,10 +87,12 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
       finishedAt,
       durationMs: result.durationMs ?? Math.max(0, Date.parse(finishedAt) - Date.parse(run.createdAt)),
     })
-    .where(eq(runs.id, runId))
+    .where(and(eq(runs.id, runId), eq(runs.status, "running")))
     .returning();
-  if (!row) throw new AppError("not_found", `run ${runId} not found`);
-  return row;
+  if (row) return row;
+  const current = await getRun(db, runId);
+  if (!current) throw new AppError("not_found", `run ${runId} not found`);
+  return current;
 }
 
 export async function getRun(db: Db, runId: string): Promise<RunRecord | null> {
@@ -224,10 +233,84 @@ export async function countRunEvents(db: Db, runId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** Runs left `running` by a process that died can never finish: mark them `interrupted`. */
-export async function markInterruptedRuns(db: Db): Promise<number> {
-  const res = await db.update(runs).set({ status: "interrupted" }).where(eq(runs.status, "running"));
-  return res.rowsAffected;
+// ---------- owners: which process runs what, and whether it is still alive ----------
+
+export interface InstanceInfo {
+  id: string;
+  kind: string;
+  pid: number;
+  hostname: string;
+}
+
+export async function registerInstance(db: Db, info: InstanceInfo, now = Date.now()): Promise<void> {
+  await db.insert(processInstances).values({ ...info, startedAt: new Date(now).toISOString(), heartbeatAt: now });
+}
+
+export async function heartbeatInstance(db: Db, id: string, now = Date.now()): Promise<void> {
+  await db.update(processInstances).set({ heartbeatAt: now }).where(eq(processInstances.id, id));
+}
+
+/** Instances silent since `before` (ms) own no running run once the sweep has run: forget them. */
+export async function forgetInstances(db: Db, before: number): Promise<void> {
+  await db.delete(processInstances).where(lt(processInstances.heartbeatAt, before));
+}
+
+/**
+ * Marks `interrupted` the runs whose owner has stopped: no owner recorded (made before owners
+ * existed), or an owner whose heartbeat is older than `staleAfterMs`.
+ * Each gets `finishedAt` (the owner's last sign of life when known) and the reason in `error`.
+ * The update is conditional on `running`, so a run that finished meanwhile keeps its status.
+ */
+export async function markInterruptedRuns(
+  db: Db,
+  options: {
+    staleAfterMs: number;
+    now?: number;
+    /** Also runs with no owner (made before owners existed): a server's sweep on start, not its heartbeat. */
+    includeUnowned?: boolean;
+  },
+): Promise<number> {
+  const now = options.now ?? Date.now();
+  const candidates = await db
+    .select({
+      id: runs.id,
+      createdAt: runs.createdAt,
+      ownerId: runs.ownerId,
+      heartbeatAt: processInstances.heartbeatAt,
+      kind: processInstances.kind,
+      pid: processInstances.pid,
+      hostname: processInstances.hostname,
+    })
+    .from(runs)
+    .leftJoin(processInstances, eq(processInstances.id, runs.ownerId))
+    .where(
+      options.includeUnowned === false
+        ? and(eq(runs.status, "running"), sql`${runs.ownerId} IS NOT NULL`)
+        : eq(runs.status, "running"),
+    );
+  let marked = 0;
+  for (const c of candidates) {
+    const alive = c.heartbeatAt !== null && now - c.heartbeatAt <= options.staleAfterMs;
+    if (alive) continue;
+    const lastSeen = c.heartbeatAt ?? now;
+    const finishedAt = new Date(Math.max(lastSeen, Date.parse(c.createdAt))).toISOString();
+    const owner = c.kind ? `${c.kind} process ${c.pid} on ${c.hostname}` : "process";
+    const message =
+      c.ownerId === null || c.kind === null
+        ? "interrupted: the process that ran it stopped before it finished (it predates run owners)"
+        : `interrupted: the ${owner} that ran it stopped (no heartbeat since ${new Date(lastSeen).toISOString()})`;
+    const res = await db
+      .update(runs)
+      .set({
+        status: "interrupted",
+        finishedAt,
+        durationMs: Math.max(0, Date.parse(finishedAt) - Date.parse(c.createdAt)),
+        error: { message, phase: "interrupted" },
+      })
+      .where(and(eq(runs.id, c.id), eq(runs.status, "running")));
+    marked += res.rowsAffected;
+  }
+  return marked;
 }
 
 /** The engine's run sink: each append validates the event and inserts one row. */

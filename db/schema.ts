@@ -189,6 +189,8 @@ export const runs = sqliteTable(
     createdAt: text("created_at").notNull(),
     finishedAt: text("finished_at"),
     durationMs: integer("duration_ms"),
+    /** The process instance running it (`process_instances.id`); null for runs made before owners existed. */
+    ownerId: text("owner_id"),
   },
   (t) => [
     index("runs_created_idx").on(t.createdAt, t.id),
@@ -196,6 +198,21 @@ export const runs = sqliteTable(
     index("runs_status_idx").on(t.status),
   ],
 );
+
+/**
+ * Every process that runs reflects on this database (a server, a CLI, an MCP stdio server) with
+ * its heartbeat: a `running` run whose owner's heartbeat went quiet is marked `interrupted`, and
+ * only then, so two processes on one file leave each other's live runs alone.
+ */
+export const processInstances = sqliteTable("process_instances", {
+  id: text("id").primaryKey(),
+  kind: text("kind").notNull(),
+  pid: integer("pid").notNull(),
+  hostname: text("hostname").notNull(),
+  startedAt: text("started_at").notNull(),
+  /** Epoch milliseconds of the last heartbeat. */
+  heartbeatAt: integer("heartbeat_at").notNull(),
+});
 
 export const runEvents = sqliteTable(
   "run_events",

@@ -28,7 +28,7 @@ export default async function LoginPage({
         </label>
         {error ? (
           <p role="alert" className="text-sm text-red-700">
-            That token is not right.
+            {error === "wait" ? "Too many wrong tokens: wait a minute, then try again." : "That token is not right."}
           </p>
         ) : null}
         <button

@@ -1,7 +1,8 @@
 "use client";
 
 import { memo, useMemo } from "react";
-import Markdown, { type Components } from "react-markdown";
+import type { Components } from "react-markdown";
+import { SafeMarkdown } from "@/components/ui/safe-markdown";
 import type { RunStatus } from "@/lib/reflect/domain";
 import { citationKey, type TimelineCitation, type TimelineRow } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
@@ -99,9 +100,7 @@ export const AnswerPanel = memo(function AnswerPanel({
                 : "No answer: the run ended without one."}
           </p>
         ) : (
-          <Markdown skipHtml components={components}>
-            {rendered}
-          </Markdown>
+          <SafeMarkdown components={components}>{rendered}</SafeMarkdown>
         )}
       </div>
       <div>
@@ -159,7 +158,7 @@ export const AnswerPanel = memo(function AnswerPanel({
           )}
           {selected.text !== undefined && (
             <div className="mt-2 border-l-2 border-slate-300 pl-2 text-slate-800 [&_p]:my-1">
-              <Markdown skipHtml>{selected.text}</Markdown>
+              <SafeMarkdown>{selected.text}</SafeMarkdown>
             </div>
           )}
         </div>

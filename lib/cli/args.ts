@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { z } from "zod";
 import { AppError } from "@/lib/contracts/errors";
-import { MAX_QUESTION_CHARS } from "@/lib/contracts/fields";
+import { LIMITS, underLimit } from "@/lib/contracts/fields";
 import { Budget, RunMode, Scope } from "@/lib/reflect";
 
 /** A bad command line: `invalid_input`, printed as one line with exit code 2. */
@@ -43,7 +43,7 @@ export const ReflectArgs = z.object({
     .string({ error: "a question is required" })
     .trim()
     .min(1, "the question must not be empty")
-    .max(MAX_QUESTION_CHARS, "oversize question: keep it under 4,000 characters"),
+    .max(LIMITS.questionChars, `oversize question: ${underLimit("question", LIMITS.questionChars)}`),
 });
 export type ReflectArgs = z.output<typeof ReflectArgs>;
 

@@ -5,6 +5,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { exportBundle, importBundle } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
+import { isAppError } from "@/lib/contracts/errors";
+import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
 import { cliError } from "@/lib/server/errors";
@@ -28,8 +30,9 @@ async function importCommand(argv: string[]) {
   const { file, replace } = parseImportArgs(argv);
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, "utf8"));
+    json = JSON.parse(decodeUtf8(readFileSync(file), file));
   } catch (err) {
+    if (isAppError(err)) throw err;
     throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
   }
   const db = await getCliDb();
@@ -88,6 +91,7 @@ async function main(argv: string[]) {
     return 2;
   }
   try {
+    assertValidText(rest, "the arguments");
     await run(rest);
     return 0;
   } catch (err) {

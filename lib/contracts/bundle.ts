@@ -4,10 +4,10 @@
  */
 import { z } from "zod";
 import { AnswerFormat, Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
-import { Id, IsoTime } from "./fields";
+import { Id, IsoTime, LIMITS } from "./fields";
 
 /** A bundle is a file written elsewhere: its tag lists are not capped like an edit's. */
-const Tags = z.array(z.string().trim().min(1).max(100)).default([]);
+const Tags = z.array(z.string().trim().min(1).max(LIMITS.tagChars)).default([]);
 
 export const BundleFact = z.object({
   id: Id,
@@ -62,7 +62,7 @@ export const BundleMentalModel = MentalModelState.extend({
 
 export const BundleSkill = z.object({
   id: Id,
-  name: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(LIMITS.skillNameChars),
   mission: z.string().trim().min(1),
   disposition: z.array(z.string().trim().min(1)).default([]),
   retrieval: z.object({

@@ -19,9 +19,19 @@ export const ERROR_CODES = [
   "conflict",
   /** A team scope the bank does not permit. */
   "scope_not_permitted",
+  /** Text that is not valid text: invalid UTF-8, a NUL character or a lone surrogate. */
+  "invalid_text",
   /** The server needs INSPECTOR_TOKEN and the request does not carry it. */
   "unauthorized",
+  /** The Host header names neither loopback nor INSPECTOR_PUBLIC_URL's host (DNS rebinding). */
+  "forbidden_host",
+  /** A write from another origin (a web page on another site or port): refused. */
+  "forbidden_origin",
+  /** A write to the API without `Content-Type: application/json`. */
+  "unsupported_media_type",
   "body_too_large",
+  /** Too many wrong tokens from this client: wait `Retry-After` seconds. */
+  "too_many_requests",
   /** This server already serves as many live streams as it allows; retry after a few seconds. */
   "too_many_streams",
   /** Anything unexpected: logged in full, shown as a pointer to the log where the audience is remote. */

@@ -1,16 +1,57 @@
-/** Field schemas several contracts share, so a limit or a message is declared once. */
+/**
+ * Field schemas several contracts share, and the one set of limits (SPEC §9): the API, the
+ * editors, the CLI and MCP all read them from here, so whatever one accepts the others can save.
+ */
 import { z } from "zod";
 
-export const MAX_QUESTION_CHARS = 4000;
+export const LIMITS = {
+  questionChars: 4000,
+  /** A fact's text (API and MCP retain). */
+  factChars: 20_000,
+  /** A mental model's content. */
+  contentChars: 50_000,
+  nameChars: 200,
+  skillNameChars: 100,
+  missionChars: 4000,
+  outputFormatChars: 2000,
+  dispositionWords: 20,
+  wordChars: 100,
+  tagChars: 100,
+  tags: 50,
+  idChars: 200,
+  recallQueryChars: 1000,
+  searchChars: 500,
+} as const;
+
+export const MAX_QUESTION_CHARS = LIMITS.questionChars;
+
+const thousands = (n: number) => n.toLocaleString("en-US");
+
+/** "keep the question under 4,000 characters": the one wording of a length limit. */
+export function underLimit(what: string, max: number): string {
+  return `keep the ${what} under ${thousands(max)} characters`;
+}
 
 export const Question = z
   .string()
   .trim()
   .min(1, "ask a question")
-  .max(MAX_QUESTION_CHARS, "oversize question: keep it under 4,000 characters");
+  .max(LIMITS.questionChars, `oversize question: ${underLimit("question", LIMITS.questionChars)}`);
 
-export const Id = z.string().trim().min(1).max(200);
-export const Tags = z.array(z.string().trim().min(1).max(100)).max(50, "at most 50 tags");
+/**
+ * A record id: a slug of letters, digits and `_ . : -`, starting with a letter or digit, so never
+ * `.` or `..` (a path segment that names no record) and never a space or a slash.
+ */
+export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+export const Id = z
+  .string()
+  .trim()
+  .min(1)
+  .max(LIMITS.idChars)
+  .regex(SLUG_PATTERN, "an id is a slug: letters, digits and _ . : - (starting with a letter or digit)");
+export const Tags = z
+  .array(z.string().trim().min(1).max(LIMITS.tagChars))
+  .max(LIMITS.tags, `at most ${LIMITS.tags} tags`);
 export const IsoTime = z.iso.datetime({ offset: true });
 
 /** The bank an MCP tool works on when the agent names none. */

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Scope } from "@/lib/reflect/domain";
-import { Id, IsoTime, McpBank, Tags } from "./fields";
+import { Id, IsoTime, LIMITS, McpBank, Tags, underLimit } from "./fields";
 import { MentalModelItem } from "./mental-models";
 
 export const FactKind = z.enum(["world", "experience"]);
@@ -38,7 +38,7 @@ export type MemoryTier = z.infer<typeof MemoryTier>;
 
 export const MemoryQuery = z.object({
   tier: MemoryTier.default("mental_models"),
-  q: z.string().trim().max(500, "keep the search under 500 characters").default(""),
+  q: z.string().trim().max(LIMITS.searchChars, underLimit("search", LIMITS.searchChars)).default(""),
   limit: z.coerce.number().int().min(1).max(500).default(200),
 });
 
@@ -51,8 +51,13 @@ export type MemoryPage = z.infer<typeof MemoryPage>;
 
 // ---------- recall ----------
 
-export const RecallBody = z.object({
-  query: z.string().trim().min(1, "give a query").max(1000).meta({ description: "what to search for" }),
+export const RecallBody = z.strictObject({
+  query: z
+    .string()
+    .trim()
+    .min(1, "give a query")
+    .max(LIMITS.recallQueryChars, underLimit("query", LIMITS.recallQueryChars))
+    .meta({ description: "what to search for" }),
   tags: Tags.default([]).meta({ description: "only facts carrying all of these tags" }),
   scope: Scope.default("personal").meta({ description: '"personal" or "team:<id>" when the bank permits that team' }),
   limit: z.number().int().min(1).max(100).default(20).meta({ description: "maximum facts" }),
@@ -69,9 +74,9 @@ export const McpRecallInput = RecallBody.extend({ bank: McpBank });
 
 // ---------- retain ----------
 
-export const NewFact = z.object({
+export const NewFact = z.strictObject({
   id: Id.optional().meta({ description: "omit to generate one; an existing id updates that fact" }),
-  text: z.string().trim().min(1).max(20_000),
+  text: z.string().trim().min(1).max(LIMITS.factChars, underLimit("fact", LIMITS.factChars)),
   kind: FactKind.default("world"),
   tags: Tags.default([]),
   scope: Scope.default("personal"),
@@ -79,7 +84,7 @@ export const NewFact = z.object({
   documentId: z.string().min(1).nullable().optional(),
 });
 
-export const RetainBody = z.object({
+export const RetainBody = z.strictObject({
   facts: z
     .array(NewFact)
     .min(1, "send at least one fact")
@@ -105,7 +110,7 @@ export const RetainResult = z.object({
 export type RetainResult = z.infer<typeof RetainResult>;
 
 /** The MCP `memory_retain` tool: new facts only (no ids), at most 100 per call. */
-export const McpRetainInput = z.object({
+export const McpRetainInput = z.strictObject({
   bank: McpBank,
   facts: z
     .array(NewFact.omit({ id: true, documentId: true }))

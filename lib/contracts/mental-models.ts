@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { FieldChange, VersionEntry } from "@/lib/timeline/version-changes";
-import { Id, IsoTime, MAX_QUESTION_CHARS, Tags } from "./fields";
+import { Id, IsoTime, LIMITS, Tags, underLimit } from "./fields";
 import { RunRef } from "./runs";
 
 export const StaleOverride = z.enum(["stale", "fresh"]).nullable();
@@ -105,20 +105,26 @@ export const MentalModelPage = z.object({
 export type MentalModelPage = z.infer<typeof MentalModelPage>;
 
 const MentalModelFields = z.object({
-  name: z.string().trim().min(1, "name the model").max(200, "keep the name under 200 characters"),
-  sourceQuery: z.string().trim().max(MAX_QUESTION_CHARS).default(""),
-  content: z.string().max(200_000, "keep the content under 200,000 characters").default(""),
+  name: z.string().trim().min(1, "name the model").max(LIMITS.nameChars, underLimit("name", LIMITS.nameChars)),
+  sourceQuery: z
+    .string()
+    .trim()
+    .max(LIMITS.questionChars, underLimit("source query", LIMITS.questionChars))
+    .default(""),
+  content: z.string().max(LIMITS.contentChars, underLimit("content", LIMITS.contentChars)).default(""),
   tags: Tags.default([]),
   refreshedAt: IsoTime.nullable().default(null),
   staleOverride: StaleOverride.default(null),
 });
 
-export const CreateMentalModelBody = MentalModelFields.extend({ id: Id.optional() });
+export const CreateMentalModelBody = MentalModelFields.extend({ id: Id.optional() }).strict();
 
 /** Omitted fields keep their current value. */
-export const UpdateMentalModelBody = MentalModelFields.partial().extend({
-  expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
-});
+export const UpdateMentalModelBody = MentalModelFields.partial()
+  .extend({
+    expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
+  })
+  .strict();
 
 /** The editor's save: creates (no id, version 0) or edits; a refresh needs a source query. */
 export const MentalModelDraft = MentalModelFields.pick({ name: true, content: true, tags: true }).extend({

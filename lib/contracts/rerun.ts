@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Budget, RunMode, RunStatus, Scope } from "@/lib/reflect/domain";
-import { Question } from "./fields";
+import { LIMITS, Question, underLimit } from "./fields";
 import { MentalModel, StaleOverride } from "./mental-models";
 
 export const MentalModelEdit = z.object({
@@ -12,7 +12,12 @@ export const MentalModelEdit = z.object({
   /** The version the edit was based on; a newer one saved meanwhile is a conflict. */
   expectedVersion: z.number().int().positive(),
   /** New content; omit to keep it. */
-  content: z.string().trim().min(1, "content cannot be empty").optional(),
+  content: z
+    .string()
+    .trim()
+    .min(1, "content cannot be empty")
+    .max(LIMITS.contentChars, underLimit("content", LIMITS.contentChars))
+    .optional(),
   /** New override; omit to keep it, null to clear it. */
   staleOverride: StaleOverride.optional(),
 });
@@ -23,8 +28,13 @@ export const RerunInput = z.object({
   budget: Budget,
   mode: RunMode,
   scope: Scope,
-  mission: z.string().trim().min(1, "the mission cannot be empty").optional(),
-  disposition: z.array(z.string().trim().min(1)).optional(),
+  mission: z
+    .string()
+    .trim()
+    .min(1, "the mission cannot be empty")
+    .max(LIMITS.missionChars, underLimit("mission", LIMITS.missionChars))
+    .optional(),
+  disposition: z.array(z.string().trim().min(1).max(LIMITS.wordChars)).max(LIMITS.dispositionWords).optional(),
   /** The skill version the mission/disposition edit was based on. */
   skillExpectedVersion: z.number().int().positive().optional(),
   mentalModelEdits: z.array(MentalModelEdit).default([]),

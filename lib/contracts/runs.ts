@@ -40,7 +40,7 @@ export const ReflectBody = RunRequest.extend({
     .boolean()
     .default(false)
     .meta({ description: "true: answer 200 with the finished run; false: 202 at once with links to follow it" }),
-});
+}).strict();
 
 /** The MCP `memory_reflect` tool. */
 export const McpReflectInput = RunRequest.pick({
@@ -49,7 +49,9 @@ export const McpReflectInput = RunRequest.pick({
   budget: true,
   scope: true,
   mode: true,
-}).extend({ bank: McpBank });
+})
+  .extend({ bank: McpBank })
+  .strict();
 
 export const RunStarted = z.object({ runId: z.string() });
 export type RunStarted = z.infer<typeof RunStarted>;

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { AnswerFormat, Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
 import type { VersionEntry } from "@/lib/timeline/version-changes";
-import { Id, MAX_QUESTION_CHARS, Tags } from "./fields";
+import { Id, LIMITS, Question, Tags, underLimit } from "./fields";
 
 export const Skill = z.object({
   id: z.string(),
@@ -39,26 +39,43 @@ export const SkillPage = z.object({ skill: Skill, versions: z.array(z.custom<Ver
 export type SkillPage = z.infer<typeof SkillPage>;
 
 const SkillFields = z.object({
-  name: z.string().trim().min(1, "name the skill").max(100),
-  mission: z.string().trim().min(1, "write the mission").max(4000, "keep the mission under 4,000 characters"),
-  disposition: z.array(z.string().trim().min(1).max(100)).max(20, "at most 20 adjectives").default([]),
-  retrieval: z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1, "name the skill")
+    .max(LIMITS.skillNameChars, underLimit("name", LIMITS.skillNameChars)),
+  mission: z
+    .string()
+    .trim()
+    .min(1, "write the mission")
+    .max(LIMITS.missionChars, underLimit("mission", LIMITS.missionChars)),
+  disposition: z
+    .array(z.string().trim().min(1).max(LIMITS.wordChars))
+    .max(LIMITS.dispositionWords, `at most ${LIMITS.dispositionWords} adjectives`)
+    .default([]),
+  retrieval: z.strictObject({
     tags: Tags.default([]),
     types: z.array(RetrievalType).min(1, "pick at least one memory type"),
     scope: Scope.default("personal"),
   }),
   budget: Budget.default("mid"),
   anchorEvery: z.number().int().min(1, "at least 1").max(50, "at most 50").default(4),
-  outputFormat: z.string().trim().max(2000, "keep the output format under 2,000 characters").default("markdown"),
+  outputFormat: z
+    .string()
+    .trim()
+    .max(LIMITS.outputFormatChars, underLimit("output format", LIMITS.outputFormatChars))
+    .default("markdown"),
   answerFormat: AnswerFormat.default("prose"),
 });
 
-export const CreateSkillBody = SkillFields.extend({ id: Id.optional() });
+export const CreateSkillBody = SkillFields.extend({ id: Id.optional() }).strict();
 
 /** Omitted fields keep their current value. */
-export const UpdateSkillBody = SkillFields.partial().extend({
-  expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
-});
+export const UpdateSkillBody = SkillFields.partial()
+  .extend({
+    expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
+  })
+  .strict();
 
 /** The editor's save: every field, based on the version it loaded (the name is not editable there). */
 export const SkillDraft = SkillFields.omit({ name: true }).extend({
@@ -71,7 +88,7 @@ export type SkillDraft = z.input<typeof SkillDraft>;
 /** "Try": run the unsaved draft on a question; nothing is saved. */
 export const TrySkillInput = z.object({
   draft: SkillDraft,
-  question: z.string().trim().min(1, "ask a question to try the draft").max(MAX_QUESTION_CHARS),
+  question: Question,
 });
 export type TrySkillInput = z.input<typeof TrySkillInput>;
 

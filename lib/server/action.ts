@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { type ActionResult, invalidInput } from "@/lib/contracts/errors";
+import { assertValidText } from "@/lib/contracts/text";
 import { actionError } from "./errors";
 
 /**
@@ -9,6 +10,11 @@ import { actionError } from "./errors";
  */
 export function defineAction<S extends z.ZodType, T>(schema: S, run: (input: z.output<S>) => Promise<T>) {
   return async (raw: z.input<S>): Promise<ActionResult<T>> => {
+    try {
+      assertValidText(raw);
+    } catch (err) {
+      return actionError(err);
+    }
     const parsed = schema.safeParse(raw);
     if (!parsed.success) return actionError(invalidInput(parsed.error));
     try {

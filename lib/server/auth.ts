@@ -38,9 +38,22 @@ export function isPublicPath(pathname: string): boolean {
   return pathname === "/api/health" || pathname === "/login";
 }
 
-/** Where to go after login: only a path on this site (no `//host` or scheme tricks). */
+const OWN_ORIGIN = "http://inspector.invalid";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Where to go after login: a path on this site, or "/". The value is parsed as a browser would,
+ * against this site's origin (tabs and newlines, which URL parsers drop, are refused first), and
+ * only a result on the same origin is kept, as its path, query and fragment.
+ */
 export function safeNextPath(value: unknown): string {
-  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")
-    ? value
-    : "/";
+  if (typeof value !== "string" || !value.startsWith("/") || CONTROL_CHARS.test(value)) return "/";
+  let url: URL;
+  try {
+    url = new URL(value, OWN_ORIGIN);
+  } catch {
+    return "/";
+  }
+  return url.origin === OWN_ORIGIN ? `${url.pathname}${url.search}${url.hash}` : "/";
 }

@@ -3,9 +3,9 @@ import { resolve } from "node:path";
 import { listBanks } from "@/db/banks";
 import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb } from "@/db/client";
-import { markInterruptedRuns } from "@/db/runs";
 import { embedAfterImport } from "./embeddings";
 import { processWide } from "./process-wide";
+import { runOwner } from "./run-owner";
 
 export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json");
 
@@ -22,17 +22,16 @@ export async function ensureDemoBank(db: Db): Promise<boolean> {
 const app = processWide("app-db", (): { db?: Promise<Db> } => ({}));
 
 /**
- * The web app's database: migrated, seeded with the demo bank when empty, and with runs that a
- * crashed process left `running` marked `interrupted` (this process cannot have started them yet).
+ * The web app's database: migrated, seeded with the demo bank when empty, registered as this
+ * server's run owner, and swept: runs whose owning process stopped are marked `interrupted`
+ * (now and with every heartbeat); live runs of another server or a CLI are left alone.
  */
 export function getAppDb(): Promise<Db> {
   if (!app.db) {
     const db = (async () => {
       const db = await getDb();
       await ensureDemoBank(db);
-      const interrupted = await markInterruptedRuns(db);
-      if (interrupted > 0)
-        console.warn(`marked ${interrupted} run(s) left running by an earlier process as interrupted`);
+      await runOwner(db, "server", { sweep: true });
       return db;
     })();
     app.db = db;
@@ -43,7 +42,7 @@ export function getAppDb(): Promise<Db> {
   return app.db;
 }
 
-/** The CLI's database: migrated and seeded, but it leaves other processes' running runs alone. */
+/** The CLI's database: migrated and seeded; it owns the runs it starts and sweeps nobody's. */
 export async function getCliDb(): Promise<Db> {
   // A command answers no other request while it waits on SQL: no worker threads to start.
   const db = await getDb({ threads: false });

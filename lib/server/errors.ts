@@ -31,11 +31,16 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
   invalid_json: 400,
   invalid_bundle: 400,
+  invalid_text: 400,
   unauthorized: 401,
+  forbidden_host: 403,
+  forbidden_origin: 403,
   scope_not_permitted: 403,
   not_found: 404,
   conflict: 409,
   body_too_large: 413,
+  unsupported_media_type: 415,
+  too_many_requests: 429,
   too_many_streams: 503,
   internal: 500,
 };
@@ -62,12 +67,29 @@ export function actionError(err: unknown): Extract<ActionResult<never>, { ok: fa
 }
 
 /**
+ * The error as one line a person reads (CLI, MCP text): the message, then the first bad field and
+ * its message when the input was refused, never a raw validation dump.
+ */
+export function oneLine(app: AppError): string {
+  const entries = Object.entries(app.details.fieldErrors ?? {});
+  const [path, messages] = entries[0] ?? [];
+  const first = messages?.[0];
+  let line = app.message;
+  if (path && first && app.code !== "invalid_bundle" && !app.message.includes(first)) {
+    line = `${line.replace(/\.$/, ":")} ${path === "_" ? "" : `${path}: `}${first}`;
+    const more = entries.reduce((n, [, m]) => n + m.length, 0) - 1;
+    if (more > 0) line += ` (and ${more} more)`;
+  }
+  return line.replace(/\s*\n\s*/g, " ");
+}
+
+/**
  * One line on stderr (a bundle's further issues follow, indented). The CLI runs on the user's
  * machine, so an internal error shows its own message. Exit 2: the input was refused; 1: it broke.
  */
 export function cliError(err: unknown): { lines: string[]; exitCode: 1 | 2 } {
   const app = toAppError(err);
-  const lines = [`error: ${app.message}`];
+  const lines = [`error: ${oneLine(app)}`];
   if (app.code === "invalid_bundle") {
     const issues = Object.entries(app.details.fieldErrors ?? {}).flatMap(([path, messages]) =>
       messages.map((m) => `  ${path}: ${m}`),
@@ -81,5 +103,5 @@ export function cliError(err: unknown): { lines: string[]; exitCode: 1 | 2 } {
 export function mcpError(err: unknown): { content: { type: "text"; text: string }[]; isError: true } {
   const app = toAppError(err);
   if (app.code === "internal") console.error(app.cause ?? app);
-  return { content: [{ type: "text", text: app.message }], isError: true };
+  return { content: [{ type: "text", text: oneLine(app) }], isError: true };
 }

@@ -5,12 +5,15 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
 import { getRunEvents } from "@/db/runs";
+import { invalidInput } from "@/lib/contracts/errors";
 import { DEFAULT_MCP_BANK } from "@/lib/contracts/fields";
 import { McpRecallInput, McpRetainInput } from "@/lib/contracts/memory";
 import { McpReflectInput } from "@/lib/contracts/runs";
+import { assertValidText } from "@/lib/contracts/text";
 import type { ModelPort } from "@/lib/reflect";
 import { foldRun } from "@/lib/timeline/fold";
 import { requireBank } from "./banks";
@@ -42,8 +45,35 @@ async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResul
   }
 }
 
+type ToolInputValidator = (tool: { inputSchema?: unknown }, args: unknown, name: string) => Promise<unknown>;
+
+/**
+ * The SDK validates tool arguments itself and would hand the agent zod's raw JSON dump. Its hook
+ * is replaced with ours: valid text first, then the tool's own contract, a refusal as one line.
+ */
+function validateToolInputOurWay(server: McpServer): void {
+  const target = server as unknown as { validateToolInput?: ToolInputValidator };
+  if (typeof target.validateToolInput !== "function") {
+    throw new Error("@modelcontextprotocol/sdk no longer has McpServer.validateToolInput: update lib/server/mcp.ts");
+  }
+  target.validateToolInput = async (tool, args, name) => {
+    const schema = tool.inputSchema as z.ZodType | undefined;
+    try {
+      assertValidText(args ?? {}, "the arguments");
+      if (!schema) return undefined;
+      const parsed = await schema.safeParseAsync(args ?? {});
+      if (!parsed.success) throw invalidInput(parsed.error, `Invalid arguments for ${name}.`);
+      return parsed.data;
+    } catch (err) {
+      // The SDK turns a thrown error's message into the tool error text.
+      throw new Error(mcpError(err).content[0]?.text ?? `Invalid arguments for ${name}.`);
+    }
+  };
+}
+
 export function createMcpServer(options: McpServerOptions): McpServer {
   const server = new McpServer({ name: "reflect-inspector", version: "0.1.0" });
+  validateToolInputOurWay(server);
   const baseUrl = inspectorUrl(options.publicUrl);
 
   server.registerTool(

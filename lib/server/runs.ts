@@ -34,6 +34,7 @@ import {
 import { memoryStoreOptions } from "./embeddings";
 import { getModel } from "./model";
 import { pushRunTraceInBackground } from "./otlp-push";
+import { runOwner } from "./run-owner";
 
 /** Time-sortable, collision-resistant run ids. */
 export function newRunId(now = Date.now()): string {
@@ -83,8 +84,10 @@ export async function startRun(
   // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.
   const memory = createMemoryStore(db, memoryStoreOptions());
   const runId = newRunId();
+  const ownerId = await runOwner(db);
 
   await createRun(db, {
+    ownerId,
     id: runId,
     bankId: bank.id,
     question: input.question,

@@ -5,6 +5,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { getAppDb } from "@/lib/server/db";
 import { createMcpServer } from "@/lib/server/mcp";
+import { mcpRebindingOptions } from "@/lib/server/request-policy";
 
 export const dynamic = "force-dynamic";
 
@@ -18,6 +19,8 @@ export async function POST(request: Request) {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
+    // The proxy already refused foreign hosts and origins; the SDK's own check is the second lock.
+    ...mcpRebindingOptions(request.headers.get("host")),
   });
   try {
     await server.connect(transport);

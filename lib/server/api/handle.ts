@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { AppError, invalidInput } from "@/lib/contracts/errors";
+import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
 import { getAppDb } from "../db";
 import { httpError } from "../errors";
 import type { Endpoint } from "./endpoint";
@@ -26,27 +27,37 @@ export interface HandlerInput<E extends Endpoint> {
 
 type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
 
+/**
+ * Reads the body once into one buffer (sized from Content-Length when declared, so a 50 MB bundle
+ * is not held as chunks and a concatenated copy at once), decodes it as strict UTF-8 and parses it.
+ */
 async function readBody(request: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
-  const tooLarge = () => new AppError("body_too_large", `The request body is larger than ${maxBytes} bytes.`);
+  const tooLarge = () =>
+    new AppError("body_too_large", `The request body is larger than ${maxBytes.toLocaleString("en-US")} bytes.`);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  // Read with a running cap: a chunked body without Content-Length must not fill memory either.
-  const chunks: Uint8Array[] = [];
+  let bytes = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024);
   let size = 0;
   if (request.body) {
+    // Read with a running cap: a chunked body without Content-Length must not fill memory either.
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
+      if (size + value.byteLength > maxBytes) {
         await reader.cancel();
         throw tooLarge();
       }
-      chunks.push(value);
+      if (size + value.byteLength > bytes.byteLength) {
+        const grown = new Uint8Array(Math.min(maxBytes, Math.max(bytes.byteLength * 2, size + value.byteLength)));
+        grown.set(bytes.subarray(0, size));
+        bytes = grown;
+      }
+      bytes.set(value, size);
+      size += value.byteLength;
     }
   }
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  const text = decodeUtf8(bytes.subarray(0, size));
   if (!text.trim()) throw new AppError("invalid_json", "The request body must be a JSON document.");
   try {
     return JSON.parse(text);
@@ -70,18 +81,22 @@ export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInpu
   return async (request: Request, ctx: RouteContext): Promise<Response> => {
     try {
       // Next passes no params at all for routes without dynamic segments.
-      const rawParams = (await ctx?.params) ?? {};
+      const rawParams = assertValidText((await ctx?.params) ?? {}, "the path");
       const params = endpoint.params ? parseOrThrow(endpoint.params, rawParams, "path parameters") : undefined;
       const db = await getAppDb();
       const bank = typeof rawParams.bank === "string" ? rawParams.bank : undefined;
       if (bank !== undefined && !(await getBank(db, bank))) throw new AppError("not_found", `unknown bank "${bank}"`);
       const query = endpoint.query
-        ? parseOrThrow(endpoint.query, Object.fromEntries(new URL(request.url).searchParams), "query parameters")
+        ? parseOrThrow(
+            endpoint.query,
+            assertValidText(Object.fromEntries(new URL(request.url).searchParams), "the query"),
+            "query parameters",
+          )
         : undefined;
       let rawBody: unknown;
       let body: unknown;
       if (endpoint.body) {
-        rawBody = await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        rawBody = assertValidText(await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "the body");
         body = parseOrThrow(endpoint.body, rawBody, "fields");
       }
       return await run({ db, params, query, body, rawBody, request } as HandlerInput<E>);

@@ -83,9 +83,9 @@ describe("run store", () => {
   });
 
   it("marks runs left running as interrupted", async () => {
-    expect(await markInterruptedRuns(t.db)).toBe(2);
+    expect(await markInterruptedRuns(t.db, { staleAfterMs: 30_000 })).toBe(2);
     expect((await getRun(t.db, "run-2"))?.status).toBe("interrupted");
     expect((await getRun(t.db, "run-1"))?.status).toBe("done");
-    expect(await markInterruptedRuns(t.db)).toBe(0);
+    expect(await markInterruptedRuns(t.db, { staleAfterMs: 30_000 })).toBe(0);
   });
 });

@@ -81,7 +81,7 @@ describe("run lifecycle", () => {
       scope: "personal",
       model: { kind: "offline", name: "offline" },
     });
-    expect(await markInterruptedRuns(db)).toBeGreaterThanOrEqual(1);
+    expect(await markInterruptedRuns(db, { staleAfterMs: 30_000 })).toBeGreaterThanOrEqual(1);
     expect((await getRun(db, "run_crashed"))?.status).toBe("interrupted");
   });
 });

@@ -32,11 +32,16 @@ const EXPECTED_STATUS: Record<ErrorCode, number> = {
   invalid_input: 400,
   invalid_json: 400,
   invalid_bundle: 400,
+  invalid_text: 400,
   unauthorized: 401,
+  forbidden_host: 403,
+  forbidden_origin: 403,
   scope_not_permitted: 403,
   not_found: 404,
   conflict: 409,
   body_too_large: 413,
+  unsupported_media_type: 415,
+  too_many_requests: 429,
   too_many_streams: 503,
   internal: 500,
 };
@@ -117,14 +122,26 @@ describe("action results", () => {
   });
 });
 
+/** A person's one line: the message, then the first bad field when the input was refused. */
+const LINE: Partial<Record<ErrorCode, string>> = {
+  invalid_input: "Some fields are invalid: question: ask a question",
+};
+
 describe("CLI", () => {
   it.each(ERROR_CODES.filter((c) => c !== "internal" && c !== "invalid_bundle"))(
     "%s → one `error:` line, exit 2 (the input was refused)",
     (code) => {
       const err = sample(code);
-      expect(cliError(err)).toEqual({ lines: [`error: ${err.message}`], exitCode: 2 });
+      expect(cliError(err)).toEqual({ lines: [`error: ${LINE[code] ?? err.message}`], exitCode: 2 });
     },
   );
+
+  it("names the first bad field of a zod failure and how many more there are, never a dump", () => {
+    const parsed = z.object({ a: z.string(), b: z.number(), c: z.boolean() }).safeParse({});
+    const { lines } = cliError(parsed.error);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: Some fields are invalid: a: .+ \(and 2 more\)$/);
+  });
 
   it("an invalid bundle names its first issue, then lists every issue indented", () => {
     expect(cliError(sample("invalid_bundle"))).toEqual({
@@ -145,7 +162,7 @@ describe("CLI", () => {
 describe("MCP", () => {
   it.each(ERROR_CODES.filter((c) => c !== "internal"))("%s → an isError tool result with the message", (code) => {
     const err = sample(code);
-    expect(mcpError(err)).toEqual({ content: [{ type: "text", text: err.message }], isError: true });
+    expect(mcpError(err)).toEqual({ content: [{ type: "text", text: LINE[code] ?? err.message }], isError: true });
   });
 
   it("an unexpected error is logged and its message reaches the agent, as the SDK itself would", () => {

@@ -1,0 +1,66 @@
+/**
+ * A server action's request body as React encodes it for our actions (plain JSON arguments), checked
+ * before Next decodes it: Next answers a malformed one with a 500 (SPEC §9: bad input is a clean
+ * 4xx). Text bodies must be a JSON array whose `$`-strings are only the encodings plain values use;
+ * multipart bodies must parse as form data. Anything else is `invalid_input` (400).
+ */
+import { AppError } from "@/lib/contracts/errors";
+
+/** `$$x` (a string starting with $), undefined, dates, bigints and the special numbers. */
+const PLAIN_VALUE_ENCODING = /^\$(\$|undefined$|D|n-?\d|-0$|NaN$|Infinity$|-Infinity$)/;
+
+function refused(detail: string): AppError<"invalid_input"> {
+  return new AppError("invalid_input", `This is not a valid server action request: ${detail}.`);
+}
+
+function checkValue(value: unknown): string | null {
+  if (typeof value === "string") {
+    return value.startsWith("$") && !PLAIN_VALUE_ENCODING.test(value)
+      ? `unsupported reference "${value.slice(0, 20)}"`
+      : null;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const problem = checkValue(item);
+      if (problem) return problem;
+    }
+  } else if (value !== null && typeof value === "object") {
+    for (const item of Object.values(value)) {
+      const problem = checkValue(item);
+      if (problem) return problem;
+    }
+  }
+  return null;
+}
+
+export function checkActionText(text: string): AppError | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return refused("the body is not JSON");
+  }
+  if (!Array.isArray(parsed)) return refused("the arguments are not a list");
+  try {
+    const problem = checkValue(parsed);
+    return problem ? refused(problem) : null;
+  } catch {
+    // A stack overflow: nesting no form of ours produces.
+    return refused("the arguments are nested too deeply");
+  }
+}
+
+/** Reads a copy of the request's body (the proxy's own copy) and checks it; null when it may go on. */
+export async function checkActionRequest(request: Request): Promise<AppError | null> {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type === "multipart/form-data") {
+    try {
+      await request.formData();
+      return null;
+    } catch {
+      return refused("the form data does not parse");
+    }
+  }
+  if (type === "text/plain" || type === "") return checkActionText(await request.text());
+  return null;
+}

@@ -1,0 +1,147 @@
+/**
+ * Runs have an owner (SPEC §9): a second process on the same database file leaves live runs alone,
+ * a killed owner's runs become `interrupted` with `finishedAt` and a reason, a final status is never
+ * overwritten, and a database from before owners existed upgrades with its dangling runs swept.
+ * Real processes (tsx), real heartbeats, real libSQL files.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Db, openDb } from "@/db/client";
+import { createRun, finishRun, getRun } from "@/db/runs";
+import { failedRunResult } from "@/lib/reflect";
+import { runOwner, staleAfterMs, sweepInterruptedRuns } from "@/lib/server/run-owner";
+
+const HEARTBEAT_MS = "100";
+const root = resolve(import.meta.dirname, "../../..");
+const dir = resolve(root, "test/.tmp", `owners-${process.pid}-${Date.now()}`);
+const dbUrl = `file:${join(dir, "shared.db")}`;
+const children: ChildProcess[] = [];
+let db: Db;
+
+function startChild(runId: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    // tsx as a loader, not its CLI (which runs the script in a grandchild that SIGKILL would miss).
+    ["--import", "tsx", "test/integration/security/fixtures/run-owner-child.ts", runId],
+    { cwd: root, env: { ...process.env, DATABASE_URL: dbUrl, INSPECTOR_HEARTBEAT_MS: HEARTBEAT_MS }, stdio: "pipe" },
+  );
+  children.push(child);
+  return new Promise((ready, fail) => {
+    let out = "";
+    child.stdout?.on("data", (d) => {
+      out += d;
+      if (out.includes("ready")) ready(child);
+    });
+    child.stderr?.on("data", (d) => {
+      out += d;
+    });
+    child.once("exit", (code) => fail(new Error(`child exited ${code}: ${out}`)));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  process.env.INSPECTOR_HEARTBEAT_MS = HEARTBEAT_MS;
+  mkdirSync(dir, { recursive: true });
+  db = await openDb(dbUrl);
+});
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  db?.$client.close();
+  delete process.env.INSPECTOR_HEARTBEAT_MS;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("two processes on one database", () => {
+  it("a server starting (its sweep) leaves a live CLI run alone, then marks it interrupted once the CLI is killed", async () => {
+    const child = await startChild("run_live_cli");
+    // This process plays the second server: it registers and sweeps, as getAppDb does on start.
+    await runOwner(db, "server", { sweep: true });
+    await sleep(Number(HEARTBEAT_MS) * 8); // longer than the stale threshold: the child's heartbeat keeps it alive
+    await sweepInterruptedRuns(db);
+    expect((await getRun(db, "run_live_cli"))?.status).toBe("running");
+
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    await sleep(staleAfterMs() + 200);
+    // This process's heartbeat sweeps too; either sweep may be the one that marks it.
+    await sweepInterruptedRuns(db);
+    const run = await getRun(db, "run_live_cli");
+    expect(run?.status).toBe("interrupted");
+    expect(run?.finishedAt).not.toBeNull();
+    expect(run?.error?.phase).toBe("interrupted");
+    expect(run?.error?.message).toMatch(/cli process \d+ .* stopped \(no heartbeat since/);
+  });
+
+  it("never marks this process's own running runs", async () => {
+    const ownerId = await runOwner(db);
+    await createRun(db, {
+      id: "run_mine",
+      bankId: "demo",
+      question: "Mine",
+      skill: null,
+      budget: "low",
+      mode: "synthesize",
+      scope: "personal",
+      model: { kind: "offline", name: "offline" },
+      ownerId,
+    });
+    await sleep(staleAfterMs() + 200);
+    await sweepInterruptedRuns(db);
+    expect((await getRun(db, "run_mine"))?.status).toBe("running");
+  });
+
+  it("a final status is never overwritten: finishing an interrupted run keeps it interrupted", async () => {
+    const before = await getRun(db, "run_live_cli");
+    const after = await finishRun(db, "run_live_cli", { ...failedRunResult({ message: "late", phase: "engine" }) });
+    expect(after.status).toBe("interrupted");
+    expect(after.error).toEqual(before?.error);
+    const done = await finishRun(db, "run_mine", failedRunResult({ message: "boom", phase: "engine" }));
+    expect(done.status).toBe("failed");
+    await sweepInterruptedRuns(db);
+    expect((await getRun(db, "run_mine"))?.status).toBe("failed");
+  });
+});
+
+describe("upgrading a database from before run owners", () => {
+  it("migrates and sweeps the runs it left running, with finishedAt and a reason", async () => {
+    const oldDir = join(dir, "old-migrations");
+    cpSync(resolve(root, "db/migrations"), oldDir, { recursive: true });
+    const journalPath = join(oldDir, "meta/_journal.json");
+    const journal = JSON.parse(readFileSync(journalPath, "utf8"));
+    const ownerEntry = journal.entries.findIndex((e: { tag: string }) => e.tag.endsWith("_run_owners"));
+    expect(ownerEntry).toBeGreaterThan(0);
+    journal.entries = journal.entries.slice(0, ownerEntry);
+    writeFileSync(journalPath, JSON.stringify(journal));
+
+    const url = `file:${join(dir, "old.db")}`;
+    const client = createClient({ url });
+    await migrate(drizzle(client), { migrationsFolder: oldDir });
+    await client.execute(
+      `INSERT INTO runs (id, bank_id, question, budget, mode, scope, model_kind, model_name, status, created_at, dropped, flags, warnings)
+       VALUES ('run_old', 'demo', 'old', 'low', 'synthesize', 'personal', 'offline', 'offline', 'running', '2026-01-01T00:00:00.000Z', '[]', '[]', '[]'),
+              ('run_old_done', 'demo', 'old', 'low', 'synthesize', 'personal', 'offline', 'offline', 'done', '2026-01-01T00:00:00.000Z', '[]', '[]', '[]')`,
+    );
+    const columns = await client.execute("PRAGMA table_info(runs)");
+    expect(columns.rows.map((r) => r.name)).not.toContain("owner_id");
+    client.close();
+
+    const upgraded = await openDb(url);
+    try {
+      expect(await sweepInterruptedRuns(upgraded)).toBe(1);
+      const run = await getRun(upgraded, "run_old");
+      expect(run?.status).toBe("interrupted");
+      expect(run?.finishedAt).not.toBeNull();
+      expect(run?.error?.message).toMatch(/predates run owners/);
+      expect((await getRun(upgraded, "run_old_done"))?.status).toBe("done");
+    } finally {
+      upgraded.$client.close();
+    }
+  });
+});
