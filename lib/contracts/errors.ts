@@ -22,6 +22,8 @@ export const ERROR_CODES = [
   /** The server needs INSPECTOR_TOKEN and the request does not carry it. */
   "unauthorized",
   "body_too_large",
+  /** The path exists but not with this HTTP method; the response's `Allow` header lists those it has. */
+  "method_not_allowed",
   /** This server already serves as many live streams as it allows; retry after a few seconds. */
   "too_many_streams",
   /** Anything unexpected: logged in full, shown as a pointer to the log where the audience is remote. */

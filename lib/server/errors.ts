@@ -36,6 +36,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   body_too_large: 413,
+  method_not_allowed: 405,
   too_many_streams: 503,
   internal: 500,
 };

@@ -7,9 +7,9 @@
  */
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
-import { z } from "zod";
 import type { Db } from "@/db/client";
 import { getRun, getRunEvents } from "@/db/runs";
+import { OtlpExporterSettings } from "@/lib/contracts/otlp";
 import { type OtlpTrace, runToOtlp } from "@/lib/timeline/otlp";
 import packageJson from "@/package.json";
 import { encodeTraceProtobuf } from "./otlp-protobuf";
@@ -55,21 +55,7 @@ function otlpHeaders(env: Env): Record<string, string> {
   return out;
 }
 
-const ExporterSettings = z.object({
-  protocol: z.enum(["http/protobuf", "http/json"], {
-    error: (issue) =>
-      `OTEL_EXPORTER_OTLP_PROTOCOL=${String(issue.input)} is not supported: use http/protobuf (the default) or http/json`,
-  }),
-  timeoutMs: z.coerce
-    .number({ error: "OTEL_EXPORTER_OTLP_TIMEOUT must be a number of milliseconds" })
-    .int("OTEL_EXPORTER_OTLP_TIMEOUT must be a whole number of milliseconds")
-    .positive("OTEL_EXPORTER_OTLP_TIMEOUT must be above 0"),
-  compression: z.enum(["gzip", "none"], {
-    error: (issue) => `OTEL_EXPORTER_OTLP_COMPRESSION=${String(issue.input)} is not supported: use gzip or none`,
-  }),
-});
-
-export interface ExporterConfig extends z.output<typeof ExporterSettings> {
+export interface ExporterConfig extends OtlpExporterSettings {
   url: string;
   headers: Record<string, string>;
 }
@@ -78,7 +64,7 @@ export interface ExporterConfig extends z.output<typeof ExporterSettings> {
 export function exporterConfig(env: Env): ExporterConfig | null {
   const url = tracesEndpoint(env);
   if (!url) return null;
-  const settings = ExporterSettings.safeParse({
+  const settings = OtlpExporterSettings.safeParse({
     protocol: pick(env, "PROTOCOL") || "http/protobuf",
     timeoutMs: pick(env, "TIMEOUT") || 10_000,
     compression: pick(env, "COMPRESSION") || "none",

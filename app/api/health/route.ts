@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/server/api/methods";
 import { getAppDb } from "@/lib/server/db";
 
 export const dynamic = "force-dynamic";
@@ -7,3 +8,5 @@ export async function GET() {
   await getAppDb();
   return Response.json({ ok: true });
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,5 +1,6 @@
 import { AppError, invalidInput } from "@/lib/contracts/errors";
 import { MemoryQuery } from "@/lib/contracts/memory";
+import { otherMethods } from "@/lib/server/api/methods";
 import { getAppDb } from "@/lib/server/db";
 import { httpError } from "@/lib/server/errors";
 import { searchParamsObject } from "@/lib/server/http";
@@ -15,3 +16,5 @@ export async function GET(request: Request, ctx: { params: Promise<{ bank: strin
   if (!page) return httpError(new AppError("not_found", `unknown bank "${bank}"`));
   return Response.json(page);
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

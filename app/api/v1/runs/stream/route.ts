@@ -1,5 +1,6 @@
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 import { runListStream } from "@/lib/server/api/run-list-stream";
 
 export const dynamic = "force-dynamic";
@@ -10,3 +11,5 @@ export const GET = handle(endpoints.streamRuns, async ({ db, query, request }) =
   const lastEventId = Number.parseInt(request.headers.get("last-event-id") ?? "", 10);
   return runListStream(db, filter, Number.isFinite(lastEventId) && lastEventId >= 0 ? lastEventId : since, request);
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
