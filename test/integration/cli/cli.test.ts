@@ -165,3 +165,25 @@ describe("cli help", () => {
     expect(out.stderr.trim()).toBe('error: unknown command "frobnicate"; run `cli --help` for the list');
   });
 });
+
+describe("cli with a database that cannot be opened", () => {
+  it.each([
+    ["a folder", (d: string) => d, "it is a folder, not a database file"],
+    ["a path under a file", (d: string) => join(d, "file.txt", "x.db"), "is a file, not a folder"],
+  ])("DATABASE_URL naming %s: one line naming the path and the cause, exit 2", (_what, pathOf, cause) => {
+    const bad = join(dir, "bad-db");
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(join(bad, "file.txt"), "not a folder");
+    const path = pathOf(bad);
+    const out = spawnSync(
+      process.execPath,
+      [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", "export", "--bank", "demo"],
+      { cwd: root, env: { ...process.env, DATABASE_URL: `file:${path}` }, encoding: "utf8", timeout: 60_000 },
+    );
+    expect(out.status).toBe(2);
+    const lines = out.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`error: cannot open the database ${path} (DATABASE_URL=file:${path}): `);
+    expect(lines[0]).toContain(cause);
+  });
+});
