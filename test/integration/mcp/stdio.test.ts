@@ -109,6 +109,36 @@ describe("MCP over stdio", { timeout: 60_000 }, () => {
   });
 });
 
+describe("MCP tool metadata", { timeout: 60_000 }, () => {
+  type Schema = { description?: string; properties?: Record<string, Schema>; items?: Schema };
+  /** `facts[].text`-style paths of input properties without a description. */
+  function undescribed(schema: Schema, path = ""): string[] {
+    const out: string[] = [];
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const here = path ? `${path}.${name}` : name;
+      if (!property.description) out.push(here);
+      out.push(...undescribed(property, here));
+      if (property.items) out.push(...undescribed(property.items, `${here}[]`));
+    }
+    return out;
+  }
+
+  it("describes every input property, nested ones included", async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(undescribed(tool.inputSchema as Schema), tool.name).toEqual([]);
+    const retain = tools.find((t) => t.name === "memory_retain")!.inputSchema as Schema;
+    expect(Object.keys(retain.properties?.facts?.items?.properties ?? {})).toEqual(
+      expect.arrayContaining(["text", "tags", "kind", "scope"]),
+    );
+  });
+
+  it("does not advertise tools.listChanged: the tool list never changes", () => {
+    const capabilities = client.getServerCapabilities();
+    expect(capabilities?.tools).toBeDefined();
+    expect(capabilities?.tools?.listChanged).not.toBe(true);
+  });
+});
+
 describe("MCP over stdio with a database that cannot be opened", { timeout: 60_000 }, () => {
   it("says why on stderr before announcing ready, and every tool answers with that line as a tool error", async () => {
     // A folder where the database file should be: SQLite alone would say only "…: 14".
