@@ -22,13 +22,14 @@ export function otherMethods(...implemented: RouteMethod[]): Record<RouteMethod 
       new AppError("method_not_allowed", `${request.method} is not supported here; this path allows ${allow}.`),
       { headers: { allow } },
     );
+  // Ours, not Next's: Next's own OPTIONS would list the refusing handlers below as allowed.
+  const options: Handler = () => new Response(null, { status: 204, headers: { allow } });
   return {
     GET: refuse,
     POST: refuse,
     PUT: refuse,
     PATCH: refuse,
     DELETE: refuse,
-    // Ours, not Next's: Next's own OPTIONS would list the refusing handlers above as allowed.
-    OPTIONS: () => new Response(null, { status: 204, headers: { allow } }),
+    OPTIONS: options,
   };
 }
