@@ -120,28 +120,26 @@ export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promi
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;
     let wait: number;
-    try {
-      const res = await fetch(config.url, {
-        method: "POST",
-        headers,
-        body,
-        signal: AbortSignal.timeout(remaining),
-      });
-      if (res.ok) {
-        await res.body?.cancel();
+    const answer = await fetch(config.url, {
+      method: "POST",
+      headers,
+      body,
+      signal: AbortSignal.timeout(remaining),
+    }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    if (answer instanceof Response) {
+      if (answer.ok) {
+        await answer.body?.cancel();
         return;
       }
-      last = `HTTP ${res.status} ${(await res.text()).slice(0, 200)}`.trim();
-      if (!RETRYABLE.has(res.status)) throw new Error(`OTLP push to ${config.url} failed: ${last}`);
-      wait = retryAfterMs(res.headers.get("retry-after")) ?? backoffMs(attempt);
-    } catch (err) {
-      if (err instanceof Error && err.message.startsWith("OTLP push")) throw err;
-      if (err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError")) {
-        last = `no answer within ${config.timeoutMs} ms`;
-        break;
-      }
+      last = `HTTP ${answer.status} ${(await answer.text().catch(() => "")).slice(0, 200)}`.trim();
+      if (!RETRYABLE.has(answer.status)) throw new Error(`OTLP push to ${config.url} failed: ${last}`);
+      wait = retryAfterMs(answer.headers.get("retry-after")) ?? backoffMs(attempt);
+    } else if (answer.name === "TimeoutError" || answer.name === "AbortError") {
+      last = `no answer within ${config.timeoutMs} ms`;
+      break;
+    } else {
       // A refused or reset connection is transient too: the collector may be restarting.
-      last = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+      last = (answer.cause as Error | undefined)?.message ?? answer.message;
       wait = backoffMs(attempt);
     }
     if (attempt === MAX_ATTEMPTS || Date.now() + wait >= deadline) break;

@@ -198,7 +198,20 @@ describe("push to an OTLP/HTTP collector", () => {
     await expect(
       pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_TIMEOUT: "300" }),
     ).rejects.toThrow(/no answer within 300 ms/);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("retries a refused connection (a collector restarting), then gives up within the timeout", async () => {
+    const runId = await finishedRun();
+    const closed = await startCollector({ protobufOnly: true });
+    await closed.close();
+    const started = Date.now();
+    await expect(
+      pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: closed.url, OTEL_EXPORTER_OTLP_TIMEOUT: "1500" }),
+    ).rejects.toThrow(/ECONNREFUSED.*gave up after retries within 1500 ms/);
+    // At least one backoff (about a second) before giving up, and not much past the timeout.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("does nothing without an endpoint", async () => {
