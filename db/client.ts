@@ -2,11 +2,12 @@
  * Database access. One libSQL client per process (`getDb()`), migrated to the latest schema on
  * first use; `openDb()` opens an independent, migrated connection (tests, CLI).
  */
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { type Client, createClient } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
+import { AppError } from "@/lib/contracts/errors";
 import * as schema from "./schema";
 import { syncSearchIndexes } from "./search-index";
 import { WorkerClient } from "./worker-client";
@@ -47,7 +48,50 @@ export interface OpenDbOptions {
   threads?: boolean;
 }
 
+/** A URL fit for a log line: credentials in it are masked. */
+const redacted = (url: string) => url.replace(/\/\/[^/@]*@/, "//***@");
+
+/** Why a `file:` database could not be opened, in words: SQLite's own error is a bare code (`…: 14`). */
+function fileCause(path: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const folder = dirname(path);
+  if (code === "EACCES" || code === "EPERM") return `permission denied creating the folder ${folder}`;
+  if (code === "EEXIST" || code === "ENOTDIR") return `part of the folder path ${folder} is a file, not a folder`;
+  if (code === "EROFS") return "the file system is read-only";
+  if (existsSync(path) && statSync(path).isDirectory()) return "it is a folder, not a database file";
+  try {
+    accessSync(folder, constants.W_OK);
+    if (existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
+  } catch {
+    return existsSync(path)
+      ? "the file is not readable and writable by this process"
+      : `the folder ${folder} is not writable`;
+  }
+  const detail = (err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "";
+  if (/NOTADB|not a database/i.test(detail)) return "the file is not a SQLite database";
+  return `SQLite cannot open it (${detail})`;
+}
+
+/** One line naming the database and the cause, for the CLI's stderr, an MCP tool error and the server log. */
+function openFailure(url: string, err: unknown): AppError<"unavailable"> {
+  const path = fileUrlPath(url);
+  const detail = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+  const message = path
+    ? `cannot open the database ${path} (DATABASE_URL=${redacted(url)}): ${fileCause(path, err)}`
+    : `cannot open the database at ${redacted(url)}: ${detail}`;
+  return new AppError("unavailable", message, {}, { cause: err });
+}
+
+/** Opens and migrates the database; any failure is one `unavailable` error naming the path and the cause. */
 export async function openDb(url: string = DEFAULT_DATABASE_URL, options: OpenDbOptions = {}): Promise<Db> {
+  try {
+    return await openAndMigrate(url, options);
+  } catch (err) {
+    throw openFailure(url, err);
+  }
+}
+
+async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> {
   const filePath = fileUrlPath(url);
   let client: Client;
   if (filePath) mkdirSync(dirname(filePath), { recursive: true });

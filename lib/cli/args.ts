@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/contracts/errors";
 import { LIMITS, underLimit } from "@/lib/contracts/fields";
 import { Budget, RunMode, Scope } from "@/lib/reflect";
+import { COMMAND_HELP } from "./help";
 
 /** A bad command line: `invalid_input`, printed as one line with exit code 2. */
 export function usageError(message: string): AppError<"invalid_input"> {
@@ -64,13 +65,13 @@ export function parseReflectArgs(argv: string[]): ReflectArgs {
 export function parseImportArgs(argv: string[]): { file: string; replace: boolean } {
   const { values, positionals } = parse(argv, { replace: { type: "boolean" } });
   const file = positionals[0];
-  if (!file || positionals.length > 1) throw usageError("usage: import <bundle.json> [--replace]");
+  if (!file || positionals.length > 1) throw usageError(`usage: ${COMMAND_HELP.import.usage}`);
   return { file, replace: values.replace === true };
 }
 
 export function parseExportArgs(argv: string[]): { bank: string; out?: string } {
   const { values, positionals } = parse(argv, { bank: { type: "string" }, out: { type: "string" } });
-  if (positionals.length) throw usageError("usage: export --bank <id> [--out file.json]");
+  if (positionals.length) throw usageError(`usage: ${COMMAND_HELP.export.usage}`);
   return parseWith(
     z.object({ bank: z.string({ error: "--bank is required" }).min(1), out: z.string().optional() }),
     values,

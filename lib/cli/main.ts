@@ -1,6 +1,8 @@
 /**
  * `npm run cli -- <command>`: import / export bank bundles, run a reflect. Bad input prints one
- * line to stderr and exits 2; a finished run of any status exits 0.
+ * line to stderr and exits 2; a finished run of any status exits 0. `--help` / `-h` / `help`
+ * print usage to stdout and exit 0. Traces of the runs it finished reach the configured OTLP
+ * collector before the process exits.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { exportBundle, importBundle } from "@/db/bundle-io";
@@ -10,21 +12,14 @@ import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
 import { cliError } from "@/lib/server/errors";
+import { flushTracePushes } from "@/lib/server/otlp-push";
 import { startRun } from "@/lib/server/runs";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
 import { embedCommand, formatEmbedCounts } from "./embed";
+import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
 import { mcpCommand } from "./mcp";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
 import { runsCommand } from "./runs";
-
-const USAGE = `usage: cli <command>
-  import <bundle.json> [--replace]
-  export --bank <id> [--out file.json]
-  reflect --bank <id> [--skill <name>] [--budget low|mid|high] [--mode synthesize|facts]
-          [--scope personal|team:<id>] [--anchor-every N] [--json] "<question>"
-  runs export <run-id> [--format otlp|json] [--out file]
-  mcp     (MCP server over stdio)
-  embed [--bank <id>]   (compute missing embeddings; needs REFLECT_EMBEDDINGS=openai)`;
 
 async function importCommand(argv: string[]) {
   const { file, replace } = parseImportArgs(argv);
@@ -74,7 +69,7 @@ async function reflectCommand(argv: string[]) {
   );
 }
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
+const COMMANDS: Record<CommandName, (argv: string[]) => Promise<void>> = {
   import: importCommand,
   export: exportCommand,
   reflect: reflectCommand,
@@ -83,21 +78,40 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<void>> = {
   embed: embedCommand,
 };
 
-async function main(argv: string[]) {
+async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const run = command ? COMMANDS[command] : undefined;
-  if (!run) {
-    console.error(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+  if (command === undefined) {
+    process.stderr.write(overviewHelp());
     return 2;
+  }
+  if (command === "--help" || command === "-h" || command === "help") {
+    const topic = rest[0];
+    if (topic !== undefined && !isCommandName(topic)) {
+      console.error(`error: unknown command "${topic}"; run \`cli --help\` for the list`);
+      return 2;
+    }
+    process.stdout.write(topic ? commandHelp(topic) : overviewHelp());
+    return 0;
+  }
+  if (!isCommandName(command)) {
+    console.error(`error: unknown command "${command}"; run \`cli --help\` for the list`);
+    return 2;
+  }
+  if (wantsHelp(rest)) {
+    process.stdout.write(commandHelp(command));
+    return 0;
   }
   try {
     assertValidText(rest, "the arguments");
-    await run(rest);
+    await COMMANDS[command](rest);
     return 0;
   } catch (err) {
     const { lines, exitCode } = cliError(err);
     for (const line of lines) console.error(line);
     return exitCode;
+  } finally {
+    // A run finished here is pushed to the collector before the process exits (failures are logged).
+    await flushTracePushes();
   }
 }
 

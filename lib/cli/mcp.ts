@@ -4,11 +4,19 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { getCliDb } from "@/lib/server/db";
+import { toAppError } from "@/lib/server/errors";
 import { createMcpServer } from "@/lib/server/mcp";
 import { usageError } from "./args";
 
 export async function mcpCommand(argv: string[]): Promise<void> {
   if (argv.length > 0) throw usageError("usage: mcp (no arguments; configure with DATABASE_URL, REFLECT_LLM…)");
+  // Open the database before announcing ready: a bad DATABASE_URL is said once, on stderr, and
+  // every tool call answers with the same one line as a tool error (until the database opens).
+  const unavailable = await getCliDb().then(
+    () => null,
+    (err: unknown) => toAppError(err),
+  );
+  if (unavailable) console.error(`error: ${unavailable.message} (the tools will answer with this error)`);
   const server = createMcpServer({ getDb: getCliDb });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

@@ -6,8 +6,9 @@ import { getRun, getRunEvents } from "@/db/runs";
 import { getCliDb } from "@/lib/server/db";
 import { getRunOtlp } from "@/lib/server/otlp-push";
 import { parseWith, usageError } from "./args";
+import { COMMAND_HELP } from "./help";
 
-const RUNS_USAGE = "usage: runs export <run-id> [--format otlp|json] [--out file]";
+const RUNS_USAGE = `usage: ${COMMAND_HELP.runs.usage}`;
 
 const ExportArgs = z.object({
   id: z.string({ error: RUNS_USAGE }).min(1, RUNS_USAGE),

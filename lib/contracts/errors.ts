@@ -32,8 +32,12 @@ export const ERROR_CODES = [
   "body_too_large",
   /** Too many wrong tokens from this client: wait `Retry-After` seconds. */
   "too_many_requests",
+  /** The path exists but not with this HTTP method; the response's `Allow` header lists those it has. */
+  "method_not_allowed",
   /** This server already serves as many live streams as it allows; retry after a few seconds. */
   "too_many_streams",
+  /** The database cannot be opened (a bad DATABASE_URL, an unwritable path, an unreachable server). */
+  "unavailable",
   /** Anything unexpected: logged in full, shown as a pointer to the log where the audience is remote. */
   "internal",
 ] as const;

@@ -76,12 +76,20 @@ export const McpRecallInput = RecallBody.extend({ bank: McpBank });
 
 export const NewFact = z.strictObject({
   id: Id.optional().meta({ description: "omit to generate one; an existing id updates that fact" }),
-  text: z.string().trim().min(1).max(LIMITS.factChars, underLimit("fact", LIMITS.factChars)),
-  kind: FactKind.default("world"),
-  tags: Tags.default([]),
-  scope: Scope.default("personal"),
+  text: z
+    .string()
+    .trim()
+    .min(1)
+    .max(LIMITS.factChars, underLimit("fact", LIMITS.factChars))
+    .meta({ description: "the fact, in one or a few sentences" }),
+  kind: FactKind.default("world").meta({
+    description:
+      '"world" (a fact about the world) or "experience" (something the bank\'s owner did or went through, in the first person)',
+  }),
+  tags: Tags.default([]).meta({ description: "labels to filter recall by, e.g. launch, sso" }),
+  scope: Scope.default("personal").meta({ description: '"personal" or "team:<id>" when the bank permits that team' }),
   occurredAt: IsoTime.nullable().optional().meta({ description: "ISO-8601 time the fact happened" }),
-  documentId: z.string().min(1).nullable().optional(),
+  documentId: z.string().min(1).nullable().optional().meta({ description: "the source document the fact came from" }),
 });
 
 export const RetainBody = z.strictObject({
@@ -115,5 +123,6 @@ export const McpRetainInput = z.strictObject({
   facts: z
     .array(NewFact.omit({ id: true, documentId: true }))
     .min(1)
-    .max(100),
+    .max(100)
+    .meta({ description: "the new facts, 1 to 100; mental models whose scope covers them become stale" }),
 });

@@ -18,6 +18,8 @@ import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 /** Retry-After on a refused live stream. */
 const RETRY_STREAM_SECONDS = 5;
 const INTERNAL_MESSAGE = "Unexpected server error; see the server log.";
+/** The log line names the database path and the cause; a remote client learns only that it is down. */
+const UNAVAILABLE_MESSAGE = "The database cannot be opened; the server log says why.";
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -41,13 +43,19 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   body_too_large: 413,
   unsupported_media_type: 415,
   too_many_requests: 429,
+  method_not_allowed: 405,
   too_many_streams: 503,
+  unavailable: 503,
   internal: 500,
 };
 
 /** The body for remote audiences: an internal error is logged here and its details stay on the server. */
 function remoteBody(err: unknown): ErrorBody {
   const app = toAppError(err);
+  if (app.code === "unavailable") {
+    console.error(`error: ${app.message}`);
+    return { code: "unavailable", message: UNAVAILABLE_MESSAGE };
+  }
   if (app.code !== "internal") return errorBody(app);
   console.error(app.cause ?? app);
   return { code: "internal", message: INTERNAL_MESSAGE };

@@ -159,6 +159,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       }),
   );
 
+  // The tool list never changes at run time, and a stateless HTTP server could not send the
+  // notification anyway: do not advertise `tools.listChanged` (the SDK sets it on registerTool).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

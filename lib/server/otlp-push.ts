@@ -1,11 +1,18 @@
 /**
- * Trace export service: a stored run as OTLP/JSON, and the optional push of every finished run
- * to an OTLP/HTTP collector (Phoenix, Jaeger, an OpenTelemetry Collector) named by the standard
- * `OTEL_EXPORTER_OTLP_*` variables.
+ * Trace export service: a stored run as OTLP/JSON, and the push of every finished run to an
+ * OTLP/HTTP collector (Phoenix, Jaeger, an OpenTelemetry Collector) configured by the standard
+ * `OTEL_EXPORTER_OTLP_*` variables: endpoint, protocol (`http/protobuf`, the OTLP default, or
+ * `http/json`), headers, timeout and gzip compression. Refusals that the OTLP/HTTP spec calls
+ * retryable (429, 502, 503, 504) are retried with backoff, honouring `Retry-After`.
  */
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import type { Db } from "@/db/client";
 import { getRun, getRunEvents } from "@/db/runs";
+import { OtlpExporterSettings } from "@/lib/contracts/otlp";
 import { type OtlpTrace, runToOtlp } from "@/lib/timeline/otlp";
+import packageJson from "@/package.json";
+import { encodeTraceProtobuf } from "./otlp-protobuf";
 
 type Env = Record<string, string | undefined>;
 
@@ -16,8 +23,17 @@ export async function getRunOtlp(db: Db, runId: string, env: Env = process.env):
   const run = await getRun(db, runId);
   if (!run) return null;
   const events = await getRunEvents(db, runId);
-  return runToOtlp(events, { serviceName: serviceName(env), epochMs: Date.parse(run.createdAt) });
+  return runToOtlp(events, {
+    serviceName: serviceName(env),
+    sdkVersion: packageJson.version,
+    epochMs: Date.parse(run.createdAt),
+  });
 }
+
+// ---------- configuration (OpenTelemetry SDK environment variables) ----------
+
+/** The signal-specific variable wins over the generic one (OTLP exporter spec). */
+const pick = (env: Env, name: string) => env[`OTEL_EXPORTER_OTLP_TRACES_${name}`] || env[`OTEL_EXPORTER_OTLP_${name}`];
 
 /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is used as is; the generic endpoint gets `/v1/traces` (OTLP spec). */
 export function tracesEndpoint(env: Env): string | null {
@@ -26,40 +42,142 @@ export function tracesEndpoint(env: Env): string | null {
   return null;
 }
 
-/** `OTEL_EXPORTER_OTLP_HEADERS`: `key=value,key2=value2`, values URL-encoded (OTLP spec). */
+/** `key=value,key2=value2`, values URL-encoded (OTLP spec); the traces list overrides the generic one. */
 function otlpHeaders(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const pair of (env.OTEL_EXPORTER_OTLP_HEADERS ?? "").split(",")) {
-    const eq = pair.indexOf("=");
-    if (eq <= 0) continue;
-    out[pair.slice(0, eq).trim()] = decodeURIComponent(pair.slice(eq + 1).trim());
+  for (const list of [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS]) {
+    for (const pair of (list ?? "").split(",")) {
+      const eq = pair.indexOf("=");
+      if (eq <= 0) continue;
+      out[pair.slice(0, eq).trim().toLowerCase()] = decodeURIComponent(pair.slice(eq + 1).trim());
+    }
   }
   return out;
 }
 
+export interface ExporterConfig extends OtlpExporterSettings {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** The exporter as the environment configures it; null without an endpoint; throws on a bad value. */
+export function exporterConfig(env: Env): ExporterConfig | null {
+  const url = tracesEndpoint(env);
+  if (!url) return null;
+  const settings = OtlpExporterSettings.safeParse({
+    protocol: pick(env, "PROTOCOL") || "http/protobuf",
+    timeoutMs: pick(env, "TIMEOUT") || 10_000,
+    compression: pick(env, "COMPRESSION") || "none",
+  });
+  if (!settings.success) throw new Error(settings.error.issues.map((i) => i.message).join("; "));
+  return { url, headers: otlpHeaders(env), ...settings.data };
+}
+
+// ---------- transport ----------
+
+/** Statuses the OTLP/HTTP spec names as retryable; everything else is final. */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+const MAX_ATTEMPTS = 5;
+const INITIAL_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 5_000;
+
+/** `Retry-After` as seconds or an HTTP date, in milliseconds; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** Exponential backoff with ±20% jitter, capped (the OpenTelemetry JS exporters' schedule). */
+function backoffMs(attempt: number): number {
+  const base = Math.min(INITIAL_BACKOFF_MS * 1.5 ** (attempt - 1), MAX_BACKOFF_MS);
+  return base * (0.8 + Math.random() * 0.4);
+}
+
+async function encodeBody(
+  trace: OtlpTrace,
+  config: ExporterConfig,
+): Promise<{ body: Uint8Array<ArrayBuffer>; type: string }> {
+  const raw =
+    config.protocol === "http/protobuf" ? encodeTraceProtobuf(trace) : new TextEncoder().encode(JSON.stringify(trace));
+  // A copy over a plain ArrayBuffer: what fetch takes as a body.
+  const body = Uint8Array.from(config.compression === "gzip" ? await promisify(gzip)(raw) : raw);
+  return { body, type: config.protocol === "http/protobuf" ? "application/x-protobuf" : "application/json" };
+}
+
+/**
+ * Sends one trace; the whole export, retries included, stays within the configured timeout.
+ * Throws with the collector's last answer when it refuses or the time runs out.
+ */
+export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promise<void> {
+  const { body, type } = await encodeBody(trace, config);
+  const headers: Record<string, string> = { ...config.headers, "content-type": type };
+  if (config.compression === "gzip") headers["content-encoding"] = "gzip";
+  const deadline = Date.now() + config.timeoutMs;
+  let last = "";
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) break;
+    let wait: number;
+    const answer = await fetch(config.url, {
+      method: "POST",
+      headers,
+      body,
+      signal: AbortSignal.timeout(remaining),
+    }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    if (answer instanceof Response) {
+      if (answer.ok) {
+        await answer.body?.cancel();
+        return;
+      }
+      last = `HTTP ${answer.status} ${(await answer.text().catch(() => "")).slice(0, 200)}`.trim();
+      if (!RETRYABLE.has(answer.status)) throw new Error(`OTLP push to ${config.url} failed: ${last}`);
+      wait = retryAfterMs(answer.headers.get("retry-after")) ?? backoffMs(attempt);
+    } else if (answer.name === "TimeoutError" || answer.name === "AbortError") {
+      last = `no answer within ${config.timeoutMs} ms`;
+      break;
+    } else {
+      // A refused or reset connection is transient too: the collector may be restarting.
+      last = (answer.cause as Error | undefined)?.message ?? answer.message;
+      wait = backoffMs(attempt);
+    }
+    if (attempt === MAX_ATTEMPTS || Date.now() + wait >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  throw new Error(`OTLP push to ${config.url} failed: ${last} (gave up after retries within ${config.timeoutMs} ms)`);
+}
+
 /**
  * Sends the run's trace to the configured collector. Returns false when no endpoint is set;
- * throws when the collector refuses it.
+ * throws when the configuration is wrong or the collector refuses it.
  */
 export async function pushRunTrace(db: Db, runId: string, env: Env = process.env): Promise<boolean> {
-  const url = tracesEndpoint(env);
-  if (!url) return false;
+  const config = exporterConfig(env);
+  if (!config) return false;
   const trace = await getRunOtlp(db, runId, env);
   if (!trace) throw new Error(`run ${runId} not found`);
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { ...otlpHeaders(env), "content-type": "application/json" },
-    body: JSON.stringify(trace),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (!res.ok) throw new Error(`OTLP push to ${url} failed: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+  await sendTrace(trace, config);
   return true;
 }
 
-/** Fire-and-forget after a run finishes: a collector being down must never fail the run. */
+/** Pushes in flight, so a process that is about to exit (the CLI) can wait for them. */
+const pending = new Set<Promise<void>>();
+
+/** After a run finishes: a collector being down must never fail the run, so failures are logged. */
 export function pushRunTraceInBackground(db: Db, runId: string, env: Env = process.env): void {
   if (!tracesEndpoint(env)) return;
-  pushRunTrace(db, runId, env).catch((err: unknown) => {
-    console.error(`OTLP export of run ${runId} failed: ${err instanceof Error ? err.message : String(err)}`);
-  });
+  const push = pushRunTrace(db, runId, env).then(
+    () => {},
+    (err: unknown) => {
+      console.error(`OTLP export of run ${runId} failed: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  );
+  pending.add(push);
+  void push.finally(() => pending.delete(push));
+}
+
+/** Resolves once every push started so far has been delivered or given up (logged). */
+export async function flushTracePushes(): Promise<void> {
+  while (pending.size > 0) await Promise.all([...pending]);
 }

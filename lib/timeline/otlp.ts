@@ -1,6 +1,6 @@
 /**
  * A run's event log as one OTLP/JSON trace, following the OpenTelemetry GenAI semantic
- * conventions (invoke_agent → chat / execute_tool → search_memory) with OpenInference span kinds
+ * conventions (invoke_agent → chat / execute_tool → retrieval) with OpenInference span kinds
  * alongside so Phoenix renders it: a view over the run walk (walk.ts). Pure: ids come from a small
  * hash of the run id and event seq, so exporting the same run twice yields the same trace.
  */
@@ -51,12 +51,17 @@ export interface OtlpTrace {
 
 export interface OtlpOptions {
   serviceName?: string;
+  /** `telemetry.sdk.version`: the exporting app's version (the server passes package.json's). */
+  sdkVersion?: string;
   /** Wall-clock epoch (ms) of the run's `at = 0`, e.g. the run's createdAt. */
   epochMs?: number;
 }
 
 export const OTLP_SCOPE = { name: "reflect-inspector", version: "1" } as const;
 const AGENT_NAME = "reflect";
+
+/** A tier of a bank is the data source a tier search reads (GenAI `gen_ai.data_source.id`). */
+const dataSourceId = (bankId: string, tier: Tier) => `${bankId}/${tier}`;
 
 // ---------- deterministic ids ----------
 
@@ -204,7 +209,7 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     return span;
   }
 
-  /** A tool call as an execute_tool span, with a search_memory child once a tier search returned. */
+  /** A tool call as an execute_tool span, with a retrieval child once a tier search returned. */
   function toolSpans(call: RunEventOf<"tool.call">, result: RunEventOf<"tool.result"> | null): Placed<OtlpSpan>[] {
     const p = call.payload;
     const span = child(`e${call.seq}`, `execute_tool ${p.tool}`, 1, call.at);
@@ -248,7 +253,13 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     if (failed) span.attributes.push(...attrs({ "error.type": r.outcome }));
     const tier = r.tier ?? tierForTool(r.tool);
     if (tier) {
-      const search = child(`e${result.seq}:search`, `search_memory ${tier}`, 1, call.at, span.spanId);
+      const search = child(
+        `e${result.seq}:search`,
+        `retrieval ${dataSourceId(s?.bankId ?? "unknown", tier)}`,
+        1,
+        call.at,
+        span.spanId,
+      );
       search.endTimeUnixNano = span.endTimeUnixNano;
       search.status = span.status;
       search.attributes = tierSearchAttributes(tier, r, p.query, s?.bankId ?? "unknown");
@@ -335,6 +346,7 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
             "service.name": options.serviceName ?? "reflect-inspector",
             "telemetry.sdk.name": "reflect-inspector",
             "telemetry.sdk.language": "nodejs",
+            "telemetry.sdk.version": options.sdkVersion ?? "unknown",
           }),
         },
         scopeSpans: [{ scope: { ...OTLP_SCOPE }, spans: [root, ...inLogOrder(spans)] }],
@@ -429,25 +441,33 @@ function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, 
   }
 }
 
-/** A tier search as a GenAI memory search and an OpenInference retriever, with the hits' texts. */
+/**
+ * A tier search as a published GenAI `retrieval` (gen_ai.retrieval.*) and an OpenInference
+ * RETRIEVER, each document with its score. The stores rank rather than score, so the score is the
+ * reciprocal rank the tier search reports as relevance (1 for the best hit, 1/2 for the next, …).
+ * The `gen_ai.memory.*` attributes come from a development-stage GenAI memory proposal, not the
+ * published registry; they name the bank (the memory store), never the tier.
+ */
 function tierSearchAttributes(
   tier: Tier,
   result: EventPayload<"tool.result">,
   query: string | null,
   bankId: string,
 ): OtlpAttribute[] {
-  const ids = result.ids[tier];
-  const docs = ids.map((id) => ({ id, content: memoryTextFromContent(result.content, tier, id) ?? null }));
+  const docs = result.ids[tier].map((id, rank) => ({
+    id,
+    score: 1 / (rank + 1),
+    content: memoryTextFromContent(result.content, tier, id) ?? null,
+  }));
   return attrs({
-    "gen_ai.operation.name": "search_memory",
-    "gen_ai.memory.store.id": bankId,
-    "gen_ai.memory.store.name": tier,
-    "gen_ai.memory.query.text": query,
-    "gen_ai.memory.record.count": ids.length,
-    "gen_ai.memory.records": JSON.stringify(docs),
-    "gen_ai.data_source.id": `${bankId}/${tier}`,
+    "gen_ai.operation.name": "retrieval",
+    "gen_ai.data_source.id": dataSourceId(bankId, tier),
     "gen_ai.retrieval.query.text": query,
-    "gen_ai.retrieval.documents": JSON.stringify(docs),
+    "gen_ai.retrieval.documents": JSON.stringify(docs.map(({ id, score }) => ({ id, score }))),
+    "gen_ai.memory.store.id": bankId,
+    "gen_ai.memory.query.text": query,
+    "gen_ai.memory.record.count": docs.length,
+    "reflect.bank.id": bankId,
     "reflect.tier": tier,
     "reflect.outcome": result.outcome,
     "reflect.duration_ms": result.durationMs,
@@ -459,6 +479,7 @@ function tierSearchAttributes(
     ...Object.fromEntries(
       docs.flatMap((d, i) => [
         [`retrieval.documents.${i}.document.id`, d.id],
+        [`retrieval.documents.${i}.document.score`, d.score],
         [`retrieval.documents.${i}.document.content`, d.content ?? undefined],
       ]),
     ),

@@ -38,7 +38,13 @@ describe("API without a token (loopback)", () => {
   });
 
   it("answers a wrong method with 405 and bad input with a JSON error", async () => {
-    expect((await fetch(`${app.url}/api/v1/banks/demo/reflect`)).status).toBe(405);
+    const wrong = await fetch(`${app.url}/api/v1/banks/demo/reflect`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("POST, OPTIONS");
+    expect((await wrong.json()).error.code).toBe("method_not_allowed");
+    const options = await fetch(`${app.url}/api/v1/banks`, { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     const bad = await fetch(`${app.url}/api/v1/banks/demo/recall`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -21,7 +21,8 @@ export interface Endpoint {
   path: string;
   operationId: string;
   summary: string;
-  description?: string;
+  /** What the operation does and how, for the OpenAPI document (required: Spectral's `operation-description`). */
+  description: string;
   tag: "banks" | "reflect" | "memory" | "mental-models" | "skills" | "runs" | "meta";
   params?: z.ZodObject;
   query?: z.ZodObject;

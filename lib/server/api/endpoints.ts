@@ -15,6 +15,7 @@ import {
   MentalModelWithHistory,
   UpdateMentalModelBody,
 } from "@/lib/contracts/mental-models";
+import { OtlpTraceFile } from "@/lib/contracts/otlp";
 import {
   ListRunsQuery,
   ReflectAccepted,
@@ -45,6 +46,7 @@ export const endpoints = {
     path: "/banks",
     operationId: "listBanks",
     summary: "List memory banks",
+    description: "Every memory bank with its id, name and the team scopes it permits.",
     tag: "banks",
     responses: { 200: { description: "banks", schema: BankList } },
   }),
@@ -53,6 +55,8 @@ export const endpoints = {
     path: "/banks/import",
     operationId: "importBundle",
     summary: "Import a bank bundle (atomic: a bad bundle changes nothing)",
+    description:
+      "Imports a bundle (bank, facts, observations, mental models, skills) in one transaction: a bundle that fails validation changes nothing and the 400 names each bad value by its JSON path. An existing bank is refused unless `replace=true`, which replaces it whole.",
     tag: "banks",
     query: ImportQuery,
     body: Bundle,
@@ -68,6 +72,8 @@ export const endpoints = {
     path: "/banks/{bank}/export",
     operationId: "exportBundle",
     summary: "Export a bank as a bundle",
+    description:
+      "The bank as a bundle that `importBundle` accepts: facts, observations, mental models (current versions) and skills.",
     tag: "banks",
     params: BankParams,
     responses: { 200: { description: "the bundle", schema: ExportResult }, ...NO_BANK },
@@ -95,6 +101,8 @@ export const endpoints = {
     path: "/banks/{bank}/recall",
     operationId: "recall",
     summary: "Search raw facts (the recall tier) without a run",
+    description:
+      "Searches the bank's raw facts (BM25 full-text search, plus vector similarity when embeddings are configured) in the given scope, best first. Starts no run and calls no model.",
     tag: "memory",
     params: BankParams,
     body: RecallBody,
@@ -111,6 +119,8 @@ export const endpoints = {
     path: "/banks/{bank}/facts",
     operationId: "retainFacts",
     summary: "Retain facts (atomic); mental models in their scope become stale",
+    description:
+      "Stores new raw facts in one transaction (a bad fact stores nothing). Mental models whose scope covers the new facts become stale; the response names them so a client can refresh them.",
     tag: "memory",
     params: BankParams,
     body: RetainBody,
@@ -127,6 +137,8 @@ export const endpoints = {
     path: "/banks/{bank}/mental-models",
     operationId: "listMentalModels",
     summary: "List mental models with their computed staleness",
+    description:
+      "The bank's mental models, each with its current version and whether it is stale (newer facts in its scope since its last refresh) and why.",
     tag: "mental-models",
     params: BankParams,
     responses: { 200: { description: "mental models", schema: MentalModelList }, ...NO_BANK },
@@ -136,6 +148,7 @@ export const endpoints = {
     path: "/banks/{bank}/mental-models",
     operationId: "createMentalModel",
     summary: "Create a mental model (version 1)",
+    description: "Creates a mental model at version 1. Its id must be new in the bank.",
     tag: "mental-models",
     params: BankParams,
     body: CreateMentalModelBody,
@@ -152,6 +165,8 @@ export const endpoints = {
     path: "/banks/{bank}/mental-models/{id}",
     operationId: "getMentalModel",
     summary: "A mental model with every version, newest first",
+    description:
+      "The mental model's current version and every earlier version (content, tags, refresh time), newest first.",
     tag: "mental-models",
     params: BankItemParams,
     responses: {
@@ -164,6 +179,8 @@ export const endpoints = {
     path: "/banks/{bank}/mental-models/{id}",
     operationId: "updateMentalModel",
     summary: "Edit a mental model (a new version); omitted fields keep their value",
+    description:
+      "Saves a new version. Send `expectedVersion` (the version you edited): if someone saved in between, the answer is 409 with the record as it is now, and nothing is saved.",
     tag: "mental-models",
     params: BankItemParams,
     body: UpdateMentalModelBody,
@@ -180,6 +197,7 @@ export const endpoints = {
     path: "/banks/{bank}/mental-models/{id}",
     operationId: "deleteMentalModel",
     summary: "Delete a mental model and its history",
+    description: "Deletes the mental model and its version history. Runs that cited it keep their stored events.",
     tag: "mental-models",
     params: BankItemParams,
     responses: { 204: { description: "deleted" }, 404: err("unknown bank or model") },
@@ -189,6 +207,7 @@ export const endpoints = {
     path: "/banks/{bank}/skills",
     operationId: "listSkills",
     summary: "List skills",
+    description: "The bank's skills (mission, disposition, retrieval defaults, budget), current versions.",
     tag: "skills",
     params: BankParams,
     responses: { 200: { description: "skills", schema: SkillList }, ...NO_BANK },
@@ -198,6 +217,7 @@ export const endpoints = {
     path: "/banks/{bank}/skills",
     operationId: "createSkill",
     summary: "Create a skill (version 1)",
+    description: "Creates a skill at version 1. Its id and name must be new in the bank.",
     tag: "skills",
     params: BankParams,
     body: CreateSkillBody,
@@ -214,6 +234,7 @@ export const endpoints = {
     path: "/banks/{bank}/skills/{id}",
     operationId: "getSkill",
     summary: "A skill with every version, newest first",
+    description: "The skill's current version and every earlier version, newest first.",
     tag: "skills",
     params: BankItemParams,
     responses: {
@@ -226,6 +247,8 @@ export const endpoints = {
     path: "/banks/{bank}/skills/{id}",
     operationId: "updateSkill",
     summary: "Edit a skill (a new version); omitted fields keep their value",
+    description:
+      "Saves a new version. Send `expectedVersion` (the version you edited): if someone saved in between, the answer is 409 with the record as it is now, and nothing is saved.",
     tag: "skills",
     params: BankItemParams,
     body: UpdateSkillBody,
@@ -242,6 +265,7 @@ export const endpoints = {
     path: "/banks/{bank}/skills/{id}",
     operationId: "deleteSkill",
     summary: "Delete a skill and its history (runs keep their snapshot)",
+    description: "Deletes the skill and its version history. Runs made with it keep the snapshot they ran with.",
     tag: "skills",
     params: BankItemParams,
     responses: { 204: { description: "deleted" }, 404: err("unknown bank or skill") },
@@ -251,6 +275,8 @@ export const endpoints = {
     path: "/runs",
     operationId: "listRuns",
     summary: "List runs, newest first, with filters and a cursor",
+    description:
+      "Runs newest first, filtered by bank, skill, status, flag (`badge`) or text (`q`), a page at a time: pass `nextCursor` from the previous page as `cursor`.",
     tag: "runs",
     query: ListRunsQuery,
     responses: { 200: { description: "a page of runs", schema: RunListPage }, ...BAD_INPUT },
@@ -271,7 +297,9 @@ export const endpoints = {
         schema: RunListStreamFrames,
       },
       ...BAD_INPUT,
-      503: err("this server already serves as many live streams as it allows; retry after Retry-After seconds"),
+      503: err(
+        "this server already serves as many live streams as it allows (code `too_many_streams`): retry after Retry-After seconds; or the database cannot be opened (code `unavailable`)",
+      ),
     },
   }),
   getRun: defineEndpoint({
@@ -279,6 +307,8 @@ export const endpoints = {
     path: "/runs/{id}",
     operationId: "getRun",
     summary: "A run: status, answer, citations, usage",
+    description:
+      "The run's record: question, skill snapshot, status, answer, citations (kept and dropped), flags, usage and timing. Its steps are at `/runs/{id}/events`.",
     tag: "runs",
     params: RunParams,
     responses: { 200: { description: "the run", schema: RunDetail }, 404: err("unknown run") },
@@ -302,11 +332,23 @@ export const endpoints = {
       404: err("unknown run"),
     },
   }),
+  getRunOtlp: defineEndpoint({
+    method: "GET",
+    path: "/runs/{id}/otlp",
+    operationId: "getRunOtlp",
+    summary: "A run as an OpenTelemetry trace file (OTLP/JSON)",
+    description:
+      "The run as one OTLP/JSON `ExportTraceServiceRequest`: an `invoke_agent` root span, `chat` spans for model calls, `execute_tool` spans with `retrieval` children for tier searches, and verdicts (freshness checks, steering, guards, citations) as root span events. Attributes follow the OpenTelemetry GenAI conventions with OpenInference span kinds alongside. Served as a download (`Content-Disposition: attachment`). The same trace is what the server pushes to `OTEL_EXPORTER_OTLP_ENDPOINT`.",
+    tag: "runs",
+    params: RunParams,
+    responses: { 200: { description: "the trace", schema: OtlpTraceFile }, 404: err("unknown run") },
+  }),
   openapi: defineEndpoint({
     method: "GET",
     path: "/openapi.json",
     operationId: "getOpenApi",
     summary: "This API's OpenAPI 3.1 document",
+    description: "This document, generated from the same endpoint declarations the route handlers validate with.",
     tag: "meta",
     responses: { 200: { description: "the document", schema: OpenApiDocument } },
   }),

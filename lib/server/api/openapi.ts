@@ -7,6 +7,40 @@ import { z } from "zod";
 import type { Endpoint } from "./endpoint";
 import { endpoints, NAMED_SCHEMAS } from "./endpoints";
 
+/** Every tag an endpoint may carry, described once (Spectral's `operation-tag-defined`). */
+const TAGS: { name: Endpoint["tag"]; description: string }[] = [
+  { name: "banks", description: "Memory banks: list them, import and export them as bundles." },
+  { name: "memory", description: "Raw facts without a run: search them (recall) and store new ones (retain)." },
+  { name: "mental-models", description: "Curated summaries the engine reads first; versioned, with staleness." },
+  { name: "meta", description: "This API's own description." },
+  { name: "reflect", description: "Ask a question: the reflect loop searches the tiers and answers with citations." },
+  {
+    name: "runs",
+    description: "Stored runs: list, follow live, read the event log, export as an OpenTelemetry trace.",
+  },
+  { name: "skills", description: "How the engine answers: mission, disposition, retrieval defaults and budget." },
+];
+
+const ERROR_REF = { $ref: "#/components/schemas/Error" };
+
+/** Responses every operation can give, whatever it does. */
+const SHARED_RESPONSES = {
+  Unauthorized: {
+    description: "INSPECTOR_TOKEN is set and the request carries neither it as a bearer token nor the login cookie",
+    headers: {
+      "WWW-Authenticate": {
+        description: 'always `Bearer realm="reflect-inspector"`',
+        schema: { type: "string" },
+      },
+    },
+    content: { "application/json": { schema: ERROR_REF } },
+  },
+  Unavailable: {
+    description: "the database cannot be opened (code `unavailable`); the server log names the path and the cause",
+    content: { "application/json": { schema: ERROR_REF } },
+  },
+};
+
 type JsonSchema = Record<string, unknown>;
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -67,7 +101,15 @@ export function buildOpenApiDocument() {
             schema: { type: "string", description: "`id: <seq>\\nevent: <type>\\ndata: <RunEvent JSON>\\n\\n` frames" },
           };
         }
-        return [status, { description: spec.description, content }];
+        const headers =
+          status === "503"
+            ? {
+                headers: {
+                  "Retry-After": { description: "seconds to wait (a full server)", schema: { type: "integer" } },
+                },
+              }
+            : {};
+        return [status, { description: spec.description, ...headers, content }];
       }),
     );
     paths[endpoint.path] = {
@@ -75,13 +117,17 @@ export function buildOpenApiDocument() {
       [endpoint.method.toLowerCase()]: {
         operationId: endpoint.operationId,
         summary: endpoint.summary,
-        ...(endpoint.description ? { description: endpoint.description } : {}),
+        description: endpoint.description,
         tags: [endpoint.tag],
         parameters: [...parameters("path", endpoint.params), ...parameters("query", endpoint.query)],
         ...(requestBody ? { requestBody } : {}),
         responses: {
           ...responseObjects,
-          401: { description: "INSPECTOR_TOKEN is set and the request does not carry it" },
+          401: { $ref: "#/components/responses/Unauthorized" },
+          // The document itself needs no database; every other route opens it first.
+          ...(endpoint.operationId === "getOpenApi" || "503" in responseObjects
+            ? {}
+            : { 503: { $ref: "#/components/responses/Unavailable" } }),
         },
       },
     };
@@ -93,8 +139,11 @@ export function buildOpenApiDocument() {
       title: "Reflect Inspector API",
       version: "1",
       description:
-        "Reflect over memory banks, search and retain memories, curate mental models and skills, and follow runs. Errors are `{error: {code, message, fieldErrors?}}`.",
+        "Reflect over memory banks, search and retain memories, curate mental models and skills, and follow runs. Errors are `{error: {code, message, fieldErrors?}}` (the `Error` schema). A method a path does not list answers 405 with that body (code `method_not_allowed`) and an `Allow` header naming the methods it has; OPTIONS answers 204 with the same `Allow`.",
+      contact: { name: "Reflect Inspector maintainers (see the README)" },
+      license: { name: "UNLICENSED" },
     },
+    tags: TAGS,
     servers: [{ url: "/api/v1" }],
     security: [{}, { bearer: [] }],
     paths,
@@ -106,6 +155,7 @@ export function buildOpenApiDocument() {
           description: "INSPECTOR_TOKEN; required only when the server was started with one",
         },
       },
+      responses: SHARED_RESPONSES,
       schemas: { ...components(responses, "output"), ...components(requests, "input") },
     },
   };

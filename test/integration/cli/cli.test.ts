@@ -116,3 +116,75 @@ describe("cli import / export", { timeout: 60_000 }, () => {
     expect(out.stderr).toMatch(/cannot read/);
   });
 });
+
+describe("cli help", () => {
+  it.each([["--help"], ["-h"], ["help"]])("%s prints every command and exits 0", (flag) => {
+    const out = cli(flag);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe("");
+    for (const command of ["import", "export", "reflect", "runs", "mcp", "embed"]) {
+      expect(out.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    }
+  });
+
+  it.each([
+    [
+      ["reflect", "--help"],
+      ["--bank <id>", "--budget low|mid|high", "(default: synthesize)", "--json"],
+    ],
+    [
+      ["help", "reflect"],
+      ["--anchor-every <N>", "examples:"],
+    ],
+    [["import", "-h"], ["--replace"]],
+    [
+      ["export", "--help"],
+      ["--out <file>", "(default: stdout)"],
+    ],
+    [
+      ["runs", "export", "--help"],
+      ["--format json|otlp", "(default: json)"],
+    ],
+    [["mcp", "--help"], ["over stdio"]],
+    [
+      ["embed", "-h"],
+      ["REFLECT_EMBEDDINGS=openai", "(default: every bank)"],
+    ],
+  ])("%j prints the command's usage, flags, defaults and examples to stdout and exits 0", (args, expected) => {
+    const out = cli(...args);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe("");
+    expect(out.stdout).toMatch(/^usage: cli /);
+    expect(out.stdout).toContain("examples:");
+    for (const text of expected) expect(out.stdout).toContain(text);
+  });
+
+  it("an unknown command is a one-line error pointing at --help, exit 2", () => {
+    const out = cli("frobnicate");
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe("");
+    expect(out.stderr.trim()).toBe('error: unknown command "frobnicate"; run `cli --help` for the list');
+  });
+});
+
+describe("cli with a database that cannot be opened", () => {
+  it.each([
+    ["a folder", (d: string) => d, "it is a folder, not a database file"],
+    ["a path under a file", (d: string) => join(d, "file.txt", "x.db"), "is a file, not a folder"],
+  ])("DATABASE_URL naming %s: one line naming the path and the cause, exit 2", (_what, pathOf, cause) => {
+    const bad = join(dir, "bad-db");
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(join(bad, "file.txt"), "not a folder");
+    const path = pathOf(bad);
+    const out = spawnSync(
+      process.execPath,
+      [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", "export", "--bank", "demo"],
+      { cwd: root, env: { ...process.env, DATABASE_URL: `file:${path}` }, encoding: "utf8", timeout: 60_000 },
+    );
+    expect(out.status).toBe(2);
+    const lines = out.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`error: cannot open the database ${path} (DATABASE_URL=file:${path}): `);
+    expect(lines[0]).toContain(cause);
+  });
+});

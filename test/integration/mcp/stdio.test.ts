@@ -108,3 +108,69 @@ describe("MCP over stdio", { timeout: 60_000 }, () => {
     expect(recall.isError).toBe(true);
   });
 });
+
+describe("MCP tool metadata", { timeout: 60_000 }, () => {
+  type Schema = { description?: string; properties?: Record<string, Schema>; items?: Schema };
+  /** `facts[].text`-style paths of input properties without a description. */
+  function undescribed(schema: Schema, path = ""): string[] {
+    const out: string[] = [];
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const here = path ? `${path}.${name}` : name;
+      if (!property.description) out.push(here);
+      out.push(...undescribed(property, here));
+      if (property.items) out.push(...undescribed(property.items, `${here}[]`));
+    }
+    return out;
+  }
+
+  it("describes every input property, nested ones included", async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(undescribed(tool.inputSchema as Schema), tool.name).toEqual([]);
+    const retain = tools.find((t) => t.name === "memory_retain")!.inputSchema as Schema;
+    expect(Object.keys(retain.properties?.facts?.items?.properties ?? {})).toEqual(
+      expect.arrayContaining(["text", "tags", "kind", "scope"]),
+    );
+  });
+
+  it("does not advertise tools.listChanged: the tool list never changes", () => {
+    const capabilities = client.getServerCapabilities();
+    expect(capabilities?.tools).toBeDefined();
+    expect(capabilities?.tools?.listChanged).not.toBe(true);
+  });
+});
+
+describe("MCP over stdio with a database that cannot be opened", { timeout: 60_000 }, () => {
+  it("says why on stderr before announcing ready, and every tool answers with that line as a tool error", async () => {
+    // A folder where the database file should be: SQLite alone would say only "…: 14".
+    const folder = resolve(dir, `mcp-not-a-file-${process.pid}`);
+    mkdirSync(folder, { recursive: true });
+    let log = "";
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [resolve(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", "mcp"],
+      cwd: root,
+      env: { ...(process.env as Record<string, string>), DATABASE_URL: `file:${folder}`, REFLECT_LLM: "offline" },
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (d) => {
+      log += d;
+    });
+    const broken = new Client({ name: "stdio-bad-db", version: "1.0.0" });
+    try {
+      await broken.connect(transport);
+      const expected = `cannot open the database ${folder} (DATABASE_URL=file:${folder}): it is a folder, not a database file`;
+      const lines = log.trim().split("\n");
+      expect(lines[0]).toBe(`error: ${expected} (the tools will answer with this error)`);
+      expect(lines[1]).toMatch(/MCP server ready on stdio/);
+      const result = (await broken.callTool({
+        name: "memory_recall",
+        arguments: { query: "launch" },
+      })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(expected);
+    } finally {
+      await broken.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});

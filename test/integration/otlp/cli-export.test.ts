@@ -1,9 +1,13 @@
-/** `cli runs export`: a stored run written out as an OTLP trace or as its raw event log. */
-import { spawnSync } from "node:child_process";
+/**
+ * `cli runs export`: a stored run written out as an OTLP trace or as its raw event log; and
+ * `cli reflect` with a collector configured: the run's trace arrives before the process exits.
+ */
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OtlpTrace } from "@/lib/timeline/otlp";
+import { startCollector } from "./collector";
 
 const root = resolve(import.meta.dirname, "../../..");
 const dir = resolve(root, "test/.tmp", `otlp-cli-${process.pid}-${Date.now()}`);
@@ -59,5 +63,73 @@ describe("cli runs export", { timeout: 60_000 }, () => {
     const bad = cli("runs", "export", runId, "--format", "xml");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--format must be otlp or json/);
+  });
+});
+
+/** The CLI as a child process that does not block this one (the collector answers from here). */
+function cliAsync(env: Record<string, string>, ...args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string; exitedAt: number }>((resolve) => {
+    const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => {
+      stdout += c;
+    });
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    child.on("close", (code) => resolve({ code, stdout, stderr, exitedAt: Date.now() }));
+  });
+}
+
+describe("cli reflect with a collector configured", { timeout: 60_000 }, () => {
+  it("pushes the finished run as protobuf before the process exits, retrying a 503", async () => {
+    const collector = await startCollector({ protobufOnly: true });
+    try {
+      collector.replies.push({ status: 503, headers: { "retry-after": "1" } });
+      const out = await cliAsync(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+        "reflect",
+        "--bank",
+        "demo",
+        "--json",
+        "What is blocking the SSO rollout?",
+      );
+      expect(out.code, out.stderr).toBe(0);
+      const { id } = JSON.parse(out.stdout) as { id: string };
+      expect(collector.refused.map((r) => r.status)).toEqual([503]);
+      expect(collector.received).toHaveLength(1);
+      const hit = collector.received[0]!;
+      expect(hit.headers["content-type"]).toBe("application/x-protobuf");
+      expect(hit.at).toBeLessThanOrEqual(out.exitedAt);
+      const root = hit.trace.resourceSpans[0]!.scopeSpans[0]!.spans.find((s) => !s.parentSpanId)!;
+      expect(root.attributes).toContainEqual({ key: "reflect.run.id", value: { stringValue: id } });
+      // The pushed trace is the one `runs export --format otlp` writes.
+      const exported = cli("runs", "export", id, "--format", "otlp");
+      expect(hit.trace).toEqual(JSON.parse(exported.stdout));
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it("still exits 0 with the answer when the collector refuses, saying so on stderr", async () => {
+    const collector = await startCollector({ protobufOnly: true });
+    try {
+      const out = await cliAsync(
+        { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+        "reflect",
+        "--bank",
+        "demo",
+        "What did we decide about the launch date?",
+      );
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toMatch(/^Run run_\w+: done/m);
+      expect(out.stderr).toMatch(/OTLP export of run run_\w+ failed: .*HTTP 415/);
+    } finally {
+      await collector.close();
+    }
   });
 });

@@ -1,55 +1,40 @@
 /**
  * OTLP export of stored runs: the trace built from the database and the push of every finished
- * run to an OTLP/HTTP collector (a loopback server standing in for Phoenix or a Collector).
+ * run to an OTLP/HTTP collector — a loopback receiver that, like Phoenix, accepts only
+ * `application/x-protobuf` and decodes it with the published proto definitions.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/db/client";
 import { getRun } from "@/db/runs";
 import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/db";
-import { getRunOtlp, pushRunTrace, tracesEndpoint } from "@/lib/server/otlp-push";
+import { exporterConfig, getRunOtlp, pushRunTrace, retryAfterMs, tracesEndpoint } from "@/lib/server/otlp-push";
 import { startRun } from "@/lib/server/runs";
-import type { OtlpTrace } from "@/lib/timeline/otlp";
+import packageJson from "@/package.json";
 import { openTempDb } from "../db/temp-db";
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: OtlpTrace;
-}
+import { type Collector, startCollector } from "./collector";
 
 let db: Db;
 let cleanup: () => void;
-let server: Server;
-let collectorUrl: string;
-let received: Received[] = [];
-let reply = 200;
+/** Phoenix-like: 415 for anything but protobuf. */
+let phoenix: Collector;
+/** A Collector-like receiver that also takes OTLP/JSON. */
+let anyFormat: Collector;
 
 beforeAll(async () => {
   ({ db, cleanup } = await openTempDb("otlp-push"));
   await ensureDemoBank(db);
-  server = createServer((req, res) => {
-    let text = "";
-    req.on("data", (c) => {
-      text += c;
-    });
-    req.on("end", () => {
-      received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(text) as OtlpTrace });
-      res.writeHead(reply, { "content-type": "application/json" }).end(reply === 200 ? "{}" : "collector down");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  collectorUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  phoenix = await startCollector({ protobufOnly: true });
+  anyFormat = await startCollector({ protobufOnly: false });
 });
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await phoenix.close();
+  await anyFormat.close();
   cleanup();
 });
 afterEach(() => {
-  received = [];
-  reply = 200;
+  phoenix.reset();
+  anyFormat.reset();
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
 });
@@ -102,42 +87,151 @@ describe("push to an OTLP/HTTP collector", () => {
     );
   });
 
-  it("posts the trace as JSON to /v1/traces with the configured headers", async () => {
+  it("reads protocol, timeout, compression and headers, the traces variables winning", () => {
+    const config = exporterConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://h:4318",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "2500",
+      OTEL_EXPORTER_OTLP_COMPRESSION: "gzip",
+      OTEL_EXPORTER_OTLP_HEADERS: "api_key=a,x-team=b",
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: "api_key=c",
+    });
+    expect(config).toEqual({
+      url: "http://h:4318/v1/traces",
+      protocol: "http/protobuf",
+      timeoutMs: 2500,
+      compression: "gzip",
+      headers: { api_key: "c", "x-team": "b" },
+    });
+    expect(exporterConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h" })).toMatchObject({
+      protocol: "http/protobuf",
+      timeoutMs: 10_000,
+      compression: "none",
+    });
+    expect(() =>
+      exporterConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }),
+    ).toThrow("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http/protobuf (the default) or http/json");
+    expect(() =>
+      exporterConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://h", OTEL_EXPORTER_OTLP_TIMEOUT: "soon" }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_TIMEOUT/);
+  });
+
+  it("reads Retry-After as seconds or as an HTTP date", () => {
+    expect(retryAfterMs("2")).toBe(2000);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 7_000)).toBe(3000);
+    expect(retryAfterMs(null)).toBeNull();
+    expect(retryAfterMs("later")).toBeNull();
+  });
+
+  it("pushes protobuf by default, which a protobuf-only receiver decodes into the same trace as the JSON export", async () => {
     const runId = await finishedRun();
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0k" };
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0k" };
     expect(await pushRunTrace(db, runId, env)).toBe(true);
-    expect(received).toHaveLength(1);
-    const [hit] = received;
+    expect(phoenix.refused).toEqual([]);
+    expect(phoenix.received).toHaveLength(1);
+    const [hit] = phoenix.received;
     expect(hit!.path).toBe("/v1/traces");
-    expect(hit!.headers["content-type"]).toBe("application/json");
+    expect(hit!.headers["content-type"]).toBe("application/x-protobuf");
     expect(hit!.headers.authorization).toBe("Bearer t0k");
-    expect(hit!.body).toEqual(await getRunOtlp(db, runId, env));
+    // Every id, time, attribute and status survives the protobuf round trip.
+    expect(hit!.trace).toEqual(await getRunOtlp(db, runId, env));
+    const resource = hit!.trace.resourceSpans[0]!.resource.attributes;
+    expect(resource).toContainEqual({ key: "telemetry.sdk.version", value: { stringValue: packageJson.version } });
+    const spans = hit!.trace.resourceSpans[0]!.scopeSpans[0]!.spans;
+    expect(spans.some((s) => s.name.startsWith("retrieval demo/"))).toBe(true);
+  });
+
+  it("sends OTLP/JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json (and a protobuf-only receiver refuses it)", async () => {
+    const runId = await finishedRun();
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: anyFormat.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
+    expect(await pushRunTrace(db, runId, env)).toBe(true);
+    expect(anyFormat.received[0]!.headers["content-type"]).toBe("application/json");
+    expect(anyFormat.received[0]!.trace).toEqual(await getRunOtlp(db, runId, env));
+
+    const refusedEnv = { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
+    await expect(pushRunTrace(db, runId, refusedEnv)).rejects.toThrow(/HTTP 415/);
+  });
+
+  it("gzips the body with OTEL_EXPORTER_OTLP_COMPRESSION=gzip", async () => {
+    const runId = await finishedRun();
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_COMPRESSION: "gzip" };
+    expect(await pushRunTrace(db, runId, env)).toBe(true);
+    expect(phoenix.received[0]!.headers["content-encoding"]).toBe("gzip");
+    expect(phoenix.received[0]!.trace).toEqual(await getRunOtlp(db, runId, env));
+  });
+
+  it("retries a 503 after the collector's Retry-After", async () => {
+    const runId = await finishedRun();
+    phoenix.replies.push({ status: 503, headers: { "retry-after": "1" }, body: "starting up" });
+    expect(await pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url })).toBe(true);
+    expect(phoenix.refused.map((r) => r.status)).toEqual([503]);
+    expect(phoenix.received).toHaveLength(1);
+    expect(phoenix.received[0]!.at - phoenix.refused[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it("retries 429, 502 and 504 with backoff, but not a 400", async () => {
+    const runId = await finishedRun();
+    // Retry-After: 0 retries at once; without it the exporter backs off (about a second).
+    phoenix.replies.push(
+      { status: 429, headers: { "retry-after": "0" } },
+      { status: 502 },
+      { status: 504, headers: { "retry-after": "0" } },
+    );
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_TIMEOUT: "15000" };
+    expect(await pushRunTrace(db, runId, env)).toBe(true);
+    expect(phoenix.refused.map((r) => r.status)).toEqual([429, 502, 504]);
+    expect(phoenix.received).toHaveLength(1);
+
+    phoenix.reset();
+    phoenix.replies.push({ status: 400, body: "bad trace" });
+    await expect(pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url })).rejects.toThrow(
+      /HTTP 400 bad trace/,
+    );
+    expect(phoenix.refused).toHaveLength(1);
+  }, 30_000);
+
+  it("gives up within OTEL_EXPORTER_OTLP_TIMEOUT when the collector does not answer", async () => {
+    const runId = await finishedRun();
+    phoenix.replies.push({ status: 200, hang: true });
+    const started = Date.now();
+    await expect(
+      pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_TIMEOUT: "300" }),
+    ).rejects.toThrow(/no answer within 300 ms/);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("retries a refused connection (a collector restarting), then gives up within the timeout", async () => {
+    const runId = await finishedRun();
+    const closed = await startCollector({ protobufOnly: true });
+    await closed.close();
+    const started = Date.now();
+    await expect(
+      pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: closed.url, OTEL_EXPORTER_OTLP_TIMEOUT: "1500" }),
+    ).rejects.toThrow(/ECONNREFUSED.*gave up after retries within 1500 ms/);
+    // At least one backoff (about a second) before giving up, and not much past the timeout.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("does nothing without an endpoint", async () => {
     const runId = await finishedRun();
     expect(await pushRunTrace(db, runId, {})).toBe(false);
-    expect(received).toHaveLength(0);
-  });
-
-  it("reports a collector's refusal", async () => {
-    reply = 503;
-    const runId = await finishedRun();
-    await expect(pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl })).rejects.toThrow(/HTTP 503/);
+    expect(phoenix.received).toHaveLength(0);
   });
 
   it("pushes every finished run by itself when OTEL_EXPORTER_OTLP_ENDPOINT is set", async () => {
-    vi.stubEnv("OTEL_EXPORTER_OTLP_ENDPOINT", collectorUrl);
+    vi.stubEnv("OTEL_EXPORTER_OTLP_ENDPOINT", phoenix.url);
     const runId = await finishedRun();
-    const hit = await waitFor(() => received[0]);
-    const root = hit.body.resourceSpans[0]!.scopeSpans[0]!.spans.find((s) => !s.parentSpanId)!;
+    const hit = await waitFor(() => phoenix.received[0]);
+    const root = hit.trace.resourceSpans[0]!.scopeSpans[0]!.spans.find((s) => !s.parentSpanId)!;
     expect(root.attributes).toContainEqual({ key: "reflect.run.id", value: { stringValue: runId } });
     expect(root.attributes.find((a) => a.key === "reflect.status")?.value).toEqual({ stringValue: "done" });
   });
 
-  it("keeps the run's result when the collector is down, logging the failure", async () => {
-    vi.stubEnv("OTEL_EXPORTER_OTLP_ENDPOINT", collectorUrl);
-    reply = 500;
+  it("keeps the run's result when the collector refuses it, logging the failure", async () => {
+    vi.stubEnv("OTEL_EXPORTER_OTLP_ENDPOINT", phoenix.url);
+    phoenix.replies.push({ status: 500, body: "collector down" });
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const runId = await finishedRun();
     expect((await getRun(db, runId))!.status).toBe("done");

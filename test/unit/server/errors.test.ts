@@ -42,21 +42,23 @@ const EXPECTED_STATUS: Record<ErrorCode, number> = {
   body_too_large: 413,
   unsupported_media_type: 415,
   too_many_requests: 429,
+  method_not_allowed: 405,
   too_many_streams: 503,
+  unavailable: 503,
   internal: 500,
 };
 
+/** Codes whose remote body is their own message (internal and unavailable stay in the server log). */
+const REMOTE_AS_IS = ERROR_CODES.filter((c) => c !== "internal" && c !== "unavailable");
+
 describe("HTTP", () => {
-  it.each(ERROR_CODES.filter((c) => c !== "internal"))(
-    "%s → its status and {error: {code, message, …}}",
-    async (code) => {
-      const err = sample(code);
-      const res = httpError(err);
-      expect(res.status).toBe(EXPECTED_STATUS[code]);
-      expect(HTTP_STATUS[code]).toBe(EXPECTED_STATUS[code]);
-      expect(await res.json()).toEqual({ error: errorBody(err) });
-    },
-  );
+  it.each(REMOTE_AS_IS)("%s → its status and {error: {code, message, …}}", async (code) => {
+    const err = sample(code);
+    const res = httpError(err);
+    expect(res.status).toBe(EXPECTED_STATUS[code]);
+    expect(HTTP_STATUS[code]).toBe(EXPECTED_STATUS[code]);
+    expect(await res.json()).toEqual({ error: errorBody(err) });
+  });
 
   it("a conflict carries the current record; bad input carries its field errors; others carry neither", async () => {
     expect((await httpError(sample("conflict")).json()).error.current).toEqual({ id: "s1", version: 3 });
@@ -80,6 +82,17 @@ describe("HTTP", () => {
     expect(res.headers.get("retry-after")).toBe("5");
   });
 
+  it("an unopenable database is a logged 503 whose body does not name the path", async () => {
+    const log = quietLog();
+    const res = httpError(new AppError("unavailable", "cannot open the database /srv/secret/db: it is a directory"));
+    expect(res.status).toBe(503);
+    expect((await res.json()).error).toEqual({
+      code: "unavailable",
+      message: "The database cannot be opened; the server log says why.",
+    });
+    expect(String(log.mock.calls[0]![0])).toBe("error: cannot open the database /srv/secret/db: it is a directory");
+  });
+
   it("an unexpected error is a logged 500 that does not leak its message", async () => {
     const log = quietLog();
     const res = httpError(new Error("SQLITE_BUSY at /srv/secret/path.db"));
@@ -91,13 +104,13 @@ describe("HTTP", () => {
 });
 
 describe("action results", () => {
-  it.each(ERROR_CODES.filter((c) => c !== "internal"))("%s → {ok: false, error} with the same body", (code) => {
+  it.each(REMOTE_AS_IS)("%s → {ok: false, error} with the same body", (code) => {
     const err = sample(code);
     expect(actionError(err)).toEqual({ ok: false, error: errorBody(err) });
   });
 
   it("round-trips through the wire back into the same AppError on the client", () => {
-    for (const code of ERROR_CODES.filter((c) => c !== "internal")) {
+    for (const code of REMOTE_AS_IS) {
       const err = sample(code);
       const back = AppError.fromBody(actionError(err).error);
       expect(back).toBeInstanceOf(AppError);

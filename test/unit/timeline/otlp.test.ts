@@ -100,7 +100,7 @@ describe("span shapes (golden fresh)", () => {
     expect(chat.endTimeUnixNano).toBe(String(BigInt(EPOCH + response.at) * 1_000_000n));
   });
 
-  it("exports tool calls as execute_tool TOOL spans and tier searches as memory/retrieval RETRIEVER children", () => {
+  it("exports tool calls as execute_tool TOOL spans and tier searches as GenAI retrieval / OpenInference RETRIEVER children", () => {
     const tool = spans.find((s) => s.name === "execute_tool search_mental_models")!;
     expect(attr(tool, "gen_ai.operation.name")).toBe("execute_tool");
     expect(attr(tool, "gen_ai.tool.name")).toBe("search_mental_models");
@@ -109,17 +109,23 @@ describe("span shapes (golden fresh)", () => {
     expect(tool.parentSpanId).toBe(root.spanId);
 
     const search = spans.find((s) => s.parentSpanId === tool.spanId)!;
-    expect(search.name).toBe("search_memory mental_models");
+    expect(search.name).toBe("retrieval bank/mental_models");
     expect(kind(search)).toBe("RETRIEVER");
-    expect(attr(search, "gen_ai.operation.name")).toBe("search_memory");
+    expect(attr(search, "gen_ai.operation.name")).toBe("retrieval");
+    expect(attr(search, "gen_ai.data_source.id")).toBe("bank/mental_models");
+    expect(attr(search, "gen_ai.retrieval.query.text")).toEqual(expect.any(String));
+    // The proposal's memory store is the bank, never the tier.
     expect(attr(search, "gen_ai.memory.store.id")).toBe("bank");
-    expect(attr(search, "gen_ai.memory.query.text")).toEqual(expect.any(String));
-    expect(attr(search, "gen_ai.retrieval.query.text")).toBe(attr(search, "gen_ai.memory.query.text"));
-    const docs = JSON.parse(attr(search, "gen_ai.retrieval.documents") as string) as { id: string; content: string }[];
+    expect(search.attributes.some((a) => a.key === "gen_ai.memory.store.name")).toBe(false);
+    const docs = JSON.parse(attr(search, "gen_ai.retrieval.documents") as string) as { id: string; score: number }[];
     expect(docs.length).toBe(attr(search, "gen_ai.memory.record.count"));
     expect(docs.length).toBeGreaterThan(0);
-    expect(attr(search, "retrieval.documents.0.document.id")).toBe(docs[0]!.id);
-    expect(attr(search, "retrieval.documents.0.document.content")).toBe(docs[0]!.content);
+    expect(docs[0]!.score).toBe(1);
+    docs.forEach((d, i) => {
+      expect(attr(search, `retrieval.documents.${i}.document.id`)).toBe(d.id);
+      expect(attr(search, `retrieval.documents.${i}.document.score`)).toBe(d.score);
+    });
+    expect(attr(search, "retrieval.documents.0.document.content")).toEqual(expect.stringContaining("March 14"));
 
     const done = spans.find((s) => s.name === "execute_tool done")!;
     expect(spans.some((s) => s.parentSpanId === done.spanId)).toBe(false);
@@ -202,8 +208,8 @@ describe("span order", () => {
       "chat offline-extractive",
       "execute_tool search_observations",
       "execute_tool recall",
-      "search_memory observations",
-      "search_memory raw_facts",
+      "retrieval acme/observations",
+      "retrieval acme/raw_facts",
     ]);
   });
 });

@@ -1,7 +1,10 @@
 import { bankList } from "@/lib/server/api/banks";
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 
 export const dynamic = "force-dynamic";
 
 export const GET = handle(endpoints.listBanks, async ({ db }) => Response.json(await bankList(db)));
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/server/api/methods";
 import { buildOpenApiDocument } from "@/lib/server/api/openapi";
 
 export const dynamic = "force-dynamic";
@@ -6,3 +7,5 @@ export const dynamic = "force-dynamic";
 export function GET() {
   return Response.json(buildOpenApiDocument());
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,6 +1,7 @@
 import { RunListStreamQuery } from "@/lib/contracts/runs";
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 import { runListStream } from "@/lib/server/api/run-list-stream";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +13,5 @@ export const GET = handle(endpoints.streamRuns, async ({ db, query, request }) =
   const lastEventId = RunListStreamQuery.shape.since.safeParse(request.headers.get("last-event-id") ?? undefined);
   return runListStream(db, filter, lastEventId.data ?? since, request);
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

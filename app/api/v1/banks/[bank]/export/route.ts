@@ -1,6 +1,7 @@
 import { exportBank } from "@/lib/server/api/banks";
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -9,3 +10,5 @@ export const GET = handle(endpoints.exportBundle, async ({ db, params }) =>
     headers: { "content-disposition": `attachment; filename="${params.bank}.bundle.json"` },
   }),
 );
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

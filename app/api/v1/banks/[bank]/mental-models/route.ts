@@ -1,6 +1,7 @@
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
 import { createMentalModel, mentalModelList } from "@/lib/server/api/mental-models";
+import { otherMethods } from "@/lib/server/api/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -11,3 +12,5 @@ export const GET = handle(endpoints.listMentalModels, async ({ db, params }) =>
 export const POST = handle(endpoints.createMentalModel, async ({ db, params, body }) =>
   Response.json(await createMentalModel(db, params.bank, body), { status: 201 }),
 );
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");

@@ -1,5 +1,6 @@
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 import { reflect } from "@/lib/server/api/reflect";
 
 export const dynamic = "force-dynamic";
@@ -9,3 +10,5 @@ export const POST = handle(endpoints.reflect, async ({ db, params, body }) => {
   const self = "links" in result ? result.links.self : undefined;
   return Response.json(result, { status, headers: self ? { location: self } : {} });
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

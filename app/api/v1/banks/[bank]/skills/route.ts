@@ -1,5 +1,6 @@
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 import { createSkill, skillList } from "@/lib/server/api/skills";
 
 export const dynamic = "force-dynamic";
@@ -11,3 +12,5 @@ export const GET = handle(endpoints.listSkills, async ({ db, params }) =>
 export const POST = handle(endpoints.createSkill, async ({ db, params, body }) =>
   Response.json(await createSkill(db, params.bank, body), { status: 201 }),
 );
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");

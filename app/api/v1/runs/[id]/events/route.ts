@@ -1,5 +1,6 @@
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 import { runEventList, runEventStream } from "@/lib/server/api/runs";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +13,5 @@ export const GET = handle(endpoints.getRunEvents, async ({ db, params, query, re
   const lastEventId = Number.parseInt(request.headers.get("last-event-id") ?? "", 10);
   return runEventStream(db, params.id, Number.isFinite(lastEventId) ? lastEventId : query.after, request);
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,6 +1,7 @@
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
 import { mentalModelDetail, removeMentalModel, updateMentalModel } from "@/lib/server/api/mental-models";
+import { otherMethods } from "@/lib/server/api/methods";
 
 export const dynamic = "force-dynamic";
 
@@ -16,3 +17,5 @@ export const DELETE = handle(endpoints.deleteMentalModel, async ({ db, params })
   await removeMentalModel(db, params.bank, params.id);
   return new Response(null, { status: 204 });
 });
+
+export const { POST, PATCH, OPTIONS } = otherMethods("GET", "PUT", "DELETE");

@@ -1,5 +1,6 @@
 import { endpoints } from "@/lib/server/api/endpoints";
 import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
 import { removeSkill, skillDetail, updateSkill } from "@/lib/server/api/skills";
 
 export const dynamic = "force-dynamic";
@@ -16,3 +17,5 @@ export const DELETE = handle(endpoints.deleteSkill, async ({ db, params }) => {
   await removeSkill(db, params.bank, params.id);
   return new Response(null, { status: 204 });
 });
+
+export const { POST, PATCH, OPTIONS } = otherMethods("GET", "PUT", "DELETE");

@@ -1,0 +1,119 @@
+/**
+ * What `cli --help`, `cli help [command]` and `<command> --help` print: usage, flags with their
+ * defaults, and examples. One entry per command; the overview is built from the same entries.
+ */
+
+interface CommandHelp {
+  usage: string;
+  summary: string;
+  /** `[flag, what it does (default)]`. */
+  options: [string, string][];
+  examples: string[];
+}
+
+const CLI = "npm run cli --";
+
+export const COMMAND_HELP = {
+  import: {
+    usage: "import <bundle.json> [--replace]",
+    summary: "Import a bank bundle (atomic: a bad bundle changes nothing).",
+    options: [["--replace", "replace the bank if it exists (default: refuse)"]],
+    examples: [`${CLI} import db/demo/demo-bank.json --replace`],
+  },
+  export: {
+    usage: "export --bank <id> [--out <file.json>]",
+    summary: "Export a bank as a bundle.",
+    options: [
+      ["--bank <id>", "the bank to export (required)"],
+      ["--out <file>", "write to this file (default: stdout)"],
+    ],
+    examples: [`${CLI} export --bank demo --out demo.json`],
+  },
+  reflect: {
+    usage: 'reflect --bank <id> [options] "<question>"',
+    summary: "Ask a question: run the reflect loop, store the run and print the answer with its trace.",
+    options: [
+      ["--bank <id>", "the memory bank (required)"],
+      ["--skill <name>", 'the skill to run (default: "recap", else the bank\'s first skill)'],
+      ["--budget low|mid|high", "search budget (default: the skill's)"],
+      ["--mode synthesize|facts", "synthesize an answer, or list facts (default: synthesize)"],
+      ["--scope personal|team:<id>", "memory scope (default: the skill's)"],
+      ["--anchor-every <N>", "restate the mission every N iterations, 1-50 (default: the skill's)"],
+      ["--json", "print one JSON object: the run result and its events (default: a human summary)"],
+    ],
+    examples: [
+      `${CLI} reflect --bank demo "What did we decide about the launch date?"`,
+      `${CLI} reflect --bank demo --skill decisions --budget high --json "Who owns the SSO rollout?"`,
+    ],
+  },
+  runs: {
+    usage: "runs export <run-id> [--format json|otlp] [--out <file>]",
+    summary: "Write a stored run out: its record and event log (json) or an OTLP/JSON trace (otlp).",
+    options: [
+      ["--format json|otlp", "json: the run and its events; otlp: an OpenTelemetry trace (default: json)"],
+      ["--out <file>", "write to this file (default: stdout)"],
+    ],
+    examples: [`${CLI} runs export run_abc123 --format otlp --out run.otlp.json`],
+  },
+  mcp: {
+    usage: "mcp",
+    summary: "Serve the MCP tools (memory_reflect, memory_recall, memory_retain) over stdio.",
+    options: [],
+    examples: [
+      `${CLI} mcp`,
+      "npm --prefix /path/to/reflect-inspector run --silent cli -- mcp   (an MCP client's command)",
+    ],
+  },
+  embed: {
+    usage: "embed [--bank <id>]",
+    summary: "Compute the embeddings that are missing (needs REFLECT_EMBEDDINGS=openai and OPENAI_API_KEY).",
+    options: [["--bank <id>", "only this bank (default: every bank)"]],
+    examples: [`REFLECT_EMBEDDINGS=openai ${CLI} embed --bank demo`],
+  },
+} satisfies Record<string, CommandHelp>;
+
+export type CommandName = keyof typeof COMMAND_HELP;
+
+export const isCommandName = (name: string): name is CommandName => Object.hasOwn(COMMAND_HELP, name);
+
+/** `--help` / `-h` anywhere among a command's arguments asks for its help. */
+export const wantsHelp = (argv: readonly string[]) => argv.some((a) => a === "--help" || a === "-h");
+
+const ENVIRONMENT: [string, string][] = [
+  ["DATABASE_URL", "libSQL database (default: file:./data/inspector.db)"],
+  ["REFLECT_LLM", "offline | openai (default: openai when OPENAI_API_KEY is set, else offline)"],
+  ["OTEL_EXPORTER_OTLP_ENDPOINT", "push every finished run to an OTLP/HTTP collector (see README, Traces)"],
+];
+
+function table(rows: [string, string][]): string[] {
+  const width = Math.max(...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
+}
+
+export function commandHelp(name: CommandName): string {
+  const h: CommandHelp = COMMAND_HELP[name];
+  const lines = [`usage: cli ${h.usage}`, "", h.summary, ""];
+  lines.push("options:", ...table([...h.options, ["-h, --help", "print this help"]]), "");
+  lines.push("examples:", ...h.examples.map((e) => `  ${e}`));
+  return `${lines.join("\n")}\n`;
+}
+
+export function overviewHelp(): string {
+  const commands = (Object.keys(COMMAND_HELP) as CommandName[]).map((name): [string, string] => [
+    name,
+    COMMAND_HELP[name].summary,
+  ]);
+  const lines = [
+    `usage: ${CLI} <command> [options]`,
+    "",
+    "commands:",
+    ...table(commands),
+    "",
+    "Run `cli help <command>` or `cli <command> --help` for a command's flags, defaults and examples.",
+    "Bad input prints one line to stderr and exits 2; a finished run of any status exits 0.",
+    "",
+    "environment:",
+    ...table(ENVIRONMENT),
+  ];
+  return `${lines.join("\n")}\n`;
+}

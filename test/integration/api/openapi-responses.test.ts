@@ -1,0 +1,348 @@
+/**
+ * The OpenAPI document says what the server does: real responses of every /api/v1 operation —
+ * successes and the 400/401/403/404/405/409/413 errors — are checked against the document with
+ * ajv (JSON Schema 2020-12): the status must be declared for the operation, the content type
+ * listed, the body valid against the declared schema and declared headers present. The document
+ * itself passes Spectral's recommended OpenAPI ruleset without a warning.
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
+import { Document, Spectral } from "@stoplight/spectral-core";
+import Parsers from "@stoplight/spectral-parsers";
+import { oas } from "@stoplight/spectral-rulesets";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { NextRequest } from "next/server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+const dbFile = vi.hoisted(() => {
+  const path = `${process.cwd()}/test/.tmp/openapi-responses-${process.pid}-${Date.now()}.db`;
+  process.env.DATABASE_URL = `file:${path}`;
+  process.env.REFLECT_LLM = "offline";
+  return path;
+});
+
+import * as bankExport from "@/app/api/v1/banks/[bank]/export/route";
+import * as facts from "@/app/api/v1/banks/[bank]/facts/route";
+import * as mentalModel from "@/app/api/v1/banks/[bank]/mental-models/[id]/route";
+import * as mentalModels from "@/app/api/v1/banks/[bank]/mental-models/route";
+import * as recall from "@/app/api/v1/banks/[bank]/recall/route";
+import * as reflect from "@/app/api/v1/banks/[bank]/reflect/route";
+import * as skill from "@/app/api/v1/banks/[bank]/skills/[id]/route";
+import * as skills from "@/app/api/v1/banks/[bank]/skills/route";
+import * as importRoute from "@/app/api/v1/banks/import/route";
+import * as banks from "@/app/api/v1/banks/route";
+import * as openapi from "@/app/api/v1/openapi.json/route";
+import * as runEvents from "@/app/api/v1/runs/[id]/events/route";
+import * as runOtlp from "@/app/api/v1/runs/[id]/otlp/route";
+import * as run from "@/app/api/v1/runs/[id]/route";
+import * as runs from "@/app/api/v1/runs/route";
+import * as runStream from "@/app/api/v1/runs/stream/route";
+import { buildOpenApiDocument } from "@/lib/server/api/openapi";
+import { getAppDb } from "@/lib/server/db";
+import { proxy } from "@/proxy";
+
+type Handler = (
+  request: Request,
+  ctx: { params: Promise<Record<string, string> | undefined> },
+) => Response | Promise<Response>;
+type Json = Record<string, unknown>;
+
+const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as Json & {
+  paths: Record<string, Record<string, Json & { operationId: string; responses: Record<string, Json> }>>;
+};
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(doc, "openapi.json");
+
+const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+);
+/** Which operation ids got a validated response from their own route (every one must, by the end). */
+const covered = new Set<string>();
+/** Which error statuses were seen validated. */
+const statuses = new Set<number>();
+
+function markSeen(operationId: string, status: number) {
+  statuses.add(status);
+  // A 401 comes from the proxy, not the operation's route.
+  if (status !== 401) covered.add(operationId);
+}
+
+function resolveRef<T>(node: Json): T {
+  const ref = node.$ref;
+  if (typeof ref !== "string") return node as T;
+  return ref
+    .slice(2)
+    .split("/")
+    .reduce<unknown>((n, key) => (n as Json)[key], doc) as T;
+}
+
+/** Checks one real response against the document's declaration for (operation, status). */
+async function expectDocumented(operationId: string, res: Response): Promise<Json | string | null> {
+  const operation = operations.find((o) => o.op.operationId === operationId);
+  expect(operation, `operation ${operationId} is documented`).toBeDefined();
+  const declared = operation!.op.responses[String(res.status)];
+  expect(declared, `${operationId} declares ${res.status}`).toBeDefined();
+  const response = resolveRef<{ content?: Record<string, { schema: Json }>; headers?: Record<string, Json> }>(
+    declared!,
+  );
+  for (const name of Object.keys(response.headers ?? {})) {
+    if (name === "Retry-After") continue; // only a full server sends it; checked where it applies
+    expect(res.headers.get(name), `${operationId} ${res.status} sends ${name}`).toBeTruthy();
+  }
+  const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
+  if (!response.content) {
+    expect(await res.text(), `${operationId} ${res.status} has no body`).toBe("");
+    markSeen(operationId, res.status);
+    return null;
+  }
+  const media = response.content[type];
+  expect(media, `${operationId} ${res.status} lists ${type}`).toBeDefined();
+  if (type === "text/event-stream") {
+    await res.body?.cancel();
+    markSeen(operationId, res.status);
+    return null;
+  }
+  const body = (await res.json()) as Json;
+  const validate = ajv.compile({ $ref: `openapi.json${(media!.schema.$ref as string | undefined) ?? ""}` });
+  const ok = validate(body);
+  expect(ok, `${operationId} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  markSeen(operationId, res.status);
+  return body;
+}
+
+function request(
+  path: string,
+  init: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+) {
+  const body = init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
+  return new Request(`http://127.0.0.1/api/v1${path}`, {
+    method: init.method ?? (body === undefined ? "GET" : "POST"),
+    body,
+    headers: { "content-type": "application/json", ...init.headers },
+  });
+}
+
+async function call(
+  handler: Handler,
+  params: Record<string, string>,
+  path: string,
+  init?: Parameters<typeof request>[1],
+): Promise<Response> {
+  return handler(request(path, init), {
+    params: Promise.resolve(Object.keys(params).length ? params : undefined),
+  });
+}
+
+beforeAll(async () => {
+  mkdirSync(resolve(process.cwd(), "test/.tmp"), { recursive: true });
+  await getAppDb();
+});
+afterAll(async () => {
+  (await getAppDb()).$client.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${dbFile}${suffix}`, { force: true });
+});
+
+describe("real responses match the OpenAPI document", () => {
+  let runId = "";
+
+  it("banks: list, export, import (201, 400, 413)", async () => {
+    await expectDocumented("listBanks", await call(banks.GET, {}, "/banks"));
+    const exported = (await expectDocumented(
+      "exportBundle",
+      await call(bankExport.GET, { bank: "demo" }, "/banks/demo/export"),
+    )) as { bank: Json };
+    await expectDocumented("exportBundle", await call(bankExport.GET, { bank: "nope" }, "/banks/nope/export"));
+    const copy = { ...exported, bank: { ...exported.bank, id: "copy", name: "Copy" } };
+    await expectDocumented("importBundle", await call(importRoute.POST, {}, "/banks/import", { body: copy }));
+    await expectDocumented("importBundle", await call(importRoute.POST, {}, "/banks/import", { body: copy }));
+    const huge = await call(importRoute.POST, {}, "/banks/import", {
+      raw: "{}",
+      headers: { "content-length": String(60_000_000) },
+    });
+    expect(huge.status).toBe(413);
+    await expectDocumented("importBundle", huge);
+  });
+
+  it("reflect: 200 (wait), 202, 400, 404, 413", async () => {
+    const done = (await expectDocumented(
+      "reflect",
+      await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", {
+        body: { question: "What did we decide about the launch date?", wait: true },
+      }),
+    )) as { id: string };
+    runId = done.id;
+    await expectDocumented(
+      "reflect",
+      await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", {
+        body: { question: "What is blocking SSO?" },
+      }),
+    );
+    await expectDocumented(
+      "reflect",
+      await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", { body: { question: "" } }),
+    );
+    await expectDocumented(
+      "reflect",
+      await call(reflect.POST, { bank: "nope" }, "/banks/nope/reflect", { body: { question: "q?" } }),
+    );
+    await expectDocumented(
+      "reflect",
+      await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", {
+        body: { question: "q", pad: "x".repeat(1_100_000) },
+      }),
+    );
+  });
+
+  it("memory: recall (200, 403), retain (201, 400)", async () => {
+    await expectDocumented(
+      "recall",
+      await call(recall.POST, { bank: "demo" }, "/banks/demo/recall", { body: { query: "launch", limit: 3 } }),
+    );
+    await expectDocumented(
+      "recall",
+      await call(recall.POST, { bank: "demo" }, "/banks/demo/recall", {
+        body: { query: "budget", scope: "team:finance" },
+      }),
+    );
+    await expectDocumented(
+      "retainFacts",
+      await call(facts.POST, { bank: "demo" }, "/banks/demo/facts", {
+        body: { facts: [{ text: "The OpenAPI check shipped on Monday." }] },
+      }),
+    );
+    await expectDocumented(
+      "retainFacts",
+      await call(facts.POST, { bank: "demo" }, "/banks/demo/facts", { body: { facts: [] } }),
+    );
+  });
+
+  it("mental models: list, create (201, 409), read (200, 404), update (200, 409), delete (204)", async () => {
+    await expectDocumented(
+      "listMentalModels",
+      await call(mentalModels.GET, { bank: "demo" }, "/banks/demo/mental-models"),
+    );
+    const created = (await expectDocumented(
+      "createMentalModel",
+      await call(mentalModels.POST, { bank: "demo" }, "/banks/demo/mental-models", {
+        body: { name: "Doc model", content: "v1" },
+      }),
+    )) as { id: string };
+    const path = `/banks/demo/mental-models/${created.id}`;
+    const params = { bank: "demo", id: created.id };
+    await expectDocumented(
+      "createMentalModel",
+      await call(mentalModels.POST, { bank: "demo" }, "/banks/demo/mental-models", {
+        body: { id: created.id, name: "Dup" },
+      }),
+    );
+    await expectDocumented("getMentalModel", await call(mentalModel.GET, params, path));
+    await expectDocumented("getMentalModel", await call(mentalModel.GET, { bank: "demo", id: "nope" }, "/x"));
+    const put = { method: "PUT", body: { expectedVersion: 1, content: "v2" } };
+    await expectDocumented("updateMentalModel", await call(mentalModel.PUT, params, path, put));
+    const conflict = await call(mentalModel.PUT, params, path, put);
+    expect(conflict.status).toBe(409);
+    await expectDocumented("updateMentalModel", conflict);
+    await expectDocumented("deleteMentalModel", await call(mentalModel.DELETE, params, path, { method: "DELETE" }));
+  });
+
+  it("skills: list, create (201, 409), read, update (200, 409), delete (204, 404)", async () => {
+    await expectDocumented("listSkills", await call(skills.GET, { bank: "demo" }, "/banks/demo/skills"));
+    const body = { name: "doc-risks", mission: "List the risks.", retrieval: { types: ["observation"] } };
+    const created = (await expectDocumented(
+      "createSkill",
+      await call(skills.POST, { bank: "demo" }, "/banks/demo/skills", { body }),
+    )) as { id: string };
+    await expectDocumented("createSkill", await call(skills.POST, { bank: "demo" }, "/banks/demo/skills", { body }));
+    const params = { bank: "demo", id: created.id };
+    const path = `/banks/demo/skills/${created.id}`;
+    await expectDocumented("getSkill", await call(skill.GET, params, path));
+    const put = { method: "PUT", body: { expectedVersion: 1, budget: "low" } };
+    await expectDocumented("updateSkill", await call(skill.PUT, params, path, put));
+    await expectDocumented("updateSkill", await call(skill.PUT, params, path, put));
+    await expectDocumented("deleteSkill", await call(skill.DELETE, params, path, { method: "DELETE" }));
+    await expectDocumented("deleteSkill", await call(skill.DELETE, params, path, { method: "DELETE" }));
+  });
+
+  it("runs: list (200, 400), stream, read, events, OTLP trace (200, 404)", async () => {
+    await expectDocumented("listRuns", await call(runs.GET, {}, "/runs?limit=5"));
+    const bad = await runs.GET(request("/runs?limit=0"), { params: Promise.resolve(undefined) });
+    await expectDocumented("listRuns", bad);
+    const controller = new AbortController();
+    const stream = await runStream.GET(
+      new Request("http://127.0.0.1/api/v1/runs/stream", { signal: controller.signal }),
+      { params: Promise.resolve(undefined) },
+    );
+    await expectDocumented("streamRuns", stream);
+    controller.abort();
+    await expectDocumented("getRun", await call(run.GET, { id: runId }, `/runs/${runId}`));
+    await expectDocumented("getRun", await call(run.GET, { id: "run_nope" }, "/runs/run_nope"));
+    await expectDocumented("getRunEvents", await call(runEvents.GET, { id: runId }, `/runs/${runId}/events`));
+    await expectDocumented("getRunEvents", await call(runEvents.GET, { id: "run_nope" }, "/runs/run_nope/events"));
+    const otlp = await call(runOtlp.GET, { id: runId }, `/runs/${runId}/otlp`);
+    expect(otlp.headers.get("content-disposition")).toMatch(/attachment; filename="run-run_\w+\.otlp\.json"/);
+    await expectDocumented("getRunOtlp", otlp);
+    await expectDocumented("getRunOtlp", await call(runOtlp.GET, { id: "run_nope" }, "/runs/run_nope/otlp"));
+    await expectDocumented("getOpenApi", openapi.GET());
+  });
+
+  it("a method a path does not have: 405 with the error body and Allow; OPTIONS lists the same", async () => {
+    const error = ajv.compile({ $ref: "openapi.json#/components/schemas/Error" });
+    // The validator is live: a body without the error object fails it.
+    expect(error({ code: "method_not_allowed" })).toBe(false);
+    const cases: [Handler, string, string, string][] = [
+      [banks.PATCH as Handler, "PATCH", "/banks", "GET, HEAD, OPTIONS"],
+      [reflect.GET as Handler, "GET", "/banks/demo/reflect", "POST, OPTIONS"],
+      [skill.POST as Handler, "POST", "/banks/demo/skills/x", "GET, PUT, DELETE, HEAD, OPTIONS"],
+      [runOtlp.DELETE as Handler, "DELETE", "/runs/x/otlp", "GET, HEAD, OPTIONS"],
+    ];
+    for (const [handler, method, path, allow] of cases) {
+      const res = await call(handler, {}, path, { method });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get("allow")).toBe(allow);
+      const body = await res.json();
+      expect(error(body), ajv.errorsText(error.errors)).toBe(true);
+      expect(body.error.code).toBe("method_not_allowed");
+      // The Allow header names exactly the methods the document lists for the path (plus HEAD/OPTIONS).
+      const documented = Object.keys(
+        doc.paths[path.replace(/\/demo\//, "/{bank}/").replace(/\/x(\/|$)/, "/{id}$1")] ?? {},
+      );
+      const listed = allow.split(", ").filter((m) => m !== "HEAD" && m !== "OPTIONS");
+      expect(documented.map((m) => m.toUpperCase()).sort()).toEqual([...listed].sort());
+      statuses.add(405);
+    }
+    const options = await call(banks.OPTIONS as Handler, {}, "/banks", { method: "OPTIONS" });
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("401: what the proxy answers without the token is the documented Unauthorized response", async () => {
+    process.env.INSPECTOR_TOKEN = "openapi-test-token";
+    try {
+      for (const { path, method, op } of operations) {
+        const res = await proxy(
+          new NextRequest(new URL(`/api/v1${path.replace(/\{[^}]+\}/g, "x")}`, "http://127.0.0.1:3000"), { method }),
+        );
+        expect(res.status, `${method} ${path}`).toBe(401);
+        await expectDocumented(op.operationId, res);
+      }
+    } finally {
+      delete process.env.INSPECTOR_TOKEN;
+    }
+  });
+
+  it("covered every documented operation and the error statuses that matter", () => {
+    expect([...covered].sort()).toEqual(operations.map((o) => o.op.operationId).sort());
+    for (const status of [400, 401, 403, 404, 405, 409, 413]) expect(statuses.has(status), String(status)).toBe(true);
+  });
+});
+
+describe("Spectral's recommended OpenAPI ruleset", () => {
+  it("reports nothing on the document", async () => {
+    const spectral = new Spectral();
+    spectral.setRuleset({ extends: [[oas as never, "recommended"]] } as never);
+    const results = await spectral.run(new Document(JSON.stringify(doc, null, 2), Parsers.Json, "openapi.json"));
+    expect(results.map((r) => `${r.code} at ${r.path.join(".")}: ${r.message}`)).toEqual([]);
+  });
+});
