@@ -183,7 +183,8 @@ function step1bCleanUp(w: string): string {
   return w;
 }
 
-const utf8Length = (s: string) => (/^[\x00-\x7f]*$/.test(s) ? s.length : Buffer.byteLength(s, "utf8"));
+// ASCII only (every code unit below 0x80): one byte per character.
+const utf8Length = (s: string) => (/^[^\u0080-\uffff]*$/.test(s) ? s.length : Buffer.byteLength(s, "utf8"));
 
 // Stems by word: a bank repeats its vocabulary. Bounded; a pure function, so still deterministic.
 const STEMS = new Map<string, string>();
