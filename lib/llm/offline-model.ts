@@ -136,10 +136,15 @@ function decide(request: ModelRequest, question: Question): Decision {
     // Nothing retrieved yet: the engine sends a `done` back until something is, and ends the run as
     // `no_evidence` itself when the searches run out (SPEC §3.5). So search again with other words
     // or in another tier, never the same search twice; only when every variant is spent, answer.
-    const next = unsearched(question, query, [...offered].reverse(), calls);
-    if (next)
-      return search(next.tier.tool, next.query, `Nothing found yet; searching ${next.tier.label} for "${next.query}".`);
-    return answerNow();
+    // The lowest tier first (where specifics live); after a nudge, the next tier down instead.
+    const next = unsearched(question, query, nudged(messages) ? offered : [...offered].reverse(), calls);
+    if (!next) return answerNow();
+    const missing = missingWords(question, []).map((w) => `"${w}"`);
+    const note =
+      missing.length > 0
+        ? `The memories so far do not mention ${missing.join(", ")}; searching ${next.tier.label} for "${next.query}".`
+        : `Nothing found yet; searching ${next.tier.label} for "${next.query}".`;
+    return search(next.tier.tool, next.query, note);
   }
   if (lastTurnCalledDone(messages)) {
     // The engine rejected `done` (no evidence yet, or a release miss): dig into a lower tier.
