@@ -114,7 +114,10 @@ export function chooseLead(
  */
 function clearedSince(question: Question, ranked: readonly Passage[], chosen: Lead): Lead {
   const { lead } = chosen;
-  if (polarity(lead.text) !== "blocked") return chosen;
+  // Only a question about how things stand or what blocks them: "What did the pen test find?" is
+  // answered by the findings, even though they were fixed later.
+  const asksStatus = question.wantsLatest || question.terms.some((t) => BLOCKED.test(t.word));
+  if (!asksStatus || polarity(lead.text) !== "blocked") return chosen;
   const shares = (p: Passage) => [...subjectTerms(question, p)].some((i) => subjectTerms(question, lead).has(i));
   const cleared = ranked
     .filter((p) => p.item !== lead.item && polarity(p.text) === "cleared" && dateOf(p) > dateOf(lead) && shares(p))

@@ -158,8 +158,8 @@ export function rankPassages(question: Question, items: readonly RetrievedItem[]
   // The day of a date the question states ("17" of "November 17") is only stated by that date:
   // "Done September 17" says nothing about November 17.
   const askedDates = question.entities.filter((e) => e.kind === "date");
-  const dayOfAskedDate = (term: Question["terms"][number]) =>
-    /^\d{1,2}$/.test(term.word) && askedDates.some((e) => tokenize(e.text).some((t) => t.word === term.word));
+  const askedDays = new Set(askedDates.flatMap((e) => tokenize(e.text).map((t) => t.word)));
+  const dayOfAskedDate = (term: Question["terms"][number]) => /^\d{1,2}$/.test(term.word) && askedDays.has(term.word);
   const statesAskedDate = (s: Sentence) =>
     s.entities.some((e) => e.kind === "date" && askedDates.some((d) => d.key === e.key || e.key.endsWith(`-${d.key}`)));
   const passages: Passage[] = [];
