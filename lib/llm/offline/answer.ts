@@ -216,7 +216,8 @@ export interface ComposedAnswer {
 
 /** The first line: the answer, in the shape's own line form for a checklist or a blocker list. */
 function leadLine(shape: AnswerShape, p: Passage): string {
-  if (shape === "actionables") return checklistItem(p);
+  // Only an action item gets a checkbox: a fact that answers the question is not a task.
+  if (shape === "actionables" && ACTION.test(p.text)) return checklistItem(p);
   if (shape === "blockers") return blockerLine(p);
   // A fact that answers "when" by the day it records gets that day in front.
   const dated = [...p.satisfied.values()].includes("date") ? `${day(p)}: ` : "";
