@@ -872,13 +872,14 @@ const FACT_SPECS: FactSpec[] = [
   {
     key: "retest-pass",
     at: "2026-10-08T18:00",
-    tags: ["sso"],
+    // What clears a blocker is about the blocker: the blockers skill retrieves by this tag.
+    tags: ["sso", "blocker"],
     text: "Halcyon's retest on October 7–8 closed both medium findings; the final report lists no open issues in the SSO flow.",
   },
   {
     key: "bw-approved",
     at: "2026-10-09T14:00",
-    tags: ["sso", "customer"],
+    tags: ["sso", "customer", "blocker"],
     text: "Owen Brandt approved SSO for Brightwell after reading Halcyon's final report, and enablement is set for October 14.",
   },
   {
@@ -1184,7 +1185,7 @@ const OBSERVATION_SPECS: ObservationSpec[] = [
     text: "What blocked the SSO rollout, in order: node-saml 3.2 could not decrypt Brightwell's AES-256-GCM assertions; the upgrade had to wait for the platform change freeze to end on September 9; then Halcyon's pen test found an open redirect and a missing InResponseTo check that Brightwell required fixed and retested.",
   },
   {
-    tags: ["sso", "customer"],
+    tags: ["sso", "customer", "blocker"],
     from: ["retest-pass", "bw-approved", "bw-sso-live"],
     text: "The SSO rollout is no longer blocked: Halcyon's retest closed both findings on October 8, and Brightwell went live on Entra ID on October 14 with 58 users.",
   },

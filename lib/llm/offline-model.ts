@@ -111,7 +111,8 @@ interface Decision {
 function decide(request: ModelRequest, question: Question): Decision {
   const { messages } = request;
   const items = retrievedItems(messages, TIERS);
-  const query = keywordQuery(question);
+  // A question with no subject word ("hi") is still searched as asked: a search needs words.
+  const query = keywordQuery(question) || asTyped(question);
   const shape = answerShape(messages.find((m) => m.role === "system")?.content ?? "");
 
   let reading: Reading | undefined;
@@ -131,6 +132,20 @@ function decide(request: ModelRequest, question: Question): Decision {
   const used = new Set(calls.map((c) => c.function.name));
   const nextTier = offered.find((t) => !used.has(t.tool));
 
+  if (items.length === 0) {
+    // Nothing retrieved yet: the engine sends a `done` back until something is, and ends the run as
+    // `no_evidence` itself when the searches run out (SPEC §3.5). So search again with other words
+    // or in another tier, never the same search twice; only when every variant is spent, answer.
+    // The lowest tier first (where specifics live); after a nudge, the next tier down instead.
+    const next = unsearched(question, query, nudged(messages) ? offered : [...offered].reverse(), calls);
+    if (!next) return answerNow();
+    const missing = missingWords(question, []).map((w) => `"${w}"`);
+    const note =
+      missing.length > 0
+        ? `The memories so far do not mention ${missing.join(", ")}; searching ${next.tier.label} for "${next.query}".`
+        : `Nothing found yet; searching ${next.tier.label} for "${next.query}".`;
+    return search(next.tier.tool, next.query, note);
+  }
   if (lastTurnCalledDone(messages)) {
     // The engine rejected `done` (no evidence yet, or a release miss): dig into a lower tier.
     if (nextTier) return search(nextTier.tool, query, `The answer was rejected; searching ${nextTier.label}.`);
@@ -163,6 +178,36 @@ function decide(request: ModelRequest, question: Question): Decision {
     return search(tier.tool, targeted, note);
   }
   return answerNow();
+}
+
+/** The question's words as typed, for a question whose every word is a stop word or filler. */
+function asTyped(question: Question): string {
+  return question.text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join(" ");
+}
+
+/**
+ * The first search not made yet: the whole query, then each of its words alone (heaviest first),
+ * each in the lowest tier first.
+ */
+function unsearched(
+  question: Question,
+  query: string,
+  tiers: OfflineTier[],
+  calls: ToolCall[],
+): { tier: OfflineTier; query: string } | null {
+  const words = question.terms
+    .filter((t) => t.word !== "")
+    .sort((a, b) => b.weight - a.weight)
+    .map((t) => t.word);
+  const variants = [...new Set([query, ...(words.length > 1 ? words : [])])];
+  for (const variant of variants) {
+    for (const tier of tiers) if (!alreadySearched(calls, tier.tool, variant)) return { tier, query: variant };
+  }
+  return null;
 }
 
 function search(tool: string, query: string, note: string): Decision {
@@ -222,6 +267,8 @@ interface Reading {
   /** The few best relevant passages the "answered?" check reads. */
   best: Passage[];
   coverage: number;
+  /** Every trusted passage read, relevant or not, best first. */
+  read: Passage[];
 }
 
 /**
@@ -229,11 +276,12 @@ interface Reading {
  * summary must not speak over the memories it may be out of date with.
  */
 function read(question: Question, items: RetrievedItem[]): Reading {
-  const relevant = relevantPassages(question, rankPassages(question, items), OFFLINE_TUNING.relativeScore);
+  const ranked = rankPassages(question, items);
+  const relevant = relevantPassages(question, ranked, OFFLINE_TUNING.relativeScore);
   const trusted = relevant.filter((p) => p.item.trusted);
   const usable = trusted.length > 0 ? trusted : relevant;
   const best = trusted.slice(0, OFFLINE_TUNING.answeredPassages);
-  return { relevant: usable, best, coverage: coverage(question, best) };
+  return { relevant: usable, best, coverage: coverage(question, best), read: ranked.filter((p) => p.item.trusted) };
 }
 
 /** Words of the question none of the best passages satisfies, heaviest first. */
@@ -266,7 +314,7 @@ function targetedQuery(question: Question, best: Passage[]): string {
 
 function answer(question: Question, reading: Reading, shape: AnswerShape): Decision {
   const relevant = favourShape(shape, reading.relevant);
-  const lead = chooseLead(question, relevant);
+  const lead = chooseLead(question, relevant, reading.read);
   const citations = { memory_ids: [] as string[], observation_ids: [] as string[], mental_model_ids: [] as string[] };
   if (!lead) return { tool: DONE, args: { answer: NO_ANSWER_TEXT, ...citations }, note: null };
   const composed = composeAnswer(shape, lead, relevant);

@@ -55,7 +55,8 @@ const WHY = /\b(?:because|so that|to protect|in order to)\b[^.;()]+/i;
 const DUE = /\b(?:[Dd]ue|[Bb]y|[Uu]ntil)\s+(\p{Lu}\p{Ll}+\.?\s+\d{1,2}(?:,\s+\d{4})?|\d{4}-\d{2}-\d{2})/u;
 const DONE = /\b(?:done|closed|completed|finished)\b(?:\s+(?:on|by)\b|[:\s—–.-])|\bupdate:\s*done\b/i;
 const UNBLOCKS = /\b(?:the fix is|fix:|until|once|waits? on|depends on|needs|requires|earliest slot is)\s+([^.;—]+)/i;
-const OPEN = /\b(?:open|not yet|not scheduled|asked for|asks? for|next|at risk|might|unclear|pending)\b|\?/i;
+// "Brightwell asked for SCIM" is a request already met or planned, not a question to raise.
+const OPEN = /\b(?:open|not yet|not scheduled|next|at risk|might|unclear|pending)\b|\?/i;
 const ACTION = /\baction items?\b|\bdue\b|\bowns\b|\bto-?do\b/i;
 const DECIDED = /\b(?:decid\w*|decision|agreed|chose|approved|picked|final)\b/i;
 
@@ -114,7 +115,7 @@ function blockers(passages: Passage[]): Body {
 }
 
 const blockerLine = (p: Passage) =>
-  `${statusLabel(p)}${p.text} — since: ${day(p)}${detail("owner", owner(p))}${detail("unblocks", p.text.match(UNBLOCKS)?.[1])} ${ref(p)}`;
+  `${statusLabel(p)}${p.text} — ${polarity(p.text) === "cleared" ? "as of" : "since"}: ${day(p)}${detail("owner", owner(p))}${detail("unblocks", p.text.match(UNBLOCKS)?.[1])} ${ref(p)}`;
 
 const decisionDetails = (p: Passage) =>
   `date: ${day(p)}${detail("who", who(p))}${detail("why", p.text.match(WHY)?.[0])}`;
@@ -215,7 +216,8 @@ export interface ComposedAnswer {
 
 /** The first line: the answer, in the shape's own line form for a checklist or a blocker list. */
 function leadLine(shape: AnswerShape, p: Passage): string {
-  if (shape === "actionables") return checklistItem(p);
+  // Only an action item gets a checkbox: a fact that answers the question is not a task.
+  if (shape === "actionables" && ACTION.test(p.text)) return checklistItem(p);
   if (shape === "blockers") return blockerLine(p);
   // A fact that answers "when" by the day it records gets that day in front.
   const dated = [...p.satisfied.values()].includes("date") ? `${day(p)}: ` : "";

@@ -19,6 +19,8 @@ const CLEARED =
   /\b(?:no longer blocked|unblocked|resolved|closed both|went live|is live|now live|is no longer|cleared|lifted)\b/i;
 const BLOCKED = /\b(?:blocked|blocking|blocker|stuck|waits? (?:on|for)|at risk)\b/i;
 
+const EXPLAINS = /^\s*why\b|\b(?:because|the reason|was caused by|traces? back to)\b/i;
+
 export type Polarity = "blocked" | "cleared" | null;
 
 export function polarity(text: string): Polarity {
@@ -53,7 +55,9 @@ const dateOf = (p: Passage) => p.item.date ?? "";
  */
 function disagrees(question: Question, newer: Passage, older: Passage): boolean {
   const asked = question.answerKind;
-  if (asked && asked !== "reason") {
+  // A memory that explains why ("Why the launch date moved again: …") states a reason, not a value
+  // the newer one replaced: the dates it mentions are its evidence, not the subject's old value.
+  if (asked && asked !== "reason" && !EXPLAINS.test(older.text)) {
     const keys = (p: Passage) => new Set(p.entities.filter((e) => e.kind === asked).map((e) => e.key));
     const a = keys(newer);
     const b = keys(older);
@@ -70,8 +74,16 @@ export interface Lead {
   superseded: Passage[];
 }
 
-/** The passage to answer with, from passages ranked best first (at least one). */
-export function chooseLead(question: Question, ranked: readonly Passage[]): Lead | null {
+/**
+ * The passage to answer with, from passages ranked best first (at least one). `everything` is
+ * every passage read, relevant or not: a newer memory saying the lead's blocker cleared counts
+ * even when it names the blocker in other words.
+ */
+export function chooseLead(
+  question: Question,
+  ranked: readonly Passage[],
+  everything: readonly Passage[] = ranked,
+): Lead | null {
   const best = ranked[0];
   if (!best) return null;
   const cluster = ranked.filter(
@@ -93,5 +105,23 @@ export function chooseLead(question: Question, ranked: readonly Passage[]): Lead
     .filter((p) => p.item !== lead.item && dateOf(p) < dateOf(lead) && disagrees(question, lead, p))
     .sort((a, b) => dateOf(b).localeCompare(dateOf(a)))
     .slice(0, NEWEST_TUNING.maxSuperseded);
-  return { lead, superseded };
+  return clearedSince(question, everything, { lead, superseded });
+}
+
+/**
+ * A blocker is never presented as current when a newer relevant memory says it cleared, even one
+ * that names the blocker in other words ("no longer blocked" for "the pen test findings are blocking").
+ */
+function clearedSince(question: Question, ranked: readonly Passage[], chosen: Lead): Lead {
+  const { lead } = chosen;
+  // Only a question about how things stand or what blocks them: "What did the pen test find?" is
+  // answered by the findings, even though they were fixed later.
+  const asksStatus = question.wantsLatest || question.terms.some((t) => BLOCKED.test(t.word));
+  if (!asksStatus || polarity(lead.text) !== "blocked") return chosen;
+  const shares = (p: Passage) => [...subjectTerms(question, p)].some((i) => subjectTerms(question, lead).has(i));
+  const cleared = ranked
+    .filter((p) => p.item !== lead.item && polarity(p.text) === "cleared" && dateOf(p) > dateOf(lead) && shares(p))
+    .reduce<Passage | null>((a, b) => (a === null || dateOf(b) > dateOf(a) ? b : a), null);
+  if (!cleared) return chosen;
+  return { lead: cleared, superseded: [lead, ...chosen.superseded].slice(0, NEWEST_TUNING.maxSuperseded) };
 }

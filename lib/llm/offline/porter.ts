@@ -183,12 +183,8 @@ function step1bCleanUp(w: string): string {
   return w;
 }
 
-// ASCII-only strings (the common case) are as long in UTF-8 bytes as in code units.
-const utf8Length = (s: string) => (isAscii(s) ? s.length : Buffer.byteLength(s, "utf8"));
-const isAscii = (s: string) => {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
-};
+// ASCII only (every code unit below 0x80): one byte per character.
+const utf8Length = (s: string) => (/^[^\u0080-\uffff]*$/.test(s) ? s.length : Buffer.byteLength(s, "utf8"));
 
 // Stems by word: a bank repeats its vocabulary. Bounded; a pure function, so still deterministic.
 const STEMS = new Map<string, string>();

@@ -55,7 +55,8 @@ export interface Question {
 const FILLER = new Set(
   `status state latest current currently update updates progress happen happened happening happens going summarize
   summarise summary overview recap list explain describe show give remind brief prepare prep walk detail details info
-  information stand stands situation news meeting meetings`.split(/\s+/),
+  information stand stands situation news meeting meetings today nowadays presently
+  hi hello hey thanks thank ok okay`.split(/\s+/),
 );
 
 const family = (words: string) => [...new Set(words.split(/\s+/).map(porterStem))];
@@ -64,6 +65,16 @@ const family = (words: string) => [...new Set(words.split(/\s+/).map(porterStem)
 const DECISION_FAMILY = family(
   "decide decided decides deciding decision decisions chose choose chosen agreed approved",
 );
+
+/**
+ * Words a memory uses for the same thing in plainer terms ("the only store behind dashboards"
+ * answers "which database"): each also satisfies the question word. Kept small and literal.
+ */
+const SAME_THING: Record<string, string> = {
+  database: "store",
+  databases: "stores",
+  datastore: "store",
+};
 
 const ANSWER_WORDS: Record<string, AnswerKind> = {
   date: "date",
@@ -100,7 +111,9 @@ const ANSWER_WORDS: Record<string, AnswerKind> = {
   caused: "reason",
 };
 
-const LATEST = new Set("status latest current currently now still yet anymore going".split(" "));
+const LATEST = new Set(
+  "status latest current currently now still yet anymore going today nowadays presently".split(" "),
+);
 /**
  * Only a wh-question asks for a date, an amount or a name by naming it ("What does it cost?"); in
  * "Do viewers need a paid seat?" or "Summarize the pricing decisions" the word is the subject.
@@ -119,8 +132,11 @@ function askedKind(words: string[], i: number): AnswerKind | null {
   return null;
 }
 
+/** "our 1:1" names a kind of meeting, not the number one ("September 1" must not match it). */
+const ONE_ON_ONE = /\b1\s*:\s*1s?\b/gi;
+
 export function analyzeQuestion(text: string): Question {
-  const tokens = tokenize(text);
+  const tokens = tokenize(text.replace(ONE_ON_ONE, " "));
   const words = tokens.map((t) => t.word);
   const stated = entities(text);
   const namedWords = new Set(
@@ -150,9 +166,10 @@ export function analyzeQuestion(text: string): Question {
     const kind = wh ? (ANSWER_WORDS[word] ?? null) : null;
     if (kind) answerKind ??= kind;
     const decision = DECISION_FAMILY.includes(stem);
+    const alike = SAME_THING[word];
     terms.push({
       word,
-      stems: decision ? DECISION_FAMILY : [stem],
+      stems: decision ? DECISION_FAMILY : alike ? [stem, porterStem(alike)] : [stem],
       kind,
       role: decision ? "frame" : kind ? "answer" : "subject",
       named: namedWords.has(stem),

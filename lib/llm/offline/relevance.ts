@@ -155,6 +155,13 @@ function lengthNorm(s: Sentence): number {
 /** Ranks every sentence of every item; returns one passage per quotable unit, best first. */
 export function rankPassages(question: Question, items: readonly RetrievedItem[]): Passage[] {
   const subjectWeight = question.terms.reduce((sum, t) => sum + (t.role === "frame" ? 0 : t.weight), 0);
+  // The day of a date the question states ("17" of "November 17") is only stated by that date:
+  // "Done September 17" says nothing about November 17.
+  const askedDates = question.entities.filter((e) => e.kind === "date");
+  const askedDays = new Set(askedDates.flatMap((e) => tokenize(e.text).map((t) => t.word)));
+  const dayOfAskedDate = (term: Question["terms"][number]) => /^\d{1,2}$/.test(term.word) && askedDays.has(term.word);
+  const statesAskedDate = (s: Sentence) =>
+    s.entities.some((e) => e.kind === "date" && askedDates.some((d) => d.key === e.key || e.key.endsWith(`-${d.key}`)));
   const passages: Passage[] = [];
 
   for (const item of items) {
@@ -178,7 +185,7 @@ export function rankPassages(question: Question, items: readonly RetrievedItem[]
         const satisfied = new Map<number, Satisfaction>();
         question.terms.forEach((term, index) => {
           const how = satisfaction(term, s, neighbours, context);
-          if (how) satisfied.set(index, how);
+          if (how && !(how === "literal" && dayOfAskedDate(term) && !statesAskedDate(s))) satisfied.set(index, how);
         });
         let raw = 0;
         let subject = 0;

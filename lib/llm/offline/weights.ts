@@ -24,6 +24,9 @@ const NAMED_FACTOR = 1.5;
 /** The head of a compound ("migration" in "data pipeline migration") over its qualifiers. */
 const HEAD_FACTOR = 1.3;
 
+/** A word no memory uses, next to the heaviest word the bank does use. */
+const UNKNOWN_FACTOR = 1.05;
+
 /** BM25's idf: always positive, ln(1 + (N − df + ½) / (df + ½)). */
 export function idf(stats: TermStats, stem: string): number {
   const df = Math.min(stats.frequencies.get(stem) ?? 0, stats.documents);
@@ -40,6 +43,15 @@ export function weigh(question: Question, stats: TermStats | null): Question {
         ? 0
         : rarity(t.stems) * ROLE_FACTOR[t.role] * (t.named ? NAMED_FACTOR : 1) * (t.head ? HEAD_FACTOR : 1),
   }));
+  // A word no memory uses cannot be matched, and its rarity says nothing about what the bank holds:
+  // it weighs a little more than the heaviest word the bank does use, not far more ("owe" in "What
+  // does Tomás owe from the postmortem?" must not hide the action item that names Tomás and the
+  // postmortem), and a passage that states only one other word still covers less than half.
+  const known = terms.filter((t) => t.stems.length > 0 && !unknownToBank(stats, t.stems));
+  const cap = known.length > 0 ? UNKNOWN_FACTOR * Math.max(...known.map((t) => t.weight)) : null;
+  if (cap !== null) {
+    for (const t of terms) if (t.stems.length > 0 && unknownToBank(stats, t.stems)) t.weight = Math.min(t.weight, cap);
+  }
   // "when", "who", "why": as important as an average word of the question.
   const worded = terms.filter((t) => t.weight > 0);
   const average = worded.length > 0 ? worded.reduce((sum, t) => sum + t.weight, 0) / worded.length : 1;

@@ -216,6 +216,25 @@ describe("offline model under auto", () => {
     expect(onlyCall(await model.complete(auto(messages))).name).toBe("done");
   });
 
+  it("with nothing retrieved, never calls done: each turn is a search it has not made yet, until none is left", async () => {
+    const turns: Turn[] = [
+      { tool: "search_mental_models", result: EMPTY_MM },
+      { tool: "search_observations", result: observations([]) },
+      { tool: "recall", result: memories([]) },
+    ];
+    const seen = new Set(turns.map((t) => `${t.tool}:decide postgres migration`));
+    for (;;) {
+      const call = onlyCall(await model.complete(auto(conversation(turns))));
+      if (call.name === "done") break;
+      const key = `${call.name}:${String(call.args.query)}`;
+      expect(seen.has(key), key).toBe(false);
+      seen.add(key);
+      turns.push({ tool: call.name, query: String(call.args.query), result: memories([]) });
+    }
+    // The whole question, then each of its words alone, in each of the three tiers.
+    expect(seen.size).toBe(3 * 4);
+  });
+
   it("changes approach on a nudge without evidence: tries a tier it has not tried", async () => {
     const messages = conversation(
       [{ tool: "search_mental_models", result: EMPTY_MM }],

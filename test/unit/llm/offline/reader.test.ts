@@ -178,7 +178,7 @@ describe("newest wins", () => {
       { system },
     );
     expect(firstLine(d)).toBe(
-      "Resolved: The Orion rollout is no longer blocked: the security review passed. — since: 2026-02-01 [o_clear]",
+      "Resolved: The Orion rollout is no longer blocked: the security review passed. — as of: 2026-02-01 [o_clear]",
     );
     expect(d.answer).toContain("[o_blocked]");
   });
