@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => cleanup());
 
 async function ask(question: string, skill?: string) {
-  const model = createOfflineModel({ termStats: termStatsPort(db) });
+  const model = createOfflineModel({ termStats: termStatsPort(db, "demo") });
   const { finished } = await startRun(db, { mode: "synthesize", bankId: "demo", question, skill }, { model });
   const result = await finished;
   const cited = [
