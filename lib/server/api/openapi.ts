@@ -39,6 +39,22 @@ const SHARED_RESPONSES = {
     description: "the database cannot be opened (code `unavailable`); the server log names the path and the cause",
     content: { "application/json": { schema: ERROR_REF } },
   },
+  Forbidden: {
+    description:
+      "refused by the request policy (SECURITY.md): a Host that is neither loopback nor INSPECTOR_PUBLIC_URL's (code `forbidden_host`), a write from another origin (`forbidden_origin`), or a team scope the bank does not permit (`scope_not_permitted`)",
+    content: { "application/json": { schema: ERROR_REF } },
+  },
+  UnsupportedMediaType: {
+    description: "a write without `Content-Type: application/json` (code `unsupported_media_type`)",
+    content: { "application/json": { schema: ERROR_REF } },
+  },
+  TooManyRequests: {
+    description: "too many wrong tokens from this client (code `too_many_requests`)",
+    headers: {
+      "Retry-After": { description: "seconds to wait before the next attempt", schema: { type: "integer" } },
+    },
+    content: { "application/json": { schema: ERROR_REF } },
+  },
 };
 
 type JsonSchema = Record<string, unknown>;
@@ -124,6 +140,12 @@ export function buildOpenApiDocument() {
         responses: {
           ...responseObjects,
           401: { $ref: "#/components/responses/Unauthorized" },
+          // The request policy and the token throttle answer before any route does.
+          ...("403" in responseObjects ? {} : { 403: { $ref: "#/components/responses/Forbidden" } }),
+          ...(["POST", "PUT", "PATCH"].includes(endpoint.method)
+            ? { 415: { $ref: "#/components/responses/UnsupportedMediaType" } }
+            : {}),
+          429: { $ref: "#/components/responses/TooManyRequests" },
           // The document itself needs no database; every other route opens it first.
           ...(endpoint.operationId === "getOpenApi" || "503" in responseObjects
             ? {}

@@ -317,12 +317,39 @@ describe("real responses match the OpenAPI document", () => {
     expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 
+  it("403 and 415: what the request policy answers is documented for every write", async () => {
+    for (const { path, method, op } of operations.filter((o) => o.method !== "GET")) {
+      const url = new URL(`/api/v1${path.replace(/\{[^}]+\}/g, "x")}`, "http://127.0.0.1:3000");
+      if (method !== "DELETE") {
+        const plain = await proxy(new NextRequest(url, { method, headers: { "content-type": "text/plain" } }));
+        expect(plain.status, `${method} ${path}`).toBe(415);
+        await expectDocumented(op.operationId, plain);
+      }
+      const foreign = await proxy(
+        new NextRequest(url, {
+          method,
+          headers: {
+            "content-type": "application/json",
+            origin: "https://evil.example",
+            "sec-fetch-site": "cross-site",
+          },
+        }),
+      );
+      expect(foreign.status, `${method} ${path}`).toBe(403);
+      await expectDocumented(op.operationId, foreign);
+    }
+  });
+
   it("401: what the proxy answers without the token is the documented Unauthorized response", async () => {
     process.env.INSPECTOR_TOKEN = "openapi-test-token";
     try {
       for (const { path, method, op } of operations) {
         const res = await proxy(
-          new NextRequest(new URL(`/api/v1${path.replace(/\{[^}]+\}/g, "x")}`, "http://127.0.0.1:3000"), { method }),
+          new NextRequest(new URL(`/api/v1${path.replace(/\{[^}]+\}/g, "x")}`, "http://127.0.0.1:3000"), {
+            method,
+            // A client that writes sends JSON; without it the request policy answers 415 first.
+            headers: method === "GET" ? {} : { "content-type": "application/json" },
+          }),
         );
         expect(res.status, `${method} ${path}`).toBe(401);
         await expectDocumented(op.operationId, res);
