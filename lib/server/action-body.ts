@@ -5,6 +5,7 @@
  * multipart bodies must parse as form data. Anything else is `invalid_input` (400).
  */
 import { AppError } from "@/lib/contracts/errors";
+import { decodeUtf8 } from "@/lib/contracts/text";
 
 /** `$$x` (a string starting with $), undefined, dates, bigints and the special numbers. */
 const PLAIN_VALUE_ENCODING = /^\$(\$|undefined$|D|n-?\d|-0$|NaN$|Infinity$|-Infinity$)/;
@@ -61,6 +62,12 @@ export async function checkActionRequest(request: Request): Promise<AppError | n
       return refused("the form data does not parse");
     }
   }
-  if (type === "text/plain" || type === "") return checkActionText(await request.text());
-  return null;
+  // Any other type (JSON, urlencoded, …) would reach React's decoder as text: check it the same way.
+  let text: string;
+  try {
+    text = decodeUtf8(new Uint8Array(await request.arrayBuffer()), "the server action body");
+  } catch (err) {
+    return err as AppError;
+  }
+  return checkActionText(text);
 }

@@ -3,7 +3,9 @@
  * doubling with each further failure up to MAX_LOCK_MS (429 with Retry-After meanwhile). A right
  * token clears the client's record. Clients are told apart by the address Next forwards; since a
  * client can send its own X-Forwarded-For, all clients together also share one budget
- * (GLOBAL_FREE_FAILURES), so rotating the header buys no more than that.
+ * (GLOBAL_FREE_FAILURES), so rotating the header buys no more than that. A client that presented
+ * the right token lately is exempt from that shared lock (only its own failures lock it), so
+ * strangers' wrong guesses cannot lock out someone who is already signed in with the token.
  */
 import { processWide } from "./process-wide";
 
@@ -23,6 +25,8 @@ interface ClientRecord {
 }
 
 const clients = processWide("auth-throttle", () => new Map<string, ClientRecord>());
+/** Clients whose last presented token was right, with when: exempt from the shared lock. */
+const trusted = processWide("auth-throttle-trusted", () => new Map<string, number>());
 
 /** The client as the proxy sees it: the first forwarded address, else one shared key. */
 export function clientKey(headers: Headers): string {
@@ -32,7 +36,9 @@ export function clientKey(headers: Headers): string {
 
 /** Milliseconds this client must still wait before its token is even checked (0: go ahead). */
 export function lockedFor(key: string, now = Date.now()): number {
-  return Math.max(lockOf(key, now), lockOf(GLOBAL, now));
+  const since = trusted.get(key);
+  const isTrusted = since !== undefined && now - since <= FORGET_MS;
+  return Math.max(lockOf(key, now), isTrusted ? 0 : lockOf(GLOBAL, now));
 }
 
 function lockOf(key: string, now: number): number {
@@ -46,6 +52,7 @@ function lockOf(key: string, now: number): number {
 }
 
 export function recordFailure(key: string, now = Date.now()): void {
+  trusted.delete(key);
   count(GLOBAL, GLOBAL_FREE_FAILURES, now);
   count(key, FREE_FAILURES, now);
 }
@@ -68,11 +75,19 @@ function count(key: string, free: number, now: number): void {
   }
 }
 
-export function recordSuccess(key: string): void {
+export function recordSuccess(key: string, now = Date.now()): void {
   clients.delete(key);
+  trusted.delete(key);
+  trusted.set(key, now);
+  while (trusted.size > MAX_CLIENTS) {
+    const oldest = trusted.keys().next().value;
+    if (oldest === undefined) break;
+    trusted.delete(oldest);
+  }
 }
 
 /** Tests only: forget every client. */
 export function resetThrottle(): void {
   clients.clear();
+  trusted.clear();
 }

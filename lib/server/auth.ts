@@ -55,5 +55,8 @@ export function safeNextPath(value: unknown): string {
   } catch {
     return "/";
   }
-  return url.origin === OWN_ORIGIN ? `${url.pathname}${url.search}${url.hash}` : "/";
+  if (url.origin !== OWN_ORIGIN) return "/";
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // "/.//evil.com" normalizes to "//evil.com": a protocol-relative URL a browser would follow off-site.
+  return path.startsWith("//") || path.startsWith("/\\") ? "/" : path;
 }

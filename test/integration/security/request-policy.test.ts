@@ -128,6 +128,8 @@ describe("malformed paths and server-action bodies get a clean 400 JSON", () => 
     ["not a list", "text/plain;charset=UTF-8", '"$@1"'],
     ["a stream reference", "text/plain;charset=UTF-8", '["$@1"]'],
     ["broken multipart", "multipart/form-data; boundary=zz", "--zz\r\ngarbage"],
+    ["typed as JSON with a reference in it", "application/json", '["$Q1"]'],
+    ["typed as a form with text that is not JSON", "application/x-www-form-urlencoded", "a=1"],
   ])("refuses a server action body that is %s", async (_label, contentType, body) => {
     const res = await proxy(
       request("/runs/new", {
@@ -138,6 +140,24 @@ describe("malformed paths and server-action bodies get a clean 400 JSON", () => 
     );
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("invalid_input");
+  });
+
+  it("refuses a server action body that is not valid UTF-8 (nothing is stored as U+FFFD)", async () => {
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('[{"name":"bad '),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('"}]'),
+    ]);
+    const res = await proxy(
+      new NextRequest(new URL("/mental-models/new", BASE), {
+        method: "POST",
+        headers: { host: "127.0.0.1:3000", "next-action": "40".repeat(21), "content-type": "text/plain;charset=UTF-8" },
+        body: bytes,
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("invalid_text");
   });
 
   it("lets a plain action body through (values, $undefined, escaped $ strings)", async () => {
@@ -222,7 +242,14 @@ describe("login redirect target", () => {
     ["//evil.example/x", "/"],
     ["/runs?bank=demo#top", "/runs?bank=demo#top"],
     ["/runs/../memory", "/memory"],
+    // Dot segments that normalize to a protocol-relative path.
+    ["/.//evil.example", "/"],
+    ["/a/..//evil.example", "/"],
+    ["/./\\evil.example", "/"],
+    ["/x/../\\/evil.example", "/"],
   ])("%j → %j", (next, expected) => {
     expect(safeNextPath(next)).toBe(expected);
+    // Idempotent: the login page applies it once, the action again.
+    expect(safeNextPath(expected)).toBe(expected);
   });
 });

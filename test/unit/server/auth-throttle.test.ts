@@ -41,4 +41,15 @@ describe("auth throttle", () => {
     recordFailure("10.9.9.8", t);
     expect(lockedFor("10.9.9.9", t)).toBeGreaterThan(0);
   });
+
+  it("strangers' wrong tokens do not lock out a client that signed in with the right one", () => {
+    const t = 3_000_000;
+    recordSuccess("192.168.1.20", t);
+    for (let i = 0; i <= GLOBAL_FREE_FAILURES; i++) recordFailure(`10.1.${i}.1`, t);
+    expect(lockedFor("10.9.9.9", t)).toBeGreaterThan(0);
+    expect(lockedFor("192.168.1.20", t)).toBe(0);
+    // Its own wrong guesses still count against it.
+    for (let i = 0; i <= FREE_FAILURES; i++) recordFailure("192.168.1.20", t);
+    expect(lockedFor("192.168.1.20", t)).toBeGreaterThan(0);
+  });
 });
