@@ -226,6 +226,8 @@ class ReflectLoop {
       this.run.conversation.push(toolMessage(r.prepared.call, r.content));
       await this.recordResult(i, r);
     }
+    // A forced tool that reached the store and failed is not forced again (the model may retry it
+    // under auto); the tier counts as unsearched until a search of it completes (endings.ts).
     if (offer.forced && !executed.some((r) => r.searched && r.prepared.call.name === offer.forced)) {
       this.keepPending(offer);
     }
@@ -238,8 +240,14 @@ class ReflectLoop {
 
   private async recordResult(i: number, r: ExecutedCall): Promise<void> {
     if (r.retrieved) this.run.evidence.add(r.retrieved);
-    if (r.searched && (r.outcome === "success" || r.outcome === "empty")) this.run.searchesCompleted += 1;
-    else if (r.searched && r.error) this.run.lastSearchError = r.error;
+    const tier = r.prepared.tier;
+    if (r.answered) {
+      this.run.searchesCompleted += 1;
+      if (tier) this.run.failedSearches.delete(tier);
+    } else if (r.searched && r.error) {
+      this.run.lastSearchError = r.error;
+      if (tier) this.run.failedSearches.set(tier, r.error);
+    }
     const payload: EventPayload<"tool.result"> = {
       callId: r.prepared.call.id,
       tool: r.prepared.call.name,

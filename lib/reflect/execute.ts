@@ -48,6 +48,8 @@ export interface ExecutedCall {
   durationMs: number;
   /** The search reached the memory store (well-formed arguments, an offered tier tool). */
   searched: boolean;
+  /** The store answered (with hits or none); false when it threw or the call never reached it. */
+  answered: boolean;
   /** The hits the model saw (inside the capped result), when the search ran. */
   retrieved?: Retrieved;
   observationFreshness?: Omit<ObservationSearch, "observations">;
@@ -125,9 +127,12 @@ export function prepareCall(call: ModelCall, available: readonly string[], force
 export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Promise<ExecutedCall> {
   const started = ctx.clock.now();
   const { call, search, tier } = prepared;
-  const finish = (result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs" | "searched">): ExecutedCall => ({
+  const finish = (
+    result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs" | "searched" | "answered">,
+  ): ExecutedCall => ({
     prepared,
     searched: prepared.problem === null,
+    answered: result.retrieved !== undefined,
     signature: callSignature(call.name, prepared.args, result.error),
     durationMs: Math.max(0, ctx.clock.now() - started),
     ...result,

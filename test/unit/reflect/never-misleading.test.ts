@@ -166,6 +166,45 @@ describe("4: no_evidence only when the bank was searched", () => {
     expect(result.answer).not.toBe(NO_EVIDENCE_ANSWER);
     expect(result.error?.message).toContain("never produced a valid search");
   });
+
+  it("4b: a tier whose search failed is not 'no relevant memories' when the other tiers found nothing", async () => {
+    // The observations (where the answer is) fail; recall finds nothing for the query.
+    const memory = new InMemoryMemory({
+      facts: [],
+      observations: [{ ...atlasMemory().data.observations![0]! }],
+      mentalModels: [],
+    }).fail("searchObservations", "database is locked", 5);
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(done("x"));
+    });
+    const { result, events } = await run(memory, model);
+    const outcomes = ofType(events, "tool.result").map((e) => [e.payload.tool, e.payload.outcome]);
+    expect(outcomes).toContainEqual(["search_observations", "error"]);
+    expect(outcomes).toContainEqual(["recall", "empty"]);
+    expect(result.status).toBe("failed");
+    expect(result.answer).not.toBe(NO_EVIDENCE_ANSWER);
+    expect(result.error?.message).toContain(
+      "the observations search failed (search_observations failed: database is locked)",
+    );
+  });
+
+  it("4c: a failed tier searched again successfully under auto counts as searched", async () => {
+    const memory = new InMemoryMemory({ facts: [fact("f9", "Budget review notes")], mentalModels: [] }).fail(
+      "recall",
+      "database is locked",
+      1,
+    );
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(call("recall", { query: "Atlas launch date" }));
+    });
+    const { result } = await run(memory, model);
+    expect(result.status).toBe("no_evidence");
+    expect(result.error).toBeNull();
+  });
 });
 
 describe("5: the ladder signature leaves out the reason", () => {
