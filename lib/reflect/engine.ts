@@ -280,9 +280,10 @@ class ReflectLoop {
 
   /** One verdict per forced turn, over every model its searches returned; a failed search keeps forcing. */
   private async checkFreshness(i: number, searches: ExecutedCall[]): Promise<void> {
-    const modelsOf = (r: ExecutedCall) => (r.retrieved?.tier === "mental_models" ? r.retrieved.hits : null);
-    const byId = new Map(searches.flatMap((r) => modelsOf(r) ?? []).map((m) => [m.id, m]));
-    const failed = searches.find((r) => !modelsOf(r));
+    // Every model the store returned is judged, also one the tool-result cap hid (SPEC §3.3).
+    const modelsOf = (r: ExecutedCall) => (r.returned?.tier === "mental_models" ? r.returned.hits : []);
+    const byId = new Map(searches.flatMap(modelsOf).map((m) => [m.id, m]));
+    const failed = searches.find((r) => !r.answered);
     const judged = decideFreshness(this.run.req.budget, [...byId.values()]);
     const decision = failed
       ? {

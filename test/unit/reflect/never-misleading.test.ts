@@ -487,3 +487,65 @@ describe("13: smaller holes", () => {
     expect(result.flags).toContain("truncated");
   });
 });
+
+const LONG_QUERY = `Atlas launch ${"please find the Atlas launch date and owner ".repeat(12)}`;
+
+describe("14: the tool-result cap never hides evidence behind a wrong verdict", () => {
+  it("14a: hits the cap hid from the model are not reported as 'no relevant memories in this bank'", async () => {
+    // An adversarial (or just verbose) model echoes a long query: the capped result holds only the
+    // query echo, so every id is cut off. The store DID return matches.
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: LONG_QUERY }));
+      return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model, { toolResultCapChars: 300 });
+    const results = ofType(events, "tool.result").filter((e) => e.payload.tier !== null);
+    expect(results.some((e) => e.payload.count > 0)).toBe(true); // the store returned matches
+    // Honest: the bank was NOT empty for this question; the run must not claim it was.
+    expect(result.answer).not.toBe(NO_EVIDENCE_ANSWER);
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toMatch(/found \d+ match\(es\) but the 300-character result cap hid all of them/);
+  });
+
+  it("14b: a 'success' whose ids were all cut off by the cap is not progress the model could use", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: LONG_QUERY }));
+      return reply(done("x"));
+    });
+    const { events } = await run(atlasMemory({ mentalModels: [] }), model, { toolResultCapChars: 300 });
+    const results = ofType(events, "tool.result").filter((e) => e.payload.tier !== null);
+    for (const r of results) {
+      const seen = Object.values(r.payload.ids).flat().length;
+      // outcome "success" means "non-empty"; the model saw no hit at all.
+      if (seen === 0) expect(r.payload.outcome).not.toBe("success");
+    }
+  });
+
+  it("14c: a stale mental model hidden by the cap still keeps the forced path (every returned model must be fresh)", async () => {
+    const fresh = mentalModel(
+      "mm1",
+      "Atlas launch",
+      `Atlas launches on March 14; Priya owns the checklist. ${"Atlas launch detail. ".repeat(30)}`,
+    );
+    const stale = mentalModel("mm2", "Atlas launch risks", "Atlas launch risks: the date may move again.", {
+      isStale: true,
+      stalenessReason: "12 newer memories in scope",
+    });
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(done("Atlas launches on March 14.", { mental_model_ids: ["mm1"] }));
+    });
+    const { events } = await run(atlasMemory({ mentalModels: [fresh, stale] }), model, {
+      budget: "mid",
+      toolResultCapChars: 600,
+    });
+    const mm = ofType(events, "tool.result").find((e) => e.payload.tool === "search_mental_models")!;
+    expect(mm.payload.count).toBe(2);
+    expect(mm.payload.ids.mental_models).toEqual(["mm1"]); // mm2 (stale) was cut off by the cap
+    const check = ofType(events, "freshness.check")[0]!;
+    expect(check.payload.verdict).toBe("keep_forcing");
+  });
+});
