@@ -549,3 +549,69 @@ describe("14: the tool-result cap never hides evidence behind a wrong verdict", 
     expect(check.payload.verdict).toBe("keep_forcing");
   });
 });
+
+describe("15: the guard retry reports what happened and stays inside the budget", () => {
+  const leaky = (retry: () => ModelResponse) =>
+    new ScriptedModel((req, index) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (req.messages.some((m) => m.role === "system" && m.content?.includes("model-internal formatting")))
+        return retry();
+      void index;
+      return reply(done("<|channel|>analysis<|message|>thinking", { memory_ids: ["f1"] }));
+    });
+
+  it("15a: a guard retry that fails with a model error does not claim 'the answer still leaked after the retry'", async () => {
+    const model = leaky(() => {
+      throw new Error("model m failed with HTTP 500: upstream exploded");
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("degraded");
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    // The retry never produced an answer: the receipt must say the retry failed, not that it leaked.
+    expect(degraded.payload.detail).not.toContain("still leaked");
+    expect(degraded.payload.detail).toContain("the corrective retry failed: model m failed with HTTP 500");
+  });
+
+  it("15b: a guard retry that answers with a search instead of done says so", async () => {
+    const model = leaky(() => reply(call("recall", { query: "Atlas" })));
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("degraded");
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    expect(degraded.payload.detail).toContain("the corrective retry brought no done");
+    expect(degraded.payload.detail).toContain("called recall");
+  });
+
+  it("15c: the wall clock expiring during the guard retry is reported (status failed per §3.2, or at least named)", async () => {
+    const model = leaky(() => new Promise<never>(() => undefined) as unknown as ModelResponse);
+    const h = harness(atlasMemory({ mentalModels: [] }), model);
+    const result = await runReflect(h.deps, request({ wallClockMs: 200 }));
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe("wall-clock limit of 200 ms reached");
+    expect(h.events.at(-1)?.type).toBe("run.finished");
+  });
+
+  it("15d: a guard retry on the last iteration does not report more iterations than the budget allows", async () => {
+    let n = 0;
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (forced === "done") {
+        n += 1;
+        return reply(
+          done(n === 1 ? "<|channel|>final<|message|>x<|channel|>" : "Atlas launches on March 14.", {
+            memory_ids: ["f1"],
+          }),
+        );
+      }
+      return reply(call("recall", { query: `Atlas ${req.messages.length}` }));
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    const started = ofType(events, "run.started")[0]!;
+    expect(result.iterations).toBeLessThanOrEqual(started.payload.maxIterations);
+    expect(n).toBe(1);
+    expect(result.status).toBe("degraded");
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    expect(degraded.payload.detail).toContain("leaves no iteration for the corrective retry");
+  });
+});
