@@ -18,6 +18,7 @@ import type { TurnResult } from "./ladder";
 import { assistantMessage, forcedDone, type ModelTurns } from "./model-turns";
 import { type GuardInspection, inspectAnswer } from "./output-guard";
 import type { ModelResponse } from "./ports";
+import type { PendingInjection } from "./prompt";
 import type { ReflectResult } from "./request";
 import type { RunContext } from "./run-context";
 import { DoneArgs } from "./tools";
@@ -89,12 +90,27 @@ export class DoneHandler {
 
   /** After a halt: one forced `done` over the evidence so far, or no call at all when there is none. */
   async afterHalt(i: number): Promise<ReflectResult> {
+    if (this.run.evidence.isEmpty) return endWithoutEvidence(this.run);
+    return this.finalCall(i, [], "halted");
+  }
+
+  /**
+   * The model call of a final forced turn. A model error there (after the provider's own retries)
+   * does not throw the evidence away: the run ends `degraded` with the digest, as for a malformed
+   * final `done` (SPEC §3.5b). The wall clock and an interruption still end the run (SPEC §3.2).
+   */
+  async finalCall(i: number, pending: PendingInjection[], base: "done" | "halted"): Promise<ReflectResult> {
     const { run } = this;
-    if (run.evidence.isEmpty) return endWithoutEvidence(run);
-    const response = await this.turns.call(i, forcedDone(), []);
+    let response: ModelResponse;
+    try {
+      response = await this.turns.call(i, forcedDone(), pending);
+    } catch (e) {
+      if (e instanceof RunStop && (e.status === "interrupted" || e.wallClock)) throw e;
+      return this.degrade(i, "model_error", `the final forced done failed: ${errorMessage(e)}`);
+    }
     const calls = this.turns.readCalls(response);
     run.toolCallsSeen += calls.length;
-    return this.finalTurn(i, response, calls, "halted");
+    return this.finalTurn(i, response, calls, base);
   }
 
   // ---------- accepting or sending back ----------

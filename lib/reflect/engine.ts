@@ -118,11 +118,11 @@ class ReflectLoop {
     for (let i = 0; i < this.maxIterations; i++) {
       const isFinal = i === this.maxIterations - 1;
       if (isFinal && run.evidence.isEmpty) return endWithoutEvidence(run);
-      const offer = isFinal ? forcedDone() : this.offer();
+      if (isFinal) return this.doneHandler.finalCall(i, this.injectionsFor(i, isFinal), "done");
+      const offer = this.offer();
       const response = await this.turns.call(i, offer, this.injectionsFor(i, isFinal));
       const calls = this.turns.readCalls(response);
       run.toolCallsSeen += calls.length;
-      if (isFinal) return this.doneHandler.finalTurn(i, response, calls, "done");
 
       let turn: TurnResult[];
       if (calls.length === 0) {

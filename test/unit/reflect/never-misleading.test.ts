@@ -156,6 +156,37 @@ describe("3: a malformed final forced done keeps the evidence", () => {
   });
 });
 
+describe("3d: a model error on the final forced done keeps the evidence", () => {
+  it("3d: HTTP 500 on the final forced done ends degraded with the digest, naming the error", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (forced === "done") throw new Error("model m failed with HTTP 500: upstream exploded");
+      // auto: keep searching without answering so the final forced turn is reached
+      return reply(call("recall", { query: `Atlas launch ${req.messages.length}` }));
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("degraded");
+    expect(result.answer).toContain("[o1] The Atlas launch date is March 14.");
+    expect(result.citations.observation_ids).toEqual(["o1"]);
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    expect(degraded.payload.detail).toContain("the final forced done failed: model m failed with HTTP 500");
+  });
+
+  it("3d: the wall clock on the final forced done still ends the run failed", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (forced === "done") return new Promise<never>(() => undefined) as unknown as ModelResponse;
+      return reply(call("recall", { query: `Atlas launch ${req.messages.length}` }));
+    });
+    const h = harness(atlasMemory({ mentalModels: [] }), model);
+    const result = await runReflect(h.deps, request({ wallClockMs: 300 }));
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe("wall-clock limit of 300 ms reached");
+  });
+});
+
 describe("4: no_evidence only when the bank was searched", () => {
   it("4: every retrieval call malformed fails the run saying the model never produced a valid search", async () => {
     const model = new ScriptedModel((req) =>
