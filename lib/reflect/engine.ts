@@ -14,7 +14,7 @@ import { type ExecutedCall, executeCall, type ModelCall, prepareCall, toolMessag
 import { runFactsMode } from "./facts-mode";
 import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
-import { assistantMessage, forcedDone, ModelTurns, type Offer } from "./model-turns";
+import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import { type ReflectRequest, ReflectRequest as ReflectRequestSchema, type ReflectResult } from "./request";
