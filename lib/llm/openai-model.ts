@@ -31,7 +31,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   const host = baseUrlHost(config.baseURL);
   const baseURL = config.baseURL ?? OPENAI_BASE_URL;
   const formKey = `${baseURL} ${config.model}`;
-  const client = new OpenAI({
+  const client = new BodyReadingOpenAI({
     apiKey: config.apiKey,
     // Explicit, so the SDK never falls back to reading OPENAI_BASE_URL itself.
     baseURL,
@@ -98,6 +98,24 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
       };
     },
   };
+}
+
+/**
+ * The SDK reads a failed response's explanation only from `body.error`. vLLM and other
+ * OpenAI-compatible servers answer with a top-level `{"object":"error","message":…}`, which the
+ * SDK would report as "400 status code (no body)". Such a body is handed on as the error itself, so
+ * the server's own message reaches the user and the tool-choice downgrade can read it.
+ */
+class BodyReadingOpenAI extends OpenAI {
+  protected override makeStatusError(
+    status: number,
+    body: object,
+    message: string | undefined,
+    headers: Headers,
+  ): InstanceType<typeof OpenAI.APIError> {
+    const wrapped = body && typeof body === "object" && !("error" in body) ? { error: body } : body;
+    return super.makeStatusError(status, wrapped, message, headers);
+  }
 }
 
 function rejectsToolChoice(error: unknown): boolean {

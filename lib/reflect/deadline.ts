@@ -9,6 +9,8 @@ export class RunStop extends Error {
     readonly status: "failed" | "interrupted",
     message: string,
     readonly phase: string,
+    /** The wall clock ran out (SPEC §3.2): the run ends `failed` whatever step it was in. */
+    readonly wallClock = false,
   ) {
     super(message);
   }
@@ -28,7 +30,7 @@ export function errorMessage(e: unknown): string {
 }
 
 function wallClockStop(scope: DeadlineScope): RunStop {
-  return new RunStop("failed", `wall-clock limit of ${scope.wallClockMs} ms reached`, scope.phase());
+  return new RunStop("failed", `wall-clock limit of ${scope.wallClockMs} ms reached`, scope.phase(), true);
 }
 
 /**

@@ -8,9 +8,9 @@
 import { capAnswer } from "./answer-limit";
 import { callSignature } from "./call-signature";
 import { validateCitations } from "./citations";
-import { RunStop } from "./deadline";
+import { errorMessage, RunStop } from "./deadline";
 import { digestCitations, evidenceDigest } from "./digest";
-import { type Citations, citationCount, type DroppedCitation, type RunStatus } from "./domain";
+import { type Citations, citationCount, type DroppedCitation, ITERATIONS_BY_BUDGET, type RunStatus } from "./domain";
 import { endWithoutEvidence, finishRun, noDoneMessage, noToolCallMessage } from "./endings";
 import { noTierIds } from "./events";
 import { type ModelCall, parseJsonArgs, toolMessage, zodProblem } from "./execute";
@@ -18,6 +18,7 @@ import type { TurnResult } from "./ladder";
 import { assistantMessage, forcedDone, type ModelTurns } from "./model-turns";
 import { type GuardInspection, inspectAnswer } from "./output-guard";
 import type { ModelResponse } from "./ports";
+import type { PendingInjection } from "./prompt";
 import type { ReflectResult } from "./request";
 import type { RunContext } from "./run-context";
 import { DoneArgs } from "./tools";
@@ -89,12 +90,27 @@ export class DoneHandler {
 
   /** After a halt: one forced `done` over the evidence so far, or no call at all when there is none. */
   async afterHalt(i: number): Promise<ReflectResult> {
+    if (this.run.evidence.isEmpty) return endWithoutEvidence(this.run);
+    return this.finalCall(i, [], "halted");
+  }
+
+  /**
+   * The model call of a final forced turn. A model error there (after the provider's own retries)
+   * does not throw the evidence away: the run ends `degraded` with the digest, as for a malformed
+   * final `done` (SPEC §3.5b). The wall clock and an interruption still end the run (SPEC §3.2).
+   */
+  async finalCall(i: number, pending: PendingInjection[], base: "done" | "halted"): Promise<ReflectResult> {
     const { run } = this;
-    if (run.evidence.isEmpty) return endWithoutEvidence(run);
-    const response = await this.turns.call(i, forcedDone(), []);
+    let response: ModelResponse;
+    try {
+      response = await this.turns.call(i, forcedDone(), pending);
+    } catch (e) {
+      if (e instanceof RunStop && (e.status === "interrupted" || e.wallClock)) throw e;
+      return this.degrade(i, "model_error", `the final forced done failed: ${errorMessage(e)}`);
+    }
     const calls = this.turns.readCalls(response);
     run.toolCallsSeen += calls.length;
-    return this.finalTurn(i, response, calls, "halted");
+    return this.finalTurn(i, response, calls, base);
   }
 
   // ---------- accepting or sending back ----------
@@ -190,16 +206,23 @@ export class DoneHandler {
     let finalArgs = args;
     let inspection: GuardInspection = inspectAnswer(args.answer, { jsonExpected });
     if (inspection.kind === "leak") {
+      // The retry is one more model call: never past the iteration budget (SPEC §3.2).
+      if (i + 1 >= ITERATIONS_BY_BUDGET[run.req.budget]) {
+        return this.degrade(
+          i,
+          inspection.pattern,
+          `the answer leaked (${inspection.detail}) on the last iteration, which leaves no iteration for the corrective retry`,
+        );
+      }
       await run.log.emit(
         "guard.output",
         { pattern: inspection.pattern, action: "retry", detail: inspection.detail },
         i,
       );
-      const retryArgs = await this.guardRetry(i + 1, done);
-      if (retryArgs) {
-        finalArgs = retryArgs;
-        inspection = inspectAnswer(retryArgs.answer, { jsonExpected });
-      }
+      const retry = await this.guardRetry(i + 1, done);
+      if ("failed" in retry) return this.degrade(i + 1, inspection.pattern, retry.failed);
+      finalArgs = retry.args;
+      inspection = inspectAnswer(retry.args.answer, { jsonExpected });
     }
     if (inspection.kind === "leak") {
       return this.degrade(i + 1, inspection.pattern, "the answer still leaked after the corrective retry");
@@ -244,27 +267,32 @@ export class DoneHandler {
 
   /**
    * The one corrective retry after a leaked answer: a forced `done` with a request-scoped hint. Its
-   * arguments, when valid, replace the leaked ones; a retry that fails outright (model error,
-   * deadline) counts as leaking again. An interruption still stops the run.
+   * arguments, when valid, replace the leaked ones. A retry that brings no usable `done` (model
+   * error, another tool, malformed arguments) says which; the wall clock and an interruption still
+   * end the run (SPEC §3.2).
    */
-  private async guardRetry(i: number, done: ModelCall): Promise<DoneArgs | null> {
+  private async guardRetry(i: number, done: ModelCall): Promise<{ args: DoneArgs } | { failed: string }> {
     const { run } = this;
     run.conversation.push(toolMessage(done, JSON.stringify({ error: GUARD_RETRY_HINT })));
-    const retry = await this.turns
-      .call(i, forcedDone(), [{ kind: "guard_retry", text: GUARD_RETRY_HINT }])
-      .catch((e: unknown) => {
-        if (e instanceof RunStop && e.status === "interrupted") throw e;
-        return null;
-      });
-    const retryDone = retry ? this.turns.readCalls(retry).find((c) => c.name === "done") : undefined;
-    return retryDone ? this.recordRetryDone(i, retryDone) : null;
-  }
-
-  /** The guard retry's `done`: recorded like any tool call. */
-  private async recordRetryDone(i: number, call: ModelCall): Promise<DoneArgs | null> {
-    const { args, rawArgs, problem } = await this.recordCall(i, call);
-    await this.emitDoneResult(i, call, rawArgs, args ? null : `invalid done arguments: ${problem}`);
-    return args;
+    let retry: ModelResponse;
+    try {
+      retry = await this.turns.call(i, forcedDone(), [{ kind: "guard_retry", text: GUARD_RETRY_HINT }]);
+    } catch (e) {
+      if (e instanceof RunStop && (e.status === "interrupted" || e.wallClock)) throw e;
+      return { failed: `the corrective retry failed: ${errorMessage(e)}` };
+    }
+    const calls = this.turns.readCalls(retry);
+    run.toolCallsSeen += calls.length;
+    if (calls.length > 0) run.conversation.push(assistantMessage(retry, calls));
+    const retryDone = calls.find((c) => c.name === "done");
+    if (!retryDone) {
+      const why = calls.length === 0 ? noToolCallMessage(run) : noDoneMessage(run, calls);
+      return { failed: `the corrective retry brought no done: ${why}` };
+    }
+    const { args, rawArgs, problem } = await this.recordCall(i, retryDone);
+    const error = args ? null : `invalid done arguments: ${problem}`;
+    await this.emitDoneResult(i, retryDone, rawArgs, error);
+    return args ? { args } : { failed: `the corrective retry sent ${error}` };
   }
 }
 

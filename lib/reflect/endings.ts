@@ -1,7 +1,7 @@
 /** How a synthesize run ends: every ending emits one `run.finished` with the same result shape. */
 import type { RunStop } from "./deadline";
 import { NO_EVIDENCE_ANSWER } from "./digest";
-import { type Citations, type DroppedCitation, emptyCitations, RUN_FLAGS, type RunStatus } from "./domain";
+import { type Citations, type DroppedCitation, emptyCitations, RUN_FLAGS, type RunStatus, TIER_INFO } from "./domain";
 import type { ModelCall } from "./execute";
 import type { ReflectResult } from "./request";
 import type { RunContext } from "./run-context";
@@ -45,6 +45,8 @@ export function stopRun(run: RunContext, stop: RunStop): Promise<ReflectResult> 
  */
 export function endWithoutEvidence(run: RunContext): Promise<ReflectResult> {
   if (run.llmCalls > 0 && run.searchesCompleted === 0) return failRun(run, noSearchMessage(run), run.phase);
+  // A tier whose search failed was never read: "nothing relevant" would be a guess.
+  if (run.failedSearches.size > 0) return failRun(run, failedSearchMessage(run), run.phase);
   return finishRun(run, "no_evidence", NO_EVIDENCE_ANSWER, emptyCitations(), [], null);
 }
 
@@ -59,6 +61,13 @@ function noSearchMessage(run: RunContext): string {
     return `no search of the bank succeeded in ${calls} of ${model}, so nothing can be said about the bank: ${run.lastSearchError}`;
   }
   return `${model} never produced a valid search in ${calls}: every retrieval call was malformed, refused or unknown, so the bank was never searched`;
+}
+
+function failedSearchMessage(run: RunContext): string {
+  const failed = [...run.failedSearches].map(
+    ([tier, error]) => `the ${TIER_INFO[tier].label} search failed (${error})`,
+  );
+  return `${failed.join("; ")}, and the searches that ran found nothing, so whether the bank holds relevant memories is unknown`;
 }
 
 export function noToolCallMessage(run: RunContext): string {

@@ -14,7 +14,7 @@ import { type ExecutedCall, executeCall, type ModelCall, prepareCall, toolMessag
 import { runFactsMode } from "./facts-mode";
 import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
-import { assistantMessage, forcedDone, ModelTurns, type Offer } from "./model-turns";
+import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import { type ReflectRequest, ReflectRequest as ReflectRequestSchema, type ReflectResult } from "./request";
@@ -118,11 +118,11 @@ class ReflectLoop {
     for (let i = 0; i < this.maxIterations; i++) {
       const isFinal = i === this.maxIterations - 1;
       if (isFinal && run.evidence.isEmpty) return endWithoutEvidence(run);
-      const offer = isFinal ? forcedDone() : this.offer();
+      if (isFinal) return this.doneHandler.finalCall(i, this.injectionsFor(i, isFinal), "done");
+      const offer = this.offer();
       const response = await this.turns.call(i, offer, this.injectionsFor(i, isFinal));
       const calls = this.turns.readCalls(response);
       run.toolCallsSeen += calls.length;
-      if (isFinal) return this.doneHandler.finalTurn(i, response, calls, "done");
 
       let turn: TurnResult[];
       if (calls.length === 0) {
@@ -226,6 +226,8 @@ class ReflectLoop {
       this.run.conversation.push(toolMessage(r.prepared.call, r.content));
       await this.recordResult(i, r);
     }
+    // A forced tool that reached the store and failed is not forced again (the model may retry it
+    // under auto); the tier counts as unsearched until a search of it completes (endings.ts).
     if (offer.forced && !executed.some((r) => r.searched && r.prepared.call.name === offer.forced)) {
       this.keepPending(offer);
     }
@@ -238,8 +240,14 @@ class ReflectLoop {
 
   private async recordResult(i: number, r: ExecutedCall): Promise<void> {
     if (r.retrieved) this.run.evidence.add(r.retrieved);
-    if (r.searched && (r.outcome === "success" || r.outcome === "empty")) this.run.searchesCompleted += 1;
-    else if (r.searched && r.error) this.run.lastSearchError = r.error;
+    const tier = r.prepared.tier;
+    if (r.answered) {
+      this.run.searchesCompleted += 1;
+      if (tier) this.run.failedSearches.delete(tier);
+    } else if (r.searched && r.error) {
+      this.run.lastSearchError = r.error;
+      if (tier) this.run.failedSearches.set(tier, r.error);
+    }
     const payload: EventPayload<"tool.result"> = {
       callId: r.prepared.call.id,
       tool: r.prepared.call.name,
@@ -272,9 +280,10 @@ class ReflectLoop {
 
   /** One verdict per forced turn, over every model its searches returned; a failed search keeps forcing. */
   private async checkFreshness(i: number, searches: ExecutedCall[]): Promise<void> {
-    const modelsOf = (r: ExecutedCall) => (r.retrieved?.tier === "mental_models" ? r.retrieved.hits : null);
-    const byId = new Map(searches.flatMap((r) => modelsOf(r) ?? []).map((m) => [m.id, m]));
-    const failed = searches.find((r) => !modelsOf(r));
+    // Every model the store returned is judged, also one the tool-result cap hid (SPEC §3.3).
+    const modelsOf = (r: ExecutedCall) => (r.returned?.tier === "mental_models" ? r.returned.hits : []);
+    const byId = new Map(searches.flatMap(modelsOf).map((m) => [m.id, m]));
+    const failed = searches.find((r) => !r.answered);
     const judged = decideFreshness(this.run.req.budget, [...byId.values()]);
     const decision = failed
       ? {

@@ -48,8 +48,12 @@ export interface ExecutedCall {
   durationMs: number;
   /** The search reached the memory store (well-formed arguments, an offered tier tool). */
   searched: boolean;
-  /** The hits the model saw (inside the capped result), when the search ran. */
+  /** The store answered (with hits or none); false when it threw or the call never reached it. */
+  answered: boolean;
+  /** The hits the model saw (inside the capped result), when the search ran and it saw any. */
   retrieved?: Retrieved;
+  /** Every hit the store returned, seen or cut off by the cap (freshness judges them all). */
+  returned?: Retrieved;
   observationFreshness?: Omit<ObservationSearch, "observations">;
 }
 
@@ -125,9 +129,12 @@ export function prepareCall(call: ModelCall, available: readonly string[], force
 export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Promise<ExecutedCall> {
   const started = ctx.clock.now();
   const { call, search, tier } = prepared;
-  const finish = (result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs" | "searched">): ExecutedCall => ({
+  const finish = (
+    result: Omit<ExecutedCall, "prepared" | "signature" | "durationMs" | "searched" | "answered">,
+  ): ExecutedCall => ({
     prepared,
     searched: prepared.problem === null,
+    answered: result.retrieved !== undefined,
     signature: callSignature(call.name, prepared.args, result.error),
     durationMs: Math.max(0, ctx.clock.now() - started),
     ...result,
@@ -146,12 +153,30 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
     tags: tier === "mental_models" ? [] : ctx.tags,
     scope: ctx.scope,
   };
-  const found = (retrieved: Retrieved, payload: unknown, extra: Pick<ExecutedCall, "observationFreshness"> = {}) => {
+  const found = (returned: Retrieved, payload: unknown, extra: Pick<ExecutedCall, "observationFreshness"> = {}) => {
     const capped = capContent(payload, ctx.cap);
-    const seen = { tier: retrieved.tier, hits: hitsSeen<HitOf<Tier>>(retrieved.hits, capped) } as Retrieved;
+    const seen = { tier: returned.tier, hits: hitsSeen<HitOf<Tier>>(returned.hits, capped) } as Retrieved;
+    const count = returned.hits.length;
+    if (count > 0 && seen.hits.length === 0) {
+      // The store found matches but the cap cut off every one: the model saw nothing it could use
+      // or cite, so this is no success, and the tier was not read (SPEC §3.5b).
+      const message = `${call.name} found ${count} match(es) but the ${ctx.cap}-character result cap hid all of them; use a shorter query or fewer max_results`;
+      const shown = capContent({ error: message }, ctx.cap);
+      return finish({
+        outcome: "error",
+        error: message,
+        ids: noTierIds(),
+        count,
+        ...shown,
+        chars: capped.chars,
+        truncated: true,
+        returned,
+        ...extra,
+      });
+    }
     const ids = noTierIds();
     ids[seen.tier] = seen.hits.map((h) => h.id);
-    return finish({ ...classified(retrieved.hits.length), ids, ...capped, retrieved: seen, ...extra });
+    return finish({ ...classified(count), ids, ...capped, retrieved: seen, returned, ...extra });
   };
   try {
     switch (tier) {

@@ -92,29 +92,34 @@ export async function runFactsMode(
   let error: string | null = null;
   let outcome: OutcomeClass = "success";
   phase = `tool.call (${tool})`;
-  let storeError: unknown = null;
+  // Set when the store threw (whatever it threw, null included) or answered with no list.
+  let storeError = null as { thrown: unknown } | null;
   try {
     // Store errors are the search's outcome; only the wall clock or the signal stop the run here.
     await withinDeadline(deadline, async () => {
       try {
         if (tier === "raw_facts") {
-          payload.memories = await deps.memory.recall(q);
-          content = recallPayload(req.question, payload.memories);
+          const memories = await deps.memory.recall(q);
+          if (!Array.isArray(memories)) throw new Error(`${tool} returned no list of memories`);
+          payload.memories = memories;
+          content = recallPayload(req.question, memories);
         } else {
           const search = await deps.memory.searchObservations(q);
+          if (!Array.isArray(search?.observations)) throw new Error(`${tool} returned no list of observations`);
           payload.observations = search.observations;
           content = observationsPayload(req.question, search);
         }
       } catch (e) {
-        storeError = e;
+        storeError = { thrown: e };
       }
     });
   } catch (e) {
     return stopped(e);
   }
   if (storeError !== null) {
-    error = errorMessage(storeError);
-    outcome = storeError instanceof ScopeNotPermittedError ? "policy_reject" : "error";
+    const { thrown } = storeError;
+    error = thrown === null || thrown === undefined ? `${tool} failed without an error message` : errorMessage(thrown);
+    outcome = thrown instanceof ScopeNotPermittedError ? "policy_reject" : "error";
     content = { error };
   }
   payload.count = payload.memories.length + payload.observations.length;

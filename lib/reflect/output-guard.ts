@@ -1,6 +1,6 @@
 /**
- * The output guard (SPEC §3.5): gpt-oss "harmony" scaffolding and bare JSON envelopes must never
- * become a stored answer. Safe cases are recovered here; the engine retries or degrades the rest.
+ * The output guard (SPEC §3.5): gpt-oss "harmony" scaffolding, <think> reasoning, chat-template
+ * tokens and bare JSON envelopes must never become a stored answer. Safe cases are recovered here; the engine retries or degrades the rest.
  */
 
 export type GuardInspection =
@@ -20,6 +20,16 @@ const GLUED_ANALYSIS = /^\s*(?:<\|[a-z]+\|>)?analysis(?=[A-Za-z"*]|'(?!s\b))/;
 const FINAL_CHANNEL = /<\|channel\|>\s*final\s*(?:<\|constrain\|>[^<]*)?<\|message\|>/g;
 const END_OF_MESSAGE = /<\|(end|return|call|start)\|>/;
 const ENVELOPE_KEYS = new Set(["answer", "final_answer", "response"]);
+/** Reasoning models (DeepSeek-R1, Qwen3) think inside <think>…</think> before the answer. */
+const LEADING_THINK = /^\s*<think>[\s\S]*?<\/think>\s*/i;
+const THINK_TAG = /<\/?think>/i;
+/** ChatML / Llama chat-template tokens: scaffolding, never answer text. */
+const CHAT_TEMPLATE_TOKEN = /<\|(?:im_start|im_end|im_sep|endoftext|eot_id|start_header_id|end_header_id)\|>/;
+/** The tokens that end a turn: what comes before the first one can be the answer. */
+const END_OF_TURN = /<\|(?:im_end|endoftext|eot_id)\|>/;
+/** An envelope behind a lead-in label ("Answer: {…}") or inside a one-element list ("[{…}]"). */
+const LABELLED_ENVELOPE = /^\s*(?:final\s+)?answer\s*:\s*(\{[\s\S]*\})\s*$/i;
+const LISTED_ENVELOPE = /^\s*\[\s*(\{[\s\S]*\})\s*\]\s*$/;
 
 /**
  * Harmony scaffolding anywhere in the text, code fences included: a model that wraps its channel
@@ -58,7 +68,8 @@ const WHOLE_FENCE = /^```[\w-]*\s*\n([\s\S]*?)\n?```$/;
 
 function envelope(text: string): { answer: string | null; keys: string[] } | null {
   const outer = text.trim();
-  const trimmed = (WHOLE_FENCE.exec(outer)?.[1] ?? outer).trim();
+  const unfenced = (WHOLE_FENCE.exec(outer)?.[1] ?? outer).trim();
+  const trimmed = (LABELLED_ENVELOPE.exec(unfenced)?.[1] ?? LISTED_ENVELOPE.exec(unfenced)?.[1] ?? unfenced).trim();
   if (!trimmed.startsWith("{") || !trimmed.endsWith("}")) return null;
   try {
     const parsed: unknown = JSON.parse(trimmed);
@@ -77,7 +88,48 @@ export interface GuardOptions {
   jsonExpected: boolean;
 }
 
+/** A JSON answer wrapped in one fenced block: the JSON, when the block parses as JSON. */
+function fencedJson(text: string): string | null {
+  const inner = WHOLE_FENCE.exec(text.trim())?.[1]?.trim();
+  if (!inner) return null;
+  try {
+    JSON.parse(inner);
+    return inner;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reasoning blocks and chat-template tokens: a leading <think> block or a trailing end-of-turn
+ * token is dropped when what remains is a clean answer; anywhere else they are a leak.
+ */
+function inspectScaffolding(text: string, options: GuardOptions): GuardInspection | null {
+  const think = LEADING_THINK.exec(text);
+  if (think) {
+    return recoveredOrLeak(text.slice(think[0].length), options, "think_block", "dropped the leading <think> block");
+  }
+  const tag = THINK_TAG.exec(text);
+  if (tag) return { kind: "leak", pattern: "think_block", detail: `found ${tag[0]}` };
+  const token = CHAT_TEMPLATE_TOKEN.exec(text);
+  if (!token) return null;
+  const end = END_OF_TURN.exec(text);
+  if (end && end.index === token.index && end.index > 0) {
+    return recoveredOrLeak(text.slice(0, end.index), options, "chat_template_token", `cut at ${end[0]}`);
+  }
+  return { kind: "leak", pattern: "chat_template_token", detail: `found ${token[0]}` };
+}
+
+function recoveredOrLeak(rest: string, options: GuardOptions, pattern: string, detail: string): GuardInspection {
+  const inner = inspectAnswer(rest, options);
+  if (inner.kind === "clean") return { kind: "recovered", text: inner.text, pattern, detail };
+  if (inner.kind === "leak") return { kind: "leak", pattern: `${pattern}+${inner.pattern}`, detail: inner.detail };
+  return { ...inner, pattern: `${pattern}+${inner.pattern}` };
+}
+
 export function inspectAnswer(text: string, options: GuardOptions): GuardInspection {
+  const scaffolding = inspectScaffolding(text, options);
+  if (scaffolding) return scaffolding;
   const harmony = harmonyLeak(text);
   if (harmony) {
     const final = finalChannelText(text);
@@ -105,6 +157,11 @@ export function inspectAnswer(text: string, options: GuardOptions): GuardInspect
       return inner.kind === "leak" ? inner : { ...inner, pattern: `json_envelope+${inner.pattern}` };
     }
     if (env) return { kind: "leak", pattern: "json_envelope", detail: `bare JSON with keys ${env.keys.join(", ")}` };
+  }
+  if (options.jsonExpected) {
+    const json = fencedJson(text);
+    if (json !== null)
+      return { kind: "unwrapped", text: json, pattern: "json_fence", detail: "unwrapped the fenced JSON" };
   }
   if (!text.trim()) return { kind: "leak", pattern: "empty_answer", detail: "the answer is blank" };
   return { kind: "clean", text };

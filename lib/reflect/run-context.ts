@@ -3,7 +3,7 @@
  * (model-turns.ts), the done/answer handling (done.ts) and the endings (endings.ts).
  */
 import type { DeadlineScope } from "./deadline";
-import type { RunFlag } from "./domain";
+import type { RunFlag, Tier } from "./domain";
 import { Evidence } from "./evidence";
 import type { ChatMessage, ModelResponse, ReflectDeps } from "./ports";
 import type { ParsedReflectRequest } from "./request";
@@ -29,6 +29,11 @@ export class RunContext {
   searchesCompleted = 0;
   /** The last error of a search that reached the store, for the receipt when none completed. */
   lastSearchError: string | null = null;
+  /**
+   * Tiers whose latest search reached the store and failed (tier → error): such a tier was not
+   * searched, so a run without evidence cannot say the bank has nothing (SPEC §3.5b).
+   */
+  readonly failedSearches = new Map<Tier, string>();
   /** Iterations started, the final forced turn and a guard retry included. */
   iterations = 0;
   /** The system prompt, fixed once the enabled tiers are known. */

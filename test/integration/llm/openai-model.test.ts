@@ -259,6 +259,35 @@ describe("OpenAI-compatible model over the real SDK", () => {
       expect(chatBodies()).toHaveLength(1);
     });
 
+    // vLLM answers a 400 with a top-level body, not OpenAI's {"error":{…}}: the SDK alone would
+    // report "400 status code (no body)" and the downgrade would never happen.
+    const vllm400 = (message: string) => ({
+      status: 400,
+      body: { object: "error", message, type: "BadRequestError", param: null, code: 400 },
+    });
+
+    it("downgrades on a vLLM-shaped 400 whose top-level message names tool_choice", async () => {
+      fake.setScript((body) =>
+        typeof body.tool_choice === "object"
+          ? vllm400("Invalid value for `tool_choice`: named tool choice requires guided decoding")
+          : { tool_calls: [{ name: "recall", arguments: { reason: "r", query: "pricing" } }] },
+      );
+      const response = await model({ forcedToolChoice: undefined }).complete(forcedRequest("recall"));
+      expect(chatBodies().map((b) => b.tool_choice)).toEqual([
+        { type: "function", function: { name: "recall" } },
+        "required",
+      ]);
+      expect(response.warnings).toEqual(["forced_tool_choice_downgraded: named → required"]);
+    });
+
+    it("reports the server's own message from a vLLM-shaped 400, never 'no body'", async () => {
+      fake.setScript(() => vllm400("messages: too long"));
+      const error = await callError(model({ forcedToolChoice: undefined }).complete(forcedRequest("recall")));
+      expect(error.message).toContain("HTTP 400: messages: too long");
+      expect(error.message).not.toContain("no body");
+      expect(chatBodies()).toHaveLength(1);
+    });
+
     it("REFLECT_FORCED_TOOL_CHOICE pins the form: no downgrade, no warning", async () => {
       fake.setScript((body) => rejectNamed(body));
       const response = await model({ forcedToolChoice: "required" }).complete(forcedRequest("recall"));

@@ -154,7 +154,10 @@ describe("offline model on the demo bank", () => {
     const { result, events } = await reflect("What is the finance budget?", "recap", { scope: "team:finance" });
     const outcomes = events.flatMap((e) => (e.type === "tool.result" ? [e.payload.outcome] : []));
     expect(outcomes).toContain("policy_reject");
-    expect(["halted", "no_evidence", "done"]).toContain(result.status);
+    // Never "no relevant memories": the tiers the scope refused were not read, and the run says so.
+    expect(result.status).not.toBe("no_evidence");
+    if (result.status === "failed") expect(result.error?.message).toContain("scope team:finance is not permitted");
+    else expect(["halted", "done"]).toContain(result.status);
     const seen = retrieved(events);
     expect([...seen.raw_facts, ...seen.observations].filter((id) => FINANCE_IDS.has(id))).toEqual([]);
   });

@@ -69,4 +69,25 @@ describe("facts mode", () => {
     expect(result.status).toBe("failed");
     expect(result.error).toEqual({ message: "disk I/O error", phase: "tool.call (recall)" });
   });
+
+  it("fails with a receipt when the store throws a non-Error value (null)", async () => {
+    const memory = atlasMemory();
+    memory.recall = async () => {
+      throw null;
+    };
+    const { result, events } = await run(memory, new ScriptedModel([]), { mode: "facts" });
+    expect(result.status).toBe("failed");
+    expect(result.answer).not.toBe(NO_EVIDENCE_ANSWER);
+    expect(result.error).toEqual({ message: "recall failed without an error message", phase: "tool.call (recall)" });
+    expect(events.at(-1)?.type).toBe("run.finished");
+  });
+
+  it("fails with a receipt when the store answers with no list (never a raw TypeError)", async () => {
+    const memory = atlasMemory();
+    memory.recall = async () => undefined as never;
+    const { result, events } = await run(memory, new ScriptedModel([]), { mode: "facts" });
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe("recall returned no list of memories");
+    expect(events.at(-1)?.type).toBe("run.finished");
+  });
 });

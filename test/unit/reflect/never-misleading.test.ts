@@ -156,6 +156,37 @@ describe("3: a malformed final forced done keeps the evidence", () => {
   });
 });
 
+describe("3d: a model error on the final forced done keeps the evidence", () => {
+  it("3d: HTTP 500 on the final forced done ends degraded with the digest, naming the error", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (forced === "done") throw new Error("model m failed with HTTP 500: upstream exploded");
+      // auto: keep searching without answering so the final forced turn is reached
+      return reply(call("recall", { query: `Atlas launch ${req.messages.length}` }));
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("degraded");
+    expect(result.answer).toContain("[o1] The Atlas launch date is March 14.");
+    expect(result.citations.observation_ids).toEqual(["o1"]);
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    expect(degraded.payload.detail).toContain("the final forced done failed: model m failed with HTTP 500");
+  });
+
+  it("3d: the wall clock on the final forced done still ends the run failed", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (forced === "done") return new Promise<never>(() => undefined) as unknown as ModelResponse;
+      return reply(call("recall", { query: `Atlas launch ${req.messages.length}` }));
+    });
+    const h = harness(atlasMemory({ mentalModels: [] }), model);
+    const result = await runReflect(h.deps, request({ wallClockMs: 300 }));
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe("wall-clock limit of 300 ms reached");
+  });
+});
+
 describe("4: no_evidence only when the bank was searched", () => {
   it("4: every retrieval call malformed fails the run saying the model never produced a valid search", async () => {
     const model = new ScriptedModel((req) =>
@@ -165,6 +196,45 @@ describe("4: no_evidence only when the bank was searched", () => {
     expect(result.status).toBe("failed");
     expect(result.answer).not.toBe(NO_EVIDENCE_ANSWER);
     expect(result.error?.message).toContain("never produced a valid search");
+  });
+
+  it("4b: a tier whose search failed is not 'no relevant memories' when the other tiers found nothing", async () => {
+    // The observations (where the answer is) fail; recall finds nothing for the query.
+    const memory = new InMemoryMemory({
+      facts: [],
+      observations: [{ ...atlasMemory().data.observations![0]! }],
+      mentalModels: [],
+    }).fail("searchObservations", "database is locked", 5);
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(done("x"));
+    });
+    const { result, events } = await run(memory, model);
+    const outcomes = ofType(events, "tool.result").map((e) => [e.payload.tool, e.payload.outcome]);
+    expect(outcomes).toContainEqual(["search_observations", "error"]);
+    expect(outcomes).toContainEqual(["recall", "empty"]);
+    expect(result.status).toBe("failed");
+    expect(result.answer).not.toBe(NO_EVIDENCE_ANSWER);
+    expect(result.error?.message).toContain(
+      "the observations search failed (search_observations failed: database is locked)",
+    );
+  });
+
+  it("4c: a failed tier searched again successfully under auto counts as searched", async () => {
+    const memory = new InMemoryMemory({ facts: [fact("f9", "Budget review notes")], mentalModels: [] }).fail(
+      "recall",
+      "database is locked",
+      1,
+    );
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(call("recall", { query: "Atlas launch date" }));
+    });
+    const { result } = await run(memory, model);
+    expect(result.status).toBe("no_evidence");
+    expect(result.error).toBeNull();
   });
 });
 
@@ -446,5 +516,133 @@ describe("13: smaller holes", () => {
     expect(result.answer.length).toBeLessThanOrEqual(20_000);
     expect(result.answer).toContain("[answer truncated at 20,000 characters]");
     expect(result.flags).toContain("truncated");
+  });
+});
+
+const LONG_QUERY = `Atlas launch ${"please find the Atlas launch date and owner ".repeat(12)}`;
+
+describe("14: the tool-result cap never hides evidence behind a wrong verdict", () => {
+  it("14a: hits the cap hid from the model are not reported as 'no relevant memories in this bank'", async () => {
+    // An adversarial (or just verbose) model echoes a long query: the capped result holds only the
+    // query echo, so every id is cut off. The store DID return matches.
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: LONG_QUERY }));
+      return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model, { toolResultCapChars: 300 });
+    const results = ofType(events, "tool.result").filter((e) => e.payload.tier !== null);
+    expect(results.some((e) => e.payload.count > 0)).toBe(true); // the store returned matches
+    // Honest: the bank was NOT empty for this question; the run must not claim it was.
+    expect(result.answer).not.toBe(NO_EVIDENCE_ANSWER);
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toMatch(/found \d+ match\(es\) but the 300-character result cap hid all of them/);
+  });
+
+  it("14b: a 'success' whose ids were all cut off by the cap is not progress the model could use", async () => {
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: LONG_QUERY }));
+      return reply(done("x"));
+    });
+    const { events } = await run(atlasMemory({ mentalModels: [] }), model, { toolResultCapChars: 300 });
+    const results = ofType(events, "tool.result").filter((e) => e.payload.tier !== null);
+    for (const r of results) {
+      const seen = Object.values(r.payload.ids).flat().length;
+      // outcome "success" means "non-empty"; the model saw no hit at all.
+      if (seen === 0) expect(r.payload.outcome).not.toBe("success");
+    }
+  });
+
+  it("14c: a stale mental model hidden by the cap still keeps the forced path (every returned model must be fresh)", async () => {
+    const fresh = mentalModel(
+      "mm1",
+      "Atlas launch",
+      `Atlas launches on March 14; Priya owns the checklist. ${"Atlas launch detail. ".repeat(30)}`,
+    );
+    const stale = mentalModel("mm2", "Atlas launch risks", "Atlas launch risks: the date may move again.", {
+      isStale: true,
+      stalenessReason: "12 newer memories in scope",
+    });
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      return reply(done("Atlas launches on March 14.", { mental_model_ids: ["mm1"] }));
+    });
+    const { events } = await run(atlasMemory({ mentalModels: [fresh, stale] }), model, {
+      budget: "mid",
+      toolResultCapChars: 600,
+    });
+    const mm = ofType(events, "tool.result").find((e) => e.payload.tool === "search_mental_models")!;
+    expect(mm.payload.count).toBe(2);
+    expect(mm.payload.ids.mental_models).toEqual(["mm1"]); // mm2 (stale) was cut off by the cap
+    const check = ofType(events, "freshness.check")[0]!;
+    expect(check.payload.verdict).toBe("keep_forcing");
+  });
+});
+
+describe("15: the guard retry reports what happened and stays inside the budget", () => {
+  const leaky = (retry: () => ModelResponse) =>
+    new ScriptedModel((req, index) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (req.messages.some((m) => m.role === "system" && m.content?.includes("model-internal formatting")))
+        return retry();
+      void index;
+      return reply(done("<|channel|>analysis<|message|>thinking", { memory_ids: ["f1"] }));
+    });
+
+  it("15a: a guard retry that fails with a model error does not claim 'the answer still leaked after the retry'", async () => {
+    const model = leaky(() => {
+      throw new Error("model m failed with HTTP 500: upstream exploded");
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("degraded");
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    // The retry never produced an answer: the receipt must say the retry failed, not that it leaked.
+    expect(degraded.payload.detail).not.toContain("still leaked");
+    expect(degraded.payload.detail).toContain("the corrective retry failed: model m failed with HTTP 500");
+  });
+
+  it("15b: a guard retry that answers with a search instead of done says so", async () => {
+    const model = leaky(() => reply(call("recall", { query: "Atlas" })));
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    expect(result.status).toBe("degraded");
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    expect(degraded.payload.detail).toContain("the corrective retry brought no done");
+    expect(degraded.payload.detail).toContain("called recall");
+  });
+
+  it("15c: the wall clock expiring during the guard retry is reported (status failed per §3.2, or at least named)", async () => {
+    const model = leaky(() => new Promise<never>(() => undefined) as unknown as ModelResponse);
+    const h = harness(atlasMemory({ mentalModels: [] }), model);
+    const result = await runReflect(h.deps, request({ wallClockMs: 200 }));
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toBe("wall-clock limit of 200 ms reached");
+    expect(h.events.at(-1)?.type).toBe("run.finished");
+  });
+
+  it("15d: a guard retry on the last iteration does not report more iterations than the budget allows", async () => {
+    let n = 0;
+    const model = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { query: "Atlas launch" }));
+      if (forced === "done") {
+        n += 1;
+        return reply(
+          done(n === 1 ? "<|channel|>final<|message|>x<|channel|>" : "Atlas launches on March 14.", {
+            memory_ids: ["f1"],
+          }),
+        );
+      }
+      return reply(call("recall", { query: `Atlas ${req.messages.length}` }));
+    });
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    const started = ofType(events, "run.started")[0]!;
+    expect(result.iterations).toBeLessThanOrEqual(started.payload.maxIterations);
+    expect(n).toBe(1);
+    expect(result.status).toBe("degraded");
+    const degraded = ofType(events, "guard.output").find((e) => e.payload.action === "degraded")!;
+    expect(degraded.payload.detail).toContain("leaves no iteration for the corrective retry");
   });
 });

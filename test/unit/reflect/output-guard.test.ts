@@ -148,4 +148,45 @@ describe("inspectAnswer", () => {
   it("treats a blank answer as a leak", () => {
     expect(inspectAnswer("  ", { jsonExpected: false }).kind).toBe("leak");
   });
+  const prose = { jsonExpected: false };
+
+  it("drops a leading <think> block when the rest is a clean answer", () => {
+    const r = inspectAnswer(
+      "<think>The user wants the date. f1 says March 14.</think>Atlas launches on March 14.",
+      prose,
+    );
+    expect(r).toMatchObject({ kind: "recovered", text: "Atlas launches on March 14.", pattern: "think_block" });
+  });
+  it("treats a <think> block that is not leading, or unclosed, as a leak", () => {
+    expect(inspectAnswer("Atlas launches on March 14. <think>check f2</think>", prose).kind).toBe("leak");
+    expect(inspectAnswer("<think>The user wants the date", prose).kind).toBe("leak");
+    expect(inspectAnswer("<think>x</think>", prose).kind).toBe("leak");
+  });
+  it("cuts a ChatML end-of-turn token and what follows it", () => {
+    const r = inspectAnswer("Atlas launches on March 14.<|im_end|>\n<|im_start|>assistant", prose);
+    expect(r).toMatchObject({ kind: "recovered", text: "Atlas launches on March 14.", pattern: "chat_template_token" });
+  });
+  it("treats other chat-template tokens as a leak", () => {
+    expect(inspectAnswer("<|im_start|>assistant\nAtlas launches on March 14.", prose).kind).toBe("leak");
+    expect(inspectAnswer("<|start_header_id|>assistant<|end_header_id|>March 14", prose).kind).toBe("leak");
+  });
+  it.each(['[{"answer": "Atlas launches on March 14."}]', 'Answer: {"answer": "Atlas launches on March 14."}'])(
+    "unwraps an envelope inside a list or after a lead-in: %s",
+    (text) => {
+      expect(inspectAnswer(text, prose)).toMatchObject({ kind: "unwrapped", text: "Atlas launches on March 14." });
+    },
+  );
+  it("with answerFormat json, unwraps a fenced JSON block to the JSON", () => {
+    const r = inspectAnswer('```json\n{"date": "2025-03-14"}\n```', { jsonExpected: true });
+    expect(r).toMatchObject({ kind: "unwrapped", text: '{"date": "2025-03-14"}', pattern: "json_fence" });
+    expect(inspectAnswer("```\nnot json\n```", { jsonExpected: true }).kind).toBe("clean");
+  });
+});
+
+describe("output guard: answer format json", () => {
+  it("a json-format answer wrapped in a ```json fence is stored as the JSON", async () => {
+    const { result } = await guarded(['```json\n{"date": "2025-03-14"}\n```'], undefined, "json");
+    expect(JSON.parse(result.answer)).toEqual({ date: "2025-03-14" });
+    expect(result.status).toBe("done");
+  });
 });
