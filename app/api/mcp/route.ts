@@ -3,6 +3,8 @@
  * instance can answer any request and nothing leaks between clients.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isAppError } from "@/lib/contracts/errors";
+import { decodeUtf8 } from "@/lib/contracts/text";
 import { getAppDb } from "@/lib/server/db";
 import { createMcpServer } from "@/lib/server/mcp";
 import { mcpRebindingOptions } from "@/lib/server/request-policy";
@@ -10,6 +12,15 @@ import { mcpRebindingOptions } from "@/lib/server/request-policy";
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request) {
+  // The SDK would decode the body leniently (bad bytes become U+FFFD and get stored): decode it
+  // strictly here and hand the SDK the parsed message.
+  let parsedBody: unknown;
+  try {
+    parsedBody = JSON.parse(decodeUtf8(new Uint8Array(await request.arrayBuffer())));
+  } catch (err) {
+    const message = isAppError(err) ? err.message : "The request body is not JSON.";
+    return Response.json({ jsonrpc: "2.0", error: { code: -32700, message }, id: null }, { status: 400 });
+  }
   const server = createMcpServer({
     getDb: getAppDb,
     // Links point back at the host the agent reached, unless a public URL is configured.
@@ -24,7 +35,7 @@ export async function POST(request: Request) {
   });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(request, { parsedBody });
   } finally {
     await server.close();
   }

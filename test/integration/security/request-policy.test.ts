@@ -188,6 +188,32 @@ describe("the MCP SDK's own rebinding check (behind the proxy)", () => {
     );
     expect(res.status).toBe(403);
   });
+
+  it("refuses a body that is not valid UTF-8 instead of storing U+FFFD, and still answers a valid call", async () => {
+    const headers = {
+      host: "127.0.0.1:3000",
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const call = new TextEncoder().encode(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_retain","arguments":{"bank":"demo","facts":[{"text":"bad ',
+    );
+    const tail = new TextEncoder().encode(' end"}]}}}');
+    const bad = await mcpPost(
+      new Request(`${BASE}/api/mcp`, { method: "POST", headers, body: new Uint8Array([...call, 0xff, 0xfe, ...tail]) }),
+    );
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toMatch(/not valid UTF-8/);
+    const list = await mcpPost(
+      new Request(`${BASE}/api/mcp`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      }),
+    );
+    expect(list.status).toBe(200);
+    expect(JSON.stringify(await list.json())).toContain("memory_retain");
+  });
 });
 
 describe("security headers", () => {
