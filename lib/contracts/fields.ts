@@ -19,6 +19,8 @@ export const LIMITS = {
   tagChars: 100,
   tags: 50,
   idChars: 200,
+  /** A fact's source document reference (a path, a URL, an id). */
+  documentIdChars: 2000,
   recallQueryChars: 1000,
   searchChars: 500,
 } as const;

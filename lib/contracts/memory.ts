@@ -89,7 +89,13 @@ export const NewFact = z.strictObject({
   tags: Tags.default([]).meta({ description: "labels to filter recall by, e.g. launch, sso" }),
   scope: Scope.default("personal").meta({ description: '"personal" or "team:<id>" when the bank permits that team' }),
   occurredAt: IsoTime.nullable().optional().meta({ description: "ISO-8601 time the fact happened" }),
-  documentId: z.string().min(1).nullable().optional().meta({ description: "the source document the fact came from" }),
+  documentId: z
+    .string()
+    .min(1)
+    .max(LIMITS.documentIdChars, underLimit("document id", LIMITS.documentIdChars))
+    .nullable()
+    .optional()
+    .meta({ description: "the source document the fact came from" }),
 });
 
 export const RetainBody = z.strictObject({

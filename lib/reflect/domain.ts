@@ -116,6 +116,7 @@ export const CITATION_KEYS: readonly CitationKey[] = CITATION_ORDER.map((t) => t
 /** `personal`, or `team:<id>` with a non-empty slug id. */
 export const Scope = z
   .string()
+  .max(205, "a scope is personal or team:<id> with an id of at most 200 characters")
   .regex(/^(personal|team:[a-z0-9][a-z0-9_-]*)$/, 'scope must be "personal" or "team:<id>"')
   .transform((s) => s as ScopeValue);
 export type ScopeValue = "personal" | `team:${string}`;

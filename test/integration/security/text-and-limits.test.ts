@@ -137,6 +137,41 @@ describe("ids are slugs; unknown fields are refused; one set of limits", () => {
     }
   });
 
+  it("refuses a fact in a team scope the bank does not permit (it could never be read back), and stores nothing", async () => {
+    const before = await factCount();
+    const res = await call(
+      facts.POST,
+      { bank: "demo" },
+      JSON.stringify({ facts: [{ text: "fine" }, { text: "hidden", scope: "team:nope" }] }),
+    );
+    expect(res.status).toBe(403);
+    expect(res.json.error.code).toBe("scope_not_permitted");
+    expect(Object.keys(res.json.error.fieldErrors)).toEqual(["facts[1].scope"]);
+    expect(await factCount()).toBe(before);
+  });
+
+  it("refuses an over-long scope and document id", async () => {
+    const scope = await call(
+      facts.POST,
+      { bank: "demo" },
+      JSON.stringify({ facts: [{ text: "x", scope: `team:${"x".repeat(100_000)}` }] }),
+    );
+    expect(scope.status).toBe(400);
+    const doc = await call(
+      facts.POST,
+      { bank: "demo" },
+      JSON.stringify({ facts: [{ text: "x", documentId: "d".repeat(5_000_000) }] }),
+    );
+    expect([400, 413]).toContain(doc.status);
+    const fits = await call(
+      facts.POST,
+      { bank: "demo" },
+      JSON.stringify({ facts: [{ text: "x", documentId: "d".repeat(3000) }] }),
+    );
+    expect(fits.status).toBe(400);
+    expect(Object.keys(fits.json.error.fieldErrors)).toEqual(["facts[0].documentId"]);
+  });
+
   it("refuses a misspelt field and names it, instead of dropping it", async () => {
     const res = await call(reflect.POST, { bank: "demo" }, JSON.stringify({ question: "What now?", budjet: "low" }));
     expect(res.status).toBe(400);
