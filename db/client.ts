@@ -49,7 +49,19 @@ export interface OpenDbOptions {
 }
 
 /** A URL fit for a log line: credentials in it are masked. */
-const redacted = (url: string) => url.replace(/\/\/[^/@]*@/, "//***@");
+const redacted = (url: string) =>
+  url.replace(/\/\/[^/@]*@/, "//***@").replace(/([?&](?:authToken|auth_token|token|password)=)[^&#]*/gi, "$1***");
+
+/** The first line of an error and of each cause under it: drizzle wraps the driver's reason. */
+function reasonOf(err: unknown): string {
+  const lines: string[] = [];
+  for (let e: unknown = err; e && lines.length < 4; e = (e as { cause?: unknown }).cause) {
+    const line = (e instanceof Error ? e.message : String(e)).split("\n")[0]?.trim();
+    if (line && !line.startsWith("Failed query")) lines.push(line);
+    if (!(e instanceof Error)) break;
+  }
+  return lines.join(": ") || "no reason given";
+}
 
 /** Why a `file:` database could not be opened, in words: SQLite's own error is a bare code (`…: 14`). */
 function fileCause(path: string, err: unknown): string {
@@ -75,7 +87,7 @@ function fileCause(path: string, err: unknown): string {
 /** One line naming the database and the cause, for the CLI's stderr, an MCP tool error and the server log. */
 function openFailure(url: string, err: unknown): AppError<"unavailable"> {
   const path = fileUrlPath(url);
-  const detail = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+  const detail = redacted(reasonOf(err));
   const message = path
     ? `cannot open the database ${path} (DATABASE_URL=${redacted(url)}): ${fileCause(path, err)}`
     : `cannot open the database at ${redacted(url)}: ${detail}`;

@@ -226,54 +226,64 @@ export class WorkerClient implements Client {
     this.check();
   }
 
+  /**
+   * Sends a write once no transaction of this client is open. The check and the send happen in one
+   * synchronous step: between an `await` and the next line another caller could open a transaction,
+   * and a write sent after its BEGIN would run inside someone else's transaction.
+   */
+  private async onWriter<T>(send: () => Promise<T>): Promise<T> {
+    for (;;) {
+      await this.writerTurn();
+      if (!this.openTransaction) return send();
+    }
+  }
+
   async execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
     this.check();
     const stmt = normalize(stmtOrSql, args);
     if (this.options.readers > 0 && isReadOnly(sqlOf(stmt))) {
       return fromWireResult(await this.reader().call<WireResult>("execute", [stmt]));
     }
-    await this.writerTurn();
-    return fromWireResult(await this.writer.call<WireResult>("execute", [stmt]));
+    return fromWireResult(await this.onWriter(() => this.writer.call<WireResult>("execute", [stmt])));
   }
 
   async batch(stmts: Statement[], mode: TransactionMode = "deferred"): Promise<ResultSet[]> {
     this.check();
-    await this.writerTurn();
-    const results = await this.writer.call<WireResult[]>("batch", [stmts.map((s) => normalize(s)), mode]);
+    const results = await this.onWriter(() =>
+      this.writer.call<WireResult[]>("batch", [stmts.map((s) => normalize(s)), mode]),
+    );
     return results.map(fromWireResult);
   }
 
   async migrate(stmts: InStatement[]): Promise<ResultSet[]> {
     this.check();
-    await this.writerTurn();
-    return (await this.writer.call<WireResult[]>("migrate", [stmts])).map(fromWireResult);
+    return (await this.onWriter(() => this.writer.call<WireResult[]>("migrate", [stmts]))).map(fromWireResult);
   }
 
   async executeMultiple(sql: string): Promise<void> {
     this.check();
-    await this.writerTurn();
-    await this.writer.call("executeMultiple", [sql]);
+    await this.onWriter(() => this.writer.call("executeMultiple", [sql]));
   }
 
   async transaction(mode: TransactionMode = "write"): Promise<Transaction> {
     this.check();
-    await this.writerTurn();
     const id = this.nextTx++;
-    // Claimed before BEGIN is sent, so that no other write slips in between.
     let end!: () => void;
-    this.openTransaction = new Promise<void>((resolve) => {
-      end = () => {
-        if (this.openTransaction === ended) this.openTransaction = null;
-        resolve();
-      };
+    let ended: Promise<void> | null = null;
+    // Claimed in the same synchronous step as the BEGIN is sent, so that no other write slips in.
+    await this.onWriter(() => {
+      ended = new Promise<void>((resolve) => {
+        end = () => {
+          if (this.openTransaction === ended) this.openTransaction = null;
+          resolve();
+        };
+      });
+      this.openTransaction = ended;
+      return this.writer.call("transaction", [mode, id]).catch((error: unknown) => {
+        end();
+        throw error;
+      });
     });
-    const ended = this.openTransaction;
-    try {
-      await this.writer.call("transaction", [mode, id]);
-    } catch (error) {
-      end();
-      throw error;
-    }
     return new WorkerTransaction(this.writer, id, end);
   }
 

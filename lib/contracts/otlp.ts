@@ -56,7 +56,8 @@ export const OtlpExporterSettings = z.object({
   timeoutMs: z.coerce
     .number({ error: "OTEL_EXPORTER_OTLP_TIMEOUT must be a number of milliseconds" })
     .int("OTEL_EXPORTER_OTLP_TIMEOUT must be a whole number of milliseconds")
-    .positive("OTEL_EXPORTER_OTLP_TIMEOUT must be above 0"),
+    .positive("OTEL_EXPORTER_OTLP_TIMEOUT must be above 0")
+    .max(600_000, "OTEL_EXPORTER_OTLP_TIMEOUT must be at most 600000 (ten minutes)"),
   compression: z.enum(["gzip", "none"], {
     error: (issue) => `OTEL_EXPORTER_OTLP_COMPRESSION=${String(issue.input)} is not supported: use gzip or none`,
   }),

@@ -45,14 +45,49 @@ export function tracesEndpoint(env: Env): string | null {
 /** `key=value,key2=value2`, values URL-encoded (OTLP spec); the traces list overrides the generic one. */
 function otlpHeaders(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const list of [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS]) {
-    for (const pair of (list ?? "").split(",")) {
+  for (const name of ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"]) {
+    for (const pair of (env[name] ?? "").split(",")) {
       const eq = pair.indexOf("=");
       if (eq <= 0) continue;
-      out[pair.slice(0, eq).trim().toLowerCase()] = decodeURIComponent(pair.slice(eq + 1).trim());
+      const key = pair.slice(0, eq).trim().toLowerCase();
+      let value: string;
+      try {
+        value = decodeURIComponent(pair.slice(eq + 1).trim());
+      } catch {
+        throw new Error(`${name}: the value of "${key}" is not valid URL encoding`);
+      }
+      // A header value cannot hold line breaks or other control characters (fetch would refuse it).
+      if (
+        [...value].some((c) => {
+          const code = c.charCodeAt(0);
+          return (code < 0x20 && code !== 0x09) || code === 0x7f;
+        })
+      ) {
+        throw new Error(`${name}: the value of "${key}" holds a control character`);
+      }
+      out[key] = value;
     }
   }
   return out;
+}
+
+/** The collector URL, checked once: an http(s) URL without credentials (they would be logged). */
+function collectorUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error("OTEL_EXPORTER_OTLP_ENDPOINT is not a URL");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new Error(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL, not ${parsed.protocol}`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new Error(
+      "OTEL_EXPORTER_OTLP_ENDPOINT must not carry credentials; put them in OTEL_EXPORTER_OTLP_HEADERS (authorization=…)",
+    );
+  }
+  return url;
 }
 
 export interface ExporterConfig extends OtlpExporterSettings {
@@ -70,7 +105,7 @@ export function exporterConfig(env: Env): ExporterConfig | null {
     compression: pick(env, "COMPRESSION") || "none",
   });
   if (!settings.success) throw new Error(settings.error.issues.map((i) => i.message).join("; "));
-  return { url, headers: otlpHeaders(env), ...settings.data };
+  return { url: collectorUrl(url), headers: otlpHeaders(env), ...settings.data };
 }
 
 // ---------- transport ----------
@@ -116,9 +151,11 @@ export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promi
   if (config.compression === "gzip") headers["content-encoding"] = "gzip";
   const deadline = Date.now() + config.timeoutMs;
   let last = "";
+  let attempts = 0;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;
+    attempts = attempt;
     let wait: number;
     const answer = await fetch(config.url, {
       method: "POST",
@@ -145,7 +182,9 @@ export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promi
     if (attempt === MAX_ATTEMPTS || Date.now() + wait >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
-  throw new Error(`OTLP push to ${config.url} failed: ${last} (gave up after retries within ${config.timeoutMs} ms)`);
+  throw new Error(
+    `OTLP push to ${config.url} failed: ${last} (gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} within ${config.timeoutMs} ms)`,
+  );
 }
 
 /**

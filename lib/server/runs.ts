@@ -18,6 +18,7 @@ import {
   listRuns,
   type RunRecord,
 } from "@/db/runs";
+import { isScopePermitted } from "@/db/scope";
 import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type { ListRunsQuery, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
@@ -79,6 +80,13 @@ export async function startRun(
   }
   const budget = input.budget ?? skill.budget;
   const scope = input.scope ?? skill.retrieval.scope;
+  // SPEC §3.5b: a team the bank does not permit is refused before a run exists, never reported
+  // as a run that found nothing.
+  if (!isScopePermitted(scope, bank.permittedTeams ?? [])) {
+    throw new AppError("scope_not_permitted", `Bank ${bank.id} does not permit scope ${scope}; no run was started.`, {
+      fieldErrors: { scope: [`scope ${scope} is not permitted in bank ${bank.id}`] },
+    });
+  }
   const parentRunId = options.parentRunId ?? null;
   const model = options.model ?? getModel({ db, bankId: bank.id });
   // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.

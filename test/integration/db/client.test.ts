@@ -1,7 +1,8 @@
 import { existsSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
+import { getDb, openDb } from "@/db/client";
+import { isAppError } from "@/lib/contracts/errors";
 
 const dir = resolve(process.cwd(), `test/.tmp/getdb-${process.pid}`);
 
@@ -24,4 +25,18 @@ describe("getDb", () => {
       delete process.env.DATABASE_URL;
     }
   });
+});
+
+describe("openDb failures", () => {
+  it("name the cause under drizzle's wrapper and never print a URL's token", async () => {
+    const err = await openDb("libsql://nonexistent.invalid?authToken=SECRETTOKEN123").catch((e: unknown) => e);
+    expect(isAppError(err, "unavailable")).toBe(true);
+    const message = (err as Error).message;
+    expect(message).not.toContain("SECRETTOKEN123");
+    expect(message).toContain("authToken=***");
+    expect(message).not.toMatch(/Failed query: ?$/);
+    expect(message.length).toBeGreaterThan(
+      "cannot open the database at libsql://nonexistent.invalid?authToken=***: ".length,
+    );
+  }, 60_000);
 });

@@ -194,6 +194,28 @@ describe("WorkerClient", () => {
     expect(names.rows.map((r) => r.name)).toEqual(["first", "second", "third"]);
   });
 
+  it("two transactions and a write started in the same tick each run on their own, without the busy timeout", async () => {
+    const { worker } = clients(tempFile());
+    await worker.executeMultiple(SCHEMA);
+    const started = Date.now();
+    const run = async (name: string, rollback: boolean) => {
+      const tx = await worker.transaction("write");
+      await tx.execute({ sql: "INSERT INTO t (name) VALUES (?)", args: [name] });
+      await new Promise((r) => setTimeout(r, 30));
+      if (rollback) await tx.rollback();
+      else await tx.commit();
+    };
+    // The plain write must not land inside the transaction that rolls back.
+    await Promise.all([
+      run("kept", false),
+      run("rolled back", true),
+      worker.execute("INSERT INTO t (name) VALUES ('plain')"),
+    ]);
+    const names = await worker.execute("SELECT name FROM t ORDER BY name");
+    expect(names.rows.map((r) => r.name)).toEqual(["kept", "plain"]);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
   it("fails with SQLITE_BUSY after the busy timeout when the lock stays taken", async () => {
     const path = tempFile();
     const holder = clients(path).worker;

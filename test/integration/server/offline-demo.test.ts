@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
 import demo from "@/db/demo/demo-bank.json";
-import { getRun, getRunEvents } from "@/db/runs";
+import { getRun, getRunEvents, listRuns } from "@/db/runs";
+import { isAppError } from "@/lib/contracts/errors";
 import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/db";
 import { termStatsPort } from "@/lib/server/model";
@@ -150,16 +151,15 @@ describe("offline model on the demo bank", () => {
     expect(result.status).not.toBe("failed");
   });
 
-  it("a run asking for a team the bank does not permit is refused by policy and halts", async () => {
-    const { result, events } = await reflect("What is the finance budget?", "recap", { scope: "team:finance" });
-    const outcomes = events.flatMap((e) => (e.type === "tool.result" ? [e.payload.outcome] : []));
-    expect(outcomes).toContain("policy_reject");
-    // Never "no relevant memories": the tiers the scope refused were not read, and the run says so.
-    expect(result.status).not.toBe("no_evidence");
-    if (result.status === "failed") expect(result.error?.message).toContain("scope team:finance is not permitted");
-    else expect(["halted", "done"]).toContain(result.status);
-    const seen = retrieved(events);
-    expect([...seen.raw_facts, ...seen.observations].filter((id) => FINANCE_IDS.has(id))).toEqual([]);
+  it("a run asking for a team the bank does not permit is refused before it starts (SPEC §3.5b)", async () => {
+    const before = (await listRuns(db)).runs.length;
+    const err = await reflect("What is the finance budget?", "recap", { scope: "team:finance" }).catch(
+      (e: unknown) => e,
+    );
+    expect(isAppError(err, "scope_not_permitted")).toBe(true);
+    expect((err as Error).message).toContain("does not permit scope team:finance");
+    // No run was made that could later read as "no relevant memories".
+    expect((await listRuns(db)).runs.length).toBe(before);
   });
 
   it("facts mode makes no model call and cites the facts it lists", async () => {
