@@ -24,6 +24,17 @@ function eventsOf(step: ReturnType<typeof walkSteps>[number]): number[] {
   return [step.event.seq];
 }
 
+/** A fork: iteration 0's response replayed from the parent, iteration 1 live. */
+function forkLog() {
+  const b = new LogBuilder("run-fork").started({ parentRunId: "run-parent", forkedAtIteration: 1 });
+  b.turn(0, { forced: "search_mental_models", calls: [{ name: "search_mental_models", args: { query: "q" } }] });
+  const replayed = b.events.at(-1)!;
+  if (replayed.type !== "llm.response") throw new Error("expected a response");
+  replayed.payload.replayed = true;
+  b.turn(1, { calls: [{ name: "recall", args: { query: "q" } }] });
+  return b;
+}
+
 describe("run walk", () => {
   it.each(["fresh", "stale", "halted", "degraded", "no-evidence"])(
     "golden %s: every event lands in exactly one step, or is the run's start or finish",
@@ -102,12 +113,7 @@ describe("run walk", () => {
   });
 
   it("does not count a replayed response as a model call, so a running fork's header does not jump", () => {
-    const b = new LogBuilder("run-fork").started({ parentRunId: "run-parent", forkedAtIteration: 1 });
-    b.turn(0, { forced: "search_mental_models", calls: [{ name: "search_mental_models", args: { query: "q" } }] });
-    const replayed = b.events.at(-1)!;
-    if (replayed.type !== "llm.response") throw new Error("expected a response");
-    replayed.payload.replayed = true;
-    b.turn(1, { calls: [{ name: "recall", args: { query: "q" } }] });
+    const b = forkLog();
     const walk = walkRun(b.events);
     expect(walk.llmCalls).toBe(1);
     expect(walk.flags).toEqual(["replayed"]);
@@ -115,12 +121,7 @@ describe("run walk", () => {
   });
 
   it("counts calls per iteration the way the run total does: the timeline and compare add up to the header", () => {
-    const b = new LogBuilder("run-fork").started({ parentRunId: "run-parent", forkedAtIteration: 1 });
-    b.turn(0, { forced: "search_mental_models", calls: [{ name: "search_mental_models", args: { query: "q" } }] });
-    const replayed = b.events.at(-1)!;
-    if (replayed.type !== "llm.response") throw new Error("expected a response");
-    replayed.payload.replayed = true;
-    b.turn(1, { calls: [{ name: "recall", args: { query: "q" } }] });
+    const b = forkLog();
     const view = foldRun(b.events);
     expect(view.iterations.map((it) => [it.llmCalls, it.replayed])).toEqual([
       [0, true],
