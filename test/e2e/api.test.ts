@@ -52,6 +52,12 @@ describe("API without a token (loopback)", () => {
     });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.code).toBe("invalid_json");
+    // A path no route declares is the API's JSON 404, not the site's HTML page.
+    const unknown = await fetch(`${app.url}/api/v1/nope/deeper`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error).toMatchObject({ code: "not_found" });
+    // A declared path still reaches its route.
+    expect((await fetch(`${app.url}/api/v1/banks`)).status).toBe(200);
   });
 });
 

@@ -16,6 +16,8 @@ function routesOnDisk(dir = V1): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    // `[...rest]` is the JSON 404 for paths no route declares, not an operation.
+    if (entry.isDirectory() && entry.name.startsWith("[...")) continue;
     if (entry.isDirectory()) out.push(...routesOnDisk(path));
     else if (entry.name === "route.ts") {
       const url = `/${relative(V1, dir).split(sep).join("/")}`.replace(/\[([^\]]+)\]/g, "{$1}");
