@@ -137,13 +137,32 @@ export async function startRun(
     ).catch((err: unknown) =>
       failedRunResult({ message: err instanceof Error ? err.message : String(err), phase: "engine" }),
     );
-    await finishRun(db, runId, { ...result, durationMs: Date.now() - started });
+    const stored = await finishRun(db, runId, { ...result, durationMs: Date.now() - started });
     pushRunTraceInBackground(db, runId);
-    return result;
+    return storedOutcome(result, stored);
   })();
   // Web-started runs are never awaited: a store failure while finishing is logged, not a crash.
   finished.catch((err: unknown) => console.error(`run ${runId} could not be finished:`, err));
   return { runId, finished };
+}
+
+/**
+ * What the caller is told is what the store says: when another process ended the run first (it
+ * judged this one's owner gone and marked it interrupted), the engine's result was not stored,
+ * and reporting it would contradict the run page.
+ */
+function storedOutcome(result: ReflectResult, stored: RunRecord): ReflectResult {
+  if (stored.status === result.status) return result;
+  return {
+    ...result,
+    status: stored.status,
+    answer: stored.answer ?? "",
+    error: stored.error,
+    warnings: [
+      ...result.warnings,
+      `run_ended_elsewhere: another process marked this run ${stored.status} before it finished here; its result here (${result.status}) was not stored`,
+    ],
+  };
 }
 
 export function toRunListItem(r: RunRecord): RunListItem {

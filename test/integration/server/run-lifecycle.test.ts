@@ -45,6 +45,36 @@ describe("run lifecycle", () => {
     expect((await getRun(db, runId))?.status).not.toBe("running");
   });
 
+  it("a run another process marked interrupted reports the stored status to its caller, not its own", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow: ModelPort = {
+      info: { kind: "scripted", name: "gated" },
+      async complete(req) {
+        await gate;
+        const forced = typeof req.toolChoice === "object" ? req.toolChoice.function.name : "done";
+        return reply(call(forced, forced === "done" ? { answer: "x", memory_ids: [] } : { query: "launch" }));
+      },
+    };
+    const { runId, finished } = await startRun(
+      db,
+      { mode: "synthesize", bankId: "demo", question: "When is the launch?" },
+      { model: slow },
+    );
+    // Another process judged this one gone and ended the run (as the heartbeat sweep does).
+    await db.$client.execute({
+      sql: "UPDATE runs SET status = 'interrupted', finished_at = ? WHERE id = ?",
+      args: [new Date().toISOString(), runId],
+    });
+    release();
+    const result = await finished;
+    expect(result.status).toBe("interrupted");
+    expect(result.warnings.some((w) => w.startsWith("run_ended_elsewhere"))).toBe(true);
+    expect((await getRun(db, runId))?.status).toBe("interrupted");
+  });
+
   it("a run whose model dies midway keeps every event up to the failure and a receipt of the phase", async () => {
     let calls = 0;
     const model = new ScriptedModel(() => {
