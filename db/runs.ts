@@ -314,19 +314,24 @@ export async function markInterruptedRuns(
 }
 
 /** The engine's run sink: each append validates the event and inserts one row. */
+/**
+ * Appends only while the run is still `running` here: once another process has ended it (it
+ * judged this owner gone and marked it interrupted), the next append is refused, so the owner
+ * stops calling the model and writing into a run the store says is over.
+ */
 export function createRunSink(db: Db, runId: string): RunSink {
   return {
     async append(event) {
       const parsed = RunEvent.parse(event);
       if (parsed.runId !== runId) throw new Error(`event for run ${parsed.runId} appended to run ${runId}`);
-      await db.insert(runEvents).values({
-        runId,
-        seq: parsed.seq,
-        at: parsed.at,
-        type: parsed.type,
-        iteration: parsed.iteration ?? null,
-        payload: parsed.payload,
-      });
+      const written = await db.run(sql`
+        INSERT INTO ${runEvents} (run_id, seq, at, type, iteration, payload)
+        SELECT ${runId}, ${parsed.seq}, ${parsed.at}, ${parsed.type}, ${parsed.iteration ?? null},
+               ${JSON.stringify(parsed.payload)}
+        WHERE EXISTS (SELECT 1 FROM ${runs} WHERE ${runs.id} = ${runId} AND ${runs.status} = 'running')`);
+      if (written.rowsAffected === 0) {
+        throw new Error(`run ${runId} was ended by another process; this process stopped it here`);
+      }
     },
   };
 }

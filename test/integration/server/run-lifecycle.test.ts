@@ -75,6 +75,38 @@ describe("run lifecycle", () => {
     expect((await getRun(db, runId))?.status).toBe("interrupted");
   });
 
+  it("the owner of a run another process ended stops at its next event: no more model calls or events", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let modelCalls = 0;
+    const slow: ModelPort = {
+      info: { kind: "scripted", name: "gated" },
+      async complete() {
+        modelCalls++;
+        await gate;
+        return reply(call("search_mental_models", { query: "launch" }));
+      },
+    };
+    const { runId, finished } = await startRun(
+      db,
+      { mode: "synthesize", bankId: "demo", question: "When is the launch?" },
+      { model: slow },
+    );
+    await vi.waitFor(async () => expect(modelCalls).toBe(1));
+    await db.$client.execute({
+      sql: "UPDATE runs SET status = 'interrupted', finished_at = ? WHERE id = ?",
+      args: [new Date().toISOString(), runId],
+    });
+    const before = (await getRunEvents(db, runId)).map((e) => e.type);
+    release();
+    const result = await finished;
+    expect(result.status).toBe("interrupted");
+    expect(modelCalls).toBe(1);
+    expect((await getRunEvents(db, runId)).map((e) => e.type)).toEqual(before);
+  });
+
   it("a run whose model dies midway keeps every event up to the failure and a receipt of the phase", async () => {
     let calls = 0;
     const model = new ScriptedModel(() => {
