@@ -65,7 +65,6 @@ class ReflectLoop {
   private readonly doneHandler: DoneHandler;
   private readonly ladder = new NoProgressLadder();
   private readonly maxIterations: number;
-  private enabledTiers: Tier[] = [];
   private forcedQueue: Tier[] = [];
   private pendingNudge: string | null = null;
   /** The model wrote prose under auto: the next request reminds it how to finish. */
@@ -84,20 +83,20 @@ class ReflectLoop {
     const setupFailed = (e: unknown) =>
       e instanceof RunStop ? stopRun(run, e) : failRun(run, errorMessage(e), run.phase);
     try {
-      this.enabledTiers = await withinDeadline(run.deadline, () => this.resolveEnabledTiers());
-      this.forcedQueue = [...this.enabledTiers];
+      run.enabledTiers = await withinDeadline(run.deadline, () => this.resolveEnabledTiers());
+      this.forcedQueue = [...run.enabledTiers];
     } catch (e) {
-      await runStarted(this.enabledTiers, this.maxIterations);
+      await runStarted(run.enabledTiers, this.maxIterations);
       return setupFailed(e);
     }
     // Followers see the run start as soon as its tiers are known.
-    await runStarted(this.enabledTiers, this.maxIterations);
+    await runStarted(run.enabledTiers, this.maxIterations);
     let inScope: number;
     try {
       inScope = await withinDeadline(run.deadline, async () => {
         const { bankId, scope } = run.req;
         const permitted = await run.deps.memory.permitsScope({ bankId, scope });
-        run.system = buildSystemPrompt(run.req.skill, scope, this.enabledTiers, permitted);
+        run.system = buildSystemPrompt(run.req.skill, scope, run.enabledTiers, permitted);
         return run.deps.memory.countInScope({ bankId, scope });
       });
     } catch (e) {
@@ -177,7 +176,7 @@ class ReflectLoop {
   private offer(): Offer {
     const next = this.run.released === null ? this.forcedQueue.shift() : undefined;
     if (next) return { tools: [TIER_INFO[next].tool], forced: TIER_INFO[next].tool };
-    return { tools: [...this.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
+    return { tools: [...this.run.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
   }
 
   /** A forced tier whose tool never reached the store this turn is forced again next iteration. */
@@ -201,10 +200,11 @@ class ReflectLoop {
   // ---------- tool turns ----------
 
   private async executeTurn(i: number, calls: ModelCall[], offer: Offer): Promise<TurnResult[]> {
-    const available = this.enabledTiers.map((t) => TIER_INFO[t].tool);
+    const available = this.run.enabledTiers.map((t) => TIER_INFO[t].tool);
     const prepared = calls.map((c) => prepareCall(c, available, offer.forced));
     this.run.phase = `tool.call (iteration ${i})`;
     for (const p of prepared) {
+      if (p.query?.trim()) this.run.modelQueries.push(p.query);
       await this.run.log.emit(
         "tool.call",
         { callId: p.call.id, tool: p.call.name, tier: p.tier, query: p.query, reason: p.reason, args: p.args },
