@@ -48,6 +48,7 @@ function probeRun(run: RunContext) {
     question: req.question,
     modelQueries: run.modelQueries,
     evidence: run.evidence,
+    seenInFull: run.seenInFull,
   });
 }
 

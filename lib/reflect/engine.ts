@@ -16,10 +16,12 @@ import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
 import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
+import { searchKey, seenInFull } from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import { type ReflectRequest, ReflectRequest as ReflectRequestSchema, type ReflectResult } from "./request";
 import { type ReflectOptions, RunContext } from "./run-context";
 import { RunLog } from "./run-log";
+import { clampMaxResults } from "./tools";
 
 export type { ReflectOptions };
 export { NO_EVIDENCE_ANSWER };
@@ -240,7 +242,13 @@ class ReflectLoop {
 
   private async recordResult(i: number, r: ExecutedCall): Promise<void> {
     if (r.retrieved) this.run.evidence.add(r.retrieved);
-    const tier = r.prepared.tier;
+    const { tier, search } = r.prepared;
+    if (tier && search && r.retrieved && r.returned) {
+      const limit = clampMaxResults(tier, search.max_results);
+      if (seenInFull({ limit, returned: r.returned.hits.length, seen: r.retrieved.hits.length })) {
+        this.run.seenInFull.add(searchKey(tier, search.query));
+      }
+    }
     if (r.answered) {
       this.run.searchesCompleted += 1;
       if (tier) this.run.failedSearches.delete(tier);

@@ -105,9 +105,28 @@ export interface ProbeInput {
   modelQueries: readonly string[];
   /** What the run retrieved (ids inside the capped text the model saw). */
   evidence: Evidence;
+  /**
+   * Searches (`searchKey`) the run already saw in full, down to the probe's depth: the probe skips
+   * them, as everything they return is retrieved and dropped anyway.
+   */
+  seenInFull?: ReadonlySet<string>;
 }
 
 const normalizedQuery = (q: string) => q.trim().replace(/\s+/g, " ").toLowerCase();
+
+/** Identifies one tier search by its normalized query. */
+export function searchKey(tier: Tier, query: string): string {
+  return `${tier}\u0000${normalizedQuery(query)}`;
+}
+
+/**
+ * Whether a run's search leaves nothing for the probe to find under the same query: the model saw
+ * every hit the store returned (the cap hid none), and the store returned all it had or at least
+ * the probe's depth.
+ */
+export function seenInFull(search: { limit: number; returned: number; seen: number }): boolean {
+  return search.seen === search.returned && (search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT);
+}
 
 /** The question, then each distinct model query (trimmed, case-folded), up to the cap. */
 export function probeQueries(
@@ -139,7 +158,9 @@ function previewOf(tier: Tier, hit: HitOf<Tier>): string {
     tier === "mental_models"
       ? `${(hit as HitOf<"mental_models">).name}: ${(hit as HitOf<"mental_models">).content}`
       : (hit as HitOf<"raw_facts">).text;
-  return truncateCodePoints(text.replace(/\s+/g, " ").trim(), PREVIEW_CHARS);
+  // A preview is plain text: markdown emphasis, heading and code marks are dropped.
+  const plain = text.replace(/^\s{0,3}#{1,6}\s+/gm, "").replace(/\*\*|__|`/g, "");
+  return truncateCodePoints(plain.replace(/\s+/g, " ").trim(), PREVIEW_CHARS);
 }
 
 async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise<HitOf<Tier>[]> {
@@ -163,7 +184,9 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const started = input.clock.now();
   const { queries, skipped } = probeQueries(input.question, input.modelQueries);
   const errors: string[] = [];
-  const searches = queries.flatMap((query) => input.enabledTiers.map((tier) => ({ query, tier })));
+  const searches = queries
+    .flatMap((query) => input.enabledTiers.map((tier) => ({ query, tier })))
+    .filter(({ query, tier }) => !input.seenInFull?.has(searchKey(tier, query)));
   const lists = await Promise.all(
     searches.map(async ({ query, tier }): Promise<Listed[]> => {
       try {

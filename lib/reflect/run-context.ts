@@ -46,6 +46,8 @@ export class RunContext {
   enabledTiers: Tier[] = [];
   /** Every query the model put in a tool call, in order (the missed-evidence probe searches them again). */
   readonly modelQueries: string[] = [];
+  /** Searches whose every hit the model saw (probe.ts `searchKey`): the probe need not repeat them. */
+  readonly seenInFull = new Set<string>();
   /** Mental models whose freshness released forced retrieval; null while forcing. */
   released: string[] | null = null;
 

@@ -18,6 +18,8 @@ import {
   probeQueries,
   STRONG_RANK,
   saysNothingFound,
+  searchKey,
+  seenInFull,
 } from "@/lib/reflect/probe";
 import { fact, InMemoryMemory, mentalModel, observation } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
@@ -271,3 +273,28 @@ function bind(memory: InMemoryMemory): MemoryPort {
     recall: (q) => memory.recall(q),
   };
 }
+
+describe("probe: searches the run already saw in full", () => {
+  it("are skipped only when nothing past what the model saw could come back", () => {
+    expect(seenInFull({ limit: 20, returned: 20, seen: 20 })).toBe(true);
+    expect(seenInFull({ limit: 5, returned: 3, seen: 3 })).toBe(true);
+    // The store may hold more than a shallow search returned, or the cap hid some hits.
+    expect(seenInFull({ limit: 5, returned: 5, seen: 5 })).toBe(false);
+    expect(seenInFull({ limit: 20, returned: 20, seen: 12 })).toBe(false);
+  });
+
+  it("skips them and finds the same hits", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const evidence = new Evidence();
+    evidence.add({ tier: "raw_facts", hits: ATLAS_FACTS.slice(0, 2) });
+    const base = { evidence, modelQueries: ["Atlas launch"] };
+    const full = await probe(input(memory, base));
+    const searchesBefore = memory.probeSearches.length;
+    const skipped = await probe(
+      input(memory, { ...base, seenInFull: new Set([searchKey("raw_facts", " atlas LAUNCH ")]) }),
+    );
+    expect(memory.probeSearches.length - searchesBefore).toBe(searchesBefore - 1);
+    expect(skipped.hits).toEqual(full.hits);
+    expect(skipped.queries).toEqual(full.queries);
+  });
+});
