@@ -4,7 +4,7 @@
  */
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { Db } from "./client";
-import { type FactRow, type ObservationRow, searchFacts, searchObservations } from "./search";
+import { type FactRow, type ObservationRow, type SearchRank, searchFacts, searchObservations } from "./search";
 
 export interface TierCounts {
   facts: number;
@@ -38,6 +38,9 @@ export async function bankScopes(db: Db, bankId: string): Promise<ScopeValue[]> 
 
 const parseList = (v: unknown): string[] => JSON.parse(String(v ?? "[]")) as string[];
 
+/** Browsing lists memories in search order; the search's rank and score stay a run's concern. */
+const withoutRank = <R extends SearchRank>({ rank: _rank, score: _score, ...row }: R) => row;
+
 /** Facts newest first (by `recordedAt`), or ranked by BM25 when `query` is given. */
 export async function browseFacts(
   db: Db,
@@ -45,7 +48,8 @@ export async function browseFacts(
 ): Promise<FactRow[]> {
   if (q.query?.trim()) {
     const scopes = await bankScopes(db, q.bankId);
-    return searchFacts(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
+    const found = await searchFacts(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
+    return found.map(withoutRank);
   }
   const res = await db.$client.execute({
     sql: `SELECT id, text, kind, tags, scope, occurred_at, recorded_at, updated_at FROM facts
@@ -71,7 +75,8 @@ export async function browseObservations(
 ): Promise<ObservationRow[]> {
   if (q.query?.trim()) {
     const scopes = await bankScopes(db, q.bankId);
-    return searchObservations(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
+    const found = await searchObservations(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
+    return found.map(withoutRank);
   }
   const res = await db.$client.execute({
     sql: `SELECT id, text, tags, scope, source_fact_ids, updated_at FROM observations

@@ -53,7 +53,7 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
           )
         ).map((m) => [m.id, m]),
       );
-      return ranked.flatMap(({ id, relevance }) => {
+      return ranked.flatMap(({ id, relevance, rank, score }) => {
         const m = records.get(id);
         return m
           ? [
@@ -68,6 +68,8 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
                 isStale: m.isStale,
                 stalenessReason: m.stalenessReason,
                 usable: m.usable,
+                rank,
+                score,
               },
             ]
           : [];

@@ -5,8 +5,9 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { Budget, ModelInfo, RunFlag, RunMode, RunStatus, ScopeValue, SkillSnapshot } from "@/lib/reflect/domain";
-import { type EventPayload, RunEvent } from "@/lib/reflect/events";
+import { RunEvent } from "@/lib/reflect/events";
 import type { RunSink } from "@/lib/reflect/ports";
+import type { ReflectResultInput } from "@/lib/reflect/request";
 import type { Db } from "./client";
 import { processInstances, runEvents, runs } from "./schema";
 
@@ -60,7 +61,7 @@ export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
   return row;
 }
 
-export type RunResult = EventPayload<"run.finished"> & { finishedAt?: string; durationMs?: number };
+export type RunResult = ReflectResultInput & { finishedAt?: string; durationMs?: number };
 
 /**
  * Completes a run that is still `running`. A final status is never overwritten: when the run was

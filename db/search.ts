@@ -6,15 +6,13 @@
  */
 import type { InArgs, InValue } from "@libsql/client";
 import type { ScopeValue } from "@/lib/reflect/domain";
+import { fuseRanked } from "@/lib/reflect/fusion";
 import type { ObservationFreshness } from "@/lib/reflect/ports";
 import { getBank } from "./banks";
 import type { Db } from "./client";
 import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
 import { buildFtsMatches } from "./fts-query";
 import { bm25, ensureBankIndex, ftsTable, isMissingIndexError, type SearchedTable } from "./search-index";
-
-/** The usual RRF constant: damps the weight of the very first ranks. */
-export const RRF_K = 60;
 
 export interface TierSearch {
   bankId: string;
@@ -60,7 +58,10 @@ async function rankedRows(db: Db, table: SearchedTable, columns: string, q: Tier
   const filter = memoryFilter(q, table !== "mental_models");
   const matches = buildFtsMatches(q.query);
   const lexical: Row[] = matches ? await lexicalRows(db, table, columns, q, matches, filter) : [];
-  if (!q.embedding || (await getEmbeddingDim(db)) === null) return lexical;
+  if (!q.embedding || (await getEmbeddingDim(db)) === null) {
+    // FTS5's bm25 is lower-is-better; hits carry it negated so every search score reads higher-is-better.
+    return lexical.map((r, i) => ({ ...r, search_rank: i + 1, search_score: -Number(r.fts_score) }));
+  }
   const vector = await toVectorLiteral(db, q.embedding);
   // Exact distance over the filtered rows rather than vector_top_k: an ANN top-k is global, so the
   // bank/scope/tag filters would only apply after its limit and could starve matching memories.
@@ -72,7 +73,9 @@ async function rankedRows(db: Db, table: SearchedTable, columns: string, q: Tier
       args: [...filter.args, vector, q.limit] as InArgs,
     })
   ).rows;
-  return reciprocalRankFusion([lexical, semantic], (r) => String(r.id)).slice(0, q.limit);
+  return fuseRanked([lexical, semantic], (r) => String(r.id))
+    .slice(0, q.limit)
+    .map(({ item, score }, i) => ({ ...item, search_rank: i + 1, search_score: score }));
 }
 
 /**
@@ -181,7 +184,7 @@ async function filteredFtsRows(
   filter: Filter,
 ): Promise<Row[]> {
   const { rows } = await db.$client.execute({
-    sql: `SELECT ${columns} FROM ${fts} JOIN ${table} m ON m.pk = ${fts}.rowid
+    sql: `SELECT ${columns}, ${bm25(table, fts)} AS fts_score FROM ${fts} JOIN ${table} m ON m.pk = ${fts}.rowid
           WHERE ${fts} MATCH ? AND ${filter.where}
           ORDER BY ${bm25(table, fts)}, m.id LIMIT ?`,
     args: [match, ...filter.args, limit] as InArgs,
@@ -189,21 +192,13 @@ async function filteredFtsRows(
   return rows;
 }
 
-/** Fuses ranked lists: score = Σ 1 / (RRF_K + rank), rank 1-based; ties keep first-seen order. */
-export function reciprocalRankFusion<T>(lists: T[][], key: (item: T) => string): T[] {
-  const scored = new Map<string, { item: T; score: number; first: number }>();
-  let seen = 0;
-  for (const list of lists) {
-    list.forEach((item, i) => {
-      const k = key(item);
-      const entry = scored.get(k) ?? { item, score: 0, first: seen++ };
-      entry.score += 1 / (RRF_K + i + 1);
-      scored.set(k, entry);
-    });
-  }
-  return [...scored.values()].sort((a, b) => b.score - a.score || a.first - b.first).map((e) => e.item);
+/** Where a search placed a hit: 1-based rank and its score (higher is better; see `rankedRows`). */
+export interface SearchRank {
+  rank: number;
+  score: number;
 }
 
+const rankOf = (r: Row): SearchRank => ({ rank: Number(r.search_rank), score: Number(r.search_score) });
 const parseTags = (v: unknown): string[] => JSON.parse(String(v)) as string[];
 const str = (v: unknown): string => String(v);
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -219,7 +214,7 @@ export interface FactRow {
   updatedAt: string;
 }
 
-export async function searchFacts(db: Db, q: TierSearch): Promise<FactRow[]> {
+export async function searchFacts(db: Db, q: TierSearch): Promise<(FactRow & SearchRank)[]> {
   const rows = await rankedRows(
     db,
     "facts",
@@ -235,6 +230,7 @@ export async function searchFacts(db: Db, q: TierSearch): Promise<FactRow[]> {
     occurredAt: strOrNull(r.occurred_at),
     recordedAt: str(r.recorded_at),
     updatedAt: str(r.updated_at),
+    ...rankOf(r),
   }));
 }
 
@@ -247,7 +243,7 @@ export interface ObservationRow {
   updatedAt: string;
 }
 
-export async function searchObservations(db: Db, q: TierSearch): Promise<ObservationRow[]> {
+export async function searchObservations(db: Db, q: TierSearch): Promise<(ObservationRow & SearchRank)[]> {
   const rows = await rankedRows(
     db,
     "observations",
@@ -261,10 +257,11 @@ export async function searchObservations(db: Db, q: TierSearch): Promise<Observa
     scope: str(r.scope) as ScopeValue,
     sourceFactIds: parseTags(r.source_fact_ids),
     updatedAt: str(r.updated_at),
+    ...rankOf(r),
   }));
 }
 
-export interface RankedMentalModel {
+export interface RankedMentalModel extends SearchRank {
   id: string;
   /** Rank-derived relevance in (0, 1]: 1 for the best hit, 1/2 for the next, … */
   relevance: number;
@@ -273,7 +270,7 @@ export interface RankedMentalModel {
 /** Mental models are bank-wide: `scopes` is ignored, tags still filter (all-of). */
 export async function searchMentalModelIds(db: Db, q: TierSearch): Promise<RankedMentalModel[]> {
   const rows = await rankedRows(db, "mental_models", "m.id", q);
-  return rows.map((r, i) => ({ id: str(r.id), relevance: 1 / (i + 1) }));
+  return rows.map((r, i) => ({ id: str(r.id), relevance: 1 / (i + 1), ...rankOf(r) }));
 }
 
 export interface ObservationFreshnessResult {

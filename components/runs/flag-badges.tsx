@@ -7,6 +7,7 @@ const FLAG_STYLE: Record<string, string> = {
   degraded: "bg-amber-50 text-amber-900 border-amber-300",
   release_miss: "bg-fuchsia-50 text-fuchsia-800 border-fuchsia-200",
   replayed: "bg-slate-50 text-slate-700 border-slate-200",
+  missed_evidence: "bg-rose-50 text-rose-800 border-rose-300",
 };
 
 export function FlagBadges({ flags }: { flags: string[] }) {

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AnswerPanel } from "@/components/timeline/answer-panel";
 import { MessagesView } from "@/components/timeline/messages-view";
+import { ProbeSection } from "@/components/timeline/probe-section";
 import { RowDetail } from "@/components/timeline/row-detail";
 import { RunHeader } from "@/components/timeline/run-header";
 import { TimelineList } from "@/components/timeline/timeline-list";
@@ -277,6 +278,7 @@ export function RunView({
                 onSelect={selectCitation}
                 onShowRow={showRow}
               />
+              {view.probe && <ProbeSection probe={view.probe} bankId={view.header.bankId} />}
             </TabPanel>
             <TabPanel value="messages" className="max-h-[calc(100vh-260px)] overflow-auto">
               <MessagesView events={events} />

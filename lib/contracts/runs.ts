@@ -147,7 +147,8 @@ export type RunRef = z.infer<typeof RunRef>;
 export const RunParams = z.object({ id: z.string().min(1).meta({ description: "run id" }) });
 
 /** The stored run: while it runs, `answer` and `citations` are null. */
-export const RunDetail = ReflectResultSchema.omit({ answer: true, citations: true }).extend({
+/** The probe is in the run's events (`probe.finished`); the stored run keeps its flag. */
+export const RunDetail = ReflectResultSchema.omit({ answer: true, citations: true, probe: true }).extend({
   id: z.string(),
   bankId: z.string(),
   question: z.string(),

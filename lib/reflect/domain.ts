@@ -142,6 +142,7 @@ export const RUN_FLAGS = [
   "release_miss",
   "replayed",
   "truncated",
+  "missed_evidence",
 ] as const;
 export const RunFlag = z.enum(RUN_FLAGS);
 export type RunFlag = z.infer<typeof RunFlag>;

@@ -3,6 +3,7 @@ import type { RunStop } from "./deadline";
 import { NO_EVIDENCE_ANSWER } from "./digest";
 import { type Citations, type DroppedCitation, emptyCitations, RUN_FLAGS, type RunStatus, TIER_INFO } from "./domain";
 import type { ModelCall } from "./execute";
+import { isNegativeAnswer, isProbedStatus, probeWithinDeadline } from "./probe";
 import type { ReflectResult } from "./request";
 import type { RunContext } from "./run-context";
 
@@ -14,6 +15,9 @@ export async function finishRun(
   dropped: DroppedCitation[],
   error: { message: string; phase: string } | null,
 ): Promise<ReflectResult> {
+  const probe = isProbedStatus(status) ? await probeRun(run) : null;
+  if (probe?.strong && isNegativeAnswer(status, answer, run.flags)) run.flags.add("missed_evidence");
+  if (probe) await run.log.emit("probe.finished", probe);
   const result: ReflectResult = {
     status,
     answer,
@@ -25,9 +29,27 @@ export async function finishRun(
     iterations: run.iterations,
     warnings: [...run.warnings],
     error,
+    probe,
   };
   await run.log.emit("run.finished", result);
   return result;
+}
+
+/** The missed-evidence probe over this run's own retrieval rules and evidence (probe.ts). */
+function probeRun(run: RunContext) {
+  const { req, deps } = run;
+  return probeWithinDeadline(run.deadline, {
+    memory: deps.memory,
+    clock: deps.clock,
+    bankId: req.bankId,
+    scope: req.scope,
+    tags: req.skill.retrieval.tags,
+    enabledTiers: run.enabledTiers,
+    question: req.question,
+    modelQueries: run.modelQueries,
+    evidence: run.evidence,
+    seenInFull: run.seenInFull,
+  });
 }
 
 export function failRun(run: RunContext, message: string, phase: string): Promise<ReflectResult> {

@@ -16,10 +16,12 @@ import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
 import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
+import { searchKey, seenInFull } from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import { type ReflectRequest, ReflectRequest as ReflectRequestSchema, type ReflectResult } from "./request";
 import { type ReflectOptions, RunContext } from "./run-context";
 import { RunLog } from "./run-log";
+import { clampMaxResults } from "./tools";
 
 export type { ReflectOptions };
 export { NO_EVIDENCE_ANSWER };
@@ -65,7 +67,6 @@ class ReflectLoop {
   private readonly doneHandler: DoneHandler;
   private readonly ladder = new NoProgressLadder();
   private readonly maxIterations: number;
-  private enabledTiers: Tier[] = [];
   private forcedQueue: Tier[] = [];
   private pendingNudge: string | null = null;
   /** The model wrote prose under auto: the next request reminds it how to finish. */
@@ -84,20 +85,20 @@ class ReflectLoop {
     const setupFailed = (e: unknown) =>
       e instanceof RunStop ? stopRun(run, e) : failRun(run, errorMessage(e), run.phase);
     try {
-      this.enabledTiers = await withinDeadline(run.deadline, () => this.resolveEnabledTiers());
-      this.forcedQueue = [...this.enabledTiers];
+      run.enabledTiers = await withinDeadline(run.deadline, () => this.resolveEnabledTiers());
+      this.forcedQueue = [...run.enabledTiers];
     } catch (e) {
-      await runStarted(this.enabledTiers, this.maxIterations);
+      await runStarted(run.enabledTiers, this.maxIterations);
       return setupFailed(e);
     }
     // Followers see the run start as soon as its tiers are known.
-    await runStarted(this.enabledTiers, this.maxIterations);
+    await runStarted(run.enabledTiers, this.maxIterations);
     let inScope: number;
     try {
       inScope = await withinDeadline(run.deadline, async () => {
         const { bankId, scope } = run.req;
         const permitted = await run.deps.memory.permitsScope({ bankId, scope });
-        run.system = buildSystemPrompt(run.req.skill, scope, this.enabledTiers, permitted);
+        run.system = buildSystemPrompt(run.req.skill, scope, run.enabledTiers, permitted);
         return run.deps.memory.countInScope({ bankId, scope });
       });
     } catch (e) {
@@ -177,7 +178,7 @@ class ReflectLoop {
   private offer(): Offer {
     const next = this.run.released === null ? this.forcedQueue.shift() : undefined;
     if (next) return { tools: [TIER_INFO[next].tool], forced: TIER_INFO[next].tool };
-    return { tools: [...this.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
+    return { tools: [...this.run.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
   }
 
   /** A forced tier whose tool never reached the store this turn is forced again next iteration. */
@@ -201,10 +202,11 @@ class ReflectLoop {
   // ---------- tool turns ----------
 
   private async executeTurn(i: number, calls: ModelCall[], offer: Offer): Promise<TurnResult[]> {
-    const available = this.enabledTiers.map((t) => TIER_INFO[t].tool);
+    const available = this.run.enabledTiers.map((t) => TIER_INFO[t].tool);
     const prepared = calls.map((c) => prepareCall(c, available, offer.forced));
     this.run.phase = `tool.call (iteration ${i})`;
     for (const p of prepared) {
+      if (p.query?.trim()) this.run.modelQueries.push(p.query);
       await this.run.log.emit(
         "tool.call",
         { callId: p.call.id, tool: p.call.name, tier: p.tier, query: p.query, reason: p.reason, args: p.args },
@@ -240,7 +242,13 @@ class ReflectLoop {
 
   private async recordResult(i: number, r: ExecutedCall): Promise<void> {
     if (r.retrieved) this.run.evidence.add(r.retrieved);
-    const tier = r.prepared.tier;
+    const { tier, search } = r.prepared;
+    if (tier && search && r.retrieved && r.returned) {
+      const limit = clampMaxResults(tier, search.max_results);
+      if (seenInFull({ limit, returned: r.returned.hits.length, seen: r.retrieved.hits.length })) {
+        this.run.seenInFull.add(searchKey(tier, search.query));
+      }
+    }
     if (r.answered) {
       this.run.searchesCompleted += 1;
       if (tier) this.run.failedSearches.delete(tier);

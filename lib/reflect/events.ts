@@ -15,7 +15,7 @@ import {
   TIER_TOOLS,
   Tier,
 } from "./domain";
-import { ReflectResultSchema } from "./request";
+import { ProbeResult, ReflectResultSchema } from "./request";
 
 const TOOL_NAMES = [...TIER_TOOLS, "done"] as const;
 export const ToolName = z.enum(TOOL_NAMES);
@@ -189,6 +189,8 @@ const payloads = {
     dropped: z.array(DroppedCitation),
     ungrounded: z.boolean(),
   }),
+  /** The missed-evidence probe (probe.ts): after the answer, before `run.finished`; no LLM call. */
+  "probe.finished": ProbeResult,
   "run.finished": ReflectResultSchema,
 } as const;
 
@@ -223,6 +225,7 @@ export const RunEvent = z.discriminatedUnion("type", [
   variant("guard.done_rejected"),
   variant("guard.calls_dropped"),
   variant("citations.validated"),
+  variant("probe.finished"),
   variant("run.finished"),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;

@@ -4,7 +4,7 @@ import { callSignature } from "./call-signature";
 import { isTierTool, type ScopeValue, type Tier, tierForTool } from "./domain";
 import { ScopeNotPermittedError } from "./errors";
 import { type IdsByTier, noTierIds, type OutcomeClass } from "./events";
-import type { Clock, HitOf, MemoryPort, ObservationSearch, Retrieved, ToolCall } from "./ports";
+import type { Clock, HitOf, MemoryPort, ObservationSearch, Retrieved, TierQuery, ToolCall } from "./ports";
 import {
   capContent,
   clampMaxResults,
@@ -66,6 +66,24 @@ export interface ExecContext {
   cap: number;
   /** Tier tools this run offers; anything else is an unknown tool. */
   available: readonly string[];
+}
+
+/** A run's search of one tier: its bank and scope, and the skill's tags where they apply. */
+export function tierQuery(
+  run: { bankId: string; scope: ScopeValue; tags: string[] },
+  tier: Tier,
+  query: string,
+  limit: number,
+): TierQuery {
+  return {
+    bankId: run.bankId,
+    query,
+    limit,
+    // The skill's tags narrow observations and raw facts; mental models are curated summaries
+    // chosen by relevance, and a topic tag like "launch" rarely carries a skill tag like "decision".
+    tags: tier === "mental_models" ? [] : run.tags,
+    scope: run.scope,
+  };
 }
 
 export function zodProblem(error: z.ZodError): string {
@@ -144,15 +162,7 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
 
   if (prepared.problem || !search || !tier)
     return failure(prepared.problem?.outcome ?? "error", prepared.problem?.message ?? "");
-  const q = {
-    bankId: ctx.bankId,
-    query: search.query,
-    limit: clampMaxResults(tier, search.max_results),
-    // The skill's tags narrow observations and raw facts; mental models are curated summaries
-    // chosen by relevance, and a topic tag like "launch" rarely carries a skill tag like "decision".
-    tags: tier === "mental_models" ? [] : ctx.tags,
-    scope: ctx.scope,
-  };
+  const q = tierQuery(ctx, tier, search.query, clampMaxResults(tier, search.max_results));
   const found = (returned: Retrieved, payload: unknown, extra: Pick<ExecutedCall, "observationFreshness"> = {}) => {
     const capped = capContent(payload, ctx.cap);
     const seen = { tier: returned.tier, hits: hitsSeen<HitOf<Tier>>(returned.hits, capped) } as Retrieved;

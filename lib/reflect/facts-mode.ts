@@ -49,6 +49,7 @@ export async function runFactsMode(
     llmCalls: 0,
     iterations: 0,
     warnings,
+    probe: null,
   };
   const finish = async (result: ReflectResult): Promise<ReflectResult> => {
     const { facts: _facts, ...recorded } = result;

@@ -10,7 +10,7 @@ import type { Budget } from "./domain";
  * removed, case-folded: what is left is what the text says. Heading lines are titles (often the
  * model's name), not content.
  */
-function normalizedContent(content: string): string {
+export function normalizedContent(content: string): string {
   return content
     .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, "")
     .split("\n")

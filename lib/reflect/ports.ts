@@ -7,7 +7,16 @@ import type { RunEvent } from "./events";
 
 // ---------- memory ----------
 
-export interface MentalModelHit {
+/**
+ * Where the store's search placed a hit, when it knows: 1-based rank in that search's result and
+ * its score, higher is better (the negated BM25 for lexical search, the RRF sum for hybrid).
+ */
+export interface SearchRank {
+  rank?: number;
+  score?: number;
+}
+
+export interface MentalModelHit extends SearchRank {
   id: string;
   name: string;
   content: string;
@@ -22,7 +31,7 @@ export interface MentalModelHit {
   usable: boolean;
 }
 
-export interface ObservationHit {
+export interface ObservationHit extends SearchRank {
   id: string;
   text: string;
   tags: string[];
@@ -31,7 +40,7 @@ export interface ObservationHit {
   updatedAt: string;
 }
 
-export interface FactHit {
+export interface FactHit extends SearchRank {
   id: string;
   text: string;
   kind: "world" | "experience";
@@ -69,6 +78,8 @@ export interface TierQuery {
   tags: string[];
   /** The run's scope. Reads `personal` memories plus, when the bank permits it, the team's. */
   scope: ScopeValue;
+  /** Set on the missed-evidence probe's searches (probe.ts), which are not the run's own retrieval. */
+  probe?: boolean;
 }
 
 /**

@@ -45,6 +45,42 @@ export interface FactsPayload {
   observations: ObservationHit[];
 }
 
+/** A memory the missed-evidence probe found and the run never retrieved (see probe.ts). */
+export const ProbeHit = z.object({
+  id: z.string(),
+  tier: Tier,
+  /** 1-based place among the probe's hits (fused over every query and tier, retrieved ids dropped). */
+  rank: z.number().int().positive(),
+  /** Its best 1-based rank in any single search of the probe. */
+  bestRank: z.number().int().positive(),
+  /** The fused RRF score: Σ 1 / (60 + rank) over the searches that found it; higher is better. */
+  score: z.number(),
+  /** The store's own score in the search that ranked it best (higher is better), when it gives one. */
+  searchScore: z.number().nullable(),
+  /** The query of the search that ranked it best: the question, or a query the model issued. */
+  query: z.string(),
+  /** The memory's text (a mental model's name and content), cut short for display. */
+  preview: z.string(),
+  /** Ranked top 3 in some search (see `isStrongHit`): strong enough to say the run missed it. */
+  strong: z.boolean(),
+});
+export type ProbeHit = z.infer<typeof ProbeHit>;
+
+/** What the missed-evidence probe searched and found (SPEC §8): the `probe.finished` event and `result.probe`. */
+export const ProbeResult = z.object({
+  /** Searched in this order: the question first, then each distinct query the model issued. */
+  queries: z.array(z.string()),
+  /** Distinct model queries past the probe's cap, not searched. */
+  skippedQueries: z.number().int().nonnegative(),
+  hits: z.array(ProbeHit),
+  /** Some hit is strong. With a negative answer this flags the run `missed_evidence`. */
+  strong: z.boolean(),
+  durationMs: z.number().nonnegative(),
+  /** Searches that failed (tier, query and why): the probe is partial when this is not empty. */
+  errors: z.array(z.string()),
+});
+export type ProbeResult = z.infer<typeof ProbeResult>;
+
 /**
  * A run's result: the one declaration. The `run.finished` event carries it, the run row stores it,
  * and lib/contracts derives the API and CLI run results from it.
@@ -61,8 +97,15 @@ export const ReflectResultSchema = z.object({
   warnings: z.array(z.string()),
   /** Failure receipt: what broke and in which phase. */
   error: z.object({ message: z.string(), phase: z.string() }).nullable(),
+  /**
+   * The missed-evidence probe; null in facts mode, for a run that failed or was interrupted, and
+   * for runs recorded before the probe existed.
+   */
+  probe: ProbeResult.nullable().default(null),
 });
 export type ReflectResult = z.infer<typeof ReflectResultSchema> & { facts?: FactsPayload };
+/** A result as written before parsing: `probe` may be absent (runs recorded before the probe). */
+export type ReflectResultInput = z.input<typeof ReflectResultSchema>;
 
 /** The result of a run that broke before the engine could finish it (e.g. the engine itself threw). */
 export function failedRunResult(error: { message: string; phase: string }): ReflectResult {
@@ -77,5 +120,6 @@ export function failedRunResult(error: { message: string; phase: string }): Refl
     iterations: 0,
     warnings: [],
     error,
+    probe: null,
   };
 }

@@ -42,6 +42,12 @@ export class RunContext {
   phase = "run.started";
   /** The latest note the model wrote beside tool calls; the goal anchor restates it. */
   progressText: string | null = null;
+  /** The tiers this run searches (skill retrieval types, mental models when the bank has any). */
+  enabledTiers: Tier[] = [];
+  /** Every query the model put in a tool call, in order (the missed-evidence probe searches them again). */
+  readonly modelQueries: string[] = [];
+  /** Searches whose every hit the model saw (probe.ts `searchKey`): the probe need not repeat them. */
+  readonly seenInFull = new Set<string>();
   /** Mental models whose freshness released forced retrieval; null while forcing. */
   released: string[] | null = null;
 

@@ -58,6 +58,12 @@ const BADGES: Record<RunFlag, Omit<RunBadge, "flag">> = {
     tone: "warning",
     description: "The answer was longer than 20,000 characters and was cut; the stored answer says so at its end.",
   },
+  missed_evidence: {
+    label: "missed evidence",
+    tone: "danger",
+    description:
+      "The answer says nothing was found (or the run ended without grounded evidence), yet a search of the question or the model's own queries ranks a memory the run never saw in its top 3.",
+  },
 };
 
 /** Badges in a fixed order (the order of RUN_FLAGS), so lists and run pages read the same way. */

@@ -240,6 +240,9 @@ function stepSide(it: WalkIteration): StepSide {
         if (action) side.steering.push(action);
         break;
       }
+      case "probe":
+        // Run-level, after the loop: the comparison sees it through the runs' flags.
+        break;
       default: {
         const unknown: never = step;
         throw new Error(`unknown step ${JSON.stringify(unknown)}`);

@@ -176,7 +176,19 @@ export interface RunView {
   rowsAfter: TimelineRow[];
   answer: string | null;
   citations: TimelineCitation[];
+  /** The missed-evidence probe's section; null before it ran and for runs without one. */
+  probe: ProbeView | null;
   lastSeq: number;
+}
+
+/** "What the run didn't see": the probe's hits, and whether the run was flagged for missing them. */
+export interface ProbeView extends EventPayload<"probe.finished"> {
+  /** `e<seq>` of the probe event. */
+  id: string;
+  seq: number;
+  at: number;
+  /** The run was flagged `missed_evidence`: a negative answer while strong hits were left unseen. */
+  missed: boolean;
 }
 
 export interface RunFolder {
@@ -325,6 +337,9 @@ function rowOf(step: WalkStep): TimelineRow | null {
       return step.tool === "done" ? null : tierRow(step);
     case "verdict":
       return verdictRow(step);
+    case "probe":
+      // Not a row: the run view carries it as its own section (`RunView.probe`).
+      return null;
     default: {
       const unknown: never = step;
       throw new Error(`unknown step ${JSON.stringify(unknown)}`);
@@ -519,6 +534,15 @@ export function createRunFolder(): RunFolder {
         rowsAfter: withCitedIds(rowsOf("after", walk.after), cited),
         answer: f?.answer ?? null,
         citations,
+        probe: walk.probe
+          ? {
+              ...walk.probe.payload,
+              id: `e${walk.probe.seq}`,
+              seq: walk.probe.seq,
+              at: walk.probe.at,
+              missed: flags.includes("missed_evidence"),
+            }
+          : null,
         lastSeq: walk.lastSeq,
       };
     },

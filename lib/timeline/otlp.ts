@@ -268,6 +268,28 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     return placed;
   }
 
+  /** The missed-evidence probe as an internal span that ends when its event was logged. */
+  function probeSpan(ev: RunEventOf<"probe.finished">): OtlpSpan {
+    const p = ev.payload;
+    const span = child(`e${ev.seq}`, "reflect.probe", 1, Math.max(0, ev.at - p.durationMs));
+    span.endTimeUnixNano = time(ev.at);
+    span.attributes = attrs({
+      "reflect.probe.queries": p.queries,
+      "reflect.probe.skipped_queries": p.skippedQueries,
+      "reflect.probe.strong": p.strong,
+      "reflect.probe.duration_ms": p.durationMs,
+      "reflect.probe.hit_ids": p.hits.map((h) => h.id),
+      "reflect.probe.hit_tiers": p.hits.map((h) => h.tier),
+      "reflect.probe.hit_best_ranks": p.hits.map((h) => String(h.bestRank)),
+      "reflect.probe.hit_scores": p.hits.map((h) => String(h.score)),
+      "reflect.probe.hit_queries": p.hits.map((h) => h.query),
+      "reflect.probe.hit_strong": p.hits.map((h) => String(h.strong)),
+      "reflect.probe.errors": p.errors.length > 0 ? p.errors : undefined,
+    });
+    span.status = p.errors.length > 0 ? { code: 2, message: p.errors.join("; ") } : { code: 1 };
+    return span;
+  }
+
   for (const step of walkSteps(walk)) {
     switch (step.kind) {
       case "model":
@@ -283,6 +305,9 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
         rootEvents.push({ seq: step.seq, item: { timeUnixNano: time(step.at), name, attributes: attrs(record) } });
         break;
       }
+      case "probe":
+        spans.push({ seq: step.seq, item: probeSpan(step.event) });
+        break;
       default: {
         const unknown: never = step;
         throw new Error(`unknown step ${JSON.stringify(unknown)}`);

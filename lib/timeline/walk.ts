@@ -59,7 +59,13 @@ export interface VerdictStep extends StepBase {
   event: VerdictEvent;
 }
 
-export type WalkStep = ModelStep | ToolStep | VerdictStep;
+/** The missed-evidence probe (after the answer, before the finish): what the run did not see. */
+export interface ProbeStep extends StepBase {
+  kind: "probe";
+  event: RunEventOf<"probe.finished">;
+}
+
+export type WalkStep = ModelStep | ToolStep | VerdictStep | ProbeStep;
 
 export interface WalkIteration {
   index: number;
@@ -73,6 +79,8 @@ export interface RunWalk {
   runId: string | null;
   started: RunEventOf<"run.started"> | null;
   finished: RunEventOf<"run.finished"> | null;
+  /** The missed-evidence probe; null before it ran and for runs without one (facts mode, failed). */
+  probe: RunEventOf<"probe.finished"> | null;
   /** The latest citation validation (a running run has no finish to state its citations yet). */
   lastValidation: RunEventOf<"citations.validated"> | null;
   /** Steps without an iteration before the first iteration (facts-mode retrieval). */
@@ -159,6 +167,7 @@ export function createRunWalker(): RunWalker {
     runId: null,
     started: null,
     finished: null,
+    probe: null,
     lastValidation: null,
     before: [],
     iterations: [],
@@ -244,6 +253,10 @@ export function createRunWalker(): RunWalker {
         return;
       case "run.finished":
         walk.finished = ev;
+        return;
+      case "probe.finished":
+        walk.probe = ev;
+        open(ev, { kind: "probe", seq: ev.seq, at: ev.at, iteration: ev.iteration ?? null, event: ev });
         return;
       case "llm.request": {
         const slot = open(ev, modelStep(ev, ev, null));

@@ -11,6 +11,7 @@ import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
 import { benchOffline } from "./offline";
 import { benchOverhead } from "./overhead";
+import { benchProbe } from "./probe";
 import { type BenchRow, formatTable } from "./report";
 import { benchRetrieval } from "./retrieval";
 import { benchRoundTrips } from "./round-trips";
@@ -25,6 +26,7 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   offline: benchOffline,
   isolation: benchIsolation,
   load: benchLoad,
+  probe: benchProbe,
 };
 
 function machine() {

@@ -202,7 +202,10 @@ describe("no evidence", () => {
     expect(result).toMatchObject({ status: "no_evidence", answer: NO_EVIDENCE_ANSWER, llmCalls: 0 });
     expect(result.citations).toEqual({ memory_ids: [], observation_ids: [], mental_model_ids: [] });
     expect(model.calls).toBe(0);
-    expect(events.map((e) => e.type)).toEqual(["run.started", "run.finished"]);
+    // The missed-evidence probe still looks (it makes no model call) and finds nothing to miss.
+    expect(events.map((e) => e.type)).toEqual(["run.started", "probe.finished", "run.finished"]);
+    expect(result.probe).toMatchObject({ hits: [], strong: false });
+    expect(result.flags).not.toContain("missed_evidence");
   });
 
   it("a bank whose memories are all outside the run's scope counts as empty", async () => {

@@ -82,10 +82,13 @@ describe("golden: halted", () => {
     expect(view.iterations.find((i) => i.index === nudgeIteration + 1)?.injections).toEqual(["nudge"]);
   });
 
-  it("ends halted with a forced done and both badges", () => {
+  it("ends halted with a forced done, both steering badges and the probe's missed evidence", () => {
     expect(view.header.status).toBe("halted");
     expect(view.iterations.at(-1)).toMatchObject({ mode: "forced", forcedTool: "done" });
-    expect(view.badges.map((b) => b.flag)).toEqual(["nudged", "halted"]);
+    // Recall kept failing, so the raw facts the probe finds for the question were never seen.
+    expect(view.badges.map((b) => b.flag)).toEqual(["nudged", "halted", "missed_evidence"]);
+    expect(view.probe).toMatchObject({ missed: true, strong: true });
+    expect(view.probe?.hits.map((h) => h.id)).toEqual(["f1", "f2"]);
   });
 });
 

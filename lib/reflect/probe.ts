@@ -1,0 +1,263 @@
+/**
+ * The missed-evidence probe (SPEC §8). After a synthesize run has its answer, and with no LLM call,
+ * the question and every distinct query the model issued are searched again across the run's
+ * enabled tiers, under the run's own retrieval rules (bank, scope, the skill's tags). The ranked
+ * lists are fused (RRF), every memory the run retrieved is dropped, and the best few left are what
+ * the run did not see. A negative answer while the probe holds a strong hit flags `missed_evidence`.
+ */
+import { truncateCodePoints } from "./anchor";
+import { type DeadlineScope, errorMessage, withinDeadline } from "./deadline";
+import type { RunFlag, RunStatus, ScopeValue, Tier } from "./domain";
+import type { Evidence } from "./evidence";
+import { tierQuery } from "./execute";
+import { isPlaceholderContent, normalizedContent } from "./freshness";
+import { fuseRanked, rrfScore } from "./fusion";
+import type { Clock, HitOf, MemoryPort } from "./ports";
+import type { ProbeHit, ProbeResult } from "./request";
+
+/** Searched at most: the question plus seven of the model's queries (the rest are counted, not searched). */
+export const PROBE_MAX_QUERIES = 8;
+/** Hits asked of each (query, tier) search. */
+export const PROBE_SEARCH_LIMIT = 10;
+/** Hits the probe keeps after dropping what the run retrieved. */
+export const PROBE_TOP_K = 5;
+
+/**
+ * "Strong": the store ranked the memory in the top 3 of at least one probe search (the question's
+ * own search or one of the model's queries). In fused terms that is an RRF contribution of at least
+ * 1 / (60 + 3) from a single list; a memory that only scrapes the bottom of several lists is not
+ * strong, however many. Rank, not meaning: it says the store would have put the memory in front of
+ * the model, and the timeline shows its text so a person can judge it.
+ */
+export const STRONG_RANK = 3;
+export const STRONG_RRF_SCORE = rrfScore(STRONG_RANK);
+
+export function isStrongHit(bestRank: number): boolean {
+  return rrfScore(bestRank) >= STRONG_RRF_SCORE;
+}
+
+/** Characters of memory text a probe hit carries for display. */
+const PREVIEW_CHARS = 160;
+
+/** Statuses whose answer the probe checks; a failed or interrupted run has no answer to check. */
+const PROBED: ReadonlySet<RunStatus> = new Set(["done", "no_evidence", "halted", "degraded"]);
+
+export function isProbedStatus(status: RunStatus): boolean {
+  return PROBED.has(status);
+}
+
+/**
+ * Phrases of an answer that says the bank had nothing (normalized like placeholder text: case-folded,
+ * punctuation as spaces, so "couldn't" reads "couldn t").
+ */
+const NOT_FOUND_PHRASES = [
+  "no relevant memories",
+  "no relevant memory",
+  "no relevant information",
+  "no information",
+  "no memories",
+  "no record",
+  "no records",
+  "no mention",
+  "no evidence",
+  "could not find",
+  "couldn't find",
+  "cannot find",
+  "can't find",
+  "did not find",
+  "didn't find",
+  "unable to find",
+  "found nothing",
+  "nothing was found",
+  "nothing about",
+  "holds nothing",
+  "does not contain",
+  "doesn't contain",
+  "not mentioned",
+].map(normalizedContent);
+
+/**
+ * True when an answer text says nothing was found: empty, placeholder or the engine's own
+ * no-evidence text (the §3.5b detector), or a not-found phrase anywhere in it.
+ */
+export function saysNothingFound(answer: string): boolean {
+  if (isPlaceholderContent(answer)) return true;
+  const text = ` ${normalizedContent(answer)} `;
+  return NOT_FOUND_PHRASES.some((p) => text.includes(` ${p} `));
+}
+
+/** The answer is negative or empty: `no_evidence`, `halted`, ungrounded, or a done/degraded answer that says nothing was found. */
+export function isNegativeAnswer(status: RunStatus, answer: string, flags: ReadonlySet<RunFlag>): boolean {
+  if (status === "no_evidence" || status === "halted" || flags.has("ungrounded")) return true;
+  return (status === "done" || status === "degraded") && saysNothingFound(answer);
+}
+
+export interface ProbeInput {
+  memory: MemoryPort;
+  clock: Clock;
+  bankId: string;
+  scope: ScopeValue;
+  /** The skill's all-of tags, applied as the run's own searches apply them. */
+  tags: string[];
+  enabledTiers: readonly Tier[];
+  question: string;
+  /** Queries the model issued, in order, repeats included. */
+  modelQueries: readonly string[];
+  /** What the run retrieved (ids inside the capped text the model saw). */
+  evidence: Evidence;
+  /**
+   * Searches (`searchKey`) the run already saw in full, down to the probe's depth: the probe skips
+   * them, as everything they return is retrieved and dropped anyway.
+   */
+  seenInFull?: ReadonlySet<string>;
+}
+
+const normalizedQuery = (q: string) => q.trim().replace(/\s+/g, " ").toLowerCase();
+
+/** Identifies one tier search by its normalized query. */
+export function searchKey(tier: Tier, query: string): string {
+  return `${tier}\u0000${normalizedQuery(query)}`;
+}
+
+/**
+ * Whether a run's search leaves nothing for the probe to find under the same query: the model saw
+ * every hit the store returned (the cap hid none), and the store returned all it had or at least
+ * the probe's depth.
+ */
+export function seenInFull(search: { limit: number; returned: number; seen: number }): boolean {
+  return search.seen === search.returned && (search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT);
+}
+
+/** The question, then each distinct model query (trimmed, case-folded), up to the cap. */
+export function probeQueries(
+  question: string,
+  modelQueries: readonly string[],
+): { queries: string[]; skipped: number } {
+  const seen = new Set<string>();
+  const distinct: string[] = [];
+  for (const q of [question, ...modelQueries]) {
+    const key = normalizedQuery(q);
+    if (key === "" || seen.has(key)) continue;
+    seen.add(key);
+    distinct.push(q.trim());
+  }
+  return { queries: distinct.slice(0, PROBE_MAX_QUERIES), skipped: Math.max(0, distinct.length - PROBE_MAX_QUERIES) };
+}
+
+interface Listed {
+  id: string;
+  tier: Tier;
+  rank: number;
+  searchScore: number | null;
+  query: string;
+  preview: string;
+}
+
+function previewOf(tier: Tier, hit: HitOf<Tier>): string {
+  const text =
+    tier === "mental_models"
+      ? `${(hit as HitOf<"mental_models">).name}: ${(hit as HitOf<"mental_models">).content}`
+      : (hit as HitOf<"raw_facts">).text;
+  // A preview is plain text: markdown emphasis, heading and code marks are dropped.
+  const plain = text.replace(/^\s{0,3}#{1,6}\s+/gm, "").replace(/\*\*|__|`/g, "");
+  return truncateCodePoints(plain.replace(/\s+/g, " ").trim(), PREVIEW_CHARS);
+}
+
+async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise<HitOf<Tier>[]> {
+  const q = { ...tierQuery(input, tier, query, PROBE_SEARCH_LIMIT), probe: true };
+  switch (tier) {
+    case "mental_models":
+      return input.memory.searchMentalModels(q);
+    case "observations":
+      return (await input.memory.searchObservations(q)).observations;
+    case "raw_facts":
+      return input.memory.recall(q);
+    default: {
+      const unknown: never = tier;
+      throw new Error(`no search for tier ${String(unknown)}`);
+    }
+  }
+}
+
+/** Runs the probe. Never throws: a failed search is named in `errors` and the rest still count. */
+export async function probe(input: ProbeInput): Promise<ProbeResult> {
+  const started = input.clock.now();
+  const { queries, skipped } = probeQueries(input.question, input.modelQueries);
+  const errors: string[] = [];
+  const searches = queries
+    .flatMap((query) => input.enabledTiers.map((tier) => ({ query, tier })))
+    .filter(({ query, tier }) => !input.seenInFull?.has(searchKey(tier, query)));
+  const lists = await Promise.all(
+    searches.map(async ({ query, tier }): Promise<Listed[]> => {
+      try {
+        const hits = await searchTier(input, tier, query);
+        return hits.map((h, i) => ({
+          id: h.id,
+          tier,
+          rank: h.rank ?? i + 1,
+          searchScore: h.score ?? null,
+          query,
+          preview: previewOf(tier, h),
+        }));
+      } catch (e) {
+        errors.push(`${tier} search for "${query}" failed: ${errorMessage(e)}`);
+        return [];
+      }
+    }),
+  );
+  // The best single-list placement of each memory: the query that found it and its rank there.
+  const best = new Map<string, Listed>();
+  for (const list of lists) {
+    for (const l of list) {
+      const key = `${l.tier}:${l.id}`;
+      const current = best.get(key);
+      if (!current || l.rank < current.rank) best.set(key, l);
+    }
+  }
+  const fused = fuseRanked(lists, (l) => `${l.tier}:${l.id}`).filter(
+    ({ item }) => !input.evidence.has(item.tier, item.id),
+  );
+  const hits: ProbeHit[] = fused.slice(0, PROBE_TOP_K).map(({ item, score }, i) => {
+    const top = best.get(`${item.tier}:${item.id}`) ?? item;
+    return {
+      id: item.id,
+      tier: item.tier,
+      rank: i + 1,
+      bestRank: top.rank,
+      score,
+      searchScore: top.searchScore,
+      query: top.query,
+      preview: top.preview,
+      strong: isStrongHit(top.rank),
+    };
+  });
+  return {
+    queries,
+    skippedQueries: skipped,
+    hits,
+    strong: hits.some((h) => h.strong),
+    durationMs: Math.max(0, input.clock.now() - started),
+    errors,
+  };
+}
+
+/**
+ * The probe inside the run's wall clock and abort signal: a probe that cannot finish in time is
+ * recorded as such (no hits, the reason in `errors`) and never changes how the run ended.
+ */
+export async function probeWithinDeadline(deadline: DeadlineScope, input: ProbeInput): Promise<ProbeResult> {
+  const started = input.clock.now();
+  try {
+    return await withinDeadline(deadline, () => probe(input));
+  } catch (e) {
+    const { queries, skipped } = probeQueries(input.question, input.modelQueries);
+    return {
+      queries,
+      skippedQueries: skipped,
+      hits: [],
+      strong: false,
+      durationMs: Math.max(0, input.clock.now() - started),
+      errors: [`the probe did not finish: ${errorMessage(e)}`],
+    };
+  }
+}

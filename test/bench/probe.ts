@@ -1,0 +1,124 @@
+/**
+ * The missed-evidence probe's overhead per run (SPEC §8) at 1k, 10k and 100k facts: the probe as
+ * the engine runs it after an answer (lib/reflect/probe.ts) over the real store. Each simulated run
+ * first searches two model queries in the three tiers with the tools' default depths (untimed), as
+ * a run does; the probe then searches the question and those queries, skipping what the run saw in
+ * full. A second figure probes without the run's searches (every query × tier: nine searches).
+ * The load average is printed beside the figures: the machine is shared.
+ */
+import { loadavg } from "node:os";
+import { createMemoryStore } from "@/db/memory-store";
+import type { Tier } from "@/lib/reflect/domain";
+import { Evidence } from "@/lib/reflect/evidence";
+import type { MemoryPort, Retrieved } from "@/lib/reflect/ports";
+import { PROBE_TOP_K, probe, probeQueries, searchKey, seenInFull } from "@/lib/reflect/probe";
+import { clampMaxResults } from "@/lib/reflect/tools";
+import { BENCH_BANK, createBenchBank, insertFacts, insertMentalModels, question } from "./corpus";
+import { atMost, type BenchRow, median, openBenchDb, percentile, prng, row } from "./report";
+
+const SIZES = [1_000, 10_000, 100_000];
+const RUNS = 60;
+const WARMUP = 5;
+const TARGET_MS_AT_100K = 5;
+
+const keywords = (text: string) =>
+  text
+    .split(/\s+/)
+    .filter((w) => w.length > 4)
+    .slice(0, 3)
+    .join(" ");
+
+const ENABLED: Tier[] = ["mental_models", "observations", "raw_facts"];
+
+/** A run's own retrieval: each model query in each tier at the tool's default depth, every hit seen. */
+async function simulatedRun(memory: MemoryPort, queries: string[]) {
+  const evidence = new Evidence();
+  const seen = new Set<string>();
+  for (const query of queries) {
+    for (const tier of ENABLED) {
+      const limit = clampMaxResults(tier, undefined);
+      const q = { bankId: BENCH_BANK, query, limit, tags: [], scope: "team:platform" as const };
+      const hits =
+        tier === "mental_models"
+          ? await memory.searchMentalModels(q)
+          : tier === "observations"
+            ? (await memory.searchObservations(q)).observations
+            : await memory.recall(q);
+      evidence.add({ tier, hits } as Retrieved);
+      if (seenInFull({ limit, returned: hits.length, seen: hits.length })) seen.add(searchKey(tier, query));
+    }
+  }
+  return { evidence, seenInFull: seen };
+}
+
+export async function benchProbe(log: (line: string) => void): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const { db, cleanup } = await openBenchDb("probe");
+  try {
+    const r = prng(7);
+    await createBenchBank(db);
+    await insertMentalModels(db, r);
+    const memory = createMemoryStore(db);
+    let have = 0;
+    for (const size of SIZES) {
+      await insertFacts(db, r, have, size);
+      have = size;
+      await db.$client.execute("PRAGMA optimize");
+      const label = `${size / 1000}k`;
+      const q = prng(size);
+      const samples: number[] = [];
+      const coldSamples: number[] = [];
+      let hits = 0;
+      let searches = 0;
+      for (let i = 0; i < WARMUP + RUNS; i++) {
+        const asked = question(q);
+        const modelQueries = [keywords(asked), keywords(question(q))];
+        const run = await simulatedRun(memory, modelQueries);
+        const base = {
+          memory,
+          clock: { now: () => performance.now() },
+          bankId: BENCH_BANK,
+          scope: "team:platform" as const,
+          tags: [],
+          enabledTiers: ENABLED,
+          question: asked,
+          modelQueries,
+        };
+        const started = performance.now();
+        const result = await probe({ ...base, ...run });
+        const ms = performance.now() - started;
+        const coldStarted = performance.now();
+        await probe({ ...base, evidence: new Evidence() });
+        const coldMs = performance.now() - coldStarted;
+        if (result.errors.length > 0) throw new Error(`probe failed: ${result.errors.join("; ")}`);
+        if (i < WARMUP) continue;
+        samples.push(ms);
+        coldSamples.push(coldMs);
+        hits += result.hits.length;
+        searches += probeQueries(asked, modelQueries).queries.length * ENABLED.length - run.seenInFull.size;
+      }
+      const p50 = median(samples);
+      const load = loadavg().map((l) => l.toFixed(2));
+      const goal = size === 100_000 ? atMost(p50, TARGET_MS_AT_100K, "ms") : undefined;
+      const note = `${(searches / RUNS).toFixed(1)} searches/run; load ${load.join(" ")}`;
+      rows.push(
+        row("probe", `probe per run @${label} p50`, p50, "ms", goal, note),
+        row("probe", `probe per run @${label} p95`, percentile(samples, 95), "ms", undefined, note),
+        row(
+          "probe",
+          `probe without the run's searches @${label} p50`,
+          median(coldSamples),
+          "ms",
+          undefined,
+          "9 searches",
+        ),
+      );
+      log(
+        `  ${label}: p50 ${p50.toFixed(2)} ms, p95 ${percentile(samples, 95).toFixed(2)} ms (${(searches / RUNS).toFixed(1)} searches, ${(hits / RUNS).toFixed(1)} of ${PROBE_TOP_K} hits/run); all nine searches p50 ${median(coldSamples).toFixed(2)} ms; load ${load.join(" ")}`,
+      );
+    }
+  } finally {
+    cleanup();
+  }
+  return rows;
+}

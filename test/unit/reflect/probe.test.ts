@@ -1,0 +1,300 @@
+/**
+ * The missed-evidence probe (SPEC §8): what it searches, what it drops, what "strong" means, the
+ * negative-answer detector, and its wiring into the run (event, result, flag, no model call).
+ */
+import { describe, expect, it } from "vitest";
+import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
+import type { RunFlag } from "@/lib/reflect/domain";
+import { runReflect } from "@/lib/reflect/engine";
+import { Evidence } from "@/lib/reflect/evidence";
+import type { FactHit, MemoryPort } from "@/lib/reflect/ports";
+import {
+  isNegativeAnswer,
+  isStrongHit,
+  PROBE_MAX_QUERIES,
+  PROBE_TOP_K,
+  type ProbeInput,
+  probe,
+  probeQueries,
+  STRONG_RANK,
+  saysNothingFound,
+  searchKey,
+  seenInFull,
+} from "@/lib/reflect/probe";
+import { fact, InMemoryMemory, mentalModel, observation } from "@/test/fixtures/in-memory-memory";
+import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
+import { ATLAS_FACTS, ATLAS_OBSERVATIONS, fixedClock, harness, ofType, request, run, SKILL } from "./harness";
+
+function input(memory: MemoryPort, overrides: Partial<ProbeInput> = {}): ProbeInput {
+  return {
+    memory,
+    clock: fixedClock(),
+    bankId: "bank",
+    scope: "personal",
+    tags: [],
+    enabledTiers: ["observations", "raw_facts"],
+    question: "When is the Atlas launch?",
+    modelQueries: [],
+    evidence: new Evidence(),
+    ...overrides,
+  };
+}
+
+const ids = (r: { hits: { id: string }[] }) => r.hits.map((h) => h.id);
+
+describe("probe: what it searches and keeps", () => {
+  it("drops every id the run retrieved, per tier", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const evidence = new Evidence();
+    evidence.add({ tier: "raw_facts", hits: [ATLAS_FACTS[0]!] });
+    const result = await probe(input(memory, { evidence }));
+    expect(ids(result)).not.toContain("f1");
+    expect(ids(result)).toEqual(expect.arrayContaining(["o1", "f2"]));
+    // Only the tier it was retrieved from counts: an observation with f1's id would still show.
+    const sameIdOtherTier = new InMemoryMemory({
+      facts: ATLAS_FACTS,
+      observations: [observation("f1", "The Atlas launch date is March 14.")],
+    });
+    expect((await probe(input(sameIdOtherTier, { evidence }))).hits).toContainEqual(
+      expect.objectContaining({ id: "f1", tier: "observations" }),
+    );
+  });
+
+  it("never returns a team memory the run's scope cannot read", async () => {
+    const teamFact = fact("ft", "Atlas launch war room is booked for the team.", { scope: "team:ops" });
+    const facts = [teamFact, ...ATLAS_FACTS];
+    const personal = await probe(input(new InMemoryMemory({ facts, permittedTeams: ["ops"] })));
+    expect(ids(personal)).not.toContain("ft");
+    // A team the bank does not permit: the searches are refused, named in errors, and nothing leaks.
+    const refused = await probe(input(new InMemoryMemory({ facts }), { scope: "team:ops" }));
+    expect(ids(refused)).toEqual([]);
+    expect(refused.errors.join("\n")).toMatch(/raw_facts search for "When is the Atlas launch\?" failed/);
+    // The same team, permitted: the run could read it, so the probe may show it.
+    const permitted = await probe(input(new InMemoryMemory({ facts, permittedTeams: ["ops"] }), { scope: "team:ops" }));
+    expect(ids(permitted)).toContain("ft");
+  });
+
+  it("applies the skill's tags like the run's searches (not to mental models)", async () => {
+    const memory = new InMemoryMemory({
+      facts: [
+        fact("f1", "Atlas launch decided for March 14.", { tags: ["decision"] }),
+        fact("f2", "Atlas launch party."),
+      ],
+      mentalModels: [mentalModel("mm1", "Atlas launch", "Atlas launches on March 14.")],
+    });
+    const result = await probe(
+      input(memory, { tags: ["decision"], enabledTiers: ["mental_models", "observations", "raw_facts"] }),
+    );
+    expect(ids(result).sort()).toEqual(["f1", "mm1"]);
+    expect(memory.probeSearches.map((s) => [s.method, s.query.tags])).toEqual([
+      ["searchMentalModels", []],
+      ["searchObservations", ["decision"]],
+      ["recall", ["decision"]],
+    ]);
+  });
+
+  it("searches only the run's enabled tiers, marks its searches as the probe's, and keeps the top K", async () => {
+    const facts = Array.from({ length: 12 }, (_, i) => fact(`f${i}`, `Atlas launch note ${i}`));
+    const memory = new InMemoryMemory({ facts, observations: ATLAS_OBSERVATIONS });
+    const result = await probe(input(memory, { enabledTiers: ["raw_facts"] }));
+    expect(result.hits).toHaveLength(PROBE_TOP_K);
+    expect(result.hits.every((h) => h.tier === "raw_facts")).toBe(true);
+    expect(result.hits.map((h) => h.rank)).toEqual([1, 2, 3, 4, 5]);
+    expect(memory.searches).toEqual([]);
+    expect(memory.probeSearches.every((s) => s.query.probe === true)).toBe(true);
+  });
+
+  it("searches the question first, then each distinct model query, up to the cap", () => {
+    const model = ["Atlas", " atlas ", "ATLAS", "", ...Array.from({ length: 10 }, (_, i) => `query ${i}`)];
+    const { queries, skipped } = probeQueries("When is the Atlas launch?", model);
+    expect(queries).toHaveLength(PROBE_MAX_QUERIES);
+    expect(queries.slice(0, 3)).toEqual(["When is the Atlas launch?", "Atlas", "query 0"]);
+    expect(skipped).toBe(1 + 10 - (PROBE_MAX_QUERIES - 1));
+  });
+
+  it("names the query that ranked a hit best, with its per-search rank and the store's score", async () => {
+    const hit = (id: string, rank: number): FactHit => ({ ...fact(id, `text of ${id}`), rank, score: 10 - rank });
+    const memory = portReturning({ "When is the Atlas launch?": [hit("a", 1), hit("b", 2)], "b first": [hit("b", 1)] });
+    const result = await probe(input(memory, { enabledTiers: ["raw_facts"], modelQueries: ["b first"] }));
+    expect(result.hits[0]).toMatchObject({ id: "b", bestRank: 1, query: "b first", searchScore: 9, rank: 1 });
+    expect(result.hits[1]).toMatchObject({ id: "a", bestRank: 1, query: "When is the Atlas launch?" });
+  });
+
+  it("a search that fails is named and the other searches still count; the probe never throws", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const failing: MemoryPort = {
+      ...bind(memory),
+      recall: async () => {
+        throw new Error("database is locked");
+      },
+    };
+    const result = await probe(input(failing));
+    expect(result.errors).toEqual([`raw_facts search for "When is the Atlas launch?" failed: database is locked`]);
+    expect(ids(result)).toEqual(["o1"]);
+  });
+});
+
+describe("probe: strong", () => {
+  it(`is a top-${STRONG_RANK} rank in some search`, () => {
+    expect(isStrongHit(1)).toBe(true);
+    expect(isStrongHit(STRONG_RANK)).toBe(true);
+    expect(isStrongHit(STRONG_RANK + 1)).toBe(false);
+  });
+
+  it("is not reached by scraping the bottom of several searches", async () => {
+    const hit = (rank: number): FactHit => ({ ...fact("deep", "deep text"), rank });
+    const memory = portReturning({ "When is the Atlas launch?": [hit(4)], other: [hit(4)], third: [hit(4)] });
+    const result = await probe(input(memory, { enabledTiers: ["raw_facts"], modelQueries: ["other", "third"] }));
+    expect(result.hits).toEqual([expect.objectContaining({ id: "deep", bestRank: 4, strong: false })]);
+    expect(result.strong).toBe(false);
+    const top3 = await probe(
+      input(portReturning({ "When is the Atlas launch?": [hit(3)] }), { enabledTiers: ["raw_facts"] }),
+    );
+    expect(top3.strong).toBe(true);
+  });
+});
+
+describe("probe: a negative answer", () => {
+  it.each([
+    ["", true],
+    ["   ", true],
+    [NO_EVIDENCE_ANSWER, true],
+    ["**No relevant memories** were found.", true],
+    ["I couldn't find anything about the Atlas launch.", true],
+    ["I could not find the launch date.", true],
+    ["The bank holds nothing on that.", true],
+    ["There is no information about Atlas in this bank.", true],
+    ["Nothing was found.", true],
+    ["TBD", true],
+    ["Atlas launches on March 14.", false],
+    ["Priya owns the launch checklist and the information desk.", false],
+  ])("%j says nothing was found: %s", (answer, expected) => {
+    expect(saysNothingFound(answer)).toBe(expected);
+  });
+
+  const none = new Set<RunFlag>();
+  it.each([
+    ["no_evidence", "anything", none, true],
+    ["halted", "Atlas launches on March 14.", none, true],
+    ["done", "Atlas launches on March 14.", new Set<RunFlag>(["ungrounded"]), true],
+    ["done", "I could not find it.", none, true],
+    ["degraded", NO_EVIDENCE_ANSWER, none, true],
+    ["done", "Atlas launches on March 14.", none, false],
+    ["degraded", "Memories retrieved: [f1] Atlas launch moved.", none, false],
+  ] as const)("status %s with %j is negative: %s", (status, answer, flags, expected) => {
+    expect(isNegativeAnswer(status, answer, flags)).toBe(expected);
+  });
+});
+
+describe("probe: in a run", () => {
+  /** Obeys forced retrieval with a useless query, then says it found nothing (or cites f1). */
+  const model = (answer: "nothing" | "cite") =>
+    new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      const query = answer === "cite" ? "Atlas launch" : "zeppelin";
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query }));
+      if (answer === "cite") return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+      return reply(done("I could not find anything about that in the bank.", {}));
+    });
+
+  it("flags a negative answer while the question's search ranks an unseen fact first", async () => {
+    const memory = new InMemoryMemory({
+      facts: [...ATLAS_FACTS, fact("fz", "Zeppelin hangar lease renewed.")],
+      observations: ATLAS_OBSERVATIONS,
+    });
+    const m = model("nothing");
+    const h = harness(memory, m);
+    const callsAt: Record<string, number> = {};
+    const sink = h.deps.sink;
+    h.deps.sink = {
+      append: async (e) => {
+        callsAt[e.type] = m.calls;
+        await sink.append(e);
+      },
+    };
+    const result = await runReflect(h.deps, request());
+    expect(result.status).toBe("done");
+    expect(result.flags).toContain("missed_evidence");
+    expect(result.probe?.queries).toEqual(["When is the Atlas launch?", "zeppelin"]);
+    expect(result.probe?.hits).toContainEqual(
+      expect.objectContaining({
+        id: "f1",
+        tier: "raw_facts",
+        bestRank: 1,
+        strong: true,
+        query: "When is the Atlas launch?",
+      }),
+    );
+    expect(result.probe?.hits.map((x) => x.id)).not.toContain("fz");
+    // Recorded before the finish, identical to the result's probe.
+    const types = h.events.map((e) => e.type);
+    expect(types.slice(-2)).toEqual(["probe.finished", "run.finished"]);
+    expect(ofType(h.events, "probe.finished")[0]?.payload).toEqual(result.probe);
+    // No model call: the count when the probe was recorded equals the count at the finish and the result's.
+    expect(callsAt["probe.finished"]).toBe(callsAt["citations.validated"]);
+    expect(callsAt["run.finished"]).toBe(m.calls);
+    expect(result.llmCalls).toBe(m.calls);
+  });
+
+  it("does not flag a run that cited the fact", async () => {
+    const { result } = await run(new InMemoryMemory({ facts: ATLAS_FACTS }), model("cite"), {
+      skill: { ...SKILL, retrieval: { ...SKILL.retrieval, types: ["episodic"] } },
+    });
+    expect(result.status).toBe("done");
+    expect(result.flags).not.toContain("missed_evidence");
+    expect(result.citations.memory_ids).toEqual(["f1"]);
+    expect(result.probe?.hits.map((x) => x.id)).not.toContain("f1");
+  });
+
+  it("facts mode has no probe", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS });
+    const { result, events } = await run(memory, new ScriptedModel([]), { mode: "facts" });
+    expect(result.probe).toBeNull();
+    expect(ofType(events, "probe.finished")).toEqual([]);
+    expect(memory.probeSearches).toEqual([]);
+  });
+});
+
+/** A memory port whose recall answers each query with fixed hits (other tiers: nothing). */
+function portReturning(byQuery: Record<string, FactHit[]>): MemoryPort {
+  return {
+    ...bind(new InMemoryMemory({})),
+    recall: async (q) => byQuery[q.query] ?? [],
+  };
+}
+
+function bind(memory: InMemoryMemory): MemoryPort {
+  return {
+    countInScope: (q) => memory.countInScope(q),
+    countMentalModels: () => memory.countMentalModels(),
+    permitsScope: (q) => memory.permitsScope(q),
+    searchMentalModels: (q) => memory.searchMentalModels(q),
+    searchObservations: (q) => memory.searchObservations(q),
+    recall: (q) => memory.recall(q),
+  };
+}
+
+describe("probe: searches the run already saw in full", () => {
+  it("are skipped only when nothing past what the model saw could come back", () => {
+    expect(seenInFull({ limit: 20, returned: 20, seen: 20 })).toBe(true);
+    expect(seenInFull({ limit: 5, returned: 3, seen: 3 })).toBe(true);
+    // The store may hold more than a shallow search returned, or the cap hid some hits.
+    expect(seenInFull({ limit: 5, returned: 5, seen: 5 })).toBe(false);
+    expect(seenInFull({ limit: 20, returned: 20, seen: 12 })).toBe(false);
+  });
+
+  it("skips them and finds the same hits", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const evidence = new Evidence();
+    evidence.add({ tier: "raw_facts", hits: ATLAS_FACTS.slice(0, 2) });
+    const base = { evidence, modelQueries: ["Atlas launch"] };
+    const full = await probe(input(memory, base));
+    const searchesBefore = memory.probeSearches.length;
+    const skipped = await probe(
+      input(memory, { ...base, seenInFull: new Set([searchKey("raw_facts", " atlas LAUNCH ")]) }),
+    );
+    expect(memory.probeSearches.length - searchesBefore).toBe(searchesBefore - 1);
+    expect(skipped.hits).toEqual(full.hits);
+    expect(skipped.queries).toEqual(full.queries);
+  });
+});
