@@ -4,6 +4,8 @@ import { ModelCallError } from "@/lib/reflect/errors";
 import type { ModelPort, ModelRequest, ModelResponse, ToolCall, ToolChoice } from "@/lib/reflect/ports";
 import type { ForcedToolChoiceMode, OpenAIModelConfig } from "./config";
 import { baseUrlHost } from "./provider-status";
+import { splitReasoning } from "./reasoning";
+import { parseTextToolCalls } from "./text-tool-calls";
 
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 const MAX_DETAIL_CHARS = 240;
@@ -73,27 +75,46 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
           : await forced(request);
       const choice = completion.choices?.[0];
       if (!choice) throw new ModelCallError(`${prefix(config, host)} returned no choices`, config.model);
+      const message = choice.message ?? {};
+      const structured = (message.tool_calls ?? []).flatMap((call, i): ToolCall[] => {
+        // Some servers leave out `type`; a call without a function is still a call (the engine
+        // answers it with a tool error), never a crash here.
+        if (call.type !== undefined && call.type !== "function") return [];
+        const fn: { name?: unknown; arguments?: unknown } = ("function" in call && call.function) || {};
+        return [
+          {
+            // Some local servers omit ids; the engine needs one per call to pair tool results.
+            id: call.id || `call_${i}`,
+            type: "function",
+            function: { name: typeof fn.name === "string" ? fn.name : "", arguments: rawArguments(fn.arguments) },
+          },
+        ];
+      });
+      const { content, reasoning } = splitReasoning(message);
+      // Only a response without structured calls is read for text ones: the text of a structured
+      // call's arguments is never parsed for calls.
+      const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content) : null;
+      const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens;
       return {
-        content: choice.message?.content ?? null,
-        toolCalls: (choice.message?.tool_calls ?? []).flatMap((call, i): ToolCall[] => {
-          // Some servers leave out `type`; a call without a function is still a call (the engine
-          // answers it with a tool error), never a crash here.
-          if (call.type !== undefined && call.type !== "function") return [];
-          const fn: { name?: unknown; arguments?: unknown } = ("function" in call && call.function) || {};
-          return [
-            {
-              // Some local servers omit ids; the engine needs one per call to pair tool results.
-              id: call.id || `call_${i}`,
+        content: text ? null : content,
+        toolCalls: text
+          ? text.calls.map((c) => ({
+              // Empty: the engine gives each call a fresh run-unique id.
+              id: "",
               type: "function",
-              function: { name: typeof fn.name === "string" ? fn.name : "", arguments: rawArguments(fn.arguments) },
-            },
-          ];
-        }),
+              function: { name: c.name, arguments: c.arguments },
+            }))
+          : structured,
         finishReason: choice.finish_reason ?? "unknown",
         usage: {
           inputTokens: completion.usage?.prompt_tokens ?? 0,
           outputTokens: completion.usage?.completion_tokens ?? 0,
         },
+        ...(reasoning ? { reasoning } : {}),
+        ...(typeof reasoningTokens === "number" && reasoningTokens > 0 ? { reasoningTokens } : {}),
+        ...(text
+          ? { textToolCall: { format: text.format, calls: text.calls.length, droppedChars: text.droppedChars } }
+          : {}),
         ...(form && form !== "named" ? { warnings: [`forced_tool_choice_downgraded: named → ${form}`] } : {}),
       };
     },
@@ -116,6 +137,10 @@ class BodyReadingOpenAI extends OpenAI {
     const wrapped = body && typeof body === "object" && !("error" in body) ? { error: body } : body;
     return super.makeStatusError(status, wrapped, message, headers);
   }
+}
+
+function offersTools(request: ModelRequest): boolean {
+  return request.tools.length > 0;
 }
 
 function rejectsToolChoice(error: unknown): boolean {
