@@ -18,7 +18,11 @@ const UNCLOSED_THINK = /^\s*<think>([\s\S]*)$/i;
 /** Templates that put `<think>` in the prompt leave only the closing tag in the content (R1 distills, Qwen3). */
 const CLOSE_ONLY = /^([\s\S]*?)<\/think>\s*/i;
 
-export function splitReasoning(message: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown }): SplitContent {
+export function splitReasoning(message: {
+  content?: unknown;
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+}): SplitContent {
   const fields = [message.reasoning_content, message.reasoning].filter(
     (v): v is string => typeof v === "string" && v.trim() !== "",
   );

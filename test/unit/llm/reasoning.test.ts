@@ -7,7 +7,10 @@ describe("splitReasoning", () => {
       content: "Answer.",
       reasoning: "I should search.",
     });
-    expect(splitReasoning({ content: null, reasoning: "Thinking." })).toEqual({ content: null, reasoning: "Thinking." });
+    expect(splitReasoning({ content: null, reasoning: "Thinking." })).toEqual({
+      content: null,
+      reasoning: "Thinking.",
+    });
   });
 
   it("takes a leading <think> block out of the content", () => {

@@ -6,7 +6,9 @@ const args = { reason: "find the date", query: "Atlas launch" };
 describe("parseTextToolCalls", () => {
   describe("Hermes / Qwen <tool_call> blocks", () => {
     it("reads one block with object arguments", () => {
-      const parsed = parseTextToolCalls(`<tool_call>\n{"name": "recall", "arguments": ${JSON.stringify(args)}}\n</tool_call>`);
+      const parsed = parseTextToolCalls(
+        `<tool_call>\n{"name": "recall", "arguments": ${JSON.stringify(args)}}\n</tool_call>`,
+      );
       expect(parsed).toEqual({
         format: "hermes",
         calls: [{ name: "recall", arguments: JSON.stringify(args) }],
@@ -40,9 +42,7 @@ describe("parseTextToolCalls", () => {
     it("a block with invalid JSON leaves the whole text as prose", () => {
       expect(parseTextToolCalls('<tool_call>{"name": "recall", "arguments": {"query": }</tool_call>')).toBeNull();
       expect(
-        parseTextToolCalls(
-          '<tool_call>{"name": "recall", "arguments": {}}</tool_call><tool_call>{broken</tool_call>',
-        ),
+        parseTextToolCalls('<tool_call>{"name": "recall", "arguments": {}}</tool_call><tool_call>{broken</tool_call>'),
       ).toBeNull();
     });
 

@@ -179,7 +179,7 @@ describe("inspectAnswer", () => {
   it.each([
     'Atlas launches on March 14. <tool_call>{"name": "recall", "arguments": {"query": }</tool_call>',
     '<tool_call>{"name": "recall"',
-    'March 14.</tool_call>',
+    "March 14.</tool_call>",
     '[TOOL_CALLS] [{"name": "recall", "arguments": {broken',
     "recall[ARGS]{not json",
   ])("tool-call scaffolding written as text is a leak, whatever the JSON inside: %s", (text) => {
