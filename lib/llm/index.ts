@@ -19,6 +19,13 @@ export {
   readModelConfig,
 } from "./config";
 export {
+  checkModel,
+  formatModelCheck,
+  type ModelCheckReport,
+  PROBES as MODEL_CHECK_PROBES,
+  type ProbeResult,
+} from "./model-check";
+export {
   createOfflineModel,
   NO_ANSWER_TEXT as OFFLINE_NO_ANSWER_TEXT,
   OFFLINE_TUNING,

@@ -33,13 +33,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   const host = baseUrlHost(config.baseURL);
   const baseURL = config.baseURL ?? OPENAI_BASE_URL;
   const formKey = `${baseURL} ${config.model}`;
-  const client = new BodyReadingOpenAI({
-    apiKey: config.apiKey,
-    // Explicit, so the SDK never falls back to reading OPENAI_BASE_URL itself.
-    baseURL,
-    timeout: config.timeoutMs,
-    maxRetries: config.maxRetries,
-  });
+  const client = createOpenAIClient(config);
 
   const create = async (request: ModelRequest, form: ForcedToolChoiceMode) => {
     try {
@@ -121,6 +115,17 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   };
 }
 
+/** The SDK client for a configuration, reading vLLM-shaped error bodies (see BodyReadingOpenAI). */
+export function createOpenAIClient(config: OpenAIModelConfig): OpenAI {
+  return new BodyReadingOpenAI({
+    apiKey: config.apiKey,
+    // Explicit, so the SDK never falls back to reading OPENAI_BASE_URL itself.
+    baseURL: config.baseURL ?? OPENAI_BASE_URL,
+    timeout: config.timeoutMs,
+    maxRetries: config.maxRetries,
+  });
+}
+
 /**
  * The SDK reads a failed response's explanation only from `body.error`. vLLM and other
  * OpenAI-compatible servers answer with a top-level `{"object":"error","message":…}`, which the
@@ -181,7 +186,8 @@ function prefix(config: OpenAIModelConfig, host: string): string {
   return `model ${config.model} at ${host}`;
 }
 
-function toModelCallError(error: unknown, config: OpenAIModelConfig, host: string): ModelCallError {
+/** A failed SDK call as the one-line, key-free error the rest of the app reports. */
+export function toModelCallError(error: unknown, config: OpenAIModelConfig, host: string): ModelCallError {
   const head = prefix(config, host);
   if (error instanceof OpenAI.APIUserAbortError) return new ModelCallError(`${head}: request aborted`, config.model);
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
@@ -189,11 +195,11 @@ function toModelCallError(error: unknown, config: OpenAIModelConfig, host: strin
   }
   if (error instanceof OpenAI.APIConnectionError) {
     const cause = error.cause instanceof Error ? error.cause.message : error.message;
-    return new ModelCallError(`${head}: connection failed (${detail(cause, config.apiKey)})`, config.model);
+    return new ModelCallError(`${head}: connection failed (${withoutKey(cause, config.apiKey)})`, config.model);
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     // The SDK's message starts with the status; keep only the server's explanation.
-    const reason = detail(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
+    const reason = withoutKey(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
     // A pinned named form is the user's choice: say how to change it.
     const hint =
       error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
@@ -202,11 +208,11 @@ function toModelCallError(error: unknown, config: OpenAIModelConfig, host: strin
     return new ModelCallError(`${head} failed with HTTP ${error.status}: ${reason}${hint}`, config.model, error.status);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ModelCallError(`${head} failed: ${detail(message, config.apiKey)}`, config.model);
+  return new ModelCallError(`${head} failed: ${withoutKey(message, config.apiKey)}`, config.model);
 }
 
 /** One line, bounded, and never the key (servers echo it back, e.g. "Incorrect API key provided: sk-…"). */
-function detail(text: string, apiKey: string): string {
+export function withoutKey(text: string, apiKey: string): string {
   const scrubbed = text
     .split(apiKey)
     .join("[redacted]")
