@@ -70,8 +70,8 @@ async function reflectCommand(argv: string[]) {
   );
 }
 
-/** A command resolves to its exit code when it has one other than 0. */
-const COMMANDS: Record<CommandName, (argv: string[]) => Promise<void | number>> = {
+/** A command resolves to its exit code when it has one other than 0 (a number), else to nothing. */
+const COMMANDS: Record<CommandName, (argv: string[]) => Promise<unknown>> = {
   import: importCommand,
   export: exportCommand,
   reflect: reflectCommand,
@@ -106,7 +106,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     assertValidText(rest, "the arguments");
-    return (await COMMANDS[command](rest)) ?? 0;
+    const code = await COMMANDS[command](rest);
+    return typeof code === "number" ? code : 0;
   } catch (err) {
     const { lines, exitCode } = cliError(err);
     for (const line of lines) console.error(line);
