@@ -18,13 +18,7 @@ export {
   OpenAIModelConfig,
   readModelConfig,
 } from "./config";
-export {
-  checkModel,
-  formatModelCheck,
-  type ModelCheckReport,
-  PROBES as MODEL_CHECK_PROBES,
-  type ProbeResult,
-} from "./model-check";
+export { checkModel, formatModelCheck } from "./model-check";
 export {
   createOfflineModel,
   NO_ANSWER_TEXT as OFFLINE_NO_ANSWER_TEXT,

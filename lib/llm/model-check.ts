@@ -7,46 +7,17 @@
  */
 import type OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat";
-import type { TextToolCallFormat } from "@/lib/reflect/events";
+import {
+  MODEL_CHECK_PROBES,
+  type ModelCheckReport,
+  type ProbeName,
+  type ProbeResult,
+} from "@/lib/contracts/model-check";
 import type { ModelConfig, OpenAIModelConfig } from "./config";
 import { createOpenAIClient, toModelCallError, withoutKey } from "./openai-model";
 import { type ProviderStatus, providerStatus } from "./provider-status";
 import { splitReasoning } from "./reasoning";
 import { parseTextToolCalls } from "./text-tool-calls";
-
-export const PROBES = ["plain_chat", "tools_auto", "named_choice", "required_choice", "no_choice"] as const;
-export type ProbeName = (typeof PROBES)[number];
-
-/** What one probe saw. `call`: the tool call came back structured, as text, or not at all. */
-export interface ProbeResult {
-  probe: ProbeName;
-  label: string;
-  ok: boolean;
-  call: "structured" | "text" | "none" | null;
-  /** The text form the calls were read from, when `call` is "text". */
-  textFormat: TextToolCallFormat | null;
-  /** Where the reasoning came from, when the response carried some. */
-  reasoning: "reasoning_content" | "reasoning" | "think_block" | null;
-  detail: string;
-  /** Measured round trip; null when the probe was not sent. */
-  latencyMs: number | null;
-}
-
-export interface ModelCheckReport {
-  provider: ProviderStatus;
-  probes: ProbeResult[];
-  /** How the model calls tools at best. */
-  toolCalls: "structured" | "text" | "none";
-  /** The text forms the provider read calls from (Hermes, Mistral, bare JSON). */
-  textForms: TextToolCallFormat[];
-  /** Where reasoning came back, if anywhere. */
-  reasoning: string[];
-  /** The forced form to pin, or null when no forced form produced a call. */
-  recommendedForcedToolChoice: "named" | "required" | "omit" | null;
-  summary: string;
-  /** 0 when tools work in some form, 1 when they work in none. */
-  exitCode: 0 | 1;
-}
 
 const LABEL: Record<ProbeName, string> = {
   plain_chat: "plain chat",
@@ -246,7 +217,7 @@ function offlineReport(): ModelCheckReport {
   const detail = "embedded offline model: obeys every tool choice";
   return {
     provider: { kind: "offline", model: "offline" },
-    probes: PROBES.map((probe) => ({
+    probes: MODEL_CHECK_PROBES.map((probe) => ({
       probe,
       label: LABEL[probe],
       ok: true,

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ModelCheckReport } from "@/lib/llm";
+import { ModelCheckReport } from "@/lib/contracts/model-check";
 import {
   type FakeOpenAI,
   type ServerProfile,
@@ -52,7 +52,7 @@ async function check(profile: ServerProfile) {
   fake.setScript(serverProfile(profile));
   const out = await cli(openai(), "model", "check", "--json");
   expect(`${out.stdout}${out.stderr}`).not.toContain(KEY);
-  return { ...out, report: JSON.parse(out.stdout) as ModelCheckReport };
+  return { ...out, report: ModelCheckReport.parse(JSON.parse(out.stdout)) };
 }
 
 const probe = (r: ModelCheckReport, name: string) => r.probes.find((p) => p.probe === name);
@@ -126,7 +126,7 @@ describe("cli model check", () => {
   it("with the offline model: trivially compatible, exit 0", async () => {
     const out = await cli({ REFLECT_LLM: "offline" }, "model", "check", "--json");
     expect(out.code).toBe(0);
-    const report = JSON.parse(out.stdout) as ModelCheckReport;
+    const report = ModelCheckReport.parse(JSON.parse(out.stdout));
     expect(report.provider.kind).toBe("offline");
     expect(report.toolCalls).toBe("structured");
   });
