@@ -57,7 +57,7 @@ async function check(profile: ServerProfile) {
 
 const probe = (r: ModelCheckReport, name: string) => r.probes.find((p) => p.probe === name);
 
-describe("cli model check", () => {
+describe("cli model check", { timeout: 90_000 }, () => {
   it("(a) a fully compatible server: structured calls under every choice, named recommended, reasoning seen, exit 0", async () => {
     const { code, report } = await check("compatible");
     expect(code).toBe(0);
