@@ -2,10 +2,13 @@
 
 import { useMutation } from "@tanstack/react-query";
 import type { ActionResult } from "@/lib/contracts/errors";
-import type { ModelCheckInput, ModelCheckReport } from "@/lib/contracts/model-check";
+import {
+  findingRows,
+  type ModelCheckInput,
+  type ModelCheckReport,
+  recommendationText,
+} from "@/lib/contracts/model-check";
 import { unwrap } from "@/lib/query/unwrap";
-
-const FORMAT = { hermes: "Hermes <tool_call>", mistral: "Mistral [TOOL_CALLS]", bare_json: "bare JSON" } as const;
 
 /** "Check model": a few tiny requests to the configured server, shown as a capability table. */
 export function ModelCheckPanel({
@@ -22,7 +25,7 @@ export function ModelCheckPanel({
           type="button"
           disabled={mutation.isPending}
           onClick={() => mutation.mutate()}
-          className="rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          className="shrink-0 whitespace-nowrap rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50"
           data-testid="check-model"
         >
           {mutation.isPending ? "Checking… (a few tiny requests)" : "Check model"}
@@ -43,12 +46,6 @@ export function ModelCheckPanel({
 }
 
 function ReportTable({ report }: { report: ModelCheckReport }) {
-  const recommended =
-    report.recommendedForcedToolChoice === null
-      ? "no form produced a tool call"
-      : report.recommendedForcedToolChoice === "named"
-        ? "named (the default: leave REFLECT_FORCED_TOOL_CHOICE unset)"
-        : `REFLECT_FORCED_TOOL_CHOICE=${report.recommendedForcedToolChoice}`;
   return (
     <div className="flex flex-col gap-2" data-testid="model-check-report" data-tool-calls={report.toolCalls}>
       <p
@@ -82,26 +79,18 @@ function ReportTable({ report }: { report: ModelCheckReport }) {
               <td className="py-1 break-words">{p.detail}</td>
             </tr>
           ))}
-          <tr className="border-b border-slate-100">
-            <td className="py-1 pr-3">tool calls as text</td>
-            <td className="py-1 pr-3 font-medium">{report.textForms.length > 0 ? "read" : "—"}</td>
-            <td />
-            <td className="py-1">
-              {report.textForms.length > 0
-                ? `the app reads ${report.textForms.map((f) => FORMAT[f]).join(", ")}`
-                : "none seen"}
-            </td>
-          </tr>
-          <tr>
-            <td className="py-1 pr-3">reasoning</td>
-            <td className="py-1 pr-3 font-medium">{report.reasoning.length > 0 ? "seen" : "—"}</td>
-            <td />
-            <td className="py-1">{report.reasoning.join(", ") || "none returned"}</td>
-          </tr>
+          {findingRows(report).map((f) => (
+            <tr key={f.label} className="border-b border-slate-100">
+              <td className="py-1 pr-3">{f.label}</td>
+              <td className="py-1 pr-3 font-medium">{f.result}</td>
+              <td />
+              <td className="py-1">{f.detail}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
       <p className="text-[12px] text-slate-700" data-testid="model-check-recommendation">
-        Recommended forced tool choice: <span className="font-mono">{recommended}</span>
+        Recommended forced tool choice: <span className="font-mono">{recommendationText(report)}</span>
       </p>
     </div>
   );

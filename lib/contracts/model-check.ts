@@ -49,6 +49,33 @@ export const ModelCheckReport = z.object({
 });
 export type ModelCheckReport = z.infer<typeof ModelCheckReport>;
 
+const FORMAT_WORDS = { hermes: "Hermes <tool_call>", mistral: "Mistral [TOOL_CALLS]", bare_json: "bare JSON" } as const;
+
+/** The rows after the probes, the same in the terminal and on the model page. */
+export function findingRows(r: ModelCheckReport): { label: string; result: string; detail: string }[] {
+  return [
+    {
+      label: "tool calls as text",
+      result: r.textForms.length > 0 ? "read" : "—",
+      detail:
+        r.textForms.length > 0 ? `the app reads ${r.textForms.map((f) => FORMAT_WORDS[f]).join(", ")}` : "none seen",
+    },
+    {
+      label: "reasoning",
+      result: r.reasoning.length > 0 ? "seen" : "—",
+      detail: r.reasoning.join(", ") || "none returned",
+    },
+  ];
+}
+
+/** The forced tool-choice setting to use, in words. */
+export function recommendationText(r: ModelCheckReport): string {
+  const form = r.recommendedForcedToolChoice;
+  if (form === null) return "none: no forced form produced a tool call";
+  if (form === "named") return "REFLECT_FORCED_TOOL_CHOICE=named (the default: leave it unset)";
+  return `REFLECT_FORCED_TOOL_CHOICE=${form}`;
+}
+
 /** The "Check model" action: the configured model is checked, nothing is chosen by the caller. */
 export const ModelCheckInput = z.object({}).strict();
 export type ModelCheckInput = z.infer<typeof ModelCheckInput>;

@@ -8,10 +8,12 @@
 import type OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat";
 import {
+  findingRows,
   MODEL_CHECK_PROBES,
   type ModelCheckReport,
   type ProbeName,
   type ProbeResult,
+  recommendationText,
 } from "@/lib/contracts/model-check";
 import type { ModelConfig, OpenAIModelConfig } from "./config";
 import { createOpenAIClient, toModelCallError, withoutKey } from "./openai-model";
@@ -103,16 +105,7 @@ async function probe(
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
     } as ChatCompletionCreateParamsNonStreaming);
   } catch (error) {
-    return {
-      probe: name,
-      label: LABEL[name],
-      ok: false,
-      call: null,
-      textFormat: null,
-      reasoning: null,
-      detail: failure(error, config),
-      latencyMs: Math.max(0, now() - started),
-    };
+    return { ...notSent(name, failure(error, config)), latencyMs: Math.max(0, now() - started) };
   }
   const latencyMs = Math.max(0, now() - started);
   const message = completion.choices?.[0]?.message;
@@ -245,13 +238,7 @@ export function formatModelCheck(r: ModelCheckReport): string {
     p.latencyMs === null ? "" : `${Math.round(p.latencyMs)} ms`,
     p.detail,
   ]);
-  rows.push([
-    "tool calls as text",
-    r.textForms.length > 0 ? "read" : "—",
-    "",
-    r.textForms.length > 0 ? `the provider reads ${r.textForms.join(", ")}` : "none seen",
-  ]);
-  rows.push(["reasoning", r.reasoning.length > 0 ? "seen" : "—", "", r.reasoning.join(", ") || "none returned"]);
+  for (const f of findingRows(r)) rows.push([f.label, f.result, "", f.detail]);
   const head = ["probe", "result", "latency", "detail"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
@@ -259,12 +246,6 @@ export function formatModelCheck(r: ModelCheckReport): string {
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
       .join("  ")
       .trimEnd();
-  const recommendation =
-    r.recommendedForcedToolChoice === null
-      ? "REFLECT_FORCED_TOOL_CHOICE: no form produced a tool call"
-      : r.recommendedForcedToolChoice === "named"
-        ? "REFLECT_FORCED_TOOL_CHOICE=named (the default: leave it unset)"
-        : `REFLECT_FORCED_TOOL_CHOICE=${r.recommendedForcedToolChoice}`;
   return [
     `Model check: ${where}`,
     "",
@@ -272,7 +253,7 @@ export function formatModelCheck(r: ModelCheckReport): string {
     ...rows.map(line),
     "",
     `tool calls: ${r.toolCalls}`,
-    `recommended: ${recommendation}`,
+    `recommended: ${recommendationText(r)}`,
     r.summary,
   ].join("\n");
 }
