@@ -7,9 +7,31 @@ const DONE_WHY = {
   release_miss: "done after a freshness release cited nothing",
 };
 
+const FORMAT_LABEL = { hermes: "Hermes <tool_call>", mistral: "Mistral [TOOL_CALLS]", bare_json: "bare JSON" } as const;
+
+/** Tool calls the model wrote as text, read back by the provider (no structured calls came back). */
+function TextToolCallRow({ detail, format }: { detail: string; format?: keyof typeof FORMAT_LABEL }) {
+  return (
+    <div className="flex flex-col gap-0.5" data-testid="text-tool-call">
+      <div className="flex items-center gap-2">
+        <span className="text-[12px] font-semibold text-slate-900">Tool calls read from text</span>
+        <Badge
+          tone="warning"
+          title="The server returned no structured tool calls; the provider read them from the text"
+        >
+          text tool call
+        </Badge>
+        {format && <span className="font-mono text-[11px] text-slate-600">{FORMAT_LABEL[format]}</span>}
+      </div>
+      <p className="pl-1 text-[12px] text-slate-700">{detail}</p>
+    </div>
+  );
+}
+
 export function GuardRow({ row }: { row: GuardRowData }) {
   switch (row.action) {
     case "output":
+      if (row.pattern === "text_tool_call") return <TextToolCallRow detail={row.detail} format={row.format} />;
       return (
         <div className="flex flex-col gap-0.5">
           <div className="flex items-center gap-2">

@@ -8,6 +8,7 @@ import { CitationsRow } from "./citations-row";
 import { FreshnessRow } from "./freshness-row";
 import { GuardRow } from "./guard-row";
 import { IterationHeader } from "./iteration-header";
+import { ReasoningBlock } from "./reasoning-block";
 import { SteeringRow } from "./steering-row";
 import { TierRow } from "./tier-row";
 import { tierRule } from "./tones";
@@ -17,6 +18,7 @@ const KIND_RULE: Record<Exclude<TimelineRow["kind"], "tier">, string> = {
   steering: "border-l-orange-500",
   guard: "border-l-rose-500",
   citations: "border-l-indigo-500",
+  reasoning: "border-l-violet-400",
 };
 
 function rowRule(row: TimelineRow): string {
@@ -36,6 +38,8 @@ function RowBody({ row, selected, bankId }: { row: TimelineRow; selected: boolea
       return <GuardRow row={row} />;
     case "citations":
       return <CitationsRow row={row} />;
+    case "reasoning":
+      return <ReasoningBlock row={row} />;
     default: {
       // A new row kind must get its component here: this stops compiling until it does.
       const unhandled: never = row;

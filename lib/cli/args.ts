@@ -77,3 +77,15 @@ export function parseExportArgs(argv: string[]): { bank: string; out?: string } 
     values,
   );
 }
+
+const MODEL_SUBCOMMAND = 'the model command takes one subcommand: "check"';
+const ModelArgs = z.object({
+  positionals: z.tuple([z.literal("check", { error: MODEL_SUBCOMMAND })], { error: MODEL_SUBCOMMAND }),
+  json: z.boolean().default(false),
+});
+
+/** `model check [--json]`. */
+export function parseModelArgs(argv: string[]): z.output<typeof ModelArgs> {
+  const { values, positionals } = parse(argv, { json: { type: "boolean" } });
+  return parseWith(ModelArgs, { positionals, json: values.json });
+}

@@ -70,6 +70,16 @@ export const COMMAND_HELP = {
     options: [["--bank <id>", "only this bank (default: every bank)"]],
     examples: [`REFLECT_EMBEDDINGS=openai ${CLI} embed --bank demo`],
   },
+  model: {
+    usage: "model check [--json]",
+    summary:
+      "Probe the configured model server (plain chat, tool choices, tool calls as text, reasoning) and print what works; exit 1 when it cannot call tools in any form.",
+    options: [["--json", "print one JSON object (default: a table)"]],
+    examples: [
+      `${CLI} model check`,
+      `REFLECT_LLM=openai OPENAI_BASE_URL=http://localhost:8000/v1 OPENAI_API_KEY=local REFLECT_MODEL=qwen3 ${CLI} model check --json`,
+    ],
+  },
 } satisfies Record<string, CommandHelp>;
 
 export type CommandName = keyof typeof COMMAND_HELP;

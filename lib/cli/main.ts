@@ -18,6 +18,7 @@ import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "
 import { embedCommand, formatEmbedCounts } from "./embed";
 import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
 import { mcpCommand } from "./mcp";
+import { modelCommand } from "./model";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
 import { runsCommand } from "./runs";
 
@@ -69,13 +70,15 @@ async function reflectCommand(argv: string[]) {
   );
 }
 
-const COMMANDS: Record<CommandName, (argv: string[]) => Promise<void>> = {
+/** A command resolves to its exit code when it has one other than 0 (a number), else to nothing. */
+const COMMANDS: Record<CommandName, (argv: string[]) => Promise<unknown>> = {
   import: importCommand,
   export: exportCommand,
   reflect: reflectCommand,
   runs: runsCommand,
   mcp: mcpCommand,
   embed: embedCommand,
+  model: modelCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -103,8 +106,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     assertValidText(rest, "the arguments");
-    await COMMANDS[command](rest);
-    return 0;
+    const code = await COMMANDS[command](rest);
+    return typeof code === "number" ? code : 0;
   } catch (err) {
     const { lines, exitCode } = cliError(err);
     for (const line of lines) console.error(line);

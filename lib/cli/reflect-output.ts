@@ -31,6 +31,8 @@ function rowLine(row: TimelineRow): string {
             : `  dropped calls: ${row.calls.map((c) => c.name).join(", ")}`;
     case "citations":
       return `  citations: ${row.kept.memory_ids.length + row.kept.observation_ids.length + row.kept.mental_model_ids.length} kept, ${row.dropped.length} dropped${row.ungrounded ? " (ungrounded)" : ""}`;
+    case "reasoning":
+      return `  reasoning: ${row.chars.toLocaleString("en-US")} chars`;
     default: {
       // A new row kind must get its trace line here: this stops compiling until it does.
       const unhandled: never = row;

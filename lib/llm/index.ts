@@ -18,6 +18,7 @@ export {
   OpenAIModelConfig,
   readModelConfig,
 } from "./config";
+export { checkModel, formatModelCheck } from "./model-check";
 export {
   createOfflineModel,
   NO_ANSWER_TEXT as OFFLINE_NO_ANSWER_TEXT,

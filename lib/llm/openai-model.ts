@@ -4,6 +4,8 @@ import { ModelCallError } from "@/lib/reflect/errors";
 import type { ModelPort, ModelRequest, ModelResponse, ToolCall, ToolChoice } from "@/lib/reflect/ports";
 import type { ForcedToolChoiceMode, OpenAIModelConfig } from "./config";
 import { baseUrlHost } from "./provider-status";
+import { splitReasoning } from "./reasoning";
+import { parseTextToolCalls } from "./text-tool-calls";
 
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 const MAX_DETAIL_CHARS = 240;
@@ -31,13 +33,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   const host = baseUrlHost(config.baseURL);
   const baseURL = config.baseURL ?? OPENAI_BASE_URL;
   const formKey = `${baseURL} ${config.model}`;
-  const client = new BodyReadingOpenAI({
-    apiKey: config.apiKey,
-    // Explicit, so the SDK never falls back to reading OPENAI_BASE_URL itself.
-    baseURL,
-    timeout: config.timeoutMs,
-    maxRetries: config.maxRetries,
-  });
+  const client = createOpenAIClient(config);
 
   const create = async (request: ModelRequest, form: ForcedToolChoiceMode) => {
     try {
@@ -73,31 +69,61 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
           : await forced(request);
       const choice = completion.choices?.[0];
       if (!choice) throw new ModelCallError(`${prefix(config, host)} returned no choices`, config.model);
+      const message = choice.message ?? {};
+      const structured = (message.tool_calls ?? []).flatMap((call, i): ToolCall[] => {
+        // Some servers leave out `type`; a call without a function is still a call (the engine
+        // answers it with a tool error), never a crash here.
+        if (call.type !== undefined && call.type !== "function") return [];
+        const fn: { name?: unknown; arguments?: unknown } = ("function" in call && call.function) || {};
+        return [
+          {
+            // Some local servers omit ids; the engine needs one per call to pair tool results.
+            id: call.id || `call_${i}`,
+            type: "function",
+            function: { name: typeof fn.name === "string" ? fn.name : "", arguments: rawArguments(fn.arguments) },
+          },
+        ];
+      });
+      const { content, reasoning } = splitReasoning(message);
+      // Only a response without structured calls is read for text ones: the text of a structured
+      // call's arguments is never parsed for calls.
+      const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content) : null;
+      const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens;
       return {
-        content: choice.message?.content ?? null,
-        toolCalls: (choice.message?.tool_calls ?? []).flatMap((call, i): ToolCall[] => {
-          // Some servers leave out `type`; a call without a function is still a call (the engine
-          // answers it with a tool error), never a crash here.
-          if (call.type !== undefined && call.type !== "function") return [];
-          const fn: { name?: unknown; arguments?: unknown } = ("function" in call && call.function) || {};
-          return [
-            {
-              // Some local servers omit ids; the engine needs one per call to pair tool results.
-              id: call.id || `call_${i}`,
+        content: text ? null : content,
+        toolCalls: text
+          ? text.calls.map((c) => ({
+              // Empty: the engine gives each call a fresh run-unique id.
+              id: "",
               type: "function",
-              function: { name: typeof fn.name === "string" ? fn.name : "", arguments: rawArguments(fn.arguments) },
-            },
-          ];
-        }),
+              function: { name: c.name, arguments: c.arguments },
+            }))
+          : structured,
         finishReason: choice.finish_reason ?? "unknown",
         usage: {
           inputTokens: completion.usage?.prompt_tokens ?? 0,
           outputTokens: completion.usage?.completion_tokens ?? 0,
         },
+        ...(reasoning ? { reasoning } : {}),
+        ...(typeof reasoningTokens === "number" && reasoningTokens > 0 ? { reasoningTokens } : {}),
+        ...(text
+          ? { textToolCall: { format: text.format, calls: text.calls.length, droppedChars: text.droppedChars } }
+          : {}),
         ...(form && form !== "named" ? { warnings: [`forced_tool_choice_downgraded: named → ${form}`] } : {}),
       };
     },
   };
+}
+
+/** The SDK client for a configuration, reading vLLM-shaped error bodies (see BodyReadingOpenAI). */
+export function createOpenAIClient(config: OpenAIModelConfig): OpenAI {
+  return new BodyReadingOpenAI({
+    apiKey: config.apiKey,
+    // Explicit, so the SDK never falls back to reading OPENAI_BASE_URL itself.
+    baseURL: config.baseURL ?? OPENAI_BASE_URL,
+    timeout: config.timeoutMs,
+    maxRetries: config.maxRetries,
+  });
 }
 
 /**
@@ -116,6 +142,10 @@ class BodyReadingOpenAI extends OpenAI {
     const wrapped = body && typeof body === "object" && !("error" in body) ? { error: body } : body;
     return super.makeStatusError(status, wrapped, message, headers);
   }
+}
+
+function offersTools(request: ModelRequest): boolean {
+  return request.tools.length > 0;
 }
 
 function rejectsToolChoice(error: unknown): boolean {
@@ -156,7 +186,8 @@ function prefix(config: OpenAIModelConfig, host: string): string {
   return `model ${config.model} at ${host}`;
 }
 
-function toModelCallError(error: unknown, config: OpenAIModelConfig, host: string): ModelCallError {
+/** A failed SDK call as the one-line, key-free error the rest of the app reports. */
+export function toModelCallError(error: unknown, config: OpenAIModelConfig, host: string): ModelCallError {
   const head = prefix(config, host);
   if (error instanceof OpenAI.APIUserAbortError) return new ModelCallError(`${head}: request aborted`, config.model);
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
@@ -164,11 +195,11 @@ function toModelCallError(error: unknown, config: OpenAIModelConfig, host: strin
   }
   if (error instanceof OpenAI.APIConnectionError) {
     const cause = error.cause instanceof Error ? error.cause.message : error.message;
-    return new ModelCallError(`${head}: connection failed (${detail(cause, config.apiKey)})`, config.model);
+    return new ModelCallError(`${head}: connection failed (${withoutKey(cause, config.apiKey)})`, config.model);
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     // The SDK's message starts with the status; keep only the server's explanation.
-    const reason = detail(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
+    const reason = withoutKey(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
     // A pinned named form is the user's choice: say how to change it.
     const hint =
       error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
@@ -177,11 +208,11 @@ function toModelCallError(error: unknown, config: OpenAIModelConfig, host: strin
     return new ModelCallError(`${head} failed with HTTP ${error.status}: ${reason}${hint}`, config.model, error.status);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ModelCallError(`${head} failed: ${detail(message, config.apiKey)}`, config.model);
+  return new ModelCallError(`${head} failed: ${withoutKey(message, config.apiKey)}`, config.model);
 }
 
 /** One line, bounded, and never the key (servers echo it back, e.g. "Incorrect API key provided: sk-…"). */
-function detail(text: string, apiKey: string): string {
+export function withoutKey(text: string, apiKey: string): string {
   const scrubbed = text
     .split(apiKey)
     .join("[redacted]")

@@ -21,6 +21,10 @@ const TOOL_NAMES = [...TIER_TOOLS, "done"] as const;
 export const ToolName = z.enum(TOOL_NAMES);
 export type ToolName = z.infer<typeof ToolName>;
 
+/** The text forms a provider reads tool calls from when a response has no structured ones (lib/llm/text-tool-calls.ts). */
+export const TextToolCallFormat = z.enum(["hermes", "mistral", "bare_json"]);
+export type TextToolCallFormat = z.infer<typeof TextToolCallFormat>;
+
 export const OutcomeClass = z.enum(["success", "empty", "error", "policy_reject", "unknown_tool"]);
 export type OutcomeClass = z.infer<typeof OutcomeClass>;
 
@@ -103,6 +107,12 @@ const payloads = {
     latencyMs: z.number().nonnegative(),
     /** True when the response was replayed from a parent run (fork), not requested from the model. */
     replayed: z.boolean(),
+    /** What the model thought before answering, capped (REASONING_CAP_CHARS); absent when it sent none. */
+    reasoning: z.string().optional(),
+    /** The reasoning's length before the cap. */
+    reasoningChars: z.number().int().nonnegative().optional(),
+    /** Reasoning tokens, when the server counted them. */
+    reasoningTokens: z.number().int().nonnegative().optional(),
   }),
   /** Something the provider layer changed to make a request work (e.g. the forced tool-choice form). */
   "llm.warning": z.object({ message: z.string() }),
@@ -174,6 +184,8 @@ const payloads = {
     pattern: z.string(),
     action: z.enum(["recovered", "unwrapped", "retry", "degraded"]),
     detail: z.string(),
+    /** Pattern `text_tool_call`: the text form the tool calls were read from. */
+    format: TextToolCallFormat.optional(),
   }),
   "guard.done_rejected": z.object({
     callId: z.string(),

@@ -10,7 +10,16 @@ import type { ChatMessage, ModelRequest, ModelResponse, ToolCall } from "./ports
 import { buildMessages, type PendingInjection } from "./prompt";
 import type { RunContext } from "./run-context";
 import { normalizeToolName } from "./tool-names";
-import { TOOL_DEFINITIONS } from "./tools";
+import { cutAtCodePoint, TOOL_DEFINITIONS } from "./tools";
+
+/** The most reasoning text one `llm.response` keeps; its full length is recorded beside it. */
+export const REASONING_CAP_CHARS = 16_000;
+
+const FORMAT_WORDS = {
+  hermes: "Hermes <tool_call> blocks",
+  mistral: "Mistral [TOOL_CALLS]",
+  bare_json: 'a bare {"name", "arguments"} object',
+} as const;
 
 /** The tools one request offers. */
 export interface Offer {
@@ -77,6 +86,20 @@ export class ModelTurns {
     run.usage.inputTokens += response.usage.inputTokens;
     run.usage.outputTokens += response.usage.outputTokens;
     await this.record(i, response, Math.max(0, run.deps.clock.now() - started), false);
+    const text = response.textToolCall;
+    if (text) {
+      const dropped = text.droppedChars > 0 ? `; dropped ${text.droppedChars} characters of text around them` : "";
+      await run.log.emit(
+        "guard.output",
+        {
+          pattern: "text_tool_call",
+          action: "recovered",
+          detail: `read ${text.calls} tool call${text.calls === 1 ? "" : "s"} the model wrote as text (${FORMAT_WORDS[text.format]})${dropped}`,
+          format: text.format,
+        },
+        i,
+      );
+    }
     return response;
   }
 
@@ -128,10 +151,23 @@ export class ModelTurns {
         tokensOut: replayed ? 0 : response.usage.outputTokens,
         latencyMs,
         replayed,
+        ...reasoningFields(response, replayed),
       },
       i,
     );
   }
+}
+
+/** The reasoning fields of `llm.response`, present only when the model sent reasoning (golden logs stay as they were). */
+function reasoningFields(response: ModelResponse, replayed: boolean) {
+  const reasoning = typeof response.reasoning === "string" && response.reasoning ? response.reasoning : null;
+  const tokens = replayed ? undefined : response.reasoningTokens;
+  return {
+    ...(reasoning
+      ? { reasoning: cutAtCodePoint(reasoning, REASONING_CAP_CHARS), reasoningChars: reasoning.length }
+      : {}),
+    ...(typeof tokens === "number" && Number.isInteger(tokens) && tokens > 0 ? { reasoningTokens: tokens } : {}),
+  };
 }
 
 /** The assistant message a response adds to the conversation. */

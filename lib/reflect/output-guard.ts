@@ -1,6 +1,6 @@
 /**
  * The output guard (SPEC §3.5): gpt-oss "harmony" scaffolding, <think> reasoning, chat-template
- * tokens and bare JSON envelopes must never become a stored answer. Safe cases are recovered here; the engine retries or degrades the rest.
+ * tokens, tool calls written as text and bare JSON envelopes must never become a stored answer. Safe cases are recovered here; the engine retries or degrades the rest.
  */
 
 export type GuardInspection =
@@ -25,6 +25,8 @@ const LEADING_THINK = /^\s*<think>[\s\S]*?<\/think>\s*/i;
 const THINK_TAG = /<\/?think>/i;
 /** ChatML / Llama chat-template tokens: scaffolding, never answer text. */
 const CHAT_TEMPLATE_TOKEN = /<\|(?:im_start|im_end|im_sep|endoftext|eot_id|start_header_id|end_header_id)\|>/;
+/** Tool calls written as text (Hermes/Qwen blocks, Mistral's marker): scaffolding, never answer text. */
+const TEXT_TOOL_CALL = /<\/?tool_call>|\[TOOL_CALLS\]|\[ARGS\]/;
 /** The tokens that end a turn: what comes before the first one can be the answer. */
 const END_OF_TURN = /<\|(?:im_end|endoftext|eot_id)\|>/;
 /** An envelope behind a lead-in label ("Answer: {…}") or inside a one-element list ("[{…}]"). */
@@ -111,6 +113,8 @@ function inspectScaffolding(text: string, options: GuardOptions): GuardInspectio
   }
   const tag = THINK_TAG.exec(text);
   if (tag) return { kind: "leak", pattern: "think_block", detail: `found ${tag[0]}` };
+  const call = TEXT_TOOL_CALL.exec(text);
+  if (call) return { kind: "leak", pattern: "text_tool_call", detail: `found ${call[0]}` };
   const token = CHAT_TEMPLATE_TOKEN.exec(text);
   if (!token) return null;
   const end = END_OF_TURN.exec(text);

@@ -3,7 +3,7 @@
  * through the one `ReflectDeps` object passed to `runReflect`.
  */
 import type { ModelInfo, ScopeValue, Tier } from "./domain";
-import type { RunEvent } from "./events";
+import type { RunEvent, TextToolCallFormat } from "./events";
 
 // ---------- memory ----------
 
@@ -137,6 +137,15 @@ export interface ModelResponse {
    * "forced_tool_choice_downgraded: named → required"). Repeated on every response it applies to.
    */
   warnings?: string[];
+  /**
+   * What the model thought before answering (reasoning fields or a leading <think> block), already
+   * taken out of `content`: it never reaches an answer or the conversation sent back.
+   */
+  reasoning?: string;
+  /** Reasoning tokens, when the server counts them (`usage.completion_tokens_details.reasoning_tokens`). */
+  reasoningTokens?: number;
+  /** Set when `toolCalls` were read from text the model wrote (no structured calls came back). */
+  textToolCall?: { format: TextToolCallFormat; calls: number; droppedChars: number };
 }
 
 export interface ModelPort {

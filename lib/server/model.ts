@@ -1,6 +1,14 @@
 import type { Db } from "@/db/client";
 import { termDocumentFrequencies } from "@/db/term-stats";
-import { createModel, type ModelConfig, providerStatus, readModelConfig, type TermStatsPort } from "@/lib/llm";
+import type { ModelCheckReport } from "@/lib/contracts/model-check";
+import {
+  checkModel,
+  createModel,
+  type ModelConfig,
+  providerStatus,
+  readModelConfig,
+  type TermStatsPort,
+} from "@/lib/llm";
 import type { ModelPort } from "@/lib/reflect";
 
 let cached: ModelConfig | undefined;
@@ -24,4 +32,15 @@ export function getModel(bank?: { db: Db; bankId: string }): ModelPort {
 /** Model kind, name and base-URL host for the header and run records; never the key. */
 export function getProviderStatus() {
   return providerStatus(getModelConfig());
+}
+
+/** Probes the configured model server (`model check`); the offline model reports itself. */
+export function checkConfiguredModel(): Promise<ModelCheckReport> {
+  return checkModel(getModelConfig());
+}
+
+/** The pinned forced tool-choice form, for the model page; null when the provider picks it. */
+export function getPinnedForcedToolChoice(): string | null {
+  const config = getModelConfig();
+  return config.kind === "openai" ? (config.forcedToolChoice ?? null) : null;
 }

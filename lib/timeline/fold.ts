@@ -15,11 +15,20 @@ import type {
   Tier,
 } from "@/lib/reflect/domain";
 import { TIER_REGISTRY, TIERS } from "@/lib/reflect/domain";
-import type { EventPayload, IdsByTier, Injection, OutcomeClass, RunEvent, ToolName } from "@/lib/reflect/events";
+import type {
+  EventPayload,
+  IdsByTier,
+  Injection,
+  OutcomeClass,
+  RunEvent,
+  TextToolCallFormat,
+  ToolName,
+} from "@/lib/reflect/events";
 import { badgesFromFlags, type RunBadge } from "./badges";
 import { memoryTextFromContent } from "./memory-text";
 import {
   createRunWalker,
+  type ModelStep,
   modelUsage,
   type ToolStep,
   type VerdictStep,
@@ -27,7 +36,7 @@ import {
   type WalkStep,
 } from "./walk";
 
-export type RowKind = "tier" | "freshness" | "steering" | "guard" | "citations";
+export type RowKind = "tier" | "freshness" | "steering" | "guard" | "citations" | "reasoning";
 
 interface RowBase {
   /** Stable across refolds: `e<seq>` of the event that opened the row. */
@@ -88,7 +97,14 @@ export interface SteeringRow extends RowBase {
 }
 
 export type GuardRow = RowBase & { kind: "guard" } & (
-    | { action: "output"; pattern: string; outcome: EventPayload<"guard.output">["action"]; detail: string }
+    | {
+        action: "output";
+        pattern: string;
+        outcome: EventPayload<"guard.output">["action"];
+        detail: string;
+        /** Pattern `text_tool_call`: the text form the calls were read from. */
+        format?: TextToolCallFormat;
+      }
     | { action: "done_rejected"; callId: string; why: "no_evidence_yet" | "release_miss"; message: string }
     | { action: "calls_dropped"; reason: string; calls: { id: string; name: string }[] }
     /** The provider changed a request to make it work (e.g. the forced tool-choice form). */
@@ -102,7 +118,20 @@ export interface CitationsRow extends RowBase {
   ungrounded: boolean;
 }
 
-export type TimelineRow = TierRow | FreshnessRow | SteeringRow | GuardRow | CitationsRow;
+/** What the model thought before one response (its reasoning fields or a leading <think> block). */
+export interface ReasoningRow extends RowBase {
+  kind: "reasoning";
+  /** The reasoning as recorded (capped); a text filter over rows sees it. */
+  text: string;
+  /** Its length before the cap. */
+  chars: number;
+  /** The recorded text is the first part only. */
+  truncated: boolean;
+  /** Reasoning tokens, when the server counted them. */
+  tokens: number | null;
+}
+
+export type TimelineRow = TierRow | FreshnessRow | SteeringRow | GuardRow | CitationsRow | ReasoningRow;
 
 export interface TimelineIteration {
   index: number;
@@ -293,6 +322,7 @@ function verdictRow(step: VerdictStep): TimelineRow {
         pattern: ev.payload.pattern,
         outcome: ev.payload.action,
         detail: ev.payload.detail,
+        ...(ev.payload.format ? { format: ev.payload.format } : {}),
       };
     case "guard.done_rejected":
       return {
@@ -328,11 +358,30 @@ interface BuiltRows {
 
 const NOTHING_BUILT: BuiltRows = { steps: [], rows: [] };
 
-/** The row a step shows as; model calls and `done` show none (they are the iteration and the answer). */
+/** A model call shows as a row only for its reasoning: the call itself is the iteration header. */
+function reasoningRow(step: ModelStep): ReasoningRow | null {
+  const response = step.response;
+  const text = response?.payload.reasoning;
+  if (!response || !text) return null;
+  const chars = response.payload.reasoningChars ?? text.length;
+  return {
+    id: `e${response.seq}`,
+    kind: "reasoning",
+    iteration: response.iteration ?? null,
+    seqs: [response.seq],
+    at: response.at,
+    text,
+    chars,
+    truncated: chars > text.length,
+    tokens: response.payload.reasoningTokens ?? null,
+  };
+}
+
+/** The row a step shows as; model calls without reasoning and `done` show none (they are the iteration and the answer). */
 function rowOf(step: WalkStep): TimelineRow | null {
   switch (step.kind) {
     case "model":
-      return null;
+      return reasoningRow(step);
     case "tool":
       return step.tool === "done" ? null : tierRow(step);
     case "verdict":

@@ -192,6 +192,12 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
         "llm.token_count.prompt": r.tokensIn,
         "llm.token_count.completion": r.tokensOut,
         "llm.token_count.total": r.tokensIn + r.tokensOut,
+        // Reasoning, only when the model sent some: tokens under the name of the GenAI conventions'
+        // reasoning usage (`gen_ai.client.inference.usage.reasoning.output_tokens` is their metric),
+        // the text and its full length as reflect attributes.
+        "gen_ai.usage.reasoning.output_tokens": r.reasoningTokens,
+        "reflect.reasoning": r.reasoning,
+        "reflect.reasoning_chars": r.reasoningChars,
         "output.value": JSON.stringify({ text: r.text, tool_calls: r.toolCalls }),
         "output.mime_type": "application/json",
         "llm.output_messages.0.message.role": "assistant",
@@ -426,6 +432,7 @@ function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, 
           "reflect.pattern": ev.payload.pattern,
           "reflect.action": ev.payload.action,
           "reflect.detail": ev.payload.detail,
+          "reflect.format": ev.payload.format,
         },
       };
     case "guard.done_rejected":

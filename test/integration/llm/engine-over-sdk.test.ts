@@ -3,19 +3,10 @@
  * wire on forced and auto turns, how steering reaches the model, and how model failures end a run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpenAIModel } from "@/lib/llm";
-import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
-import { runReflect } from "@/lib/reflect";
-import type { RunEvent } from "@/lib/reflect/events";
-import {
-  type ChatRequestBody,
-  type FakeOpenAI,
-  type FakeScript,
-  type FakeStep,
-  startFakeOpenAI,
-} from "@/test/fixtures/fake-openai-server";
+import { type FakeOpenAI, type FakeScript, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import type { InMemoryMemory } from "@/test/fixtures/in-memory-memory";
-import { ATLAS_MODEL, atlasMemory, request } from "@/test/unit/reflect/harness";
+import { ATLAS_MODEL, atlasMemory } from "@/test/unit/reflect/harness";
+import { followForced, reflectOverWire as overWire, toolCall, type WireBody } from "./wire-harness";
 
 let fake: FakeOpenAI;
 beforeAll(async () => {
@@ -23,63 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-interface WireBody {
-  messages: { role: string; content: string | null; tool_call_id?: string }[];
-  tools?: { function: { name: string } }[];
-  tool_choice?: unknown;
-}
-
-async function reflectOverWire(
+const reflectOverWire = (
   script: FakeScript,
   opts: { forced?: "named" | "required" | "omit" | "auto"; mm?: boolean; memory?: InMemoryMemory } = {},
-) {
-  fake.setScript(script);
-  fake.requests.length = 0;
-  forgetForcedToolChoiceForms();
-  const events: RunEvent[] = [];
-  let t = 0;
-  const model = createOpenAIModel({
-    kind: "openai",
-    apiKey: "sk-test-secret-key",
-    baseURL: fake.url,
-    model: "fake-model",
-    // "auto": unset, so the provider downgrades by itself (SPEC §3.5b).
-    forcedToolChoice: opts.forced === "auto" ? undefined : (opts.forced ?? "named"),
-    timeoutMs: 5000,
-    maxRetries: 0,
-  });
-  const result = await runReflect(
-    {
-      memory: opts.memory ?? atlasMemory(opts.mm === false ? { mentalModels: [] } : {}),
-      model,
-      sink: { append: async (e) => void events.push(e) },
-      clock: { now: () => t++ },
-      ids: { next: (p) => `${p}_${t++}` },
-    },
-    request({ budget: "mid", anchorEvery: 2 }),
-  );
-  const bodies = fake.requests.filter((r) => r.path.endsWith("/chat/completions")).map((r) => r.body as WireBody);
-  return { result, events, bodies };
-}
-
-const toolCall = (name: string, args: Record<string, unknown> | string) => ({
-  tool_calls: [{ name, arguments: args }],
-});
-const forcedName = (b: WireBody) => (b.tool_choice as { function?: { name: string } } | undefined)?.function?.name;
-
-/** Follows forced turns with the forced tool; auto turns come from `auto`. */
-function followForced(
-  auto: (body: WireBody, n: number) => FakeStep,
-): (body: ChatRequestBody, index: number) => FakeStep {
-  let n = 0;
-  return (raw) => {
-    const body = raw as unknown as WireBody;
-    const forced = forcedName(body) ?? (body.tools?.length === 1 ? body.tools[0]?.function.name : undefined);
-    if (forced === "done") return toolCall("done", { answer: "Atlas launches on March 14.", memory_ids: ["f1"] });
-    if (forced) return toolCall(forced, { reason: "forced", query: "Atlas launch" });
-    return auto(body, n++);
-  };
-}
+) => overWire(fake, script, opts);
 
 describe("engine over the openai SDK", () => {
   it.each(["named", "required", "omit"] as const)(

@@ -176,6 +176,19 @@ describe("inspectAnswer", () => {
       expect(inspectAnswer(text, prose)).toMatchObject({ kind: "unwrapped", text: "Atlas launches on March 14." });
     },
   );
+  it.each([
+    'Atlas launches on March 14. <tool_call>{"name": "recall", "arguments": {"query": }</tool_call>',
+    '<tool_call>{"name": "recall"',
+    "March 14.</tool_call>",
+    '[TOOL_CALLS] [{"name": "recall", "arguments": {broken',
+    "recall[ARGS]{not json",
+  ])("tool-call scaffolding written as text is a leak, whatever the JSON inside: %s", (text) => {
+    expect(inspectAnswer(text, prose)).toMatchObject({ kind: "leak", pattern: "text_tool_call" });
+    expect(inspectAnswer(text, { jsonExpected: true })).toMatchObject({ kind: "leak", pattern: "text_tool_call" });
+  });
+  it("a bare tool-call object as the answer is a leak, not an answer", () => {
+    expect(inspectAnswer('{"name": "recall", "arguments": {"query": "Atlas"}}', prose).kind).toBe("leak");
+  });
   it("with answerFormat json, unwraps a fenced JSON block to the JSON", () => {
     const r = inspectAnswer('```json\n{"date": "2025-03-14"}\n```', { jsonExpected: true });
     expect(r).toMatchObject({ kind: "unwrapped", text: '{"date": "2025-03-14"}', pattern: "json_fence" });

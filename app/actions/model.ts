@@ -1,0 +1,10 @@
+"use server";
+
+import { ModelCheckInput } from "@/lib/contracts/model-check";
+import { defineAction } from "@/lib/server/action";
+import { checkConfiguredModel } from "@/lib/server/model";
+
+/** "Check model": probes the configured model server with a few tiny requests (never the key). */
+export async function checkModelAction(input: ModelCheckInput) {
+  return defineAction(ModelCheckInput, () => checkConfiguredModel())(input);
+}

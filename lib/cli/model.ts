@@ -1,0 +1,21 @@
+/** `cli model check [--json]`: what the configured model server can do (lib/llm/model-check.ts). */
+import { checkModel, formatModelCheck, type ModelConfig, ModelConfigError, readModelConfig } from "@/lib/llm";
+import { parseModelArgs, usageError } from "./args";
+
+function modelConfig(): ModelConfig {
+  try {
+    return readModelConfig(process.env);
+  } catch (err) {
+    // A bad setting is bad input: exit 2, the variable named.
+    if (err instanceof ModelConfigError) throw usageError(err.message);
+    throw err;
+  }
+}
+
+/** Prints the report; exits 1 when the server cannot call tools in any form. */
+export async function modelCommand(argv: string[]): Promise<number> {
+  const args = parseModelArgs(argv);
+  const report = await checkModel(modelConfig());
+  console.log(args.json ? JSON.stringify(report) : formatModelCheck(report));
+  return report.exitCode;
+}

@@ -1,0 +1,50 @@
+/**
+ * What a reasoning model thought before it answered, wherever the server put it:
+ * `message.reasoning_content` (vLLM's reasoning parsers, DeepSeek), `message.reasoning`
+ * (OpenRouter, Ollama) or a leading `<think>…</think>` in `content` (Qwen3 and the R1 distills
+ * served without a reasoning parser). Pure.
+ */
+
+export interface SplitContent {
+  /** The content with any leading reasoning block removed; null when nothing else is left. */
+  content: string | null;
+  /** The reasoning text; null when the response carried none. */
+  reasoning: string | null;
+}
+
+const LEADING_THINK = /^\s*<think>([\s\S]*?)<\/think>\s*/i;
+/** A response cut off while thinking: the opening tag never closed. */
+const UNCLOSED_THINK = /^\s*<think>([\s\S]*)$/i;
+/** Templates that put `<think>` in the prompt leave only the closing tag in the content (R1 distills, Qwen3). */
+const CLOSE_ONLY = /^([\s\S]*?)<\/think>\s*/i;
+
+export function splitReasoning(message: {
+  content?: unknown;
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+}): SplitContent {
+  const fields = [message.reasoning_content, message.reasoning].filter(
+    (v): v is string => typeof v === "string" && v.trim() !== "",
+  );
+  const raw = typeof message.content === "string" ? message.content : null;
+  const { content, think } = leadingThink(raw);
+  const parts = [...fields, ...(think ? [think] : [])].map((p) => p.trim());
+  return { content, reasoning: parts.length > 0 ? parts.join("\n\n") : null };
+}
+
+function leadingThink(content: string | null): { content: string | null; think: string | null } {
+  if (content === null) return { content: null, think: null };
+  const closed = LEADING_THINK.exec(content);
+  if (closed) return { content: rest(content.slice(closed[0].length)), think: closed[1]!.trim() || null };
+  const unclosed = UNCLOSED_THINK.exec(content);
+  if (unclosed && !/<\/think>/i.test(content)) return { content: null, think: unclosed[1]!.trim() || null };
+  if (!/<think>/i.test(content)) {
+    const closeOnly = CLOSE_ONLY.exec(content);
+    if (closeOnly) return { content: rest(content.slice(closeOnly[0].length)), think: closeOnly[1]!.trim() || null };
+  }
+  return { content, think: null };
+}
+
+function rest(text: string): string | null {
+  return text.trim() ? text : null;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { splitReasoning } from "@/lib/llm/reasoning";
+
+describe("splitReasoning", () => {
+  it("reads reasoning_content (vLLM, DeepSeek) and reasoning (OpenRouter, Ollama)", () => {
+    expect(splitReasoning({ content: "Answer.", reasoning_content: "I should search." })).toEqual({
+      content: "Answer.",
+      reasoning: "I should search.",
+    });
+    expect(splitReasoning({ content: null, reasoning: "Thinking." })).toEqual({
+      content: null,
+      reasoning: "Thinking.",
+    });
+  });
+
+  it("takes a leading <think> block out of the content", () => {
+    expect(splitReasoning({ content: "<think>\nThe user asks about Atlas.\n</think>\n\nMarch 14." })).toEqual({
+      content: "March 14.",
+      reasoning: "The user asks about Atlas.",
+    });
+  });
+
+  it("an unclosed leading <think> (a response cut while thinking) is all reasoning", () => {
+    expect(splitReasoning({ content: "<think>Still thinking about" })).toEqual({
+      content: null,
+      reasoning: "Still thinking about",
+    });
+  });
+
+  it("a lone closing tag (the template opened the block in the prompt) ends the reasoning", () => {
+    expect(splitReasoning({ content: "Let me think.</think>\n\nMarch 14." })).toEqual({
+      content: "March 14.",
+      reasoning: "Let me think.",
+    });
+  });
+
+  it("joins a reasoning field with a <think> block; a <think> later in the text is left for the guard", () => {
+    expect(splitReasoning({ content: "<think>b</think>c", reasoning_content: "a" })).toEqual({
+      content: "c",
+      reasoning: "a\n\nb",
+    });
+    expect(splitReasoning({ content: "Text <think>x</think> more" })).toEqual({
+      content: "Text <think>x</think> more",
+      reasoning: null,
+    });
+  });
+
+  it("no reasoning: content as sent, blank fields ignored", () => {
+    expect(splitReasoning({ content: "Plain.", reasoning_content: "  ", reasoning: null })).toEqual({
+      content: "Plain.",
+      reasoning: null,
+    });
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { parseTextToolCalls } from "@/lib/llm/text-tool-calls";
+
+const args = { reason: "find the date", query: "Atlas launch" };
+
+describe("parseTextToolCalls", () => {
+  describe("Hermes / Qwen <tool_call> blocks", () => {
+    it("reads one block with object arguments", () => {
+      const parsed = parseTextToolCalls(
+        `<tool_call>\n{"name": "recall", "arguments": ${JSON.stringify(args)}}\n</tool_call>`,
+      );
+      expect(parsed).toEqual({
+        format: "hermes",
+        calls: [{ name: "recall", arguments: JSON.stringify(args) }],
+        droppedChars: 0,
+      });
+    });
+
+    it("reads several blocks in order, arguments as a JSON string kept as sent", () => {
+      const raw = '{"query": "Atlas", "reason": "x"}';
+      const parsed = parseTextToolCalls(
+        `Let me search.\n<tool_call>{"name": "recall", "arguments": ${JSON.stringify(raw)}}</tool_call>\n<tool_call>{"name": "search_observations", "arguments": {"query": "launch"}}</tool_call>`,
+      );
+      expect(parsed?.format).toBe("hermes");
+      expect(parsed?.calls).toEqual([
+        { name: "recall", arguments: raw },
+        { name: "search_observations", arguments: '{"query":"launch"}' },
+      ]);
+      expect(parsed?.droppedChars).toBe("Let me search.".length);
+    });
+
+    it("reads a last block the response left open", () => {
+      const parsed = parseTextToolCalls('<tool_call>{"name": "done", "arguments": {"answer": "March 14."}}');
+      expect(parsed?.calls).toEqual([{ name: "done", arguments: '{"answer":"March 14."}' }]);
+    });
+
+    it("accepts `parameters` for the arguments and keeps unknown tool names for the engine", () => {
+      const parsed = parseTextToolCalls('<tool_call>{"name": "web_search", "parameters": {"q": "x"}}</tool_call>');
+      expect(parsed?.calls).toEqual([{ name: "web_search", arguments: '{"q":"x"}' }]);
+    });
+
+    it("a block with invalid JSON leaves the whole text as prose", () => {
+      expect(parseTextToolCalls('<tool_call>{"name": "recall", "arguments": {"query": }</tool_call>')).toBeNull();
+      expect(
+        parseTextToolCalls('<tool_call>{"name": "recall", "arguments": {}}</tool_call><tool_call>{broken</tool_call>'),
+      ).toBeNull();
+    });
+
+    it("a block without a name is not a call", () => {
+      expect(parseTextToolCalls('<tool_call>{"arguments": {}}</tool_call>')).toBeNull();
+      expect(parseTextToolCalls('<tool_call>{"name": "recall", "arguments": [1]}</tool_call>')).toBeNull();
+    });
+  });
+
+  describe("Mistral [TOOL_CALLS]", () => {
+    it("reads the list form of tokenizers before v11", () => {
+      const parsed = parseTextToolCalls(
+        `[TOOL_CALLS] [{"name": "recall", "arguments": ${JSON.stringify(args)}}, {"name": "done", "arguments": {"answer": "a"}}]`,
+      );
+      expect(parsed).toEqual({
+        format: "mistral",
+        calls: [
+          { name: "recall", arguments: JSON.stringify(args) },
+          { name: "done", arguments: '{"answer":"a"}' },
+        ],
+        droppedChars: 0,
+      });
+    });
+
+    it("reads the v11+ `name{…}` and `name[ARGS]{…}` forms, one marker per call", () => {
+      const parsed = parseTextToolCalls(
+        '[TOOL_CALLS]recall{"query": "Atlas [launch]", "reason": "brace } in a string"}[TOOL_CALLS]done[ARGS]{"answer": "March 14."}',
+      );
+      expect(parsed?.calls).toEqual([
+        { name: "recall", arguments: '{"query":"Atlas [launch]","reason":"brace } in a string"}' },
+        { name: "done", arguments: '{"answer":"March 14."}' },
+      ]);
+    });
+
+    it("skips a [CALL_ID] and drops text before and after the calls", () => {
+      const parsed = parseTextToolCalls('Sure.[TOOL_CALLS]recall[CALL_ID]a1B2c3D4e[ARGS]{"query": "x"} trailing');
+      expect(parsed?.calls).toEqual([{ name: "recall", arguments: '{"query":"x"}' }]);
+      expect(parsed?.droppedChars).toBe("Sure.".length + "trailing".length);
+    });
+
+    it("an unclosed or broken list stays prose", () => {
+      expect(parseTextToolCalls('[TOOL_CALLS] [{"name": "recall", "arguments": {}')).toBeNull();
+      expect(parseTextToolCalls("[TOOL_CALLS] and then nothing")).toBeNull();
+      expect(parseTextToolCalls("[TOOL_CALLS] []")).toBeNull();
+    });
+  });
+
+  describe("bare JSON", () => {
+    it("reads a whole-content call object, also inside a ```json fence", () => {
+      const call = `{"name": "recall", "arguments": ${JSON.stringify(args)}}`;
+      for (const text of [call, `  ${call}\n`, `\`\`\`json\n${call}\n\`\`\``, `\`\`\`\n${call}\n\`\`\``]) {
+        expect(parseTextToolCalls(text)).toEqual({
+          format: "bare_json",
+          calls: [{ name: "recall", arguments: JSON.stringify(args) }],
+          droppedChars: 0,
+        });
+      }
+    });
+
+    it("reads `parameters` too", () => {
+      expect(parseTextToolCalls('{"name": "done", "parameters": {"answer": "x"}}')?.calls).toEqual([
+        { name: "done", arguments: '{"answer":"x"}' },
+      ]);
+    });
+
+    it("JSON that is not only a call stays text: envelopes, extra keys, prose around it", () => {
+      expect(parseTextToolCalls('{"answer": "March 14."}')).toBeNull();
+      expect(parseTextToolCalls('{"name": "Atlas", "arguments": {}, "launch": "March"}')).toBeNull();
+      expect(parseTextToolCalls('The call is {"name": "recall", "arguments": {}}')).toBeNull();
+      expect(parseTextToolCalls('{"name": "recall", "arguments": {}')).toBeNull();
+    });
+  });
+
+  it("plain prose and empty content hold no call", () => {
+    expect(parseTextToolCalls("The launch is on March 14.")).toBeNull();
+    expect(parseTextToolCalls("")).toBeNull();
+    expect(parseTextToolCalls(null)).toBeNull();
+  });
+});
