@@ -114,6 +114,12 @@ describe("architecture", () => {
     expect(violations("lib/reflect", (t) => t === "zod" || under(t, "lib/reflect"))).toEqual([]);
   });
 
+  it("lib/experiments is pure: evaluation and comparison read contracts and the engine's domain only", () => {
+    expect(sourceFiles("lib/experiments").length).toBeGreaterThan(2);
+    const pure = (t: string) => t === "zod" || under(t, "lib/experiments", "lib/contracts", "lib/reflect/domain");
+    expect(violations("lib/experiments", pure)).toEqual([]);
+  });
+
   it("lib/timeline is a pure fold: no React, framework, database or server code", () => {
     // `diff` (jsdiff) is a pure algorithm: text-diff.ts builds on it.
     const pure = (t: string) => t === "zod" || t === "diff" || under(t, "lib/timeline", "lib/reflect");
