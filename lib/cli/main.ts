@@ -16,6 +16,7 @@ import { flushTracePushes } from "@/lib/server/otlp-push";
 import { startRun } from "@/lib/server/runs";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
 import { embedCommand, formatEmbedCounts } from "./embed";
+import { experimentCommand, suiteCommand } from "./experiments";
 import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
 import { mcpCommand } from "./mcp";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
@@ -69,13 +70,16 @@ async function reflectCommand(argv: string[]) {
   );
 }
 
-const COMMANDS: Record<CommandName, (argv: string[]) => Promise<void>> = {
+/** A command resolves to its exit code, or to nothing for 0. */
+const COMMANDS: Record<CommandName, (argv: string[]) => Promise<void | number>> = {
   import: importCommand,
   export: exportCommand,
   reflect: reflectCommand,
   runs: runsCommand,
   mcp: mcpCommand,
   embed: embedCommand,
+  suite: suiteCommand,
+  experiment: experimentCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -103,8 +107,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     assertValidText(rest, "the arguments");
-    await COMMANDS[command](rest);
-    return 0;
+    return (await COMMANDS[command](rest)) ?? 0;
   } catch (err) {
     const { lines, exitCode } = cliError(err);
     for (const line of lines) console.error(line);

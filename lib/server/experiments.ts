@@ -373,3 +373,9 @@ export function progressOf(e: Experiment): ExperimentProgress {
     failed: e.totals.failed,
   };
 }
+
+/** The skills a suite's questions run (a question without one runs the bank's default skill). */
+export async function suiteSkillNames(db: Db, bankId: string, suiteName: string): Promise<string[]> {
+  const { suite, defaultSkillName } = await requireSuiteAndSkills(db, bankId, suiteName);
+  return [...new Set(suite.questions.map((q) => q.skill ?? defaultSkillName ?? ""))].filter(Boolean).sort();
+}
