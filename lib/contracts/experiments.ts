@@ -169,6 +169,11 @@ export const ExperimentComparison = z.object({
 export type ExperimentComparison = z.infer<typeof ExperimentComparison>;
 
 export const ExperimentParams = z.object({ id: Id });
+export const ListExperimentsQuery = z.object({
+  bank: Id,
+  suite: SuiteName.optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+});
 export const CompareQuery = z.object({ base: Id, head: Id });
 
 /** `experiment run --json`: the CLI's stable contract (SPEC §7). */

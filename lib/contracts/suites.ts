@@ -155,5 +155,6 @@ export const BundleSuite = z
   .strict();
 export type BundleSuite = z.infer<typeof BundleSuite>;
 
-/** A JSONL document as text (the import body). */
+/** A JSONL document as text (the import body, the export). */
 export const SuiteJsonl = z.string().max(5_000_000, "a JSONL document under 5 MB");
+export const ImportSuiteBody = z.object({ jsonl: SuiteJsonl }).strict();
