@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { Budget, RunStatus } from "@/lib/reflect/domain";
-import { Id, LIMITS, underLimit } from "./fields";
+import { Id, LIMITS, McpBank, underLimit } from "./fields";
 import { StaleOverride } from "./mental-models";
 import { EXPECTATION_KEYS, SuiteName } from "./suites";
 
@@ -212,3 +212,11 @@ export const ExperimentProgress = z.object({
   failed: z.number().int(),
 });
 export type ExperimentProgress = z.infer<typeof ExperimentProgress>;
+
+/** `memory_experiment`: run a suite of a bank and report totals and failing questions. */
+export const McpExperimentInput = z.strictObject({
+  bank: McpBank,
+  suite: SuiteName.meta({ description: "the suite to run (its name in the bank)" }),
+  budget: Budget.optional().meta({ description: "every question's budget (default: each question's own)" }),
+  baseline: Id.optional().meta({ description: "an experiment id to compare with: regressions are listed" }),
+});
