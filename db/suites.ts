@@ -55,15 +55,6 @@ export async function getSuiteVersions(db: Db, bankId: string, name: string): Pr
   }));
 }
 
-/** One version of a suite (the current one too: every save writes its version row). */
-export async function getSuiteVersion(db: Db, bankId: string, name: string, version: number) {
-  const [row] = await db
-    .select()
-    .from(suiteVersions)
-    .where(and(eq(suiteVersions.bankId, bankId), eq(suiteVersions.name, name), eq(suiteVersions.version, version)));
-  return row ? { version: row.version, description: row.description, questions: row.questions } : null;
-}
-
 export interface SaveSuite {
   bankId: string;
   name: string;

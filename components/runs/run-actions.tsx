@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
@@ -20,6 +20,7 @@ export function RunActions({
   parentRunId,
   rerun,
   fork,
+  addToSuite,
 }: {
   data: RerunContext;
   iterations: number;
@@ -27,6 +28,8 @@ export function RunActions({
   parentRunId: string | null;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
   fork: (input: ForkInput) => Promise<ActionResult<RunStarted>>;
+  /** "Add to suite" (components/suites), once the run has finished. */
+  addToSuite?: ReactNode;
 }) {
   const router = useRouter();
   const [forkAt, setForkAt] = useState(Math.min(1, Math.max(0, iterations - 1)));
@@ -93,6 +96,7 @@ export function RunActions({
           Compare with parent
         </a>
       )}
+      {addToSuite}
       {forking.error && (
         <span className="text-[12px] text-red-700" role="alert">
           {forking.error.message}

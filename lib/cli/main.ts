@@ -71,6 +71,7 @@ async function reflectCommand(argv: string[]) {
 }
 
 /** A command resolves to its exit code, or to nothing for 0. */
+// biome-ignore lint/suspicious/noConfusingVoidType: most commands return nothing (exit 0); experiment returns its code
 const COMMANDS: Record<CommandName, (argv: string[]) => Promise<void | number>> = {
   import: importCommand,
   export: exportCommand,

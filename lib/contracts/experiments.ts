@@ -220,3 +220,15 @@ export const McpExperimentInput = z.strictObject({
   budget: Budget.optional().meta({ description: "every question's budget (default: each question's own)" }),
   baseline: Id.optional().meta({ description: "an experiment id to compare with: regressions are listed" }),
 });
+
+export const CancelExperimentInput = z.strictObject({ id: Id });
+export type CancelExperimentInput = z.input<typeof CancelExperimentInput>;
+export const ExperimentStarted = z.object({ experimentId: z.string() });
+export type ExperimentStarted = z.infer<typeof ExperimentStarted>;
+
+/** Where an experiment and a comparison live in the app. */
+export const experimentHref = (id: string) => `/experiments/${encodeURIComponent(id)}`;
+export const experimentCompareHref = (base: string, head: string) =>
+  `/experiments/compare?base=${encodeURIComponent(base)}&head=${encodeURIComponent(head)}`;
+export const suiteHref = (bankId: string, name: string) =>
+  `/suites/${encodeURIComponent(name)}?bank=${encodeURIComponent(bankId)}`;

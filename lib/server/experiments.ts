@@ -22,7 +22,7 @@ import { getMentalModel, type MentalModelRecord, previewMentalModel } from "@/db
 import type { RunRecord } from "@/db/runs";
 import { isScopePermitted } from "@/db/scope";
 import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/skills";
-import { getSuite, getSuiteVersion } from "@/db/suites";
+import { getSuite } from "@/db/suites";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   ConfigSnapshot,

@@ -5,10 +5,20 @@
 import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
+import { getRun } from "@/db/runs";
 import { deleteSuite, getSuite, getSuiteVersions, listSuites, saveSuite } from "@/db/suites";
 import { AppError } from "@/lib/contracts/errors";
-import type { AddToSuiteInput, SaveSuiteInput, Suite, SuiteWithHistory } from "@/lib/contracts/suites";
+import type {
+  AddToSuiteInput,
+  Expectation,
+  SaveSuiteInput,
+  Suite,
+  SuiteQuestion,
+  SuiteWithHistory,
+} from "@/lib/contracts/suites";
+import { citedIds } from "@/lib/experiments/evaluate";
 import { parseSuiteJsonl, toSuiteJsonl } from "@/lib/experiments/jsonl";
+import { Scope } from "@/lib/reflect/domain";
 
 async function requireBank(db: Db, bankId: string) {
   const bank = await getBank(db, bankId);
@@ -76,4 +86,26 @@ export async function importSuiteJsonl(db: Db, bankId: string, name: string, tex
 
 export async function exportSuiteJsonl(db: Db, bankId: string, name: string): Promise<string> {
   return toSuiteJsonl((await requireSuite(db, bankId, name)).questions);
+}
+
+/**
+ * What "Add to suite" on a run page is filled with: the run's inputs, expectations suggested from
+ * what it did (its status, its citations, its LLM calls), and the bank's suites. Null while running.
+ */
+export async function addToSuiteContext(db: Db, runId: string) {
+  const run = await getRun(db, runId);
+  if (!run || run.status === "running") return null;
+  const suggested: Expectation = {
+    status: [run.status],
+    mustCite: citedIds(run.citations),
+    maxLlmCalls: run.llmCalls,
+  };
+  const question: Omit<SuiteQuestion, "expect"> = {
+    question: run.question,
+    skill: run.skillName ?? undefined,
+    budget: run.budget,
+    mode: run.mode,
+    scope: Scope.parse(run.scope),
+  };
+  return { bankId: run.bankId, question, suggested, suites: await listSuites(db, run.bankId) };
 }
