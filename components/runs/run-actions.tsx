@@ -7,7 +7,7 @@ import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
-import { RerunDrawer } from "./rerun-drawer";
+import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
 
 const button =
   "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
@@ -21,6 +21,7 @@ export function RunActions({
   rerun,
   fork,
   addToSuite,
+  suiteRun,
 }: {
   data: RerunContext;
   iterations: number;
@@ -30,6 +31,8 @@ export function RunActions({
   fork: (input: ForkInput) => Promise<ActionResult<RunStarted>>;
   /** "Add to suite" (components/suites), once the run has finished. */
   addToSuite?: ReactNode;
+  /** "Run the suite with these changes" in the re-run drawer. */
+  suiteRun?: SuiteRun;
 }) {
   const router = useRouter();
   const [forkAt, setForkAt] = useState(Math.min(1, Math.max(0, iterations - 1)));
@@ -44,6 +47,7 @@ export function RunActions({
       <RerunDrawer
         data={data}
         rerun={rerun}
+        suiteRun={suiteRun}
         trigger={
           <button type="button" className={button} data-testid="open-rerun">
             Re-run with changes

@@ -43,7 +43,7 @@ export async function benchExperiments(log: (line: string) => void): Promise<Ben
         .map((l) => l.toFixed(2))
         .join(" ");
       log(
-        `  concurrency ${concurrency}: ${Math.round(ms)} ms, ${perSecond} runs/s, ${e.totals.passed}/${e.totals.questions} finished ok (load ${load})`,
+        `  concurrency ${concurrency}: ${Math.round(ms)} ms, ${perSecond} runs/s, ${e.totals.passed}/${e.totals.questions} finished (load ${load})`,
       );
       rows.push(
         row(

@@ -110,5 +110,19 @@ describe("suites and experiments on the demo bank", () => {
     const params = new URL(page.url()).searchParams;
     expect(params.get("a")).not.toBe(params.get("b"));
     expect(runs).not.toContain(params.get("a"));
+
+    // From the re-run drawer: the suite under an unsaved mission; the skill is not saved.
+    const before = (await (await fetch(skill)).json()) as { skill: { version: number } };
+    await openRun(page, url, runs[0] ?? "");
+    await page.getByTestId("open-rerun").click();
+    const drawer = page.getByTestId("rerun-drawer");
+    await drawer.locator('textarea[name="mission"]').fill("Answer in one sentence, citing the memory that says it.");
+    await drawer.getByRole("combobox", { name: "Suite to run" }).selectOption("e2e-gate");
+    await drawer.getByTestId("rerun-run-suite").click();
+    await page.waitForURL(/\/experiments\/exp_/);
+    await waitForExperiment(page, "done");
+    await page.getByText("(unsaved mission)").waitFor();
+    const after = (await (await fetch(skill)).json()) as { skill: { version: number } };
+    expect(after.skill.version).toBe(before.skill.version);
   });
 });

@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { addToSuiteAction } from "@/app/actions/experiments";
+import { addToSuiteAction, startExperimentAction } from "@/app/actions/experiments";
 import { forkAction, rerunAction } from "@/app/actions/rerun";
 import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
@@ -32,6 +32,9 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           rerun={rerunAction}
           fork={forkAction}
           addToSuite={suiteContext && <AddToSuite {...suiteContext} add={addToSuiteAction} />}
+          suiteRun={
+            suiteContext ? { suites: suiteContext.suites.map((s) => s.name), start: startExperimentAction } : undefined
+          }
         />
       )}
       <RunView
