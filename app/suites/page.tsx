@@ -1,6 +1,7 @@
 import Link from "next/link";
+import { ExperimentList } from "@/components/experiments/experiment-list";
 import { NewSuiteForm } from "@/components/suites/new-suite-form";
-import { experimentHref, suiteHref } from "@/lib/contracts/experiments";
+import { suiteHref } from "@/lib/contracts/experiments";
 import { getAppDb } from "@/lib/server/db";
 import { listExperiments } from "@/lib/server/experiments";
 import { defaultBankId } from "@/lib/server/memory";
@@ -61,20 +62,7 @@ export default async function SuitesPage({ searchParams }: { searchParams: Promi
       <NewSuiteForm bankId={bankId} />
       <section>
         <h2 className="mb-1 font-semibold">Recent experiments</h2>
-        <ul className="flex flex-col gap-0.5 text-[12px]" data-testid="experiment-list">
-          {experiments.map((e) => (
-            <li key={e.id}>
-              <Link className="font-mono text-indigo-800 underline" href={experimentHref(e.id)}>
-                {e.id}
-              </Link>{" "}
-              <span className="text-slate-700">
-                · {e.suite} v{e.suiteVersion} · {e.status} · {e.totals.passed}/{e.totals.questions} passed
-                {e.config.draft ? " · draft" : ""} · {e.createdAt.replace("T", " ").slice(0, 16)}
-              </span>
-            </li>
-          ))}
-          {experiments.length === 0 && <li className="text-slate-700">None yet.</li>}
-        </ul>
+        <ExperimentList experiments={experiments} showSuite />
       </section>
     </div>
   );

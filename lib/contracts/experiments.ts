@@ -5,8 +5,8 @@
  */
 import { z } from "zod";
 import { Budget, RunStatus } from "@/lib/reflect/domain";
-import { Id, LIMITS, McpBank, underLimit } from "./fields";
-import { StaleOverride } from "./mental-models";
+import { Id, LIMITS, McpBank } from "./fields";
+import { MentalModelEdit, RerunInput } from "./rerun";
 import { EXPECTATION_KEYS, SuiteName } from "./suites";
 
 export const EXPERIMENT_STATUSES = ["running", "done", "cancelled", "failed"] as const;
@@ -25,31 +25,13 @@ export const SkillDraft = z
   .object({
     name: z.string().trim().min(1).max(LIMITS.skillNameChars),
     version: z.number().int().positive().optional(),
-    mission: z
-      .string()
-      .trim()
-      .min(1, "the mission cannot be empty")
-      .max(LIMITS.missionChars, underLimit("mission", LIMITS.missionChars))
-      .optional(),
-    disposition: z.array(z.string().trim().min(1).max(LIMITS.wordChars)).max(LIMITS.dispositionWords).optional(),
   })
+  .extend(RerunInput.pick({ mission: true, disposition: true }).shape)
   .strict();
 export type SkillDraft = z.infer<typeof SkillDraft>;
 
 /** A mental-model edit applied only inside the experiment (what runs read; never saved). */
-export const MentalModelDraft = z
-  .object({
-    id: Id,
-    content: z
-      .string()
-      .trim()
-      .min(1, "content cannot be empty")
-      .max(LIMITS.contentChars, underLimit("content", LIMITS.contentChars))
-      .optional(),
-    /** `stale` / `fresh` forces it; null clears a saved override; omit to keep it. */
-    staleOverride: StaleOverride.optional(),
-  })
-  .strict();
+export const MentalModelDraft = MentalModelEdit.omit({ expectedVersion: true }).extend({ id: Id }).strict();
 export type MentalModelDraft = z.infer<typeof MentalModelDraft>;
 
 /** The configuration: the current state when empty, else a draft (never saved). */

@@ -1,10 +1,10 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { saveSuiteAction, startExperimentAction } from "@/app/actions/experiments";
+import { ExperimentList } from "@/components/experiments/experiment-list";
 import { RunExperimentForm } from "@/components/experiments/run-experiment-form";
 import { SuiteEditor } from "@/components/suites/suite-editor";
 import { isAppError } from "@/lib/contracts/errors";
-import { experimentHref } from "@/lib/contracts/experiments";
 import { SuiteName } from "@/lib/contracts/suites";
 import { getAppDb } from "@/lib/server/db";
 import { listExperiments } from "@/lib/server/experiments";
@@ -75,20 +75,7 @@ export default async function SuitePage({
       />
       <section>
         <h2 className="mb-1 font-semibold">Experiments of this suite</h2>
-        <ul className="flex flex-col gap-0.5 text-[12px]">
-          {experiments.map((e) => (
-            <li key={e.id}>
-              <Link className="font-mono text-indigo-800 underline" href={experimentHref(e.id)}>
-                {e.id}
-              </Link>{" "}
-              <span className="text-slate-700">
-                · v{e.suiteVersion} · {e.status} · {e.totals.passed}/{e.totals.questions} passed
-                {e.config.draft ? " · draft" : ""}
-              </span>
-            </li>
-          ))}
-          {experiments.length === 0 && <li className="text-slate-700">None yet.</li>}
-        </ul>
+        <ExperimentList experiments={experiments} />
       </section>
     </div>
   );

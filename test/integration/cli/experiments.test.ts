@@ -2,7 +2,6 @@
  * `suite import|export` and `experiment run` as a user runs them: a real process, a real libSQL
  * file, the offline model. The gate's exit codes are the contract CI relies on.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,20 +9,12 @@ import { openDb } from "@/db/client";
 import { getSuite } from "@/db/suites";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { ExperimentJson } from "@/lib/contracts/experiments";
+import { cliRunner, root } from "./cli-process";
 
-const root = resolve(import.meta.dirname, "../../..");
 const dir = resolve(root, "test/.tmp", `cli-exp-${process.pid}-${Date.now()}`);
 const dbUrl = `file:${join(dir, "cli.db")}`;
 
-function cli(...args: string[]) {
-  const res = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" },
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
+const cli = cliRunner(dbUrl, 120_000);
 
 const file = (name: string, text: string) => {
   const path = join(dir, name);
