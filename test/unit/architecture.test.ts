@@ -88,6 +88,7 @@ const LOCAL_SCHEMAS: Record<string, string> = {
   "lib/llm/embeddings.ts": "parses embedding settings from the environment",
   "lib/cli/args.ts": "parses the reflect/import/export command lines (flag names, not a contract)",
   "lib/cli/runs.ts": "parses the `runs export` command line",
+  "lib/cli/experiments.ts": "parses the `suite` and `experiment run` command lines",
 };
 
 function schemaDeclarations(dirs: string[]): string[] {
