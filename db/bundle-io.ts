@@ -12,7 +12,17 @@ import { Bundle } from "@/lib/contracts/bundle";
 import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
-import { banks, facts, mentalModels, mentalModelVersions, observations, skills, skillVersions } from "./schema";
+import {
+  banks,
+  facts,
+  mentalModels,
+  mentalModelVersions,
+  observations,
+  skills,
+  skillVersions,
+  suites,
+  suiteVersions,
+} from "./schema";
 import { createBankIndexStatements, dropBankIndexStatements } from "./search-index";
 
 interface BundleIssue {
@@ -64,6 +74,7 @@ export function validateBundle(json: unknown): Bundle {
   unique(bundle.mentalModels, "mentalModels", "id");
   unique(bundle.skills, "skills", "id");
   unique(bundle.skills, "skills", "name");
+  unique(bundle.suites, "suites", "name");
   const factIds = new Set(bundle.facts.map((f) => f.id));
   bundle.observations.forEach((o, i) => {
     o.sourceFactIds.forEach((id, j) => {
@@ -125,7 +136,16 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
   // and rebuilt from the new rows at the end, which is faster than indexing row by row.
   const statements: InStatement[] = [...dropBankIndexStatements(bankId)];
   if (existing) {
-    for (const table of [facts, observations, mentalModels, mentalModelVersions, skills, skillVersions]) {
+    for (const table of [
+      facts,
+      observations,
+      mentalModels,
+      mentalModelVersions,
+      skills,
+      skillVersions,
+      suites,
+      suiteVersions,
+    ]) {
       statements.push(toStatement(db.delete(table).where(eq(table.bankId, bankId))));
     }
     statements.push(toStatement(db.delete(banks).where(eq(banks.id, bankId))));
@@ -226,6 +246,21 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
     );
   }
 
+  const suiteRows = bundle.suites.map((s) => ({
+    bankId,
+    name: s.name,
+    description: s.description,
+    questions: s.questions,
+    version: s.version ?? 1,
+    updatedAt: isoOrNull(s.updatedAt ?? null),
+  }));
+  for (const rows of chunked(suiteRows)) {
+    statements.push(toStatement(db.insert(suites).values(rows)));
+    statements.push(
+      toStatement(db.insert(suiteVersions).values(rows.map(({ updatedAt, ...s }) => ({ ...s, createdAt: updatedAt })))),
+    );
+  }
+
   statements.push(...createBankIndexStatements(bankId));
   await db.$client.batch(statements, "write");
   return {
@@ -243,7 +278,7 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
 export async function exportBundle(db: Db, bankId: string): Promise<Bundle | null> {
   const [bank] = await db.select().from(banks).where(eq(banks.id, bankId));
   if (!bank) return null;
-  const [factRows, observationRows, modelRows, versionRows, skillRows] = await Promise.all([
+  const [factRows, observationRows, modelRows, versionRows, skillRows, suiteRows] = await Promise.all([
     db.select().from(facts).where(eq(facts.bankId, bankId)).orderBy(asc(facts.id)),
     db.select().from(observations).where(eq(observations.bankId, bankId)).orderBy(asc(observations.id)),
     db.select().from(mentalModels).where(eq(mentalModels.bankId, bankId)).orderBy(asc(mentalModels.id)),
@@ -253,6 +288,7 @@ export async function exportBundle(db: Db, bankId: string): Promise<Bundle | nul
       .where(eq(mentalModelVersions.bankId, bankId))
       .orderBy(asc(mentalModelVersions.modelId), asc(mentalModelVersions.version)),
     db.select().from(skills).where(eq(skills.bankId, bankId)).orderBy(asc(skills.id)),
+    db.select().from(suites).where(eq(suites.bankId, bankId)).orderBy(asc(suites.name)),
   ]);
   return {
     version: 1,
@@ -316,6 +352,13 @@ export async function exportBundle(db: Db, bankId: string): Promise<Bundle | nul
       outputFormat: s.outputFormat,
       answerFormat: s.answerFormat,
       version: s.version,
+    })),
+    suites: suiteRows.map((s) => ({
+      name: s.name,
+      description: s.description,
+      questions: s.questions,
+      version: s.version,
+      updatedAt: s.updatedAt,
     })),
   };
 }

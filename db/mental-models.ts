@@ -247,3 +247,20 @@ export async function deleteMentalModel(db: Db, bankId: string, id: string): Pro
   ]);
   return deleted.rowsAffected > 0;
 }
+
+/**
+ * The model as it would read with `changes` applied, staleness included, without saving anything
+ * (an experiment's draft).
+ */
+export async function previewMentalModel(
+  db: Db,
+  current: MentalModelRecord,
+  changes: { content?: string; staleOverride?: "stale" | "fresh" | null },
+): Promise<MentalModelRecord> {
+  const next: StoredModel = {
+    ...current,
+    content: changes.content ?? current.content,
+    staleOverride: changes.staleOverride === undefined ? current.staleOverride : changes.staleOverride,
+  };
+  return withStaleness(next, await newerInScopeOf(db, next));
+}

@@ -7,6 +7,8 @@
  * are added at runtime (db/embeddings.ts) because their dimension is configurable.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type ConfigSnapshot, EXPERIMENT_STATUSES } from "@/lib/contracts/experiments";
+import type { SuiteQuestion } from "@/lib/contracts/suites";
 import {
   type Citations,
   type DroppedCitation,
@@ -227,4 +229,71 @@ export const runEvents = sqliteTable(
     payload: text("payload", { mode: "json" }).notNull().$type<unknown>(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+/** Question suites (SPEC §7): the current state; every save is also a row of `suite_versions`. */
+export const suites = sqliteTable(
+  "suites",
+  {
+    bankId: text("bank_id")
+      .notNull()
+      .references(() => banks.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    questions: json<SuiteQuestion[]>("questions"),
+    version: integer("version").notNull(),
+    updatedAt: text("updated_at"),
+  },
+  (t) => [primaryKey({ columns: [t.bankId, t.name] })],
+);
+
+export const suiteVersions = sqliteTable(
+  "suite_versions",
+  {
+    bankId: text("bank_id")
+      .notNull()
+      .references(() => banks.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    description: text("description").notNull(),
+    questions: json<SuiteQuestion[]>("questions"),
+    createdAt: text("created_at"),
+  },
+  (t) => [primaryKey({ columns: [t.bankId, t.name, t.version] })],
+);
+
+/** A suite run under one configuration; its runs are linked in `experiment_runs`. */
+export const experiments = sqliteTable(
+  "experiments",
+  {
+    id: text("id").primaryKey(),
+    /** Like runs, experiments are history: no foreign key, so replacing a bank keeps them. */
+    bankId: text("bank_id").notNull(),
+    suite: text("suite").notNull(),
+    suiteVersion: integer("suite_version").notNull(),
+    /** The suite version's questions as run (the suite may be edited or deleted later). */
+    questions: json<SuiteQuestion[]>("questions"),
+    config: json<ConfigSnapshot>("config"),
+    status: text("status", { enum: EXPERIMENT_STATUSES }).notNull(),
+    concurrency: integer("concurrency").notNull(),
+    baselineId: text("baseline_id"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    finishedAt: text("finished_at"),
+    ownerId: text("owner_id"),
+  },
+  (t) => [index("experiments_bank_created_idx").on(t.bankId, t.createdAt)],
+);
+
+/** Question `idx` of the experiment's suite version ran as `run_id` (an ordinary run). */
+export const experimentRuns = sqliteTable(
+  "experiment_runs",
+  {
+    experimentId: text("experiment_id")
+      .notNull()
+      .references(() => experiments.id, { onDelete: "cascade" }),
+    idx: integer("idx").notNull(),
+    runId: text("run_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.idx] }), index("experiment_runs_run_idx").on(t.runId)],
 );

@@ -2,9 +2,10 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type ReactNode, type RefObject, useReducer, useRef } from "react";
+import { type ReactNode, type RefObject, useReducer, useRef, useState } from "react";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
+import { type ExperimentStarted, experimentHref, type StartExperimentInput } from "@/lib/contracts/experiments";
 import type { RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
@@ -112,11 +113,14 @@ export function RerunDrawer({
   data,
   rerun,
   trigger,
+  suiteRun,
 }: {
   data: RerunContext;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
   /** The button that opens the drawer. */
   trigger: ReactNode;
+  /** "Run the suite with these changes": the bank's suites and the action that starts an experiment. */
+  suiteRun?: SuiteRun;
 }) {
   const question = useRef<HTMLTextAreaElement>(null);
   return (
@@ -129,20 +133,27 @@ export function RerunDrawer({
           question.current?.focus();
         }}
       >
-        <RerunForm data={data} rerun={rerun} questionRef={question} />
+        <RerunForm data={data} rerun={rerun} questionRef={question} suiteRun={suiteRun} />
       </DrawerContent>
     </Drawer>
   );
+}
+
+export interface SuiteRun {
+  suites: string[];
+  start: (input: StartExperimentInput) => Promise<ActionResult<ExperimentStarted>>;
 }
 
 function RerunForm({
   data,
   rerun,
   questionRef,
+  suiteRun,
 }: {
   data: RerunContext;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
   questionRef: RefObject<HTMLTextAreaElement | null>;
+  suiteRun?: SuiteRun;
 }) {
   const router = useRouter();
   const [draft, dispatch] = useReducer(draftReducer, data, initialDraft);
@@ -155,6 +166,25 @@ function RerunForm({
   });
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const { edits, skillChanged } = changesOf(data, draft);
+
+  const [suite, setSuite] = useState(suiteRun?.suites[0] ?? "");
+  const experiment = useMutation({
+    mutationFn: (input: StartExperimentInput) => unwrap(suiteRun?.start(input) ?? Promise.reject()),
+    onSuccess: ({ experimentId }) => router.push(experimentHref(experimentId)),
+  });
+  // The same edits as a draft applied only inside the experiment: nothing is saved.
+  const runSuite = () =>
+    experiment.mutate({
+      bankId: data.run.bankId,
+      suite,
+      config: {
+        skill:
+          data.skill && skillChanged
+            ? { name: data.skill.name, mission: draft.mission, disposition: parseDisposition(draft.disposition) }
+            : undefined,
+        mentalModels: edits.map(({ expectedVersion: _v, ...edit }) => edit),
+      },
+    });
 
   const submit = () =>
     mutation.mutate({
@@ -343,6 +373,11 @@ function RerunForm({
             {mutation.error.message}
           </p>
         )}
+        {experiment.error && (
+          <p className="text-[12px] text-red-700" role="alert">
+            {experiment.error.message}
+          </p>
+        )}
       </form>
       <div className="flex items-center justify-end gap-2 border-t border-slate-200 px-4 py-2">
         <span className="mr-auto text-[11px] text-slate-600">
@@ -351,6 +386,30 @@ function RerunForm({
             : "No memory edits: runs the same memory again."}
         </span>
         <DrawerClose className="rounded border border-slate-300 px-3 py-1 text-[13px]">Cancel</DrawerClose>
+        {suiteRun && suiteRun.suites.length > 0 && (
+          <span className="flex items-center gap-1">
+            <select
+              aria-label="Suite to run"
+              className="rounded border border-slate-300 px-1 py-1 text-[12px]"
+              value={suite}
+              onChange={(e) => setSuite(e.target.value)}
+            >
+              {suiteRun.suites.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+            <button
+              type="button"
+              onClick={runSuite}
+              disabled={experiment.isPending || !suite}
+              className="rounded border border-indigo-600 px-3 py-1 text-[13px] text-indigo-800 hover:bg-indigo-50 disabled:opacity-50"
+              title="Runs every question of the suite with these edits applied only inside the experiment (nothing is saved)"
+              data-testid="rerun-run-suite"
+            >
+              {experiment.isPending ? "Starting…" : "Run the suite with these changes"}
+            </button>
+          </span>
+        )}
         <button
           type="button"
           onClick={submit}

@@ -2,12 +2,12 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
-import { RerunDrawer } from "./rerun-drawer";
+import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
 
 const button =
   "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
@@ -20,6 +20,8 @@ export function RunActions({
   parentRunId,
   rerun,
   fork,
+  addToSuite,
+  suiteRun,
 }: {
   data: RerunContext;
   iterations: number;
@@ -27,6 +29,10 @@ export function RunActions({
   parentRunId: string | null;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
   fork: (input: ForkInput) => Promise<ActionResult<RunStarted>>;
+  /** "Add to suite" (components/suites), once the run has finished. */
+  addToSuite?: ReactNode;
+  /** "Run the suite with these changes" in the re-run drawer. */
+  suiteRun?: SuiteRun;
 }) {
   const router = useRouter();
   const [forkAt, setForkAt] = useState(Math.min(1, Math.max(0, iterations - 1)));
@@ -41,6 +47,7 @@ export function RunActions({
       <RerunDrawer
         data={data}
         rerun={rerun}
+        suiteRun={suiteRun}
         trigger={
           <button type="button" className={button} data-testid="open-rerun">
             Re-run with changes
@@ -93,6 +100,7 @@ export function RunActions({
           Compare with parent
         </a>
       )}
+      {addToSuite}
       {forking.error && (
         <span className="text-[12px] text-red-700" role="alert">
           {forking.error.message}

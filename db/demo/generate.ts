@@ -1562,6 +1562,69 @@ const MODEL_SPECS: ModelSpec[] = [
   },
 ];
 
+/**
+ * The demo suite (SPEC §7): ten questions over the five skills with expectations the offline model
+ * meets, so the suites page and a first experiment have something to show on first start.
+ */
+const SUITES: Bundle["suites"] = [
+  {
+    name: "demo-tour",
+    description: "Ten questions over the five skills; every expectation holds with the offline model.",
+    questions: [
+      {
+        question: "How much does the Team plan cost?",
+        skill: "recap",
+        expect: { status: ["done"], mustCite: ["mm-pricing"], contains: ["$59"], maxLlmCalls: 6 },
+      },
+      {
+        question: "When did Atlas launch?",
+        skill: "recap",
+        expect: { status: ["done"], mustCite: ["f-152"], contains: ["October 20"], maxLlmCalls: 6 },
+      },
+      {
+        question: "What caused the October 23 incident?",
+        skill: "recap",
+        expect: { status: ["done"], mustCite: ["f-157"], contains: ["backfill"], maxLlmCalls: 6 },
+      },
+      {
+        question: "What did we decide about the launch date?",
+        skill: "decisions",
+        expect: { status: ["done"], mustCite: ["f-119"], contains: ["October 20"], maxLlmCalls: 6 },
+      },
+      {
+        question: "What does Sam still have to do?",
+        skill: "actionables",
+        expect: { status: ["done"], mustCite: ["f-165"], contains: ["Sam"], maxLlmCalls: 6 },
+      },
+      {
+        question: "What action items came out of the incident retro?",
+        skill: "actionables",
+        expect: { status: ["done"], mustCite: ["f-128"], maxLlmCalls: 6 },
+      },
+      {
+        question: "What is blocking the SSO rollout?",
+        skill: "blockers",
+        expect: { status: ["done"], mustCite: ["o-005"], contains: ["Halcyon"], maxLlmCalls: 6 },
+      },
+      {
+        question: "What blocked the data pipeline migration?",
+        skill: "blockers",
+        expect: { status: ["done"], mustCite: ["o-018"], contains: ["late-arriving"], maxLlmCalls: 8 },
+      },
+      {
+        question: "Prepare me for the Acme Logistics renewal call",
+        skill: "prep",
+        expect: { status: ["done"], mustCite: ["f-168"], contains: ["Helen Park"], maxLlmCalls: 6 },
+      },
+      {
+        question: "Who is the CEO of Globex?",
+        skill: "recap",
+        expect: { status: ["no_evidence"], mustNotCite: ["mm-pricing"], notContains: ["CEO of Globex is"] },
+      },
+    ],
+  },
+];
+
 const SKILLS: Bundle["skills"] = [
   {
     id: "skill-recap",
@@ -1725,6 +1788,7 @@ export function buildDemoBundle(): Bundle {
     observations,
     mentalModels,
     skills: SKILLS,
+    suites: SUITES,
   };
 }
 

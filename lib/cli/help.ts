@@ -64,6 +64,38 @@ export const COMMAND_HELP = {
       "npm --prefix /path/to/reflect-inspector run --silent cli -- mcp   (an MCP client's command)",
     ],
   },
+  suite: {
+    usage: "suite import|export --bank <id> --suite <name> [<file.jsonl>]",
+    summary: "Import a question suite from JSONL (a new version; a bad line imports nothing) or print it as JSONL.",
+    options: [
+      ["--bank <id>", "the memory bank (required)"],
+      ["--suite <name>", "the suite (required; import creates it when it does not exist)"],
+    ],
+    examples: [
+      `${CLI} suite import --bank demo --suite release-gate questions.jsonl`,
+      `${CLI} suite export --bank demo --suite release-gate > questions.jsonl`,
+    ],
+  },
+  experiment: {
+    usage:
+      "experiment run --bank <id> --suite <name> [--budget low|mid|high] [--skill-version N [--skill <name>]] [--baseline <experimentId>] [--concurrency N] [--json]",
+    summary:
+      "Run every question of a suite; exit 1 when an expectation fails or a regression against the baseline appears, else 0.",
+    options: [
+      ["--bank <id>", "the memory bank (required)"],
+      ["--suite <name>", "the suite to run (required)"],
+      ["--budget low|mid|high", "every question's budget (default: each question's, else its skill's)"],
+      ["--skill-version <N>", "run saved version N of the skill instead of the current one (nothing is saved)"],
+      ["--skill <name>", "the skill --skill-version applies to (default: the suite's only skill)"],
+      ["--baseline <id>", "compare with this experiment; a regression fails the gate"],
+      ["--concurrency <N>", "questions running at once, 1-16 (default: 4)"],
+      ["--json", "print one JSON object {id, suite, config, totals, results} (default: a table)"],
+    ],
+    examples: [
+      `${CLI} experiment run --bank demo --suite demo-tour`,
+      `${CLI} experiment run --bank demo --suite demo-tour --baseline exp_abc123 --json`,
+    ],
+  },
   embed: {
     usage: "embed [--bank <id>]",
     summary: "Compute the embeddings that are missing (needs REFLECT_EMBEDDINGS=openai and OPENAI_API_KEY).",
@@ -120,7 +152,7 @@ export function overviewHelp(): string {
     ...table(commands),
     "",
     "Run `cli help <command>` or `cli <command> --help` for a command's flags, defaults and examples.",
-    "Bad input prints one line to stderr and exits 2; a finished run of any status exits 0.",
+    "Bad input prints one line to stderr and exits 2; a finished run of any status exits 0 (experiment run: 1 when the gate fails).",
     "",
     "environment:",
     ...table(ENVIRONMENT),

@@ -16,6 +16,7 @@ import { flushTracePushes } from "@/lib/server/otlp-push";
 import { startRun } from "@/lib/server/runs";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
 import { embedCommand, formatEmbedCounts } from "./embed";
+import { experimentCommand, suiteCommand } from "./experiments";
 import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
 import { mcpCommand } from "./mcp";
 import { modelCommand } from "./model";
@@ -79,6 +80,8 @@ const COMMANDS: Record<CommandName, (argv: string[]) => Promise<unknown>> = {
   mcp: mcpCommand,
   embed: embedCommand,
   model: modelCommand,
+  suite: suiteCommand,
+  experiment: experimentCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -35,6 +35,7 @@ export const ExportResult = z.object({
   observations: z.array(z.record(z.string(), z.unknown())),
   mentalModels: z.array(z.record(z.string(), z.unknown())),
   skills: z.array(z.record(z.string(), z.unknown())),
+  suites: z.array(z.record(z.string(), z.unknown())),
 });
 
 /** A bank with its skills, for the start-run form and the run filters. */

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { AnswerFormat, Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
 import { Id, IsoTime, LIMITS } from "./fields";
+import { BundleSuite } from "./suites";
 
 /** A bundle is a file written elsewhere: its tag lists are not capped like an edit's. */
 const Tags = z.array(z.string().trim().min(1).max(LIMITS.tagChars)).default([]);
@@ -89,6 +90,8 @@ export const Bundle = z.object({
   observations: z.array(BundleObservation).default([]),
   mentalModels: z.array(BundleMentalModel).default([]),
   skills: z.array(BundleSkill).default([]),
+  /** Question suites (SPEC §7); bundles written before suites existed have no key and import as none. */
+  suites: z.array(BundleSuite).default([]),
 });
 export type BundleInput = z.input<typeof Bundle>;
 export type Bundle = z.output<typeof Bundle>;

@@ -1,6 +1,7 @@
 /**
  * The inspector as an MCP server: `memory_reflect` runs the reflect engine (every call becomes a
- * stored, inspectable run), `memory_recall` searches raw facts, `memory_retain` stores new facts.
+ * stored, inspectable run), `memory_recall` searches raw facts, `memory_retain` stores new facts,
+ * `memory_experiment` runs a question suite and reports its totals and failing questions.
  * One factory serves both transports (Streamable HTTP at /api/mcp, stdio via the CLI).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -10,6 +11,7 @@ import type { Db } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
 import { getRunEvents } from "@/db/runs";
 import { invalidInput } from "@/lib/contracts/errors";
+import { McpExperimentInput, StartExperimentInput } from "@/lib/contracts/experiments";
 import { DEFAULT_MCP_BANK } from "@/lib/contracts/fields";
 import { McpRecallInput, McpRetainInput } from "@/lib/contracts/memory";
 import { McpReflectInput } from "@/lib/contracts/runs";
@@ -18,6 +20,7 @@ import type { ModelPort } from "@/lib/reflect";
 import { foldRun } from "@/lib/timeline/fold";
 import { requireBank } from "./banks";
 import { mcpError } from "./errors";
+import { getExperimentComparison, startExperiment } from "./experiments";
 import { retainFacts } from "./retain";
 import { startRun } from "./runs";
 
@@ -156,6 +159,50 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           `Retained ${result.inserted.length} fact(s) in bank "${bankId}": ${result.inserted.join(", ")}` +
             (stale.length ? `\nNow stale (refresh them): ${stale.join(", ")}` : ""),
         );
+      }),
+  );
+
+  server.registerTool(
+    "memory_experiment",
+    {
+      title: "Run a question suite (experiment)",
+      description:
+        "Run every question of a bank's question suite as ordinary runs and report the totals and the questions " +
+        "that failed an expectation (or regressed against a baseline experiment), with links to inspect them.",
+      inputSchema: McpExperimentInput,
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const db = await options.getDb();
+        const input = StartExperimentInput.parse({
+          bankId: args.bank ?? DEFAULT_MCP_BANK,
+          suite: args.suite,
+          baseline: args.baseline,
+          config: { budget: args.budget },
+        });
+        const { finished } = await startExperiment(db, input, { model: options.model });
+        const e = await finished;
+        const cmp = args.baseline ? await getExperimentComparison(db, args.baseline, e.id) : null;
+        const regressed = new Map(cmp?.questions.filter((q) => q.head && q.regression).map((q) => [q.head?.index, q]));
+        const t = e.totals;
+        const lines = [
+          `Experiment ${e.id} (suite ${e.suite} v${e.suiteVersion}): ${e.status}`,
+          `${t.questions} questions: ${t.passed} passed, ${t.failed} failed` +
+            (cmp
+              ? `; against ${cmp.base.id}: ${cmp.totals.regressions} regressions, ${cmp.totals.improvements} improvements`
+              : ""),
+        ];
+        const failing = e.rows.filter((r) => r.passed === false || regressed.has(r.index));
+        if (failing.length) lines.push("", "Failing questions:");
+        for (const r of failing) {
+          lines.push(`- ${oneLine(r.question)} (${r.status}, run ${r.runId})`);
+          for (const f of r.failures) lines.push(`  ✗ ${f.expectation}: ${f.detail}`);
+          for (const c of regressed.get(r.index)?.regressions ?? []) lines.push(`  ↓ ${c.kind}: ${c.detail}`);
+        }
+        if (e.error) lines.push("", e.error);
+        lines.push("", `Inspect: ${baseUrl}/experiments/${e.id}`);
+        return text(lines.join("\n"));
       }),
   );
 

@@ -25,6 +25,7 @@ import type { ListRunsQuery, RunListItem, RunListPage, StartRunInput } from "@/l
 import { DEFAULT_SKILL_NAME, defaultSkillOf } from "@/lib/contracts/skills";
 import {
   failedRunResult,
+  type MemoryPort,
   type ModelPort,
   type ReflectOptions,
   type ReflectResult,
@@ -61,6 +62,8 @@ export async function startRun(
     replay?: ReflectOptions["replay"];
     /** "Try" a skill draft: run with this snapshot instead of the saved skill (nothing is saved). */
     skillOverride?: SkillSnapshot;
+    /** An experiment's draft: what the run reads, changed only for this run (nothing is saved). */
+    memoryOverlay?: (memory: MemoryPort) => MemoryPort;
   } = {},
 ): Promise<StartedRun> {
   const bank = await getBank(db, input.bankId);
@@ -90,7 +93,8 @@ export async function startRun(
   const parentRunId = options.parentRunId ?? null;
   const model = options.model ?? getModel({ db, bankId: bank.id });
   // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.
-  const memory = createMemoryStore(db, memoryStoreOptions());
+  const store = createMemoryStore(db, memoryStoreOptions());
+  const memory = options.memoryOverlay ? options.memoryOverlay(store) : store;
   const runId = newRunId();
   const ownerId = await runOwner(db);
 

@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { cpus, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchConcurrency } from "./concurrency";
+import { benchExperiments } from "./experiments";
 import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
 import { benchOffline } from "./offline";
@@ -27,6 +28,7 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   isolation: benchIsolation,
   load: benchLoad,
   probe: benchProbe,
+  experiments: benchExperiments,
 };
 
 function machine() {

@@ -195,6 +195,7 @@ function mcpProbes(): Probe[] {
     memory_reflect: ["question", "bank", "skill", "budget", "scope", "mode"],
     memory_recall: ["query", "bank", "tags", "limit"],
     memory_retain: ["facts", "bank"],
+    memory_experiment: ["suite", "bank", "budget", "baseline"],
   };
   for (const [tool, fields] of Object.entries(tools)) {
     for (const field of fields) {

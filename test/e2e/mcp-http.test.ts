@@ -39,7 +39,12 @@ describe("MCP over Streamable HTTP", () => {
 
   it("lists the memory tools", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["memory_recall", "memory_reflect", "memory_retain"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "memory_experiment",
+      "memory_recall",
+      "memory_reflect",
+      "memory_retain",
+    ]);
   });
 
   it("answers memory_reflect with a link to the run on this inspector, and the run is stored", async () => {

@@ -88,6 +88,7 @@ const LOCAL_SCHEMAS: Record<string, string> = {
   "lib/llm/embeddings.ts": "parses embedding settings from the environment",
   "lib/cli/args.ts": "parses the reflect/import/export command lines (flag names, not a contract)",
   "lib/cli/runs.ts": "parses the `runs export` command line",
+  "lib/cli/experiments.ts": "parses the `suite` and `experiment run` command lines",
 };
 
 function schemaDeclarations(dirs: string[]): string[] {
@@ -112,6 +113,12 @@ describe("architecture", () => {
   it("lib/reflect imports only itself and zod", () => {
     expect(sourceFiles("lib/reflect").length).toBeGreaterThan(3);
     expect(violations("lib/reflect", (t) => t === "zod" || under(t, "lib/reflect"))).toEqual([]);
+  });
+
+  it("lib/experiments is pure: evaluation and comparison read contracts and the engine's domain only", () => {
+    expect(sourceFiles("lib/experiments").length).toBeGreaterThan(2);
+    const pure = (t: string) => t === "zod" || under(t, "lib/experiments", "lib/contracts", "lib/reflect/domain");
+    expect(violations("lib/experiments", pure)).toEqual([]);
   });
 
   it("lib/timeline is a pure fold: no React, framework, database or server code", () => {

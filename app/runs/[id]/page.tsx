@@ -1,10 +1,13 @@
 import { notFound } from "next/navigation";
+import { addToSuiteAction, startExperimentAction } from "@/app/actions/experiments";
 import { forkAction, rerunAction } from "@/app/actions/rerun";
 import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
+import { AddToSuite } from "@/components/suites/add-to-suite";
 import { getAppDb } from "@/lib/server/db";
 import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
 import { FIRST_PAINT_EVENTS, getRunWithEvents } from "@/lib/server/runs";
+import { addToSuiteContext } from "@/lib/server/suites";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +16,11 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const db = await getAppDb();
   const found = await getRunWithEvents(db, id, { limit: FIRST_PAINT_EVENTS });
   if (!found) notFound();
-  const [context, divergence] = await Promise.all([getRerunContext(db, id), getReplayDivergence(db, id)]);
+  const [context, divergence, suiteContext] = await Promise.all([
+    getRerunContext(db, id),
+    getReplayDivergence(db, id),
+    addToSuiteContext(db, id),
+  ]);
   return (
     <div className="flex flex-col gap-2">
       {context && (
@@ -24,6 +31,10 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           parentRunId={context.run.parentRunId}
           rerun={rerunAction}
           fork={forkAction}
+          addToSuite={suiteContext && <AddToSuite {...suiteContext} add={addToSuiteAction} />}
+          suiteRun={
+            suiteContext ? { suites: suiteContext.suites.map((s) => s.name), start: startExperimentAction } : undefined
+          }
         />
       )}
       <RunView

@@ -7,6 +7,15 @@ import { OpenApiDocument } from "@/lib/contracts/api";
 import { BankItemParams, BankList, BankParams, ExportResult, ImportQuery, ImportResult } from "@/lib/contracts/banks";
 import { Bundle } from "@/lib/contracts/bundle";
 import { ApiErrorBody } from "@/lib/contracts/errors";
+import {
+  CompareQuery,
+  Experiment,
+  ExperimentComparison,
+  ExperimentList,
+  ExperimentParams,
+  ListExperimentsQuery,
+  StartExperimentBody,
+} from "@/lib/contracts/experiments";
 import { RecallBody, RecallResult, RetainBody, RetainResult } from "@/lib/contracts/memory";
 import {
   CreateMentalModelBody,
@@ -30,6 +39,16 @@ import {
   RunParams,
 } from "@/lib/contracts/runs";
 import { CreateSkillBody, Skill, SkillList, SkillWithHistory, UpdateSkillBody } from "@/lib/contracts/skills";
+import {
+  CreateSuiteBody,
+  ImportSuiteBody,
+  Suite,
+  SuiteJsonl,
+  SuiteList,
+  SuiteParams,
+  SuiteWithHistory,
+  UpdateSuiteBody,
+} from "@/lib/contracts/suites";
 import { defineEndpoint, type ResponseSpec } from "./endpoint";
 
 const err = (description: string): ResponseSpec => ({ description, schema: ApiErrorBody });
@@ -343,6 +362,172 @@ export const endpoints = {
     params: RunParams,
     responses: { 200: { description: "the trace", schema: OtlpTraceFile }, 404: err("unknown run") },
   }),
+  listSuites: defineEndpoint({
+    method: "GET",
+    path: "/banks/{bank}/suites",
+    operationId: "listSuites",
+    summary: "List question suites",
+    description: "The bank's question suites: name, description, current version and number of questions.",
+    tag: "suites",
+    params: BankParams,
+    responses: { 200: { description: "suites", schema: SuiteList }, ...NO_BANK },
+  }),
+  createSuite: defineEndpoint({
+    method: "POST",
+    path: "/banks/{bank}/suites",
+    operationId: "createSuite",
+    summary: "Create a question suite (version 1)",
+    description:
+      "Creates a suite: a name (a slug, unique in the bank), a description and questions, each with optional expectations (status in a set, must / must not cite ids, answer contains / does not contain, at most N LLM calls).",
+    tag: "suites",
+    params: BankParams,
+    body: CreateSuiteBody,
+    responses: {
+      201: { description: "created", schema: Suite },
+      ...BAD_INPUT,
+      ...NO_BANK,
+      409: err("a suite with this name exists"),
+      ...TOO_LARGE,
+    },
+  }),
+  getSuite: defineEndpoint({
+    method: "GET",
+    path: "/banks/{bank}/suites/{suite}",
+    operationId: "getSuite",
+    summary: "A suite with every version, newest first",
+    description: "The suite's current questions and every earlier version (each holds the whole question list).",
+    tag: "suites",
+    params: SuiteParams,
+    responses: { 200: { description: "the suite", schema: SuiteWithHistory }, 404: err("unknown bank or suite") },
+  }),
+  updateSuite: defineEndpoint({
+    method: "PUT",
+    path: "/banks/{bank}/suites/{suite}",
+    operationId: "updateSuite",
+    summary: "Edit a suite (a new version holding the whole question list)",
+    description:
+      "Saves a new version. Send `expectedVersion` (the version you edited): if someone saved in between, the answer is 409 with the suite as it is now, and nothing is saved.",
+    tag: "suites",
+    params: SuiteParams,
+    body: UpdateSuiteBody,
+    responses: {
+      200: { description: "the new version", schema: Suite },
+      ...BAD_INPUT,
+      404: err("unknown bank or suite"),
+      ...CONFLICT,
+      ...TOO_LARGE,
+    },
+  }),
+  deleteSuite: defineEndpoint({
+    method: "DELETE",
+    path: "/banks/{bank}/suites/{suite}",
+    operationId: "deleteSuite",
+    summary: "Delete a suite and its history (experiments keep the questions they ran)",
+    description: "Deletes the suite and its versions. Experiments keep the questions they ran and their runs.",
+    tag: "suites",
+    params: SuiteParams,
+    responses: { 204: { description: "deleted" }, 404: err("unknown bank or suite") },
+  }),
+  importSuite: defineEndpoint({
+    method: "POST",
+    path: "/banks/{bank}/suites/{suite}/import",
+    operationId: "importSuite",
+    summary: "Replace a suite's questions from JSONL (creates the suite when new)",
+    description:
+      "`jsonl` holds one question object per line, as `suite export` prints them. A bad line refuses the whole document (400 naming the line) and nothing is imported; otherwise the questions become the suite's new version.",
+    tag: "suites",
+    params: SuiteParams,
+    body: ImportSuiteBody,
+    maxBodyBytes: 6_000_000,
+    responses: {
+      200: { description: "the suite's new version", schema: Suite },
+      ...BAD_INPUT,
+      ...NO_BANK,
+      ...TOO_LARGE,
+    },
+  }),
+  exportSuite: defineEndpoint({
+    method: "GET",
+    path: "/banks/{bank}/suites/{suite}/export",
+    operationId: "exportSuite",
+    summary: "A suite's questions as JSONL",
+    description:
+      "One question object per line (`application/x-ndjson`), as `importSuite` and `suite import` accept them.",
+    tag: "suites",
+    params: SuiteParams,
+    responses: {
+      200: { description: "JSONL", contentType: "application/x-ndjson", schema: SuiteJsonl },
+      404: err("unknown bank or suite"),
+    },
+  }),
+  listExperiments: defineEndpoint({
+    method: "GET",
+    path: "/experiments",
+    operationId: "listExperiments",
+    summary: "A bank's experiments, newest first",
+    description: "Experiments of a bank (optionally of one suite), newest first, with their totals.",
+    tag: "experiments",
+    query: ListExperimentsQuery,
+    responses: { 200: { description: "experiments", schema: ExperimentList }, ...BAD_INPUT, ...NO_BANK },
+  }),
+  startExperiment: defineEndpoint({
+    method: "POST",
+    path: "/experiments",
+    operationId: "startExperiment",
+    summary: "Run every question of a suite under one configuration",
+    description:
+      "Starts the experiment detached and answers 202 with it (status `running`). `config` is the current state when empty, or a draft applied only inside the experiment and never saved: a skill version or an unsaved mission/disposition, mental-model content edits and staleness overrides, a budget. Each question becomes an ordinary run linked to the experiment, at most `concurrency` (default 4) at a time. Follow it at `/experiments/{id}` (a live stream with `Accept: text/event-stream`).",
+    tag: "experiments",
+    body: StartExperimentBody,
+    responses: {
+      202: { description: "started", schema: Experiment },
+      ...BAD_INPUT,
+      403: err("a question's team scope is not permitted by the bank (code scope_not_permitted)"),
+      404: err("unknown bank, suite, skill version, mental model or baseline"),
+      ...TOO_LARGE,
+    },
+  }),
+  compareExperiments: defineEndpoint({
+    method: "GET",
+    path: "/experiments/compare",
+    operationId: "compareExperiments",
+    summary: "Compare two experiments question by question",
+    description:
+      "Aligns the questions (by text and skill) and lists, per question, regressions (an expectation newly failed, a worse status, a citation lost, more LLM calls) and improvements (the mirror). Status order, best first: done > degraded > ungrounded = no_evidence > halted > interrupted > failed.",
+    tag: "experiments",
+    query: CompareQuery,
+    responses: {
+      200: { description: "the comparison", schema: ExperimentComparison },
+      ...BAD_INPUT,
+      404: err("unknown experiment"),
+    },
+  }),
+  getExperiment: defineEndpoint({
+    method: "GET",
+    path: "/experiments/{id}",
+    operationId: "getExperiment",
+    summary: "An experiment with one row per question (JSON, or live progress with Accept: text/event-stream)",
+    description:
+      "Each row: the question's run, status, LLM calls, tokens, latency, citations, flags and each expectation met or not; totals on top. The stream sends `event: progress` frames `{status, questions, finished, passed, failed}` (polled every 250 ms) and closes when the experiment ends.",
+    tag: "experiments",
+    params: ExperimentParams,
+    responses: { 200: { description: "the experiment", schema: Experiment }, 404: err("unknown experiment") },
+  }),
+  cancelExperiment: defineEndpoint({
+    method: "POST",
+    path: "/experiments/{id}/cancel",
+    operationId: "cancelExperiment",
+    summary: "Cancel a running experiment",
+    description:
+      "No further question starts; runs already going finish and stay linked. 409 when the experiment is not running (the body's `current` is the experiment).",
+    tag: "experiments",
+    params: ExperimentParams,
+    responses: {
+      200: { description: "the experiment, cancelled", schema: Experiment },
+      404: err("unknown experiment"),
+      409: err("the experiment is not running"),
+    },
+  }),
   openapi: defineEndpoint({
     method: "GET",
     path: "/openapi.json",
@@ -359,4 +544,6 @@ export const NAMED_SCHEMAS = new Map<z.ZodType, string>([
   [ApiErrorBody, "Error"],
   [MentalModel, "MentalModel"],
   [Skill, "Skill"],
+  [Suite, "Suite"],
+  [Experiment, "Experiment"],
 ]);

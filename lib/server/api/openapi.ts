@@ -19,6 +19,14 @@ const TAGS: { name: Endpoint["tag"]; description: string }[] = [
     description: "Stored runs: list, follow live, read the event log, export as an OpenTelemetry trace.",
   },
   { name: "skills", description: "How the engine answers: mission, disposition, retrieval defaults and budget." },
+  {
+    name: "suites",
+    description: "Question suites: versioned questions with expectations, imported and exported as JSONL.",
+  },
+  {
+    name: "experiments",
+    description: "Run a suite under one configuration (current state or a draft), follow it, cancel it, compare two.",
+  },
 ];
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };

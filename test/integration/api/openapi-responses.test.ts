@@ -30,8 +30,16 @@ import * as recall from "@/app/api/v1/banks/[bank]/recall/route";
 import * as reflect from "@/app/api/v1/banks/[bank]/reflect/route";
 import * as skill from "@/app/api/v1/banks/[bank]/skills/[id]/route";
 import * as skills from "@/app/api/v1/banks/[bank]/skills/route";
+import * as suiteExport from "@/app/api/v1/banks/[bank]/suites/[suite]/export/route";
+import * as suiteImport from "@/app/api/v1/banks/[bank]/suites/[suite]/import/route";
+import * as suite from "@/app/api/v1/banks/[bank]/suites/[suite]/route";
+import * as suites from "@/app/api/v1/banks/[bank]/suites/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
 import * as banks from "@/app/api/v1/banks/route";
+import * as experimentCancel from "@/app/api/v1/experiments/[id]/cancel/route";
+import * as experiment from "@/app/api/v1/experiments/[id]/route";
+import * as experimentCompare from "@/app/api/v1/experiments/compare/route";
+import * as experiments from "@/app/api/v1/experiments/route";
 import * as openapi from "@/app/api/v1/openapi.json/route";
 import * as runEvents from "@/app/api/v1/runs/[id]/events/route";
 import * as runOtlp from "@/app/api/v1/runs/[id]/otlp/route";
@@ -103,6 +111,13 @@ async function expectDocumented(operationId: string, res: Response): Promise<Jso
     await res.body?.cancel();
     markSeen(operationId, res.status);
     return null;
+  }
+  if (type === "application/x-ndjson") {
+    // JSONL: one JSON document per line.
+    const lines = (await res.text()).split("\n").filter(Boolean);
+    for (const line of lines) expect(() => JSON.parse(line), `${operationId}: a JSON line`).not.toThrow();
+    markSeen(operationId, res.status);
+    return lines.join("\n");
   }
   const body = (await res.json()) as Json;
   const validate = ajv.compile({ $ref: `openapi.json${(media!.schema.$ref as string | undefined) ?? ""}` });
@@ -263,6 +278,62 @@ describe("real responses match the OpenAPI document", () => {
     await expectDocumented("updateSkill", await call(skill.PUT, params, path, put));
     await expectDocumented("deleteSkill", await call(skill.DELETE, params, path, { method: "DELETE" }));
     await expectDocumented("deleteSkill", await call(skill.DELETE, params, path, { method: "DELETE" }));
+  });
+
+  it("suites and experiments: CRUD, JSONL, start (202, 400, 404), read, compare, cancel (409)", async () => {
+    await expectDocumented("listSuites", await call(suites.GET, { bank: "demo" }, "/banks/demo/suites"));
+    const body = { name: "doc-suite", questions: [{ question: "When did Atlas launch?", skill: "recap" }] };
+    const path = "/banks/demo/suites/doc-suite";
+    const params = { bank: "demo", suite: "doc-suite" };
+    await expectDocumented("createSuite", await call(suites.POST, { bank: "demo" }, "/banks/demo/suites", { body }));
+    await expectDocumented("createSuite", await call(suites.POST, { bank: "demo" }, "/banks/demo/suites", { body }));
+    await expectDocumented(
+      "createSuite",
+      await call(suites.POST, { bank: "demo" }, "/banks/demo/suites", { body: { name: "x y", questions: [] } }),
+    );
+    await expectDocumented("getSuite", await call(suite.GET, params, path));
+    const put = { method: "PUT", body: { questions: body.questions, description: "d", expectedVersion: 1 } };
+    await expectDocumented("updateSuite", await call(suite.PUT, params, path, put));
+    await expectDocumented("updateSuite", await call(suite.PUT, params, path, put));
+    await expectDocumented("exportSuite", await call(suiteExport.GET, params, `${path}/export`));
+    const jsonl = { jsonl: JSON.stringify(body.questions[0]) };
+    await expectDocumented("importSuite", await call(suiteImport.POST, params, `${path}/import`, { body: jsonl }));
+    await expectDocumented(
+      "importSuite",
+      await call(suiteImport.POST, params, `${path}/import`, { body: { jsonl: "{not json" } }),
+    );
+
+    const started = (await expectDocumented(
+      "startExperiment",
+      await call(experiments.POST, {}, "/experiments", { body: { bank: "demo", suite: "doc-suite" } }),
+    )) as { id: string };
+    await expectDocumented(
+      "startExperiment",
+      await call(experiments.POST, {}, "/experiments", { body: { bank: "demo", suite: "doc-suite", concurrency: 0 } }),
+    );
+    await expectDocumented(
+      "startExperiment",
+      await call(experiments.POST, {}, "/experiments", { body: { bank: "demo", suite: "nope" } }),
+    );
+    const id = started.id;
+    for (;;) {
+      const e = (await (await call(experiment.GET, { id }, `/experiments/${id}`)).json()) as { status: string };
+      if (e.status !== "running") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await expectDocumented("getExperiment", await call(experiment.GET, { id }, `/experiments/${id}`));
+    await expectDocumented("getExperiment", await call(experiment.GET, { id: "exp_nope" }, "/experiments/exp_nope"));
+    await expectDocumented("listExperiments", await call(experiments.GET, {}, "/experiments?bank=demo"));
+    await expectDocumented(
+      "compareExperiments",
+      await call(experimentCompare.GET, {}, `/experiments/compare?base=${id}&head=${id}`),
+    );
+    await expectDocumented(
+      "cancelExperiment",
+      await call(experimentCancel.POST, { id }, `/experiments/${id}/cancel`, { method: "POST" }),
+    );
+    await expectDocumented("deleteSuite", await call(suite.DELETE, params, path, { method: "DELETE" }));
+    await expectDocumented("deleteSuite", await call(suite.DELETE, params, path, { method: "DELETE" }));
   });
 
   it("runs: list (200, 400), stream, read, events, OTLP trace (200, 404)", async () => {

@@ -6,20 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
 import { getRunEvents, listRuns } from "@/db/runs";
 import { ReflectJson } from "@/lib/contracts/runs";
+import { cliRunner, root } from "./cli-process";
 
-const root = resolve(import.meta.dirname, "../../..");
 const dir = resolve(root, "test/.tmp", `cli-${process.pid}-${Date.now()}`);
 const dbUrl = `file:${join(dir, "cli.db")}`;
 
-function cli(...args: string[]) {
-  const res = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
+const cli = cliRunner(dbUrl);
 
 beforeAll(() => mkdirSync(dir, { recursive: true }));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,6 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
 import { getRun } from "@/db/runs";
+import { saveSuite } from "@/db/suites";
 
 const root = resolve(import.meta.dirname, "../../..");
 const dir = resolve(root, "test/.tmp");
@@ -51,9 +52,14 @@ afterAll(async () => {
 const textOf = (r: unknown) => (r as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
 
 describe("MCP over stdio", { timeout: 60_000 }, () => {
-  it("lists the three memory tools with their input schemas", async () => {
+  it("lists the four memory tools with their input schemas", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["memory_recall", "memory_reflect", "memory_retain"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "memory_experiment",
+      "memory_recall",
+      "memory_reflect",
+      "memory_retain",
+    ]);
     const reflect = tools.find((t) => t.name === "memory_reflect")!;
     expect(reflect.inputSchema.required).toEqual(["question"]);
     expect(Object.keys(reflect.inputSchema.properties ?? {})).toEqual(
@@ -98,6 +104,33 @@ describe("MCP over stdio", { timeout: 60_000 }, () => {
     const recalled = await client.callTool({ name: "memory_recall", arguments: { query: "zephyr migration" } });
     expect(textOf(recalled)).toContain(`[${id}]`);
     expect(textOf(recalled)).toContain("The zephyr migration finished on Friday.");
+  });
+
+  it("runs a suite with memory_experiment: totals, and each failing question with the expectation it missed", async () => {
+    const passing = await client.callTool({ name: "memory_experiment", arguments: { suite: "demo-tour" } });
+    expect(passing.isError, textOf(passing)).toBeFalsy();
+    expect(textOf(passing)).toMatch(
+      /^Experiment exp_\w+ \(suite demo-tour v1\): done\n10 questions: 10 passed, 0 failed/,
+    );
+    expect(textOf(passing)).not.toContain("Failing questions");
+
+    db ??= await openDb(`file:${dbPath}`);
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "mcp-fails",
+      description: "",
+      questions: [{ question: "When did Atlas launch?", skill: "recap", expect: { contains: ["the year 1999"] } }],
+      expectedVersion: 0,
+    });
+    const failing = await client.callTool({ name: "memory_experiment", arguments: { suite: "mcp-fails" } });
+    expect(textOf(failing)).toContain("1 questions: 0 passed, 1 failed");
+    expect(textOf(failing)).toMatch(
+      /Failing questions:\n- When did Atlas launch\? \(done, run run_\w+\)\n {2}✗ contains: the answer does not contain "the year 1999"/,
+    );
+
+    const unknown = await client.callTool({ name: "memory_experiment", arguments: { suite: "nope" } });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/unknown suite "nope"/);
   });
 
   it("reports an unknown bank as a tool error, not a crash", async () => {

@@ -1,0 +1,19 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
+import { exportSuiteJsonl } from "@/lib/server/suites";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(
+  endpoints.exportSuite,
+  async ({ db, params }) =>
+    new Response(await exportSuiteJsonl(db, params.bank, params.suite), {
+      headers: {
+        "content-type": "application/x-ndjson; charset=utf-8",
+        "content-disposition": `attachment; filename="${params.suite}.jsonl"`,
+      },
+    }),
+);
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,0 +1,12 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
+import { importSuiteJsonl } from "@/lib/server/suites";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handle(endpoints.importSuite, async ({ db, params, body }) =>
+  Response.json(await importSuiteJsonl(db, params.bank, params.suite, body.jsonl)),
+);
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

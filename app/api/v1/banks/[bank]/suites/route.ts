@@ -1,0 +1,16 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
+import { listBankSuites, saveBankSuite } from "@/lib/server/suites";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(endpoints.listSuites, async ({ db, params }) =>
+  Response.json({ suites: await listBankSuites(db, params.bank) }),
+);
+
+export const POST = handle(endpoints.createSuite, async ({ db, params, body }) =>
+  Response.json(await saveBankSuite(db, { ...body, bankId: params.bank, expectedVersion: 0 }), { status: 201 }),
+);
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");

@@ -1,0 +1,12 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
+import { cancelExperiment } from "@/lib/server/experiments";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handle(endpoints.cancelExperiment, async ({ db, params }) =>
+  Response.json(await cancelExperiment(db, params.id)),
+);
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

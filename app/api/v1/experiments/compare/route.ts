@@ -1,0 +1,12 @@
+import { endpoints } from "@/lib/server/api/endpoints";
+import { handle } from "@/lib/server/api/handle";
+import { otherMethods } from "@/lib/server/api/methods";
+import { getExperimentComparison } from "@/lib/server/experiments";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handle(endpoints.compareExperiments, async ({ db, query }) =>
+  Response.json(await getExperimentComparison(db, query.base, query.head)),
+);
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -1,0 +1,82 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { saveSuiteAction, startExperimentAction } from "@/app/actions/experiments";
+import { ExperimentList } from "@/components/experiments/experiment-list";
+import { RunExperimentForm } from "@/components/experiments/run-experiment-form";
+import { SuiteEditor } from "@/components/suites/suite-editor";
+import { isAppError } from "@/lib/contracts/errors";
+import { SuiteName } from "@/lib/contracts/suites";
+import { getAppDb } from "@/lib/server/db";
+import { listExperiments } from "@/lib/server/experiments";
+import { defaultBankId } from "@/lib/server/memory";
+import { listBankSkills } from "@/lib/server/skills";
+import { getSuiteWithHistory } from "@/lib/server/suites";
+
+export const dynamic = "force-dynamic";
+
+export default async function SuitePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ name: string }>;
+  searchParams: Promise<Record<string, string>>;
+}) {
+  const [{ name: raw }, query] = await Promise.all([params, searchParams]);
+  const parsed = SuiteName.safeParse(decodeURIComponent(raw));
+  if (!parsed.success) notFound();
+  const name = parsed.data;
+  const db = await getAppDb();
+  const bankId = query.bank ?? (await defaultBankId(db));
+  if (!bankId) notFound();
+  const suite = await getSuiteWithHistory(db, bankId, name).catch((err: unknown) => {
+    if (isAppError(err, "not_found")) return null;
+    throw err;
+  });
+  if (!suite && query.new !== "1") notFound();
+  const [skills, experiments] = await Promise.all([
+    listBankSkills(db, bankId),
+    listExperiments(db, { bankId, suite: name, limit: 20 }),
+  ]);
+  const current = suite ?? { bankId, name, description: "", version: 0, questions: [], updatedAt: null, versions: [] };
+  return (
+    <div className="flex flex-col gap-3">
+      <div className="flex flex-wrap items-baseline gap-3">
+        <h1 className="font-semibold text-lg">Suite {name}</h1>
+        <span className="font-mono text-[11px] text-slate-600">{bankId}</span>
+        <span className="text-[12px] text-slate-700">
+          {current.version
+            ? `version ${current.version} · ${current.questions.length} questions`
+            : "new: save to create it"}
+        </span>
+        <a
+          className="text-[12px] text-indigo-800 underline"
+          href={`/api/v1/banks/${encodeURIComponent(bankId)}/suites/${encodeURIComponent(name)}/export`}
+        >
+          Export JSONL
+        </a>
+        <Link className="text-[12px] text-indigo-800 underline" href={`/suites?bank=${encodeURIComponent(bankId)}`}>
+          All suites
+        </Link>
+      </div>
+      {current.version > 0 && (
+        <RunExperimentForm
+          bankId={bankId}
+          suite={name}
+          skills={skills.map((s) => ({ name: s.name, version: s.version }))}
+          baselines={experiments}
+          start={startExperimentAction}
+        />
+      )}
+      <SuiteEditor
+        suite={current}
+        versions={current.versions}
+        skills={skills.map((s) => s.name)}
+        save={saveSuiteAction}
+      />
+      <section>
+        <h2 className="mb-1 font-semibold">Experiments of this suite</h2>
+        <ExperimentList experiments={experiments} />
+      </section>
+    </div>
+  );
+}

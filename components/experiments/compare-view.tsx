@@ -1,0 +1,117 @@
+import Link from "next/link";
+import { RunStatusBadge } from "@/components/runs/run-status-badge";
+import { type ExperimentComparison, type ExperimentRow, experimentHref } from "@/lib/contracts/experiments";
+
+function Side({ row }: { row: ExperimentRow | null }) {
+  if (!row) return <span className="text-slate-600">not in this experiment</span>;
+  return (
+    <div className="flex flex-col gap-0.5">
+      <span className="flex items-center gap-1">
+        {row.status === "pending" ? (
+          <span className="text-slate-600">pending</span>
+        ) : (
+          <RunStatusBadge status={row.status} />
+        )}
+        <span className={row.passed === false ? "font-medium text-red-800" : "text-slate-700"}>
+          {row.passed === null ? "" : row.passed ? "passed" : "failed"}
+        </span>
+        <span className="text-slate-700">· {row.llmCalls} calls</span>
+      </span>
+      <span className="font-mono text-[11px] text-slate-700">{row.citations.join(", ") || "no citations"}</span>
+      {row.runId && (
+        <Link className="text-[11px] text-indigo-800 underline" href={`/runs/${row.runId}`}>
+          {row.runId}
+        </Link>
+      )}
+    </div>
+  );
+}
+
+/** Two experiments, questions aligned; regressions and improvements highlighted, each linking to the run compare. */
+export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
+  return (
+    <div className="flex flex-col gap-3" data-testid="experiment-compare">
+      <div className="flex flex-wrap items-baseline gap-3">
+        <h1 className="font-semibold text-lg">Compare experiments</h1>
+        <span className="text-[12px] text-slate-700">
+          base{" "}
+          <Link className="text-indigo-800 underline" href={experimentHref(cmp.base.id)}>
+            {cmp.base.id}
+          </Link>{" "}
+          ({cmp.base.totals.passed}/{cmp.base.totals.questions} passed) → head{" "}
+          <Link className="text-indigo-800 underline" href={experimentHref(cmp.head.id)}>
+            {cmp.head.id}
+          </Link>{" "}
+          ({cmp.head.totals.passed}/{cmp.head.totals.questions} passed)
+        </span>
+      </div>
+      <p className="text-[13px] text-slate-900" data-testid="compare-totals">
+        <strong className="text-red-800">{cmp.totals.regressions} regressed</strong> ·{" "}
+        <strong className="text-emerald-800">{cmp.totals.improvements} improved</strong> ·{" "}
+        {cmp.questions.length - cmp.questions.filter((q) => q.regression || q.improvement).length} unchanged
+      </p>
+      <div className="overflow-x-auto">
+        <table className="w-full min-w-[860px] border-collapse text-[12px]">
+          <thead>
+            <tr className="border-b border-slate-300 text-left text-slate-700">
+              <th className="py-1 pr-2">Question</th>
+              <th className="py-1 pr-2">Base</th>
+              <th className="py-1 pr-2">Head</th>
+              <th className="py-1 pr-2">What changed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {cmp.questions.map((q, i) => (
+              <tr
+                key={i}
+                className={`border-b border-slate-100 align-top ${q.regression ? "bg-red-50" : q.improvement ? "bg-emerald-50" : ""}`}
+                data-testid="compare-row"
+                data-regression={String(q.regression)}
+                data-improvement={String(q.improvement)}
+              >
+                <td className="max-w-[24rem] py-1 pr-2">
+                  {q.question}
+                  {q.skill && <span className="ml-1 text-[11px] text-slate-600">· {q.skill}</span>}
+                </td>
+                <td className="py-1 pr-2">
+                  <Side row={q.base} />
+                </td>
+                <td className="py-1 pr-2">
+                  <Side row={q.head} />
+                </td>
+                <td className="py-1 pr-2">
+                  <ul className="flex flex-col gap-0.5">
+                    {q.regressions.map((c, j) => (
+                      <li key={`r${j}`} className="text-red-800">
+                        ↓ {c.kind.replace("_", " ")}: {c.detail}
+                      </li>
+                    ))}
+                    {q.improvements.map((c, j) => (
+                      <li key={`i${j}`} className="text-emerald-800">
+                        ↑ {c.kind.replace("_", " ")}: {c.detail}
+                      </li>
+                    ))}
+                    {!q.base || !q.head ? (
+                      <li className="text-slate-700">{q.base ? "removed from the suite" : "added to the suite"}</li>
+                    ) : (
+                      !q.regression && !q.improvement && <li className="text-slate-600">no change</li>
+                    )}
+                  </ul>
+                  {q.base?.runId && q.head?.runId && (q.regression || q.improvement) && (
+                    <Link
+                      className="text-[11px] text-indigo-800 underline"
+                      href={`/runs/compare?a=${encodeURIComponent(q.base.runId)}&b=${encodeURIComponent(q.head.runId)}`}
+                      data-testid="open-run-compare"
+                    >
+                      Compare the two runs step by step
+                    </Link>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { ActionResult } from "@/lib/contracts/errors";
+import {
+  type ExperimentStarted,
+  type ExperimentSummary,
+  experimentHref,
+  type StartExperimentInput,
+} from "@/lib/contracts/experiments";
+import { unwrap } from "@/lib/query/unwrap";
+import type { Budget } from "@/lib/reflect/domain";
+
+const field = "rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
+
+/** Runs the suite: current state, or a saved skill version, with a budget and a baseline to compare with. */
+export function RunExperimentForm({
+  bankId,
+  suite,
+  skills,
+  baselines,
+  start,
+}: {
+  bankId: string;
+  suite: string;
+  skills: { name: string; version: number }[];
+  baselines: ExperimentSummary[];
+  start: (input: StartExperimentInput) => Promise<ActionResult<ExperimentStarted>>;
+}) {
+  const router = useRouter();
+  const [budget, setBudget] = useState("");
+  const [skill, setSkill] = useState("");
+  const [version, setVersion] = useState("");
+  const [baseline, setBaseline] = useState(baselines.find((b) => b.status === "done")?.id ?? "");
+  const starting = useMutation({
+    mutationFn: (i: StartExperimentInput) => unwrap(start(i)),
+    onSuccess: ({ experimentId }) => router.push(experimentHref(experimentId)),
+  });
+  const current = skills.find((s) => s.name === skill);
+  return (
+    <form
+      className="flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-slate-50 p-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        starting.mutate({
+          bankId,
+          suite,
+          baseline: baseline || undefined,
+          config: {
+            budget: (budget || undefined) as Budget | undefined,
+            skill: skill && version ? { name: skill, version: Number(version) } : undefined,
+            mentalModels: [],
+          },
+        });
+      }}
+      data-testid="run-experiment"
+    >
+      <label className="text-[11px] text-slate-700">
+        Budget
+        <select className={`${field} block`} value={budget} onChange={(e) => setBudget(e.target.value)}>
+          <option value="">each question's</option>
+          <option>low</option>
+          <option>mid</option>
+          <option>high</option>
+        </select>
+      </label>
+      <label className="text-[11px] text-slate-700">
+        Skill draft
+        <select className={`${field} block`} value={skill} onChange={(e) => setSkill(e.target.value)}>
+          <option value="">current state</option>
+          {skills.map((s) => (
+            <option key={s.name}>{s.name}</option>
+          ))}
+        </select>
+      </label>
+      {current && (
+        <label className="text-[11px] text-slate-700">
+          Version
+          <select className={`${field} block`} value={version} onChange={(e) => setVersion(e.target.value)}>
+            <option value="">pick one</option>
+            {Array.from({ length: current.version }, (_, i) => current.version - i).map((v) => (
+              <option key={v} value={v}>
+                v{v}
+                {v === current.version ? " (current)" : ""}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <label className="text-[11px] text-slate-700">
+        Compare with
+        <select className={`${field} block`} value={baseline} onChange={(e) => setBaseline(e.target.value)}>
+          <option value="">no baseline</option>
+          {baselines.map((b) => (
+            <option key={b.id} value={b.id}>
+              {b.id} · {b.status} · {b.totals.passed}/{b.totals.questions}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="submit"
+        className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+        disabled={starting.isPending}
+        data-testid="start-experiment"
+      >
+        {starting.isPending ? "Starting…" : "Run experiment"}
+      </button>
+      {starting.error && (
+        <span className="text-[12px] text-red-700" role="alert">
+          {starting.error.message}
+        </span>
+      )}
+    </form>
+  );
+}

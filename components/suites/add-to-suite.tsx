@@ -1,0 +1,155 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import type { ActionResult } from "@/lib/contracts/errors";
+import { suiteHref } from "@/lib/contracts/experiments";
+import type { AddToSuiteInput, Expectation, Suite, SuiteQuestion, SuiteSummary } from "@/lib/contracts/suites";
+import { unwrap } from "@/lib/query/unwrap";
+
+const field = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
+const button =
+  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
+
+/**
+ * "Add to suite" on a run page: the run's question, skill, budget, mode and scope, with expectations
+ * suggested from what it did (its status and its citations); each can be unticked before adding.
+ */
+export function AddToSuite({
+  bankId,
+  question,
+  suggested,
+  suites,
+  add,
+}: {
+  bankId: string;
+  question: Omit<SuiteQuestion, "expect">;
+  suggested: Expectation;
+  suites: SuiteSummary[];
+  add: (input: AddToSuiteInput) => Promise<ActionResult<Suite>>;
+}) {
+  const [name, setName] = useState(suites[0]?.name ?? "");
+  const [newName, setNewName] = useState("");
+  const [keep, setKeep] = useState<Record<string, boolean>>({ status: true, mustCite: true });
+  const target = name === "__new" ? newName.trim() : name;
+  const existing = suites.find((s) => s.name === target);
+  const adding = useMutation({ mutationFn: (i: AddToSuiteInput) => unwrap(add(i)) });
+  const expect = Object.fromEntries(
+    Object.entries(suggested).filter(([k, v]) => keep[k] && v !== undefined && !(Array.isArray(v) && !v.length)),
+  ) as Expectation;
+  return (
+    <Drawer onOpenChange={() => adding.reset()}>
+      <DrawerTrigger asChild>
+        <button type="button" className={button} data-testid="open-add-to-suite">
+          Add to suite
+        </button>
+      </DrawerTrigger>
+      <DrawerContent width="max-w-md">
+        <form
+          className="flex flex-col gap-3 overflow-y-auto p-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            adding.mutate({
+              bankId,
+              name: target,
+              question: { ...question, ...(Object.keys(expect).length ? { expect } : {}) },
+              expectedVersion: existing?.version ?? 0,
+            });
+          }}
+        >
+          <DrawerTitle className="font-semibold">Add this question to a suite</DrawerTitle>
+          <p className="text-[12px] text-slate-800">“{question.question}”</p>
+          <p className="text-[11px] text-slate-700">
+            skill {question.skill ?? "(default)"} · budget {question.budget} · mode {question.mode} · scope{" "}
+            {question.scope}
+          </p>
+          <label className="text-[12px] text-slate-700">
+            Suite
+            <select className={field} value={name} onChange={(e) => setName(e.target.value)} data-testid="suite-select">
+              {suites.map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name} ({s.questionCount} questions)
+                </option>
+              ))}
+              <option value="__new">A new suite…</option>
+            </select>
+          </label>
+          {name === "__new" && (
+            <label className="text-[12px] text-slate-700">
+              New suite name
+              <input
+                className={field}
+                value={newName}
+                onChange={(e) => setNewName(e.target.value)}
+                placeholder="release-gate"
+                data-testid="new-suite-name"
+              />
+            </label>
+          )}
+          <fieldset className="flex flex-col gap-1 text-[12px] text-slate-800">
+            <legend className="mb-1 text-slate-700">Expectations suggested by this run</legend>
+            {suggested.status && (
+              <label className="flex items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={keep.status ?? false}
+                  onChange={(e) => setKeep({ ...keep, status: e.target.checked })}
+                />
+                status is {suggested.status.join(" or ")}
+              </label>
+            )}
+            {suggested.mustCite && suggested.mustCite.length > 0 && (
+              <label className="flex items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={keep.mustCite ?? false}
+                  onChange={(e) => setKeep({ ...keep, mustCite: e.target.checked })}
+                  data-testid="keep-must-cite"
+                />
+                <span>
+                  must cite <span className="font-mono">{suggested.mustCite.join(", ")}</span>
+                </span>
+              </label>
+            )}
+            {suggested.maxLlmCalls !== undefined && (
+              <label className="flex items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={keep.maxLlmCalls ?? false}
+                  onChange={(e) => setKeep({ ...keep, maxLlmCalls: e.target.checked })}
+                />
+                at most {suggested.maxLlmCalls} LLM calls
+              </label>
+            )}
+          </fieldset>
+          <div className="flex items-center gap-2">
+            <button
+              type="submit"
+              className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+              disabled={adding.isPending || !target}
+              data-testid="add-to-suite"
+            >
+              {adding.isPending ? "Adding…" : "Add"}
+            </button>
+            <DrawerClose className={button}>Close</DrawerClose>
+          </div>
+          {adding.data && (
+            <p className="text-[12px] text-emerald-800" role="status" data-testid="added-to-suite">
+              Added as question {adding.data.questions.length} of{" "}
+              <a className="underline" href={suiteHref(bankId, adding.data.name)}>
+                {adding.data.name}
+              </a>{" "}
+              (version {adding.data.version}).
+            </p>
+          )}
+          {adding.error && (
+            <p className="text-[12px] text-red-700" role="alert">
+              {adding.error.message}
+            </p>
+          )}
+        </form>
+      </DrawerContent>
+    </Drawer>
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * Suite questions as JSONL (one JSON object per line). Parsing refuses the whole document at the
+ * first bad line, naming its number, so an import is all or nothing. Pure.
+ */
+import { AppError } from "@/lib/contracts/errors";
+import { SUITE_LIMITS, SuiteQuestion } from "@/lib/contracts/suites";
+
+export function parseSuiteJsonl(text: string): SuiteQuestion[] {
+  const out: SuiteQuestion[] = [];
+  const lines = text.split(/\r?\n/);
+  for (const [i, line] of lines.entries()) {
+    if (!line.trim()) continue;
+    const n = i + 1;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (err) {
+      throw bad(n, `not JSON (${(err as Error).message})`);
+    }
+    const parsed = SuiteQuestion.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = issue?.path.length ? `${issue.path.join(".")}: ` : "";
+      throw bad(n, `${path}${issue?.message ?? "invalid question"}`);
+    }
+    out.push(parsed.data);
+    if (out.length > SUITE_LIMITS.questions) throw bad(n, `at most ${SUITE_LIMITS.questions} questions in a suite`);
+  }
+  return out;
+}
+
+function bad(line: number, message: string) {
+  return new AppError("invalid_input", `line ${line}: ${message}; nothing was imported`, {
+    fieldErrors: { [`line ${line}`]: [message] },
+  });
+}
+
+export function toSuiteJsonl(questions: readonly SuiteQuestion[]): string {
+  return questions.map((q) => `${JSON.stringify(q)}\n`).join("");
+}

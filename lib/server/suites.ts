@@ -1,0 +1,111 @@
+/**
+ * Suite services (SPEC §7): save with a version check, import/export JSONL, add one question from
+ * a run. Every caller parses its own transport's input against lib/contracts/suites.ts first.
+ */
+import type { z } from "zod";
+import { getBank } from "@/db/banks";
+import type { Db } from "@/db/client";
+import { getRun } from "@/db/runs";
+import { deleteSuite, getSuite, getSuiteVersions, listSuites, saveSuite } from "@/db/suites";
+import { AppError } from "@/lib/contracts/errors";
+import type {
+  AddToSuiteInput,
+  Expectation,
+  SaveSuiteInput,
+  Suite,
+  SuiteQuestion,
+  SuiteWithHistory,
+} from "@/lib/contracts/suites";
+import { citedIds } from "@/lib/experiments/evaluate";
+import { parseSuiteJsonl, toSuiteJsonl } from "@/lib/experiments/jsonl";
+import { Scope } from "@/lib/reflect/domain";
+
+async function requireBank(db: Db, bankId: string) {
+  const bank = await getBank(db, bankId);
+  if (!bank) throw new AppError("not_found", `unknown bank "${bankId}"`, { fieldErrors: { bankId: ["unknown bank"] } });
+  return bank;
+}
+
+async function requireSuite(db: Db, bankId: string, name: string): Promise<Suite> {
+  await requireBank(db, bankId);
+  const suite = await getSuite(db, bankId, name);
+  if (!suite) throw new AppError("not_found", `unknown suite "${name}" in bank ${bankId}`);
+  return suite;
+}
+
+export async function listBankSuites(db: Db, bankId: string) {
+  await requireBank(db, bankId);
+  return listSuites(db, bankId);
+}
+
+export async function getSuiteWithHistory(db: Db, bankId: string, name: string): Promise<SuiteWithHistory> {
+  const suite = await requireSuite(db, bankId, name);
+  return { ...suite, versions: await getSuiteVersions(db, bankId, name) };
+}
+
+export async function saveBankSuite(db: Db, input: z.output<typeof SaveSuiteInput>): Promise<Suite> {
+  await requireBank(db, input.bankId);
+  return saveSuite(db, input);
+}
+
+export async function removeSuite(db: Db, bankId: string, name: string): Promise<void> {
+  await requireSuite(db, bankId, name);
+  await deleteSuite(db, bankId, name);
+}
+
+/** "Add to suite": appends the question, creating the suite when `expectedVersion` is 0. */
+export async function addToSuite(db: Db, input: z.output<typeof AddToSuiteInput>): Promise<Suite> {
+  await requireBank(db, input.bankId);
+  const current = await getSuite(db, input.bankId, input.name);
+  return saveSuite(db, {
+    bankId: input.bankId,
+    name: input.name,
+    description: current?.description ?? "",
+    questions: [...(current?.questions ?? []), input.question],
+    expectedVersion: input.expectedVersion,
+  });
+}
+
+/**
+ * Replaces the suite's questions with the JSONL document's (a new version; the suite is created
+ * when it does not exist). A bad line refuses the whole document, naming the line.
+ */
+export async function importSuiteJsonl(db: Db, bankId: string, name: string, text: string): Promise<Suite> {
+  await requireBank(db, bankId);
+  const questions = parseSuiteJsonl(text);
+  if (questions.length === 0) throw new AppError("invalid_input", "the file holds no questions; nothing was imported");
+  const current = await getSuite(db, bankId, name);
+  return saveSuite(db, {
+    bankId,
+    name,
+    description: current?.description ?? "",
+    questions,
+    expectedVersion: current?.version ?? 0,
+  });
+}
+
+export async function exportSuiteJsonl(db: Db, bankId: string, name: string): Promise<string> {
+  return toSuiteJsonl((await requireSuite(db, bankId, name)).questions);
+}
+
+/**
+ * What "Add to suite" on a run page is filled with: the run's inputs, expectations suggested from
+ * what it did (its status, its citations, its LLM calls), and the bank's suites. Null while running.
+ */
+export async function addToSuiteContext(db: Db, runId: string) {
+  const run = await getRun(db, runId);
+  if (!run || run.status === "running") return null;
+  const suggested: Expectation = {
+    status: [run.status],
+    mustCite: citedIds(run.citations),
+    maxLlmCalls: run.llmCalls,
+  };
+  const question: Omit<SuiteQuestion, "expect"> = {
+    question: run.question,
+    skill: run.skillName ?? undefined,
+    budget: run.budget,
+    mode: run.mode,
+    scope: Scope.parse(run.scope),
+  };
+  return { bankId: run.bankId, question, suggested, suites: await listSuites(db, run.bankId) };
+}

@@ -1,0 +1,162 @@
+/**
+ * `suite import|export` and `experiment run` as a user runs them: a real process, a real libSQL
+ * file, the offline model. The gate's exit codes are the contract CI relies on.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb } from "@/db/client";
+import { getSuite } from "@/db/suites";
+import type { BundleInput } from "@/lib/contracts/bundle";
+import { ExperimentJson } from "@/lib/contracts/experiments";
+import { cliRunner, root } from "./cli-process";
+
+const dir = resolve(root, "test/.tmp", `cli-exp-${process.pid}-${Date.now()}`);
+const dbUrl = `file:${join(dir, "cli.db")}`;
+
+const cli = cliRunner(dbUrl, 120_000);
+
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+const jsonl = (...lines: unknown[]) => lines.map((l) => JSON.stringify(l)).join("\n");
+
+/** A tiny bank whose memory change between two bundles moves one question each way. */
+function bank(facts: { id: string; text: string }[]): BundleInput {
+  return {
+    version: 1,
+    bank: { id: "gate", name: "Gate" },
+    facts: facts.map((f) => ({ ...f, kind: "world", tags: [], scope: "personal", recordedAt: "2026-01-05T10:00:00Z" })),
+    skills: [
+      {
+        id: "skill-recap",
+        name: "recap",
+        mission: "Answer from the bank's memories and cite them.",
+        retrieval: { tags: [], types: ["observation", "episodic"] },
+        budget: "low",
+      },
+    ],
+    suites: [
+      {
+        name: "gate",
+        questions: [{ question: "When is the Zephyr project deadline?" }, { question: "Who leads the Orion team?" }],
+      },
+    ],
+  };
+}
+const ZEPHYR = { id: "f-zephyr", text: "The Zephyr project deadline is March 3, agreed at the planning review." };
+const ORION = { id: "f-orion", text: "Priya Natarajan leads the Orion team since January." };
+
+beforeAll(() => mkdirSync(dir, { recursive: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("cli experiment run", { timeout: 240_000 }, () => {
+  it("the demo suite passes every expectation: exit 0, one JSON object, runs linked, progress on stderr", () => {
+    const out = cli("experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--json");
+    expect(out.stderr).toMatch(/\[10\/10\] 10 passed, 0 failed/);
+    expect(out.code).toBe(0);
+    const json = ExperimentJson.parse(JSON.parse(out.stdout));
+    expect(json.suite).toBe("demo-tour");
+    expect(json.totals).toEqual({ questions: 10, passed: 10, failed: 0, regressions: 0, improvements: 0 });
+    expect(json.results.every((r) => r.passed && r.runId?.startsWith("run_") && r.failures.length === 0)).toBe(true);
+    expect(json.config).toMatchObject({ draft: false, model: { kind: "offline" } });
+  });
+
+  it("one failing expectation exits 1 and names it in the table", () => {
+    const path = file(
+      "one-fails.jsonl",
+      jsonl(
+        { question: "When did Atlas launch?", expect: { contains: ["October 20"] } },
+        { question: "How much does the Team plan cost?", skill: "recap", expect: { contains: ["$1,000,000"] } },
+      ),
+    );
+    expect(cli("suite", "import", "--bank", "demo", "--suite", "one-fails", path).code).toBe(0);
+    const out = cli("experiment", "run", "--bank", "demo", "--suite", "one-fails", "--concurrency", "1");
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/FAIL .*How much does the Team plan cost\?/);
+    expect(out.stdout).toContain('✗ contains: the answer does not contain "$1,000,000"');
+    expect(out.stdout).toMatch(/2 questions: 1 passed, 1 failed/);
+  });
+
+  it("a baseline comparison flags a regression (lost citation, worse status) and an improvement, and exits 1", () => {
+    expect(cli("import", file("v1.json", JSON.stringify(bank([ZEPHYR])))).code).toBe(0);
+    const base = ExperimentJson.parse(
+      JSON.parse(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--json").stdout),
+    );
+    expect(base.results.map((r) => r.status)).toEqual(["done", "no_evidence"]);
+
+    // The memory change: Zephyr's fact is gone, Orion's arrives.
+    expect(cli("import", "--replace", file("v2.json", JSON.stringify(bank([ORION])))).code).toBe(0);
+    const out = cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", base.id);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain("↓ regression (status): done → no_evidence");
+    expect(out.stdout).toContain("↓ regression (citation): no longer cites f-zephyr");
+    expect(out.stdout).toContain("↑ improvement (status): no_evidence → done");
+    expect(out.stdout).toMatch(/against exp_\w+: 1 regressions, 1 improvements/);
+
+    const json = ExperimentJson.parse(
+      JSON.parse(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", base.id, "--json").stdout),
+    );
+    expect(json.totals).toMatchObject({ regressions: 1, improvements: 1, failed: 0 });
+    expect(json.results.map((r) => r.regression)).toEqual([true, false]);
+    // Compared with itself, the same state shows no regression: the gate passes.
+    expect(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id).code).toBe(0);
+  });
+});
+
+describe("cli suite import / export", { timeout: 120_000 }, () => {
+  it("round-trips JSONL", () => {
+    const lines = [
+      {
+        question: "When did Atlas launch?",
+        skill: "recap",
+        budget: "low",
+        expect: { status: ["done"], mustCite: ["f-152"] },
+      },
+      { question: "What is blocking the SSO rollout?", mode: "facts", scope: "personal" },
+    ];
+    expect(
+      cli("suite", "import", "--bank", "demo", "--suite", "round-trip", file("rt.jsonl", jsonl(...lines))).stdout,
+    ).toMatch(/imported suite round-trip \(version 1\): 2 questions/);
+    const out = cli("suite", "export", "--bank", "demo", "--suite", "round-trip");
+    expect(out.code).toBe(0);
+    expect(
+      out.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual(lines);
+  });
+
+  it("refuses a bad line with its number and imports nothing", async () => {
+    const path = file(
+      "bad.jsonl",
+      `${jsonl({ question: "A?" }, { question: "B?" })}\n{"question":"C?","expect":{"status":["great"]}}\n`,
+    );
+    const out = cli("suite", "import", "--bank", "demo", "--suite", "bad-one", path);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^error: line 3: expect\.status\.0: .*nothing was imported/);
+    const db = await openDb(dbUrl);
+    try {
+      expect(await getSuite(db, "demo", "bad-one")).toBeNull();
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it.each([
+    [["suite", "import", "--bank", "demo", "--suite", "has space", "x.jsonl"], /suite name is a slug/],
+    [["suite", "export", "--bank", "demo", "--suite", "nope"], /unknown suite "nope"/],
+    [["experiment", "run", "--bank", "demo"], /--suite is required/],
+    [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--concurrency", "0"], /--concurrency/],
+    [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--skill-version", "1"], /runs 5 skills/],
+    [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"], /unknown baseline/],
+  ])("bad input %j exits 2 with one line", (args, message) => {
+    const out = cli(...args);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trim().split("\n")).toHaveLength(1);
+    expect(out.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Experiments in process over a real libSQL file and the offline model: drafts are applied only
+ * inside the experiment and never saved, a skill version runs as asked, cancel stops new
+ * questions, and bundles carry suites (old bundles without the key still import).
+ */
+import { readFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { exportBundle, importBundle } from "@/db/bundle-io";
+import type { Db } from "@/db/client";
+import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
+import { getRun, getRunEvents } from "@/db/runs";
+import { getSkill, getSkillVersions, saveSkill } from "@/db/skills";
+import { getSuite, saveSuite } from "@/db/suites";
+import { isAppError } from "@/lib/contracts/errors";
+import { StartExperimentInput } from "@/lib/contracts/experiments";
+import { cancelExperiment, getExperimentComparison, startExperiment } from "@/lib/server/experiments";
+import { sampleBundle } from "../db/sample-bundle";
+import { openTempDb } from "../db/temp-db";
+
+let db: Db;
+let cleanup: () => void;
+
+beforeEach(async () => {
+  ({ db, cleanup } = await openTempDb("experiments"));
+  await importBundle(db, JSON.parse(readFileSync("db/demo/demo-bank.json", "utf8")));
+});
+afterEach(() => cleanup());
+
+const start = (input: Partial<StartExperimentInput> & { suite: string }) =>
+  startExperiment(db, StartExperimentInput.parse({ bankId: "demo", ...input }));
+
+describe("experiment drafts", { timeout: 120_000 }, () => {
+  it("applies a skill mission and a mental-model edit only inside the experiment: nothing is saved", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "pricing",
+      description: "",
+      questions: [{ question: "How much does the Team plan cost?", skill: "recap" }],
+      expectedVersion: 0,
+    });
+    const skillBefore = await getSkill(db, { bankId: "demo", name: "recap" });
+    const skillVersionsBefore = await getSkillVersions(db, "demo", skillBefore?.id ?? "");
+    const modelBefore = await getMentalModel(db, "demo", "mm-pricing");
+    const modelVersionsBefore = await getMentalModelVersions(db, "demo", "mm-pricing");
+
+    const draftContent = "DRAFT-ONLY pricing: the Team plan costs $59 per editor seat per month.";
+    const { finished } = await start({
+      suite: "pricing",
+      config: {
+        skill: { name: "recap", mission: "DRAFT-ONLY mission: answer about pricing." },
+        mentalModels: [{ id: "mm-pricing", content: draftContent, staleOverride: "fresh" }],
+      },
+    });
+    const experiment = await finished;
+    expect(experiment.status).toBe("done");
+    expect(experiment.config.draft).toBe(true);
+
+    // The run used the draft ...
+    const runId = experiment.rows[0]?.runId ?? "";
+    const run = await getRun(db, runId);
+    expect(run?.skillSnapshot?.mission).toBe("DRAFT-ONLY mission: answer about pricing.");
+    expect(JSON.stringify(await getRunEvents(db, runId))).toContain("DRAFT-ONLY pricing");
+
+    // ... and the store is exactly as it was.
+    expect(await getSkill(db, { bankId: "demo", name: "recap" })).toEqual(skillBefore);
+    expect(await getSkillVersions(db, "demo", skillBefore?.id ?? "")).toEqual(skillVersionsBefore);
+    expect(await getMentalModel(db, "demo", "mm-pricing")).toEqual(modelBefore);
+    expect(await getMentalModelVersions(db, "demo", "mm-pricing")).toEqual(modelVersionsBefore);
+  });
+
+  it("runs a saved skill version other than the current one", async () => {
+    const recap = await getSkill(db, { bankId: "demo", name: "recap" });
+    if (!recap) throw new Error("no recap skill");
+    await saveSkill(db, { ...recap, expectedVersion: recap.version, mission: `${recap.mission} Newer.` });
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "one",
+      description: "",
+      questions: [{ question: "When did Atlas launch?", skill: "recap" }],
+      expectedVersion: 0,
+    });
+    const { finished } = await start({ suite: "one", config: { skill: { name: "recap", version: recap.version } } });
+    const run = await getRun(db, (await finished).rows[0]?.runId ?? "");
+    expect(run?.skillVersion).toBe(recap.version);
+    expect(run?.skillSnapshot?.mission).toBe(recap.mission);
+  });
+
+  it("refuses an unknown skill version, mental model or baseline before anything runs", async () => {
+    const cases = [
+      { suite: "demo-tour", config: { skill: { name: "recap", version: 99 } } },
+      { suite: "demo-tour", config: { mentalModels: [{ id: "mm-nope", content: "x" }] } },
+      { suite: "demo-tour", baseline: "exp_nope" },
+      { suite: "no-such-suite" },
+    ];
+    for (const c of cases) {
+      await expect(start(c)).rejects.toSatisfy((e: unknown) => isAppError(e, "not_found"));
+    }
+  });
+});
+
+describe("experiment lifecycle", { timeout: 120_000 }, () => {
+  it("cancel stops new questions from starting; the runs that started stay linked", async () => {
+    const { experimentId, finished } = await start({ suite: "demo-tour", concurrency: 1 });
+    const cancelled = await cancelExperiment(db, experimentId);
+    expect(cancelled.status).toBe("cancelled");
+    const experiment = await finished;
+    expect(experiment.status).toBe("cancelled");
+    const started = experiment.rows.filter((r) => r.runId !== null);
+    expect(started.length).toBeLessThan(10);
+    expect(experiment.rows.filter((r) => r.status === "pending").length).toBe(10 - started.length);
+    await expect(cancelExperiment(db, experimentId)).rejects.toSatisfy((e: unknown) => isAppError(e, "conflict"));
+  });
+
+  it("compares two experiments of the same state without regressions", async () => {
+    const a = await (await start({ suite: "demo-tour" })).finished;
+    const b = await (await start({ suite: "demo-tour", concurrency: 8 })).finished;
+    expect(a.totals).toMatchObject({ questions: 10, passed: 10 });
+    const cmp = await getExperimentComparison(db, a.id, b.id);
+    expect(cmp.totals).toEqual({ regressions: 0, improvements: 0 });
+    expect(cmp.questions.every((q) => q.base?.runId && q.head?.runId && q.base.runId !== q.head.runId)).toBe(true);
+  });
+});
+
+describe("bundles with suites", () => {
+  it("export includes suites; export → import → export is identical", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "extra",
+      description: "two edits",
+      questions: [{ question: "A?", expect: { contains: ["a"] } }],
+      expectedVersion: 0,
+    });
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "extra",
+      description: "two edits",
+      questions: [{ question: "B?" }],
+      expectedVersion: 1,
+    });
+    const first = await exportBundle(db, "demo");
+    expect(first?.suites.map((s) => [s.name, s.version])).toEqual([
+      ["demo-tour", 1],
+      ["extra", 2],
+    ]);
+    const other = await openTempDb("experiments-rt");
+    try {
+      await importBundle(other.db, first);
+      expect(await exportBundle(other.db, "demo")).toEqual(first);
+      expect((await getSuite(other.db, "demo", "extra"))?.questions).toEqual([{ question: "B?" }]);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it("an old bundle without `suites` imports; a bad suite refuses the whole bundle by path", async () => {
+    const old = sampleBundle();
+    expect("suites" in old).toBe(false);
+    await importBundle(db, old);
+    expect((await exportBundle(db, old.bank.id))?.suites).toEqual([]);
+
+    const bad = {
+      ...sampleBundle(),
+      bank: { id: "acme2", name: "Acme 2" },
+      suites: [{ name: "s", questions: [{ question: "Q?", expect: { status: ["great"] } }] }],
+    };
+    await expect(importBundle(db, bad)).rejects.toSatisfy(
+      (e: unknown) =>
+        isAppError(e, "invalid_bundle") &&
+        Object.keys(e.details.fieldErrors ?? {}).some((k) => k.startsWith("suites[0].questions[0].expect.status")),
+    );
+    expect(await exportBundle(db, "acme2")).toBeNull();
+  });
+});
