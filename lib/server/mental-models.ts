@@ -23,6 +23,7 @@ import type {
   MentalModelPage,
   MentalModelRef,
   MentalModelRow,
+  RestoreVersionInput,
 } from "@/lib/contracts/mental-models";
 import { mentalModelChanges, versionHistory } from "@/lib/timeline/version-changes";
 import { requireBank } from "./banks";
@@ -169,4 +170,43 @@ export async function deleteMentalModelById(db: Db, ref: z.output<typeof MentalM
     throw new AppError("not_found", `mental model ${ref.id} does not exist (already deleted?)`);
   }
   return { deleted: true };
+}
+
+/**
+ * Restores an old version as a new one (every field as that version had it), on top of
+ * `expectedVersion`; a model saved meanwhile is a `conflict` carrying the newer model.
+ */
+export async function restoreMentalModelVersion(
+  db: Db,
+  input: z.output<typeof RestoreVersionInput>,
+): Promise<MentalModelDetail> {
+  const asShown = async () => {
+    const m = await getMentalModel(db, input.bankId, input.id);
+    return m ? toMentalModelDetail(m, 0) : null;
+  };
+  const current = await getMentalModel(db, input.bankId, input.id);
+  if (!current || current.version !== input.expectedVersion) {
+    throw editConflict("mental model", input.expectedVersion, await asShown());
+  }
+  const old = (await getMentalModelVersions(db, input.bankId, input.id)).find((v) => v.version === input.version);
+  if (!old) throw new AppError("not_found", `mental model ${input.id} has no version ${input.version}`);
+  const saved = await saveOrConflict(
+    "mental model",
+    input.expectedVersion,
+    () =>
+      saveMentalModel(db, {
+        bankId: input.bankId,
+        id: input.id,
+        expectedVersion: input.expectedVersion,
+        name: old.name,
+        sourceQuery: old.sourceQuery,
+        content: old.content,
+        tags: old.tags,
+        refreshedAt: old.refreshedAt,
+        staleOverride: old.staleOverride,
+        basedOnIds: old.basedOnIds,
+      }),
+    asShown,
+  );
+  return mentalModelDetailOf(db, saved);
 }

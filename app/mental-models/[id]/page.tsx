@@ -1,11 +1,18 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { deleteMentalModelAction, refreshMentalModelAction, saveMentalModelAction } from "@/app/actions/curation";
+import {
+  acceptRefreshAction,
+  deleteMentalModelAction,
+  refreshMentalModelAction,
+  restoreMentalModelAction,
+  saveMentalModelAction,
+} from "@/app/actions/curation";
 import { DeleteModelButton } from "@/components/editors/delete-model-button";
 import { FieldChanges } from "@/components/editors/field-changes";
 import { formatTime } from "@/components/editors/format-time";
 import { MentalModelEditor } from "@/components/editors/mental-model-editor";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
+import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
 import { VersionHistory } from "@/components/editors/version-history";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
@@ -49,25 +56,26 @@ export default async function MentalModelPage({
           {model.basedOnIds.length} {model.basedOnIds.length === 1 ? "memory" : "memories"} · read by {model.readBy}{" "}
           {model.readBy === 1 ? "run" : "runs"}
         </span>
-        <span className="font-mono text-[11px] text-slate-400" data-testid="model-version">
+        <span className="font-mono text-[11px] text-slate-600" data-testid="model-version">
           v{model.version}
         </span>
-        <div className="ml-auto flex items-center gap-2">
-          <RefreshModelButton
-            bankId={bankId}
-            id={model.id}
-            version={model.version}
-            refresh={refreshMentalModelAction}
-          />
-          <DeleteModelButton
-            bankId={bankId}
-            id={model.id}
-            name={model.name}
-            versions={page.versions.length}
-            readBy={model.readBy}
-            remove={deleteMentalModelAction}
-          />
-        </div>
+        <RefreshModelButton
+          bankId={bankId}
+          id={model.id}
+          version={model.version}
+          refresh={refreshMentalModelAction}
+          accept={acceptRefreshAction}
+          actions={
+            <DeleteModelButton
+              bankId={bankId}
+              id={model.id}
+              name={model.name}
+              versions={page.versions.length}
+              readBy={model.readBy}
+              remove={deleteMentalModelAction}
+            />
+          }
+        />
       </div>
       {page.seen ? (
         <section className="mb-4 rounded border border-indigo-200 bg-indigo-50/40 p-3" data-testid="seen-version">
@@ -86,7 +94,19 @@ export default async function MentalModelPage({
           <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
         </div>
         <div className="space-y-4">
-          <VersionHistory versions={page.versions} current={model.version} />
+          <VersionHistory
+            versions={page.versions}
+            current={model.version}
+            action={(version) => (
+              <RestoreVersionButton
+                bankId={bankId}
+                id={model.id}
+                version={version}
+                current={model.version}
+                restore={restoreMentalModelAction}
+              />
+            )}
+          />
           <RunRefList
             title="Refresh runs"
             runs={page.refreshRuns}
