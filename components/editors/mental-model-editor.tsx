@@ -12,6 +12,7 @@ import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
 import { MarkdownPreview } from "./markdown-preview";
+import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 
@@ -41,9 +42,35 @@ export function MentalModelEditor({
   const [override, setOverride] = useState<StaleOverrideChoice>(model?.staleOverride ?? "auto");
   const [content, setContent] = useState(model?.content ?? "");
 
+  const dirty =
+    !model ||
+    name !== model.name ||
+    sourceQuery !== model.sourceQuery ||
+    content !== model.content ||
+    tags.join("\n") !== model.tags.join("\n") ||
+    override !== (model.staleOverride ?? "auto");
+  // A new model's form counts as changed once something is typed.
+  const changed = model ? dirty : name !== "" || sourceQuery !== "" || content !== "" || tags.length > 0;
+  const guard = useUnsavedGuard(changed);
+  const draft = useDraft({
+    entity: `mental-model:${bankId}:${model?.id ?? "new"}`,
+    baseVersion: model?.version ?? 0,
+    value: { name, sourceQuery, tags, override, content },
+    dirty: changed,
+    apply: (d) => {
+      setName(d.name);
+      setSourceQuery(d.sourceQuery);
+      setTags(d.tags);
+      setOverride(d.override);
+      setContent(d.content);
+    },
+  });
+
   const mutation = useMutation({
     mutationFn: (draft: MentalModelDraft) => unwrap(save(draft)),
     onSuccess: (saved) => {
+      draft.clear();
+      guard.allow();
       if (model) router.refresh();
       else router.push(mentalModelHref(bankId, saved.id));
     },
@@ -52,13 +79,6 @@ export function MentalModelEditor({
   const conflict = isAppError(error, "conflict") ? error : null;
   const newer = conflict ? conflictCurrent(conflict, MentalModelDetail) : undefined;
   const fieldErrors = isAppError(error) ? (error.details.fieldErrors ?? {}) : {};
-  const dirty =
-    !model ||
-    name !== model.name ||
-    sourceQuery !== model.sourceQuery ||
-    content !== model.content ||
-    tags.join("\n") !== model.tags.join("\n") ||
-    override !== (model.staleOverride ?? "auto");
 
   return (
     <form
@@ -78,6 +98,8 @@ export function MentalModelEditor({
         });
       }}
     >
+      {guard.dialog}
+      <DraftNotice draft={draft} />
       {conflict ? (
         <ConflictNotice
           message={conflict.message}

@@ -42,8 +42,7 @@ export function RefreshModelButton({
   const router = useRouter();
   const propose = useMutation({ mutationFn: () => unwrap(refresh({ bankId, id, expectedVersion: version })) });
   const save = useMutation({
-    mutationFn: (p: RefreshProposal) =>
-      unwrap(accept({ bankId, id, runId: p.runId, expectedVersion: p.baseVersion })),
+    mutationFn: (p: RefreshProposal) => unwrap(accept({ bankId, id, runId: p.runId, expectedVersion: p.baseVersion })),
     onSuccess: () => {
       propose.reset();
       router.refresh();

@@ -10,6 +10,7 @@ import { unwrap } from "@/lib/query/unwrap";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
+import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 const TYPES = ["observation", "episodic"] as const;
@@ -64,13 +65,41 @@ export function SkillEditor({
     outputFormat !== skill.outputFormat ||
     answerFormat !== skill.answerFormat;
 
+  const guard = useUnsavedGuard(dirty);
+  const stored = useDraft({
+    entity: `skill:${skill.bankId}:${skill.id}`,
+    baseVersion: skill.version,
+    value: { mission, disposition, scope, tags, types, budget, anchorEvery, outputFormat, answerFormat },
+    dirty,
+    apply: (d) => {
+      setMission(d.mission);
+      setDisposition(d.disposition);
+      setScope(d.scope);
+      setTags(d.tags);
+      setTypes(d.types);
+      setBudget(d.budget);
+      setAnchorEvery(d.anchorEvery);
+      setOutputFormat(d.outputFormat);
+      setAnswerFormat(d.answerFormat);
+    },
+  });
+
   const saving = useMutation({
     mutationFn: (d: SkillDraft) => unwrap(save(d)),
-    onSuccess: () => router.refresh(),
+    onSuccess: () => {
+      stored.clear();
+      guard.allow();
+      router.refresh();
+    },
   });
   const trying = useMutation({
     mutationFn: (input: TrySkillInput) => unwrap(tryDraft(input)),
-    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+    onSuccess: ({ runId }) => {
+      // The draft comes back when Back returns here; the run itself is labelled a draft.
+      if (dirty) stored.markTried(runId);
+      guard.allow();
+      router.push(`/runs/${runId}`);
+    },
   });
   const conflict = isAppError(saving.error, "conflict") ? saving.error : null;
   const failure = saving.error ?? trying.error;
@@ -87,6 +116,8 @@ export function SkillEditor({
         saving.mutate(draft());
       }}
     >
+      {guard.dialog}
+      <DraftNotice draft={stored} />
       {conflict ? (
         <ConflictNotice
           message={conflict.message}

@@ -3,8 +3,8 @@ import type { RunStatus } from "@/lib/reflect/domain";
 import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
 import type { RunHeader as RunHeaderData } from "@/lib/timeline/fold";
-import { formatCount, formatMs } from "@/lib/timeline/format";
-import { Badge } from "./badge";
+import { formatCount, formatMs, skillLabel } from "@/lib/timeline/format";
+import { Badge, DraftBadge } from "./badge";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -76,7 +76,10 @@ export const RunHeader = memo(function RunHeader({
         </ul>
       )}
       <dl className="mt-2 grid grid-cols-[repeat(auto-fill,minmax(120px,1fr))] gap-x-4 gap-y-1.5 text-[12px]">
-        <Field label="Skill">{header.skill ? `${header.skill.name} v${header.skill.version}` : "—"}</Field>
+        <Field label="Skill">
+          {skillLabel(header.skill)}
+          {header.skill?.draft ? <DraftBadge /> : null}
+        </Field>
         <Field label="Budget">{header.budget ?? "—"}</Field>
         <Field label="Mode">{header.mode ?? "—"}</Field>
         <Field label="Scope">{header.scope ?? "—"}</Field>

@@ -81,6 +81,7 @@ export async function trySkillDraft(
     anchorEvery: draft.anchorEvery,
     outputFormat: draft.outputFormat,
     answerFormat: draft.answerFormat,
+    draft: true,
   };
   return startRun(
     db,

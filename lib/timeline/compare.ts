@@ -17,6 +17,7 @@ import {
   type Tier,
 } from "@/lib/reflect/domain";
 import { type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
+import { skillLabel } from "./format";
 import { type DiffOp, diffLines, diffWords, hasChanges, readsInline } from "./text-diff";
 import { modelUsage, type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
 
@@ -409,8 +410,7 @@ function diffInputs(a: RunSummary, b: RunSummary, modelA: string, modelB: string
     out.push({ field, a: va, b: vb, ...(diff && readsInline(diff) ? { diff } : {}) });
   };
   push("question", a.question, b.question, true);
-  const skill = (s: SkillSnapshot | null) => (s ? `${s.name} v${s.version}` : "—");
-  push("skill", skill(a.skill), skill(b.skill));
+  push("skill", skillLabel(a.skill), skillLabel(b.skill));
   push("mission", a.skill?.mission ?? "", b.skill?.mission ?? "", true);
   push("disposition", (a.skill?.disposition ?? []).join(", "), (b.skill?.disposition ?? []).join(", "));
   push("output_format", a.skill?.outputFormat ?? "", b.skill?.outputFormat ?? "");

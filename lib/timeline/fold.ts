@@ -131,7 +131,7 @@ export interface RunHeader {
   runId: string | null;
   bankId: string | null;
   question: string;
-  skill: Pick<SkillSnapshot, "name" | "version" | "mission" | "disposition"> | null;
+  skill: Pick<SkillSnapshot, "name" | "version" | "mission" | "disposition" | "draft"> | null;
   budget: Budget | null;
   mode: RunMode | null;
   scope: string | null;
@@ -486,6 +486,7 @@ export function createRunFolder(): RunFolder {
               version: s.skill.version,
               mission: s.skill.mission,
               disposition: s.skill.disposition,
+              draft: s.skill.draft ?? false,
             }
           : null,
         budget: s?.budget ?? null,

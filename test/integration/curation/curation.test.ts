@@ -21,7 +21,7 @@ import {
   saveMentalModelDraft,
 } from "@/lib/server/mental-models";
 import { acceptRefresh, refreshMentalModel } from "@/lib/server/refresh";
-import { startRun } from "@/lib/server/runs";
+import { startRun, toRunListItem } from "@/lib/server/runs";
 import { getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
 import { done, followForced, reply, ScriptedModel } from "../../fixtures/scripted-model";
 import { openTempDb } from "../db/temp-db";
@@ -368,7 +368,13 @@ describe("skills", () => {
     const events = await getRunEvents(db, runId);
     const started = events.find((e) => e.type === "run.started");
     expect(started?.type === "run.started" && started.payload.skill.mission).toBe("Answer in exactly one sentence.");
-    expect((await getRun(db, runId))?.budget).toBe("low");
+    // The snapshot is marked as a draft based on the loaded version, never read as that version.
+    expect(started?.type === "run.started" && started.payload.skill.draft).toBe(true);
+    const run = await getRun(db, runId);
+    expect(run?.skillSnapshot?.draft).toBe(true);
+    expect(run?.skillSnapshot?.version).toBe(draft.expectedVersion);
+    expect(run && toRunListItem(run).skillDraft).toBe(true);
+    expect(run?.budget).toBe("low");
     const saved = await getSkill(db, { bankId: "demo", id: "skill-recap" });
     expect(saved?.mission).not.toBe("Answer in exactly one sentence.");
     expect(saved?.version).toBe(draft.expectedVersion);
