@@ -2,7 +2,9 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type ReactNode, type RefObject, useReducer, useRef } from "react";
+import { type ReactNode, type RefObject, useEffect, useReducer, useRef, useState } from "react";
+import { useUnsavedGuard } from "@/components/editors/unsaved";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import type { RerunContext, RerunInput } from "@/lib/contracts/rerun";
@@ -106,7 +108,8 @@ function changesOf(data: RerunContext, draft: Draft) {
 /**
  * "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then
  * start a child run. A modal drawer: focus starts in the question and stays inside; Escape closes
- * it and focus goes back to the button that opened it. Each opening starts from the run as it was.
+ * it and focus goes back to the button that opened it. Each opening starts from the run as it was,
+ * so closing (Escape, ✕, Cancel, outside) with changes asks first.
  */
 export function RerunDrawer({
   data,
@@ -119,8 +122,17 @@ export function RerunDrawer({
   trigger: ReactNode;
 }) {
   const question = useRef<HTMLTextAreaElement>(null);
+  const dirty = useRef(false);
+  const [open, setOpen] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   return (
-    <Drawer>
+    <Drawer
+      open={open}
+      onOpenChange={(next) => {
+        if (next || !dirty.current) setOpen(next);
+        else setConfirming(true);
+      }}
+    >
       <DrawerTrigger asChild>{trigger}</DrawerTrigger>
       <DrawerContent
         data-testid="rerun-drawer"
@@ -129,7 +141,21 @@ export function RerunDrawer({
           question.current?.focus();
         }}
       >
-        <RerunForm data={data} rerun={rerun} questionRef={question} />
+        <RerunForm data={data} rerun={rerun} questionRef={question} onDirty={(d) => (dirty.current = d)} />
+        <ConfirmDialog
+          open={confirming}
+          onOpenChange={setConfirming}
+          title="Discard your changes?"
+          description="Closing the drawer drops the changes you made to this re-run. Nothing has been started or saved."
+          confirmLabel="Discard changes"
+          onConfirm={() => {
+            setConfirming(false);
+            dirty.current = false;
+            setOpen(false);
+          }}
+          testId="rerun-discard-dialog"
+          confirmTestId="confirm-discard"
+        />
       </DrawerContent>
     </Drawer>
   );
@@ -139,19 +165,30 @@ function RerunForm({
   data,
   rerun,
   questionRef,
+  onDirty,
 }: {
   data: RerunContext;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
   questionRef: RefObject<HTMLTextAreaElement | null>;
+  onDirty: (dirty: boolean) => void;
 }) {
   const router = useRouter();
   const [draft, dispatch] = useReducer(draftReducer, data, initialDraft);
+  const { editing: _, ...asEdited } = draft;
+  const { editing: __, ...asLoaded } = initialDraft(data);
+  const dirty = JSON.stringify(asEdited) !== JSON.stringify(asLoaded);
+  const guard = useUnsavedGuard(dirty);
+  useEffect(() => onDirty(dirty), [dirty, onDirty]);
   const set = (field: DraftField) => (e: { target: { value: string } }) =>
     dispatch({ type: "set", field, value: e.target.value });
 
   const mutation = useMutation({
     mutationFn: (input: RerunInput) => unwrap(rerun(input)),
-    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+    onSuccess: ({ runId }) => {
+      guard.allow();
+      onDirty(false);
+      router.push(`/runs/${runId}`);
+    },
   });
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const { edits, skillChanged } = changesOf(data, draft);
@@ -177,6 +214,7 @@ function RerunForm({
 
   return (
     <>
+      {guard.dialog}
       <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-2">
         <DrawerTitle className="font-semibold text-slate-900">Re-run with changes</DrawerTitle>
         <span className="font-mono text-[11px] text-slate-500">parent {data.run.id}</span>
