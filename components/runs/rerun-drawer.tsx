@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type ReactNode, type RefObject, useEffect, useReducer, useRef, useState } from "react";
+import { type ReactNode, type RefObject, useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { useUnsavedGuard } from "@/components/editors/unsaved";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
@@ -123,6 +123,9 @@ export function RerunDrawer({
 }) {
   const question = useRef<HTMLTextAreaElement>(null);
   const dirty = useRef(false);
+  const setDirty = useCallback((d: boolean) => {
+    dirty.current = d;
+  }, []);
   const [open, setOpen] = useState(false);
   const [confirming, setConfirming] = useState(false);
   return (
@@ -141,7 +144,7 @@ export function RerunDrawer({
           question.current?.focus();
         }}
       >
-        <RerunForm data={data} rerun={rerun} questionRef={question} onDirty={(d) => (dirty.current = d)} />
+        <RerunForm data={data} rerun={rerun} questionRef={question} onDirty={setDirty} />
         <ConfirmDialog
           open={confirming}
           onOpenChange={setConfirming}
@@ -178,7 +181,9 @@ function RerunForm({
   const { editing: __, ...asLoaded } = initialDraft(data);
   const dirty = JSON.stringify(asEdited) !== JSON.stringify(asLoaded);
   const guard = useUnsavedGuard(dirty);
-  useEffect(() => onDirty(dirty), [dirty, onDirty]);
+  useEffect(() => {
+    onDirty(dirty);
+  }, [dirty, onDirty]);
   const set = (field: DraftField) => (e: { target: { value: string } }) =>
     dispatch({ type: "set", field, value: e.target.value });
 

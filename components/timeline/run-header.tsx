@@ -21,8 +21,11 @@ export const RunHeader = memo(function RunHeader({
   status,
   badges,
   onExport,
+  replayDrift = 0,
 }: {
   header: RunHeaderData;
+  /** Fork: how many replayed steps differ from the parent's (tool results, freshness, offered tools). */
+  replayDrift?: number;
   /** Displayed status (may come from the server when the log has no run.finished). */
   status: RunStatus;
   badges: RunBadge[];
@@ -107,6 +110,23 @@ export const RunHeader = memo(function RunHeader({
             {header.parentRunId}
           </a>
           {header.forkedAtIteration !== null ? ` at iteration ${header.forkedAtIteration}` : ""}
+        </p>
+      )}
+      {header.outcome.length > 0 && (
+        <p className="mt-1 text-[12px] text-slate-700" data-testid="run-outcome">
+          <span className="font-medium">Outcome: </span>
+          {header.outcome.join(" · ")}
+        </p>
+      )}
+      {replayDrift > 0 && (
+        <p
+          className="mt-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+          data-testid="replay-drift"
+        >
+          {replayDrift === 1
+            ? "1 replayed step differs from the parent run"
+            : `${replayDrift} replayed steps differ from the parent run`}{" "}
+          (the tools re-ran against today's memory; the marked iterations below say what changed).
         </p>
       )}
       {header.error && (

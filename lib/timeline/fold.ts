@@ -18,6 +18,7 @@ import { TIER_REGISTRY, TIERS } from "@/lib/reflect/domain";
 import type { EventPayload, IdsByTier, Injection, OutcomeClass, RunEvent, ToolName } from "@/lib/reflect/events";
 import { badgesFromFlags, type RunBadge } from "./badges";
 import { memoryTextFromContent } from "./memory-text";
+import { outcomeWords } from "./outcome";
 import {
   createRunWalker,
   modelUsage,
@@ -149,6 +150,8 @@ export interface RunHeader {
   iterationCount: number;
   warnings: string[];
   error: { message: string; phase: string } | null;
+  /** The outcome in words ("answered from mental models only", "2 scope rejections"); see outcome.ts. */
+  outcome: string[];
 }
 
 export interface TimelineCitation {
@@ -506,6 +509,7 @@ export function createRunFolder(): RunFolder {
         // A live run shows a provider warning as soon as it happens; the finished run lists them all.
         warnings: [...new Set([...(s?.warnings ?? []), ...walk.providerWarnings, ...(f?.warnings ?? [])])],
         error: f?.error ?? null,
+        outcome: outcomeWords(walk),
       };
       const badges = badgesFromFlags(flags);
       return {

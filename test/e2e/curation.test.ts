@@ -168,7 +168,13 @@ describe("curation loop on the demo bank", () => {
     await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
     await page.getByTestId("skill-editor").waitFor();
     expect(await page.getByTestId("skill-version").textContent()).toBe(version);
-    expect(await page.getByTestId("skill-mission").inputValue()).not.toBe("Answer in one short paragraph.");
+    // The editor brings the tried draft back (said so); the saved skill is unchanged.
+    await page.getByTestId("draft-restored").waitFor();
+    const saved = (await (await fetch(`${ctx.app.url}/api/v1/banks/demo/skills/skill-recap`)).json()) as {
+      skill: { mission: string; version: number };
+    };
+    expect(`v${saved.skill.version}`).toBe(version);
+    expect(saved.skill.mission).not.toBe("Answer in one short paragraph.");
   });
 
   it("creates a mental model and deletes it after confirming", async () => {
