@@ -12,7 +12,16 @@ import { Bundle } from "@/lib/contracts/bundle";
 import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
-import { banks, facts, mentalModels, mentalModelVersions, observations, skills, skillVersions } from "./schema";
+import {
+  banks,
+  facts,
+  mentalModels,
+  mentalModelTombstones,
+  mentalModelVersions,
+  observations,
+  skills,
+  skillVersions,
+} from "./schema";
 import { createBankIndexStatements, dropBankIndexStatements } from "./search-index";
 
 interface BundleIssue {
@@ -125,7 +134,15 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
   // and rebuilt from the new rows at the end, which is faster than indexing row by row.
   const statements: InStatement[] = [...dropBankIndexStatements(bankId)];
   if (existing) {
-    for (const table of [facts, observations, mentalModels, mentalModelVersions, skills, skillVersions]) {
+    for (const table of [
+      facts,
+      observations,
+      mentalModels,
+      mentalModelVersions,
+      mentalModelTombstones,
+      skills,
+      skillVersions,
+    ]) {
       statements.push(toStatement(db.delete(table).where(eq(table.bankId, bankId))));
     }
     statements.push(toStatement(db.delete(banks).where(eq(banks.id, bankId))));

@@ -101,6 +101,8 @@ export const MentalModelPage = z.object({
   refreshRuns: z.array(RunRef),
   /** A version a run read (`?seen=N`), with what changed between it and the current version. */
   seen: z.object({ version: z.number().int(), changes: z.array(z.custom<FieldChange>()) }).nullable(),
+  /** A deleted model (a tombstone): `model` is its last version, shown read-only. */
+  deleted: z.object({ at: z.string() }).nullable(),
 });
 export type MentalModelPage = z.infer<typeof MentalModelPage>;
 

@@ -142,7 +142,9 @@ describe("mental model versions", () => {
     expect(created.state).toBe("unusable");
     expect(created.reason).toBe("never refreshed");
     await deleteMentalModelById(db, { bankId: "demo", id: created.id });
-    expect(await getMentalModelPage(db, "demo", created.id)).toBeNull();
+    // A tombstone: the page stays readable (marked deleted), the list no longer shows it.
+    expect((await getMentalModelPage(db, "demo", created.id))?.deleted).not.toBeNull();
+    expect((await listMentalModelRows(db, "demo")).map((r) => r.id)).not.toContain(created.id);
     const again = await deleteMentalModelById(db, { bankId: "demo", id: created.id }).catch((e: unknown) => e);
     expect(isAppError(again, "not_found")).toBe(true);
     expect((again as AppError).message).toMatch(/does not exist/);
