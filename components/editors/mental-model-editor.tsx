@@ -5,9 +5,11 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
 import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } from "@/lib/contracts/mental-models";
 import { mentalModelHref } from "@/lib/query/curation";
 import { unwrap } from "@/lib/query/unwrap";
+import { CharCount } from "./char-count";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
@@ -145,6 +147,7 @@ export function MentalModelEditor({
               data-testid="model-source-query"
               aria-label="Source query"
             />
+            <CharCount value={sourceQuery} max={LIMITS.questionChars} testId="source-query-count" />
           </FieldLabel>
         </div>
       </div>
@@ -196,6 +199,7 @@ export function MentalModelEditor({
             data-testid="model-content"
             aria-label="Content"
           />
+          <CharCount value={content} max={LIMITS.contentChars} testId="content-count" />
         </TabPanel>
         <TabPanel value="preview" className="h-72 overflow-auto rounded border border-slate-300 bg-white p-3">
           <MarkdownPreview markdown={content} />

@@ -4,12 +4,15 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
+import { CharCount } from "./char-count";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
+import { ScopeWarning } from "./scope-warning";
 import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
@@ -23,8 +26,11 @@ export function SkillEditor({
   skill,
   save,
   tryDraft,
+  permittedTeams = [],
 }: {
   skill: Skill;
+  /** The bank's permitted teams, to warn before a scope it refuses. */
+  permittedTeams?: readonly string[];
   save: (draft: SkillDraft) => Promise<ActionResult<Skill>>;
   tryDraft: (input: TrySkillInput) => Promise<ActionResult<RunStarted>>;
 }) {
@@ -195,6 +201,7 @@ export function SkillEditor({
               aria-label="Scope default"
               data-testid="skill-scope"
             />
+            <ScopeWarning scope={scope} permittedTeams={permittedTeams} />
           </FieldLabel>
           <FieldLabel label="Tags" errors={errorsOf("retrieval.tags")}>
             <ChipInput
@@ -287,6 +294,7 @@ export function SkillEditor({
               aria-label="Question to try the draft on"
               data-testid="try-question"
             />
+            <CharCount value={question} max={LIMITS.questionChars} testId="question-count" />
           </FieldLabel>
         </div>
         <button

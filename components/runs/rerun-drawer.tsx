@@ -3,10 +3,13 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, type RefObject, useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { CharCount } from "@/components/editors/char-count";
+import { ScopeWarning } from "@/components/editors/scope-warning";
 import { useUnsavedGuard } from "@/components/editors/unsaved";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
 import type { RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
@@ -243,6 +246,7 @@ function RerunForm({
             value={draft.question}
             onChange={set("question")}
           />
+          <CharCount value={draft.question} max={LIMITS.questionChars} testId="question-count" />
           {fieldErrors.question && <p className="text-[11px] text-red-700">{fieldErrors.question.join("; ")}</p>}
         </label>
         <div className="grid grid-cols-3 gap-2">
@@ -270,6 +274,10 @@ function RerunForm({
                 </option>
               ))}
             </select>
+            <ScopeWarning
+              scope={draft.scope}
+              permittedTeams={data.scopes.flatMap((s) => (s.startsWith("team:") ? [s.slice(5)] : []))}
+            />
           </label>
         </div>
 
