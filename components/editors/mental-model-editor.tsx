@@ -14,6 +14,7 @@ import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
 import { MarkdownPreview } from "./markdown-preview";
+import { threeWayMerge } from "./three-way";
 import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
@@ -81,6 +82,38 @@ export function MentalModelEditor({
   const conflict = isAppError(error, "conflict") ? error : null;
   const newer = conflict ? conflictCurrent(conflict, MentalModelDetail) : undefined;
   const fieldErrors = isAppError(error) ? (error.details.fieldErrors ?? {}) : {};
+  const fieldsOf = (m: MentalModelDetail) => ({
+    name: m.name,
+    sourceQuery: m.sourceQuery,
+    tags: m.tags,
+    override: (m.staleOverride ?? "auto") as StaleOverrideChoice,
+    content: m.content,
+  });
+  const merge =
+    model && newer
+      ? threeWayMerge(fieldsOf(model), { name, sourceQuery, tags, override, content }, fieldsOf(newer))
+      : null;
+  const reapplyOffer =
+    merge && newer
+      ? {
+          pending: mutation.isPending,
+          overlap: merge.ok ? [] : merge.overlap.map((k) => (k === "sourceQuery" ? "source query" : k)),
+          run: () => {
+            if (!merge.ok || !model) return;
+            const m = merge.merged;
+            mutation.mutate({
+              bankId,
+              id: model.id,
+              expectedVersion: newer.version,
+              name: m.name,
+              sourceQuery: m.sourceQuery,
+              content: m.content,
+              tags: m.tags,
+              staleOverride: m.override,
+            });
+          },
+        }
+      : undefined;
 
   return (
     <form
@@ -123,6 +156,7 @@ export function MentalModelEditor({
               : []
           }
           onLoadNewer={() => router.refresh()}
+          reapply={reapplyOffer}
         />
       ) : null}
       <div className="grid grid-cols-2 gap-3">

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { runIdOf } from "./pages/run-page";
+import { screenshotWidths } from "./pages/shots";
 
 describe("unsaved edits and drafts", () => {
   const ctx = useAppAndBrowser();
@@ -65,7 +66,7 @@ describe("unsaved edits and drafts", () => {
     const version = await page.getByTestId("skill-version").textContent();
     await page.getByTestId("skill-mission").fill("Draft mission: answer in one short paragraph.");
     await page.getByTestId("try-question").fill("What did we decide about the launch date?");
-    await screenshot(page, "curation-skill-draft");
+    await screenshotWidths(page, "curation-skill-draft");
     await page.getByTestId("try-skill").click();
     await page.waitForURL(/\/runs\/run_/);
     const runId = runIdOf(page.url());
@@ -108,5 +109,34 @@ describe("unsaved edits and drafts", () => {
     await confirm.waitFor();
     await page.getByTestId("confirm-discard").click();
     await drawer.waitFor({ state: "detached" });
+  });
+
+  it("re-applies an edit on the newer version when the changed fields do not overlap", async () => {
+    const first = ctx.browser.page;
+    const second = await ctx.browser.context.newPage();
+    try {
+      for (const page of [first, second]) {
+        await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=demo`);
+        await page.getByTestId("mental-model-editor").waitFor();
+        // A draft left by an earlier test of this model is not this test's edit.
+        if (await page.getByTestId("discard-draft").count()) await page.getByTestId("discard-draft").click();
+      }
+      const loaded = Number((await second.getByTestId("model-version").textContent())?.slice(1));
+      await first.getByTestId("model-name").fill("Hiring plan (renamed by the other tab)");
+      await first.getByTestId("save-model").click();
+      await first.locator('[data-testid="model-version"]', { hasText: `v${loaded + 1}` }).waitFor();
+
+      await second.getByTestId("model-content").fill("My content edit, made on the stale copy.");
+      await second.getByTestId("save-model").click();
+      await second.getByTestId("conflict-notice").waitFor();
+      await second.getByTestId("reapply-edit").click();
+      await second.locator('[data-testid="model-version"]', { hasText: `v${loaded + 2}` }).waitFor();
+      expect(await second.getByTestId("model-name").inputValue()).toBe("Hiring plan (renamed by the other tab)");
+      expect(await second.getByTestId("model-content").inputValue()).toBe("My content edit, made on the stale copy.");
+      // The version list shows both saves.
+      await second.locator(`[data-testid="version"][data-version="${loaded + 2}"]`).waitFor();
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
 import { waitForFocus } from "./pages/focus";
+import { screenshotWidths } from "./pages/shots";
 
 /** The version the skill editor has loaded ("v3" → 3). */
 async function skillVersion(page: Page): Promise<number> {
@@ -45,7 +46,7 @@ describe("curation loop on the demo bank", () => {
     await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
     expect(await page.getByTestId("refresh-diff").locator('[data-op="add"]').count()).toBeGreaterThan(0);
     expect(await page.getByTestId("model-version").textContent()).toBe(`v${before}`);
-    await screenshot(page, "curation-refresh-proposal");
+    await screenshotWidths(page, "curation-refresh-proposal");
     await page.getByTestId("accept-refresh").click();
     await page.getByTestId("refresh-outcome").waitFor();
     expect(await page.getByTestId("refresh-outcome").textContent()).toContain(`Refreshed as version ${before + 1}`);

@@ -3,9 +3,10 @@
  * freshness verdict or offered tools differ from the parent's is marked, and the header says so.
  */
 import { describe, expect, it } from "vitest";
-import { screenshot, useAppAndBrowser } from "./harness";
+import { useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { openRun, runIdOf, waitForStatus } from "./pages/run-page";
+import { screenshotWidths } from "./pages/shots";
 
 describe("fork drift", () => {
   const ctx = useAppAndBrowser();
@@ -46,7 +47,7 @@ describe("fork drift", () => {
     expect(await page.getByTestId("replay-differs").first().locator("[title]").getAttribute("title")).toMatch(
       /freshness check: parent .* → fork /,
     );
-    await screenshot(page, "fork-drift-header");
+    await screenshotWidths(page, "fork-drift-header");
 
     // The parent itself has no drift line.
     await openRun(page, ctx.app.url, parentId);
