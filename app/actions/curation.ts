@@ -7,12 +7,12 @@ import {
   RefreshMentalModelInput,
   RestoreVersionInput,
 } from "@/lib/contracts/mental-models";
-import { SkillDraft, TrySkillInput } from "@/lib/contracts/skills";
+import { NewSkillInput, SkillDraft, SkillRef, TrySkillInput } from "@/lib/contracts/skills";
 import { defineAction } from "@/lib/server/action";
 import { getAppDb } from "@/lib/server/db";
 import { deleteMentalModelById, restoreMentalModelVersion, saveMentalModelDraft } from "@/lib/server/mental-models";
 import { acceptRefresh, refreshMentalModel } from "@/lib/server/refresh";
-import { saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
+import { createBankSkill, deleteBankSkill, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
 
 /** Creates or edits a mental model; a stale edit comes back as a conflict carrying the newer model. */
 export async function saveMentalModelAction(input: MentalModelDraft) {
@@ -49,4 +49,14 @@ export async function trySkillAction(input: TrySkillInput) {
     const { runId } = await trySkillDraft(await getAppDb(), d);
     return { runId };
   })(input);
+}
+
+/** Creates a skill (the API's create: a name taken in the bank is refused). */
+export async function createSkillAction(input: NewSkillInput) {
+  return defineAction(NewSkillInput, async (d) => createBankSkill(await getAppDb(), d))(input);
+}
+
+/** Deletes a skill; runs that used it keep their snapshot. */
+export async function deleteSkillAction(input: SkillRef) {
+  return defineAction(SkillRef, async (d) => deleteBankSkill(await getAppDb(), d))(input);
 }

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { saveSkillAction, trySkillAction } from "@/app/actions/curation";
+import { deleteSkillAction, saveSkillAction, trySkillAction } from "@/app/actions/curation";
+import { DeleteSkillButton } from "@/components/editors/delete-skill-button";
 import { SkillEditor } from "@/components/editors/skill-editor";
 import { VersionHistory } from "@/components/editors/version-history";
 import { requireBank } from "@/lib/server/banks";
@@ -46,6 +47,7 @@ export default async function SkillPage({
         >
           runs with this skill
         </Link>
+        <DeleteSkillButton bankId={bankId} id={skill.id} name={skill.name} remove={deleteSkillAction} />
       </div>
       <div className="grid grid-cols-1 gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="self-start rounded border border-slate-200 bg-white p-3">

@@ -9,7 +9,7 @@ import { getRun, getRunEvents } from "@/db/runs";
 import { getSkill } from "@/db/skills";
 import { type AppError, isAppError } from "@/lib/contracts/errors";
 import { type MentalModelDetail, MentalModelDraft } from "@/lib/contracts/mental-models";
-import { SkillDraft } from "@/lib/contracts/skills";
+import { NewSkillInput, SkillDraft } from "@/lib/contracts/skills";
 import { createOfflineModel } from "@/lib/llm";
 import { defineAction } from "@/lib/server/action";
 import { ensureDemoBank } from "@/lib/server/db";
@@ -22,7 +22,7 @@ import {
 } from "@/lib/server/mental-models";
 import { acceptRefresh, refreshMentalModel } from "@/lib/server/refresh";
 import { startRun, toRunListItem } from "@/lib/server/runs";
-import { getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
+import { createBankSkill, deleteBankSkill, getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
 import { done, followForced, reply, ScriptedModel } from "../../fixtures/scripted-model";
 import { openTempDb } from "../db/temp-db";
 
@@ -380,5 +380,31 @@ describe("skills", () => {
     const saved = await getSkill(db, { bankId: "demo", id: "skill-recap" });
     expect(saved?.mission).not.toBe("Answer in exactly one sentence.");
     expect(saved?.version).toBe(draft.expectedVersion);
+  });
+});
+
+describe("skills create and delete", () => {
+  it("creates with the API's rules and deletes", async () => {
+    const created = await createBankSkill(
+      db,
+      NewSkillInput.parse({
+        bankId: "demo",
+        skill: { name: "briefing", mission: "Brief a newcomer.", retrieval: { types: ["observation"] } },
+      }),
+    );
+    expect(created.version).toBe(1);
+    expect(created.mission).toBe("Brief a newcomer.");
+    const taken = await createBankSkill(
+      db,
+      NewSkillInput.parse({
+        bankId: "demo",
+        skill: { name: "briefing", mission: "x", retrieval: { types: ["observation"] } },
+      }),
+    ).catch((e: unknown) => e);
+    expect(isAppError(taken)).toBe(true);
+    expect(await deleteBankSkill(db, { bankId: "demo", id: created.id })).toEqual({ deleted: true });
+    expect(await getSkillPage(db, "demo", created.id)).toBeNull();
+    const again = await deleteBankSkill(db, { bankId: "demo", id: created.id }).catch((e: unknown) => e);
+    expect(isAppError(again, "not_found")).toBe(true);
   });
 });
