@@ -203,13 +203,13 @@ describe("curation loop on the demo bank", () => {
     await screenshot(page, "curation-delete-dialog");
     await page.getByTestId("confirm-delete").click();
     await page.waitForURL(/\/mental-models\?bank=demo$/);
+    await page.getByTestId("mental-model-row").first().waitFor();
+    expect(await page.locator('[data-model-id="mm-onboarding-checklist"]').count()).toBe(0);
     // A tombstone: a run's link to v1 still opens, read-only and marked deleted.
     await page.goto(`${ctx.app.url}/mental-models/mm-onboarding-checklist?bank=demo&seen=1`);
     await page.getByTestId("model-deleted").waitFor();
     expect(await page.getByTestId("deleted-content").textContent()).toContain("Get SSO access");
     expect(await page.getByTestId("mental-model-editor").count()).toBe(0);
     expect(await page.getByTestId("refresh-now").count()).toBe(0);
-    await page.getByTestId("mental-model-row").first().waitFor();
-    expect(await page.locator('[data-model-id="mm-onboarding-checklist"]').count()).toBe(0);
   });
 });
