@@ -170,7 +170,7 @@ export function SkillEditor({
           aria-label="Mission"
         />
       </FieldLabel>
-      <div className="grid grid-cols-2 gap-3">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <FieldLabel label="Disposition (adjectives)" errors={errorsOf("disposition")}>
           <ChipInput
             label="Disposition"
@@ -192,7 +192,7 @@ export function SkillEditor({
       </div>
       <fieldset className="rounded border border-slate-200 p-2.5">
         <legend className="px-1 text-[11px] text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
-        <div className="grid grid-cols-[1fr_1fr_auto] gap-3">
+        <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_1fr_auto]">
           <FieldLabel label="Scope default" errors={errorsOf("retrieval.scope")}>
             <input
               className={field}
@@ -228,7 +228,7 @@ export function SkillEditor({
           </FieldLabel>
         </div>
       </fieldset>
-      <div className="grid grid-cols-4 gap-3">
+      <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
         <FieldLabel label="Budget" errors={errorsOf("budget")}>
           <select
             className={field}
