@@ -10,7 +10,7 @@ import { AppError } from "@/lib/contracts/errors";
 import { canonicalJson } from "@/lib/reflect/call-signature";
 import type { Db } from "./client";
 import { isConstraintViolation } from "./errors";
-import { mentalModels, mentalModelVersions } from "./schema";
+import { mentalModels, mentalModelTombstones, mentalModelVersions } from "./schema";
 import { decideStaleness, NEWER_COUNT_CAP, type Staleness } from "./staleness";
 
 export interface MentalModelRecord {
@@ -183,6 +183,13 @@ export async function saveMentalModel(db: Db, input: SaveMentalModel): Promise<M
     .values({ bankId: input.bankId, modelId: id, version, ...state, createdAt: at });
   try {
     if (input.expectedVersion === 0) {
+      if (await getMentalModelTombstone(db, input.bankId, id)) {
+        throw new AppError(
+          "conflict",
+          `mental model ${id} was deleted; its history keeps the id, so create the model under another id`,
+          { current: null },
+        );
+      }
       await db.batch([
         db.insert(mentalModels).values({ bankId: input.bankId, id, version, updatedAt: at, ...state }),
         versionRow,
@@ -237,13 +244,22 @@ export async function setStaleOverride(
   });
 }
 
-/** Deletes the model and its history; returns whether it existed. */
-export async function deleteMentalModel(db: Db, bankId: string, id: string): Promise<boolean> {
+export type MentalModelTombstone = typeof mentalModelTombstones.$inferSelect;
+
+/**
+ * Deletes the live model and leaves a tombstone: the versions stay, so the runs that read one can
+ * still open it. Returns whether a live model existed.
+ */
+export async function deleteMentalModel(db: Db, bankId: string, id: string, at = new Date()): Promise<boolean> {
+  const current = await getMentalModel(db, bankId, id);
+  if (!current) return false;
+  const tombstone = { name: current.name, lastVersion: current.version, deletedAt: at.toISOString() };
   const [deleted] = await db.batch([
     db.delete(mentalModels).where(and(eq(mentalModels.bankId, bankId), eq(mentalModels.id, id))),
     db
-      .delete(mentalModelVersions)
-      .where(and(eq(mentalModelVersions.bankId, bankId), eq(mentalModelVersions.modelId, id))),
+      .insert(mentalModelTombstones)
+      .values({ bankId, modelId: id, ...tombstone })
+      .onConflictDoUpdate({ target: [mentalModelTombstones.bankId, mentalModelTombstones.modelId], set: tombstone }),
   ]);
   return deleted.rowsAffected > 0;
 }
@@ -263,4 +279,17 @@ export async function previewMentalModel(
     staleOverride: changes.staleOverride === undefined ? current.staleOverride : changes.staleOverride,
   };
   return withStaleness(next, await newerInScopeOf(db, next));
+}
+
+/** The tombstone of a deleted model, or null (a live model, or an id that never existed). */
+export async function getMentalModelTombstone(
+  db: Db,
+  bankId: string,
+  id: string,
+): Promise<MentalModelTombstone | null> {
+  const [row] = await db
+    .select()
+    .from(mentalModelTombstones)
+    .where(and(eq(mentalModelTombstones.bankId, bankId), eq(mentalModelTombstones.modelId, id)));
+  return row ?? null;
 }

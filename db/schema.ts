@@ -109,6 +109,25 @@ export const mentalModelVersions = sqliteTable(
   (t) => [primaryKey({ columns: [t.bankId, t.modelId, t.version] })],
 );
 
+/**
+ * A deleted mental model: the live row is gone (so lists, search, reflect and bundles never see
+ * it), its versions stay in `mental_model_versions`, and this row says when it was deleted, so the
+ * version pages runs link to render read-only with a "deleted" banner.
+ */
+export const mentalModelTombstones = sqliteTable(
+  "mental_model_tombstones",
+  {
+    bankId: text("bank_id")
+      .notNull()
+      .references(() => banks.id, { onDelete: "cascade" }),
+    modelId: text("model_id").notNull(),
+    name: text("name").notNull(),
+    lastVersion: integer("last_version").notNull(),
+    deletedAt: text("deleted_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bankId, t.modelId] })],
+);
+
 export interface SkillRetrieval {
   tags: string[];
   types: ("observation" | "episodic")[];

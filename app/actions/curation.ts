@@ -1,12 +1,18 @@
 "use server";
 
-import { MentalModelDraft, MentalModelRef, RefreshMentalModelInput } from "@/lib/contracts/mental-models";
-import { SkillDraft, TrySkillInput } from "@/lib/contracts/skills";
+import {
+  AcceptRefreshInput,
+  MentalModelDraft,
+  MentalModelRef,
+  RefreshMentalModelInput,
+  RestoreVersionInput,
+} from "@/lib/contracts/mental-models";
+import { NewSkillInput, SkillDraft, SkillRef, TrySkillInput } from "@/lib/contracts/skills";
 import { defineAction } from "@/lib/server/action";
 import { getAppDb } from "@/lib/server/db";
-import { deleteMentalModelById, saveMentalModelDraft } from "@/lib/server/mental-models";
-import { refreshMentalModel } from "@/lib/server/refresh";
-import { saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
+import { deleteMentalModelById, restoreMentalModelVersion, saveMentalModelDraft } from "@/lib/server/mental-models";
+import { acceptRefresh, refreshMentalModel } from "@/lib/server/refresh";
+import { createBankSkill, deleteBankSkill, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
 
 /** Creates or edits a mental model; a stale edit comes back as a conflict carrying the newer model. */
 export async function saveMentalModelAction(input: MentalModelDraft) {
@@ -17,9 +23,19 @@ export async function deleteMentalModelAction(input: MentalModelRef) {
   return defineAction(MentalModelRef, async (d) => deleteMentalModelById(await getAppDb(), d))(input);
 }
 
-/** Waits for the refresh run (low budget, so seconds) and returns it with the outcome. */
+/** Waits for the refresh run (low budget, so seconds) and returns its proposal; nothing is saved. */
 export async function refreshMentalModelAction(input: RefreshMentalModelInput) {
   return defineAction(RefreshMentalModelInput, async (d) => refreshMentalModel(await getAppDb(), d))(input);
+}
+
+/** Stores a usable refresh proposal as a new version (conflict-checked against the version it was proposed from). */
+export async function acceptRefreshAction(input: AcceptRefreshInput) {
+  return defineAction(AcceptRefreshInput, async (d) => acceptRefresh(await getAppDb(), d))(input);
+}
+
+/** Restores an old version as a new one (conflict-checked). */
+export async function restoreMentalModelAction(input: RestoreVersionInput) {
+  return defineAction(RestoreVersionInput, async (d) => restoreMentalModelVersion(await getAppDb(), d))(input);
 }
 
 /** Saves a skill edit; a stale edit comes back as a conflict carrying the newer skill. */
@@ -33,4 +49,14 @@ export async function trySkillAction(input: TrySkillInput) {
     const { runId } = await trySkillDraft(await getAppDb(), d);
     return { runId };
   })(input);
+}
+
+/** Creates a skill (the API's create: a name taken in the bank is refused). */
+export async function createSkillAction(input: NewSkillInput) {
+  return defineAction(NewSkillInput, async (d) => createBankSkill(await getAppDb(), d))(input);
+}
+
+/** Deletes a skill; runs that used it keep their snapshot. */
+export async function deleteSkillAction(input: SkillRef) {
+  return defineAction(SkillRef, async (d) => deleteBankSkill(await getAppDb(), d))(input);
 }

@@ -1,3 +1,5 @@
+import { createSkillAction } from "@/app/actions/curation";
+import { NewSkillForm } from "@/components/editors/new-skill-form";
 import { SkillTable } from "@/components/editors/skill-table";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
@@ -21,6 +23,7 @@ export default async function SkillsPage({ searchParams }: { searchParams: Promi
           Per-use-case missions: what reflect is asked to do, how it retrieves, and how it answers.
         </span>
       </div>
+      <NewSkillForm bankId={bankId} create={createSkillAction} />
       <SkillTable bankId={bankId} skills={skills} />
     </div>
   );

@@ -1,6 +1,7 @@
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
+import { DraftBadge } from "@/components/timeline/badge";
 import type { RunSummary } from "@/lib/timeline/compare";
-import { formatCount } from "@/lib/timeline/format";
+import { formatCount, skillLabel } from "@/lib/timeline/format";
 
 /** One side of a comparison: which run, and what it cost. */
 export function RunSummaryCard({ side, run, other }: { side: "A" | "B"; run: RunSummary; other: RunSummary }) {
@@ -41,7 +42,8 @@ export function RunSummaryCard({ side, run, other }: { side: "A" | "B"; run: Run
         <div>
           <dt className="text-[11px] uppercase tracking-wide text-slate-500">Skill</dt>
           <dd className="font-semibold text-slate-900">
-            {run.skill ? `${run.skill.name} v${run.skill.version}` : "—"}
+            {skillLabel(run.skill)}
+            {run.skill?.draft ? <DraftBadge /> : null}
           </dd>
         </div>
       </dl>

@@ -19,11 +19,14 @@ export function ConflictNotice({
   newerVersion,
   fields,
   onLoadNewer,
+  reapply,
 }: {
   message: string;
   newerVersion: number | null;
   fields: readonly ConflictField[];
   onLoadNewer: () => void;
+  /** Re-apply the edit on the newer version: offered when the changed fields do not overlap. */
+  reapply?: { run: () => void; overlap: readonly string[]; pending?: boolean };
 }) {
   const differing = fields.filter((f) => f.mine !== f.theirs);
   return (
@@ -45,6 +48,24 @@ export function ConflictNotice({
             </div>
           ))}
         </div>
+      ) : null}
+      {newerVersion !== null && reapply ? (
+        reapply.overlap.length === 0 ? (
+          <button
+            type="button"
+            disabled={reapply.pending}
+            className="mt-2 mr-2 rounded border border-indigo-600 bg-indigo-600 px-2.5 py-1 font-medium text-[12px] text-white hover:bg-indigo-700 disabled:opacity-50"
+            onClick={reapply.run}
+            data-testid="reapply-edit"
+          >
+            Re-apply my edit on version {newerVersion}
+          </button>
+        ) : (
+          <p className="mt-2 text-[12px] text-amber-900" data-testid="reapply-blocked">
+            Your edit and version {newerVersion} both changed {reapply.overlap.join(", ")}: it cannot be re-applied
+            field by field.
+          </p>
+        )
       ) : null}
       {newerVersion !== null ? (
         <button

@@ -52,8 +52,9 @@ export function DeleteModelButton({
       title={<>Delete “{name}”?</>}
       description={
         <>
-          The model and its {versions} {versions === 1 ? "version" : "versions"} are removed from the bank; reflect
-          stops finding it. {readBy > 0 ? `The ${readBy} runs that read it keep the snapshot they saw.` : ""}
+          The model leaves the bank: lists, search and reflect stop finding it. Its {versions}{" "}
+          {versions === 1 ? "version stays" : "versions stay"} readable, read-only
+          {readBy > 0 ? `, so the ${readBy} runs that read it still link to what they saw` : ""}.
         </>
       }
       error={

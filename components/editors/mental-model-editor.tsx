@@ -5,13 +5,17 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
 import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } from "@/lib/contracts/mental-models";
 import { mentalModelHref } from "@/lib/query/curation";
 import { unwrap } from "@/lib/query/unwrap";
+import { CharCount } from "./char-count";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
 import { MarkdownPreview } from "./markdown-preview";
+import { threeWayMerge } from "./three-way";
+import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 
@@ -41,9 +45,35 @@ export function MentalModelEditor({
   const [override, setOverride] = useState<StaleOverrideChoice>(model?.staleOverride ?? "auto");
   const [content, setContent] = useState(model?.content ?? "");
 
+  const dirty =
+    !model ||
+    name !== model.name ||
+    sourceQuery !== model.sourceQuery ||
+    content !== model.content ||
+    tags.join("\n") !== model.tags.join("\n") ||
+    override !== (model.staleOverride ?? "auto");
+  // A new model's form counts as changed once something is typed.
+  const changed = model ? dirty : name !== "" || sourceQuery !== "" || content !== "" || tags.length > 0;
+  const guard = useUnsavedGuard(changed);
+  const draft = useDraft({
+    entity: `mental-model:${bankId}:${model?.id ?? "new"}`,
+    baseVersion: model?.version ?? 0,
+    value: { name, sourceQuery, tags, override, content },
+    dirty: changed,
+    apply: (d) => {
+      setName(d.name);
+      setSourceQuery(d.sourceQuery);
+      setTags(d.tags);
+      setOverride(d.override);
+      setContent(d.content);
+    },
+  });
+
   const mutation = useMutation({
     mutationFn: (draft: MentalModelDraft) => unwrap(save(draft)),
     onSuccess: (saved) => {
+      draft.clear();
+      guard.allow();
       if (model) router.refresh();
       else router.push(mentalModelHref(bankId, saved.id));
     },
@@ -52,13 +82,38 @@ export function MentalModelEditor({
   const conflict = isAppError(error, "conflict") ? error : null;
   const newer = conflict ? conflictCurrent(conflict, MentalModelDetail) : undefined;
   const fieldErrors = isAppError(error) ? (error.details.fieldErrors ?? {}) : {};
-  const dirty =
-    !model ||
-    name !== model.name ||
-    sourceQuery !== model.sourceQuery ||
-    content !== model.content ||
-    tags.join("\n") !== model.tags.join("\n") ||
-    override !== (model.staleOverride ?? "auto");
+  const fieldsOf = (m: MentalModelDetail) => ({
+    name: m.name,
+    sourceQuery: m.sourceQuery,
+    tags: m.tags,
+    override: (m.staleOverride ?? "auto") as StaleOverrideChoice,
+    content: m.content,
+  });
+  const merge =
+    model && newer
+      ? threeWayMerge(fieldsOf(model), { name, sourceQuery, tags, override, content }, fieldsOf(newer))
+      : null;
+  const reapplyOffer =
+    merge && newer
+      ? {
+          pending: mutation.isPending,
+          overlap: merge.ok ? [] : merge.overlap.map((k) => (k === "sourceQuery" ? "source query" : k)),
+          run: () => {
+            if (!merge.ok || !model) return;
+            const m = merge.merged;
+            mutation.mutate({
+              bankId,
+              id: model.id,
+              expectedVersion: newer.version,
+              name: m.name,
+              sourceQuery: m.sourceQuery,
+              content: m.content,
+              tags: m.tags,
+              staleOverride: m.override,
+            });
+          },
+        }
+      : undefined;
 
   return (
     <form
@@ -78,6 +133,8 @@ export function MentalModelEditor({
         });
       }}
     >
+      {guard.dialog}
+      <DraftNotice draft={draft} />
       {conflict ? (
         <ConflictNotice
           message={conflict.message}
@@ -99,6 +156,7 @@ export function MentalModelEditor({
               : []
           }
           onLoadNewer={() => router.refresh()}
+          reapply={reapplyOffer}
         />
       ) : null}
       <div className="grid grid-cols-2 gap-3">
@@ -123,6 +181,7 @@ export function MentalModelEditor({
               data-testid="model-source-query"
               aria-label="Source query"
             />
+            <CharCount value={sourceQuery} max={LIMITS.questionChars} testId="source-query-count" />
           </FieldLabel>
         </div>
       </div>
@@ -174,6 +233,7 @@ export function MentalModelEditor({
             data-testid="model-content"
             aria-label="Content"
           />
+          <CharCount value={content} max={LIMITS.contentChars} testId="content-count" />
         </TabPanel>
         <TabPanel value="preview" className="h-72 overflow-auto rounded border border-slate-300 bg-white p-3">
           <MarkdownPreview markdown={content} />

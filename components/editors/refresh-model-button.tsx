@@ -3,63 +3,146 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
+import type { ReactNode } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
-import type { RefreshMentalModelInput, RefreshOutcome } from "@/lib/contracts/mental-models";
+import type {
+  AcceptRefreshInput,
+  MentalModelDetail,
+  RefreshMentalModelInput,
+  RefreshProposal,
+} from "@/lib/contracts/mental-models";
 import { unwrap } from "@/lib/query/unwrap";
+import { diffLines } from "@/lib/timeline/text-diff";
+import { TextDiff } from "./text-diff";
+
+const button = "rounded border px-2.5 py-1 font-medium text-[12px] disabled:opacity-50";
 
 /**
  * Refresh now: re-generates the content with a low-budget reflect run over the source query
- * (mental-model tier excluded). The run is linked either way; a run without a usable answer
- * leaves the content as it was.
+ * (mental-model tier excluded) and shows it as a *proposal*, diffed against the current version.
+ * Accept stores it as a new version (refused if the model moved on meanwhile); Discard changes
+ * nothing. An unusable answer (a failed run, no evidence, placeholder text) is shown as such and
+ * has no Accept. `actions` sit beside the button; the proposal spans the header's full width.
  */
 export function RefreshModelButton({
   bankId,
   id,
   version,
   refresh,
+  accept,
+  actions,
 }: {
   bankId: string;
   id: string;
   version: number;
-  refresh: (input: RefreshMentalModelInput) => Promise<ActionResult<RefreshOutcome>>;
+  refresh: (input: RefreshMentalModelInput) => Promise<ActionResult<RefreshProposal>>;
+  accept: (input: AcceptRefreshInput) => Promise<ActionResult<MentalModelDetail>>;
+  actions?: ReactNode;
 }) {
   const router = useRouter();
-  const mutation = useMutation({
-    mutationFn: () => unwrap(refresh({ bankId, id, expectedVersion: version })),
-    onSuccess: (outcome) => {
-      if (outcome.refreshed) router.refresh();
+  const propose = useMutation({ mutationFn: () => unwrap(refresh({ bankId, id, expectedVersion: version })) });
+  const save = useMutation({
+    mutationFn: (p: RefreshProposal) => unwrap(accept({ bankId, id, runId: p.runId, expectedVersion: p.baseVersion })),
+    onSuccess: () => {
+      propose.reset();
+      router.refresh();
     },
   });
-  const outcome = mutation.data;
+  const proposal = propose.data;
+  const runLink = (runId: string) => (
+    <Link href={`/runs/${runId}`} className="text-indigo-700 underline" data-testid="refresh-run-link">
+      Open the refresh run
+    </Link>
+  );
   return (
-    <div className="flex items-center gap-2" data-testid="refresh-model">
-      <button
-        type="button"
-        disabled={mutation.isPending}
-        onClick={() => mutation.mutate()}
-        className="rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50"
-        data-testid="refresh-now"
-        title="Run reflect over the source query (low budget, mental models excluded) and store the answer as a new version"
-      >
-        {mutation.isPending ? "Refreshing… (running reflect)" : "Refresh now"}
-      </button>
-      {outcome ? (
-        <p
-          className={`text-[12px] ${outcome.refreshed ? "text-emerald-800" : "text-amber-900"}`}
-          role="status"
-          data-testid="refresh-outcome"
+    <>
+      <div className="ml-auto flex items-center gap-2" data-testid="refresh-model">
+        {save.data ? (
+          <p className="text-[12px] text-emerald-800" role="status" data-testid="refresh-outcome">
+            Refreshed as version {save.data.version}.
+          </p>
+        ) : null}
+        <button
+          type="button"
+          disabled={propose.isPending || save.isPending}
+          onClick={() => {
+            save.reset();
+            propose.mutate();
+          }}
+          className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+          data-testid="refresh-now"
+          title="Run reflect over the source query (low budget, mental models excluded) and show the answer as a proposal to accept or discard"
         >
-          {outcome.refreshed ? `Refreshed as version ${outcome.model.version}.` : outcome.reason}{" "}
-          <Link href={`/runs/${outcome.runId}`} className="text-indigo-700 underline" data-testid="refresh-run-link">
-            Open the refresh run
-          </Link>
+          {propose.isPending ? "Refreshing… (running reflect)" : "Refresh now"}
+        </button>
+        {actions}
+      </div>
+      {propose.error ? (
+        <p className="basis-full text-[12px] text-red-700" role="alert">
+          {propose.error.message}
         </p>
       ) : null}
-      {mutation.error ? (
-        <p className="text-[12px] text-red-700" role="alert">
-          {mutation.error.message}
-        </p>
+      {proposal ? (
+        <section
+          aria-labelledby="refresh-proposal-heading"
+          className={`basis-full rounded border p-3 ${proposal.usable ? "border-indigo-200 bg-white" : "border-amber-300 bg-amber-50"}`}
+          data-testid="refresh-proposal"
+          data-usable={proposal.usable}
+        >
+          <h2 id="refresh-proposal-heading" className="font-semibold text-[13px] text-slate-800">
+            {proposal.usable
+              ? `Refresh proposal: version ${proposal.baseVersion} → ${proposal.baseVersion + 1} (not saved yet)`
+              : "Refresh result is unusable: nothing to accept"}
+          </h2>
+          {proposal.usable ? (
+            <>
+              <p className="mt-0.5 mb-2 text-[12px] text-slate-600">
+                The current content (<span className="text-red-800">−</span>) against the refresh answer (
+                <span className="text-emerald-800">+</span>), based on {proposal.basedOnIds.length} cited{" "}
+                {proposal.basedOnIds.length === 1 ? "memory" : "memories"}. {runLink(proposal.runId)}
+              </p>
+              <TextDiff ops={diffLines(proposal.current, proposal.proposed)} by="lines" testId="refresh-diff" />
+            </>
+          ) : (
+            <div className="mt-0.5 space-y-1 text-[12px] text-amber-900" data-testid="refresh-unusable">
+              <p>{proposal.reason}</p>
+              {proposal.proposed ? (
+                <p>
+                  The run answered: <q className="italic">{proposal.proposed.slice(0, 300)}</q>
+                </p>
+              ) : null}
+              <p>{runLink(proposal.runId)}</p>
+            </div>
+          )}
+          <div className="mt-2 flex items-center gap-2">
+            {proposal.usable ? (
+              <button
+                type="button"
+                disabled={save.isPending}
+                onClick={() => save.mutate(proposal)}
+                className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
+                data-testid="accept-refresh"
+              >
+                {save.isPending ? "Saving…" : `Accept as version ${proposal.baseVersion + 1}`}
+              </button>
+            ) : null}
+            <button
+              type="button"
+              disabled={save.isPending}
+              onClick={() => propose.reset()}
+              className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+              data-testid="discard-refresh"
+            >
+              {proposal.usable ? "Discard" : "Close"}
+            </button>
+            {save.error ? (
+              <p className="text-[12px] text-red-700" role="alert" data-testid="accept-error">
+                {save.error.message}
+              </p>
+            ) : null}
+          </div>
+        </section>
       ) : null}
-    </div>
+    </>
   );
 }

@@ -4,12 +4,16 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
+import { CharCount } from "./char-count";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
+import { ScopeWarning } from "./scope-warning";
+import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 const TYPES = ["observation", "episodic"] as const;
@@ -22,8 +26,11 @@ export function SkillEditor({
   skill,
   save,
   tryDraft,
+  permittedTeams = [],
 }: {
   skill: Skill;
+  /** The bank's permitted teams, to warn before a scope it refuses. */
+  permittedTeams?: readonly string[];
   save: (draft: SkillDraft) => Promise<ActionResult<Skill>>;
   tryDraft: (input: TrySkillInput) => Promise<ActionResult<RunStarted>>;
 }) {
@@ -64,13 +71,41 @@ export function SkillEditor({
     outputFormat !== skill.outputFormat ||
     answerFormat !== skill.answerFormat;
 
+  const guard = useUnsavedGuard(dirty);
+  const stored = useDraft({
+    entity: `skill:${skill.bankId}:${skill.id}`,
+    baseVersion: skill.version,
+    value: { mission, disposition, scope, tags, types, budget, anchorEvery, outputFormat, answerFormat },
+    dirty,
+    apply: (d) => {
+      setMission(d.mission);
+      setDisposition(d.disposition);
+      setScope(d.scope);
+      setTags(d.tags);
+      setTypes(d.types);
+      setBudget(d.budget);
+      setAnchorEvery(d.anchorEvery);
+      setOutputFormat(d.outputFormat);
+      setAnswerFormat(d.answerFormat);
+    },
+  });
+
   const saving = useMutation({
     mutationFn: (d: SkillDraft) => unwrap(save(d)),
-    onSuccess: () => router.refresh(),
+    onSuccess: () => {
+      stored.clear();
+      guard.allow();
+      router.refresh();
+    },
   });
   const trying = useMutation({
     mutationFn: (input: TrySkillInput) => unwrap(tryDraft(input)),
-    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+    onSuccess: ({ runId }) => {
+      // The draft comes back when Back returns here; the run itself is labelled a draft.
+      if (dirty) stored.markTried(runId);
+      guard.allow();
+      router.push(`/runs/${runId}`);
+    },
   });
   const conflict = isAppError(saving.error, "conflict") ? saving.error : null;
   const failure = saving.error ?? trying.error;
@@ -87,6 +122,8 @@ export function SkillEditor({
         saving.mutate(draft());
       }}
     >
+      {guard.dialog}
+      <DraftNotice draft={stored} />
       {conflict ? (
         <ConflictNotice
           message={conflict.message}
@@ -133,7 +170,7 @@ export function SkillEditor({
           aria-label="Mission"
         />
       </FieldLabel>
-      <div className="grid grid-cols-2 gap-3">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <FieldLabel label="Disposition (adjectives)" errors={errorsOf("disposition")}>
           <ChipInput
             label="Disposition"
@@ -155,7 +192,7 @@ export function SkillEditor({
       </div>
       <fieldset className="rounded border border-slate-200 p-2.5">
         <legend className="px-1 text-[11px] text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
-        <div className="grid grid-cols-[1fr_1fr_auto] gap-3">
+        <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_1fr_auto]">
           <FieldLabel label="Scope default" errors={errorsOf("retrieval.scope")}>
             <input
               className={field}
@@ -164,6 +201,7 @@ export function SkillEditor({
               aria-label="Scope default"
               data-testid="skill-scope"
             />
+            <ScopeWarning scope={scope} permittedTeams={permittedTeams} />
           </FieldLabel>
           <FieldLabel label="Tags" errors={errorsOf("retrieval.tags")}>
             <ChipInput
@@ -190,7 +228,7 @@ export function SkillEditor({
           </FieldLabel>
         </div>
       </fieldset>
-      <div className="grid grid-cols-4 gap-3">
+      <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
         <FieldLabel label="Budget" errors={errorsOf("budget")}>
           <select
             className={field}
@@ -256,6 +294,7 @@ export function SkillEditor({
               aria-label="Question to try the draft on"
               data-testid="try-question"
             />
+            <CharCount value={question} max={LIMITS.questionChars} testId="question-count" />
           </FieldLabel>
         </div>
         <button

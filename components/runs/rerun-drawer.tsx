@@ -2,10 +2,15 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type ReactNode, type RefObject, useReducer, useRef, useState } from "react";
+import { type ReactNode, type RefObject, useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { CharCount } from "@/components/editors/char-count";
+import { ScopeWarning } from "@/components/editors/scope-warning";
+import { useUnsavedGuard } from "@/components/editors/unsaved";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { type ExperimentStarted, experimentHref, type StartExperimentInput } from "@/lib/contracts/experiments";
+import { LIMITS } from "@/lib/contracts/fields";
 import type { RerunContext, RerunInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
@@ -107,7 +112,8 @@ function changesOf(data: RerunContext, draft: Draft) {
 /**
  * "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then
  * start a child run. A modal drawer: focus starts in the question and stays inside; Escape closes
- * it and focus goes back to the button that opened it. Each opening starts from the run as it was.
+ * it and focus goes back to the button that opened it. Each opening starts from the run as it was,
+ * so closing (Escape, ✕, Cancel, outside) with changes asks first.
  */
 export function RerunDrawer({
   data,
@@ -123,8 +129,20 @@ export function RerunDrawer({
   suiteRun?: SuiteRun;
 }) {
   const question = useRef<HTMLTextAreaElement>(null);
+  const dirty = useRef(false);
+  const setDirty = useCallback((d: boolean) => {
+    dirty.current = d;
+  }, []);
+  const [open, setOpen] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   return (
-    <Drawer>
+    <Drawer
+      open={open}
+      onOpenChange={(next) => {
+        if (next || !dirty.current) setOpen(next);
+        else setConfirming(true);
+      }}
+    >
       <DrawerTrigger asChild>{trigger}</DrawerTrigger>
       <DrawerContent
         data-testid="rerun-drawer"
@@ -133,7 +151,21 @@ export function RerunDrawer({
           question.current?.focus();
         }}
       >
-        <RerunForm data={data} rerun={rerun} questionRef={question} suiteRun={suiteRun} />
+        <RerunForm data={data} rerun={rerun} questionRef={question} suiteRun={suiteRun} onDirty={setDirty} />
+        <ConfirmDialog
+          open={confirming}
+          onOpenChange={setConfirming}
+          title="Discard your changes?"
+          description="Closing the drawer drops the changes you made to this re-run. Nothing has been started or saved."
+          confirmLabel="Discard changes"
+          onConfirm={() => {
+            setConfirming(false);
+            dirty.current = false;
+            setOpen(false);
+          }}
+          testId="rerun-discard-dialog"
+          confirmTestId="confirm-discard"
+        />
       </DrawerContent>
     </Drawer>
   );
@@ -149,20 +181,33 @@ function RerunForm({
   rerun,
   questionRef,
   suiteRun,
+  onDirty,
 }: {
   data: RerunContext;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
   questionRef: RefObject<HTMLTextAreaElement | null>;
   suiteRun?: SuiteRun;
+  onDirty: (dirty: boolean) => void;
 }) {
   const router = useRouter();
   const [draft, dispatch] = useReducer(draftReducer, data, initialDraft);
+  const { editing: _, ...asEdited } = draft;
+  const { editing: __, ...asLoaded } = initialDraft(data);
+  const dirty = JSON.stringify(asEdited) !== JSON.stringify(asLoaded);
+  const guard = useUnsavedGuard(dirty);
+  useEffect(() => {
+    onDirty(dirty);
+  }, [dirty, onDirty]);
   const set = (field: DraftField) => (e: { target: { value: string } }) =>
     dispatch({ type: "set", field, value: e.target.value });
 
   const mutation = useMutation({
     mutationFn: (input: RerunInput) => unwrap(rerun(input)),
-    onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
+    onSuccess: ({ runId }) => {
+      guard.allow();
+      onDirty(false);
+      router.push(`/runs/${runId}`);
+    },
   });
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const { edits, skillChanged } = changesOf(data, draft);
@@ -207,6 +252,7 @@ function RerunForm({
 
   return (
     <>
+      {guard.dialog}
       <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-2">
         <DrawerTitle className="font-semibold text-slate-900">Re-run with changes</DrawerTitle>
         <span className="font-mono text-[11px] text-slate-500">parent {data.run.id}</span>
@@ -230,6 +276,7 @@ function RerunForm({
             value={draft.question}
             onChange={set("question")}
           />
+          <CharCount value={draft.question} max={LIMITS.questionChars} testId="question-count" />
           {fieldErrors.question && <p className="text-[11px] text-red-700">{fieldErrors.question.join("; ")}</p>}
         </label>
         <div className="grid grid-cols-3 gap-2">
@@ -257,6 +304,10 @@ function RerunForm({
                 </option>
               ))}
             </select>
+            <ScopeWarning
+              scope={draft.scope}
+              permittedTeams={data.scopes.flatMap((s) => (s.startsWith("team:") ? [s.slice(5)] : []))}
+            />
           </label>
         </div>
 

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { DraftBadge } from "@/components/timeline/badge";
 import type { RunListItem } from "@/lib/contracts/runs";
 import { FlagBadges } from "./flag-badges";
 import { RunStatusBadge } from "./run-status-badge";
@@ -51,7 +52,11 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
               </span>
             </td>
             <td className="pr-2">
-              {r.skillName} <span className="text-slate-400">v{r.skillVersion}</span>
+              {r.skillName}{" "}
+              <span className="text-slate-600">
+                {r.skillDraft ? `draft on v${r.skillVersion}` : `v${r.skillVersion}`}
+              </span>
+              {r.skillDraft ? <DraftBadge /> : null}
             </td>
             <td className="pr-2 text-slate-600">
               {r.budget} · {r.mode}

@@ -229,7 +229,13 @@ export function RunView({
 
   return (
     <div className="flex flex-col gap-3" data-testid="run-view" data-run-id={runId}>
-      <RunHeader header={view.header} status={status} badges={view.badges} onExport={exportJson} />
+      <RunHeader
+        header={view.header}
+        status={status}
+        badges={view.badges}
+        onExport={exportJson}
+        replayDrift={replayNoteByIteration.size}
+      />
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="min-w-0" ref={timelineRef}>
           <div className="mb-1 flex items-center gap-2 text-[11px] text-slate-600">

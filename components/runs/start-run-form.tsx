@@ -3,8 +3,11 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
+import { CharCount } from "@/components/editors/char-count";
+import { ScopeWarning } from "@/components/editors/scope-warning";
 import type { BankOption } from "@/lib/contracts/banks";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted, StartRunInput } from "@/lib/contracts/runs";
 import { defaultSkillOf } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
@@ -82,6 +85,7 @@ export function StartRunForm({
           onChange={(e) => setQuestion(e.target.value)}
           placeholder="What did we decide about the launch date?"
         />
+        <CharCount value={question} max={LIMITS.questionChars} testId="question-count" />
         {errorOf("question")}
       </label>
       <label>
@@ -151,6 +155,7 @@ export function StartRunForm({
             <option key={s} value={s} />
           ))}
         </datalist>
+        <ScopeWarning scope={scope} permittedTeams={bank?.permittedTeams ?? []} />
         {errorOf("scope")}
       </label>
       <div className="col-span-3 flex items-end justify-end gap-3">

@@ -64,7 +64,7 @@ export function IterationHeader({
       {replayNote && (
         <span data-testid="replay-differs">
           <Badge tone="warning" title={replayNote}>
-            tool results differ from the parent
+            differs from the parent
           </Badge>
         </span>
       )}

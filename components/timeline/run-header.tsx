@@ -3,8 +3,8 @@ import type { RunStatus } from "@/lib/reflect/domain";
 import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
 import type { RunHeader as RunHeaderData } from "@/lib/timeline/fold";
-import { formatCount, formatMs } from "@/lib/timeline/format";
-import { Badge } from "./badge";
+import { formatCount, formatMs, skillLabel } from "@/lib/timeline/format";
+import { Badge, DraftBadge } from "./badge";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -21,8 +21,11 @@ export const RunHeader = memo(function RunHeader({
   status,
   badges,
   onExport,
+  replayDrift = 0,
 }: {
   header: RunHeaderData;
+  /** Fork: how many replayed steps differ from the parent's (tool results, freshness, offered tools). */
+  replayDrift?: number;
   /** Displayed status (may come from the server when the log has no run.finished). */
   status: RunStatus;
   badges: RunBadge[];
@@ -76,7 +79,10 @@ export const RunHeader = memo(function RunHeader({
         </ul>
       )}
       <dl className="mt-2 grid grid-cols-[repeat(auto-fill,minmax(120px,1fr))] gap-x-4 gap-y-1.5 text-[12px]">
-        <Field label="Skill">{header.skill ? `${header.skill.name} v${header.skill.version}` : "—"}</Field>
+        <Field label="Skill">
+          {skillLabel(header.skill)}
+          {header.skill?.draft ? <DraftBadge /> : null}
+        </Field>
         <Field label="Budget">{header.budget ?? "—"}</Field>
         <Field label="Mode">{header.mode ?? "—"}</Field>
         <Field label="Scope">{header.scope ?? "—"}</Field>
@@ -104,6 +110,23 @@ export const RunHeader = memo(function RunHeader({
             {header.parentRunId}
           </a>
           {header.forkedAtIteration !== null ? ` at iteration ${header.forkedAtIteration}` : ""}
+        </p>
+      )}
+      {header.outcome.length > 0 && (
+        <p className="mt-1 text-[12px] text-slate-700" data-testid="run-outcome">
+          <span className="font-medium">Outcome: </span>
+          {header.outcome.join(" · ")}
+        </p>
+      )}
+      {replayDrift > 0 && (
+        <p
+          className="mt-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+          data-testid="replay-drift"
+        >
+          {replayDrift === 1
+            ? "1 replayed step differs from the parent run"
+            : `${replayDrift} replayed steps differ from the parent run`}{" "}
+          (the tools re-ran against today's memory; the marked iterations below say what changed).
         </p>
       )}
       {header.error && (

@@ -20,8 +20,8 @@ export function ConfirmDialog({
   testId,
   confirmTestId,
 }: {
-  /** The button that opens the dialog (rendered as is). */
-  trigger: ReactNode;
+  /** The button that opens the dialog (rendered as is); none for a dialog opened from code. */
+  trigger?: ReactNode;
   title: ReactNode;
   description: ReactNode;
   error?: ReactNode;
@@ -36,7 +36,7 @@ export function ConfirmDialog({
 }) {
   return (
     <AlertDialog.Root open={open} onOpenChange={onOpenChange}>
-      <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
+      {trigger ? <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger> : null}
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-900/30" />
         <AlertDialog.Content

@@ -101,6 +101,8 @@ export const MentalModelPage = z.object({
   refreshRuns: z.array(RunRef),
   /** A version a run read (`?seen=N`), with what changed between it and the current version. */
   seen: z.object({ version: z.number().int(), changes: z.array(z.custom<FieldChange>()) }).nullable(),
+  /** A deleted model (a tombstone): `model` is its last version, shown read-only. */
+  deleted: z.object({ at: z.string() }).nullable(),
 });
 export type MentalModelPage = z.infer<typeof MentalModelPage>;
 
@@ -147,8 +149,41 @@ export type RefreshMentalModelInput = z.input<typeof RefreshMentalModelInput>;
 export const Deleted = z.object({ deleted: z.literal(true) });
 export type Deleted = z.infer<typeof Deleted>;
 
-export const RefreshOutcome = z.discriminatedUnion("refreshed", [
-  z.object({ refreshed: z.literal(true), runId: z.string(), model: MentalModelDetail }),
-  z.object({ refreshed: z.literal(false), runId: z.string(), reason: z.string() }),
+/**
+ * "Refresh now" proposes, it never saves: the reflect answer shown against the version it was
+ * proposed from. An unusable answer (§3.5b: a failed run, no evidence, placeholder text) says so
+ * and cannot be accepted.
+ */
+export const RefreshProposal = z.discriminatedUnion("usable", [
+  z.object({
+    usable: z.literal(true),
+    runId: z.string(),
+    baseVersion: z.number().int(),
+    current: z.string(),
+    proposed: z.string(),
+    basedOnIds: z.array(z.string()),
+  }),
+  z.object({
+    usable: z.literal(false),
+    runId: z.string(),
+    baseVersion: z.number().int(),
+    current: z.string(),
+    proposed: z.string().nullable(),
+    reason: z.string(),
+  }),
 ]);
-export type RefreshOutcome = z.infer<typeof RefreshOutcome>;
+export type RefreshProposal = z.infer<typeof RefreshProposal>;
+
+/** Accept a refresh proposal: the server re-reads the run's answer (never the client's text). */
+export const AcceptRefreshInput = MentalModelRef.extend({
+  runId: z.string().min(1),
+  expectedVersion: z.number().int().min(1),
+});
+export type AcceptRefreshInput = z.input<typeof AcceptRefreshInput>;
+
+/** Restore an old version: saved as a new version on top of `expectedVersion`. */
+export const RestoreVersionInput = MentalModelRef.extend({
+  version: z.number().int().min(1),
+  expectedVersion: z.number().int().min(1),
+});
+export type RestoreVersionInput = z.input<typeof RestoreVersionInput>;

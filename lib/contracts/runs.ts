@@ -120,6 +120,8 @@ export const RunListItem = z.object({
   answer: z.string().nullable(),
   skillName: z.string(),
   skillVersion: z.number().int(),
+  /** The run tried an unsaved draft based on `skillVersion`. */
+  skillDraft: z.boolean(),
   budget: Budget,
   mode: RunMode,
   scope: z.string(),
@@ -153,7 +155,12 @@ export const RunDetail = ReflectResultSchema.omit({ answer: true, citations: tru
   bankId: z.string(),
   question: z.string(),
   skill: z
-    .object({ id: z.string(), name: z.string(), version: z.number().int() })
+    .object({
+      id: z.string(),
+      name: z.string(),
+      version: z.number().int(),
+      draft: z.boolean().meta({ description: "an unsaved draft based on `version` (a skill editor's Try)" }),
+    })
     .nullable()
     .meta({ description: "the skill version the run used" }),
   budget: Budget,

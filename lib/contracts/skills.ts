@@ -70,6 +70,15 @@ const SkillFields = z.object({
 
 export const CreateSkillBody = SkillFields.extend({ id: Id.optional() }).strict();
 
+/** The skills page's "new skill": the API's create body, in a bank. */
+export const NewSkillInput = z.object({ bankId: z.string().min(1), skill: CreateSkillBody });
+export type NewSkillInput = z.input<typeof NewSkillInput>;
+
+export const SkillRef = z.object({ bankId: z.string().min(1), id: z.string().min(1) });
+export type SkillRef = z.input<typeof SkillRef>;
+export const SkillDeleted = z.object({ deleted: z.literal(true) });
+export type SkillDeleted = z.infer<typeof SkillDeleted>;
+
 /** Omitted fields keep their current value. */
 export const UpdateSkillBody = SkillFields.partial()
   .extend({

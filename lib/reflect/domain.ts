@@ -171,6 +171,8 @@ export const SkillSnapshot = z.object({
   outputFormat: z.string(),
   /** Snapshots recorded before the field existed read as prose. */
   answerFormat: AnswerFormat.default("prose"),
+  /** A "Try" of an unsaved edit: the fields are the draft's, `version` the version it was based on. */
+  draft: z.boolean().optional(),
 });
 export type SkillSnapshot = z.infer<typeof SkillSnapshot>;
 

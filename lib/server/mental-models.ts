@@ -9,6 +9,7 @@ import { countMentalModelReads, listRefreshRuns, listRunsThatRead } from "@/db/m
 import {
   deleteMentalModel,
   getMentalModel,
+  getMentalModelTombstone,
   getMentalModelVersions,
   listMentalModels,
   type MentalModelRecord,
@@ -23,6 +24,7 @@ import type {
   MentalModelPage,
   MentalModelRef,
   MentalModelRow,
+  RestoreVersionInput,
 } from "@/lib/contracts/mental-models";
 import { mentalModelChanges, versionHistory } from "@/lib/timeline/version-changes";
 import { requireBank } from "./banks";
@@ -72,7 +74,9 @@ export async function getMentalModelPage(
   id: string,
   seenVersion?: number,
 ): Promise<MentalModelPage | null> {
-  const m = await getMentalModel(db, bankId, id);
+  const live = await getMentalModel(db, bankId, id);
+  const tombstone = live ? null : await getMentalModelTombstone(db, bankId, id);
+  const m = live ?? (tombstone ? await lastVersionOf(db, bankId, id) : null);
   if (!m) return null;
   const [model, versions, readers, refreshRuns] = await Promise.all([
     mentalModelDetailOf(db, m),
@@ -84,7 +88,36 @@ export async function getMentalModelPage(
   const currentRow = versions.find((v) => v.version === m.version);
   const seen =
     seenRow && currentRow ? { version: seenRow.version, changes: mentalModelChanges(seenRow, currentRow) } : null;
-  return { model, versions: versionHistory(versions, mentalModelChanges), readers, refreshRuns, seen };
+  return {
+    model,
+    versions: versionHistory(versions, mentalModelChanges),
+    readers,
+    refreshRuns,
+    seen,
+    deleted: tombstone ? { at: tombstone.deletedAt } : null,
+  };
+}
+
+/** A deleted model as its last version read (no staleness check: it is not in the bank any more). */
+async function lastVersionOf(db: Db, bankId: string, id: string): Promise<MentalModelRecord | null> {
+  const [last] = await getMentalModelVersions(db, bankId, id);
+  if (!last) return null;
+  return {
+    id,
+    bankId,
+    name: last.name,
+    sourceQuery: last.sourceQuery,
+    content: last.content,
+    tags: last.tags,
+    refreshedAt: last.refreshedAt,
+    staleOverride: last.staleOverride,
+    basedOnIds: last.basedOnIds,
+    version: last.version,
+    updatedAt: last.createdAt,
+    isStale: true,
+    stalenessReason: "deleted",
+    usable: false,
+  };
 }
 
 function slugOf(name: string): string {
@@ -101,7 +134,8 @@ async function uniqueModelId(db: Db, bankId: string, name: string): Promise<stri
   const base = slugOf(name);
   for (let n = 1; ; n++) {
     const id = n === 1 ? base : `${base}-${n}`;
-    if (!(await getMentalModel(db, bankId, id))) return id;
+    // A deleted model's id stays with its history.
+    if (!(await getMentalModel(db, bankId, id)) && !(await getMentalModelTombstone(db, bankId, id))) return id;
   }
 }
 
@@ -163,10 +197,49 @@ export async function saveMentalModelDraft(
   return mentalModelDetailOf(db, saved);
 }
 
-/** Deletes the model and its history; runs that read it keep their own copy in their events. */
+/** Deletes the model, keeping its versions under a tombstone so runs' version links still open. */
 export async function deleteMentalModelById(db: Db, ref: z.output<typeof MentalModelRef>): Promise<Deleted> {
   if (!(await deleteMentalModel(db, ref.bankId, ref.id))) {
     throw new AppError("not_found", `mental model ${ref.id} does not exist (already deleted?)`);
   }
   return { deleted: true };
+}
+
+/**
+ * Restores an old version as a new one (every field as that version had it), on top of
+ * `expectedVersion`; a model saved meanwhile is a `conflict` carrying the newer model.
+ */
+export async function restoreMentalModelVersion(
+  db: Db,
+  input: z.output<typeof RestoreVersionInput>,
+): Promise<MentalModelDetail> {
+  const asShown = async () => {
+    const m = await getMentalModel(db, input.bankId, input.id);
+    return m ? toMentalModelDetail(m, 0) : null;
+  };
+  const current = await getMentalModel(db, input.bankId, input.id);
+  if (!current || current.version !== input.expectedVersion) {
+    throw editConflict("mental model", input.expectedVersion, await asShown());
+  }
+  const old = (await getMentalModelVersions(db, input.bankId, input.id)).find((v) => v.version === input.version);
+  if (!old) throw new AppError("not_found", `mental model ${input.id} has no version ${input.version}`);
+  const saved = await saveOrConflict(
+    "mental model",
+    input.expectedVersion,
+    () =>
+      saveMentalModel(db, {
+        bankId: input.bankId,
+        id: input.id,
+        expectedVersion: input.expectedVersion,
+        name: old.name,
+        sourceQuery: old.sourceQuery,
+        content: old.content,
+        tags: old.tags,
+        refreshedAt: old.refreshedAt,
+        staleOverride: old.staleOverride,
+        basedOnIds: old.basedOnIds,
+      }),
+    asShown,
+  );
+  return mentalModelDetailOf(db, saved);
 }

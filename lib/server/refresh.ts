@@ -1,29 +1,53 @@
 /**
  * Refresh now: reflect over a mental model's source query with its own tier excluded and a low
- * budget, then store the answer as a new version based on the cited memories and observations.
+ * budget. The answer is a *proposal* shown against the version it was proposed from; only an
+ * explicit accept stores it (as a new version, conflict-checked), and an unusable answer (§3.5b)
+ * can never be accepted as fresh.
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { getMentalModel, saveMentalModel } from "@/db/mental-models";
-import { AppError, isAppError } from "@/lib/contracts/errors";
-import type { RefreshMentalModelInput, RefreshOutcome } from "@/lib/contracts/mental-models";
+import { getRun, type RunRecord } from "@/db/runs";
+import { AppError } from "@/lib/contracts/errors";
+import type {
+  AcceptRefreshInput,
+  MentalModelDetail,
+  RefreshMentalModelInput,
+  RefreshProposal,
+} from "@/lib/contracts/mental-models";
 import { isUsableContent, type ModelPort, type RunStatus } from "@/lib/reflect";
-import { editConflict } from "./edit-conflict";
-import { mentalModelDetailOf } from "./mental-models";
+import { editConflict, saveOrConflict } from "./edit-conflict";
+import { mentalModelDetailOf, toMentalModelDetail } from "./mental-models";
 import { startRun } from "./runs";
 
 /** Refresh answers that would make a worse model than the current one are never stored. */
-const UNUSABLE_STATUSES = new Set<RunStatus>(["no_evidence", "failed", "interrupted"]);
+const UNUSABLE_STATUSES = new Set<RunStatus>(["no_evidence", "failed", "interrupted", "running"]);
+
+/** Why a finished refresh run cannot become the model's content, or null when it can. */
+export function unusableRefresh(run: Pick<RunRecord, "status" | "answer">, error?: string): string | null {
+  if (UNUSABLE_STATUSES.has(run.status as RunStatus)) {
+    const why = error ? `: ${error}` : "";
+    return `The refresh run ended "${run.status}" without a usable answer${why}. It cannot be accepted; the content stays as it is.`;
+  }
+  if (!isUsableContent(run.answer)) {
+    return "The refresh answer is placeholder text (no real summary), so it cannot be accepted as fresh; the content stays as it is.";
+  }
+  return null;
+}
+
+const citedIds = (run: Pick<RunRecord, "citations">) => [
+  ...new Set([...(run.citations?.memory_ids ?? []), ...(run.citations?.observation_ids ?? [])]),
+];
 
 /**
- * A run without a usable answer leaves the model as it was and says why; either way the run can
- * be opened. A model edited since the editor loaded it is a `conflict` (nothing is run).
+ * Runs the refresh and returns its proposal; nothing is saved. A model edited since the editor
+ * loaded it is a `conflict` (nothing is run).
  */
 export async function refreshMentalModel(
   db: Db,
   input: z.output<typeof RefreshMentalModelInput>,
-  options: { model?: ModelPort; now?: () => Date } = {},
-): Promise<RefreshOutcome> {
+  options: { model?: ModelPort } = {},
+): Promise<RefreshProposal> {
   const before = await getMentalModel(db, input.bankId, input.id);
   if (!before) throw new AppError("not_found", `mental model ${input.id} does not exist`);
   if (input.expectedVersion !== undefined && before.version !== input.expectedVersion) {
@@ -36,32 +60,52 @@ export async function refreshMentalModel(
     { model: options.model, excludeTiers: ["mental_models"] },
   );
   const result = await finished;
-  if (UNUSABLE_STATUSES.has(result.status) || !isUsableContent(result.answer)) {
-    const why = result.error?.message ? `: ${result.error.message}` : "";
-    return {
-      refreshed: false,
-      runId,
-      reason: `The refresh run ended "${result.status}" without a usable answer${why}. The content was left unchanged.`,
-    };
+  const base = { runId, baseVersion: before.version, current: before.content };
+  const reason = unusableRefresh(result, result.error?.message);
+  if (reason) return { ...base, usable: false, proposed: result.answer ?? null, reason };
+  return { ...base, usable: true, proposed: result.answer ?? "", basedOnIds: citedIds(result) };
+}
+
+/**
+ * Stores a refresh proposal as a new version on top of the version it was proposed from. The
+ * content is the run's stored answer (re-checked here), so a client cannot accept other text or
+ * an unusable answer; a model saved meanwhile is a `conflict` carrying the newer model.
+ */
+export async function acceptRefresh(
+  db: Db,
+  input: z.output<typeof AcceptRefreshInput>,
+  options: { now?: () => Date } = {},
+): Promise<MentalModelDetail> {
+  const asShown = async () => {
+    const m = await getMentalModel(db, input.bankId, input.id);
+    return m ? toMentalModelDetail(m, 0) : null;
+  };
+  const before = await getMentalModel(db, input.bankId, input.id);
+  if (!before || before.version !== input.expectedVersion) {
+    throw editConflict("mental model", input.expectedVersion, await asShown());
   }
-  try {
-    const saved = await saveMentalModel(db, {
-      ...before,
-      expectedVersion: before.version,
-      content: result.answer,
-      basedOnIds: [...new Set([...result.citations.memory_ids, ...result.citations.observation_ids])],
-      refreshedAt: (options.now?.() ?? new Date()).toISOString(),
+  const run = await getRun(db, input.runId);
+  if (!run || run.bankId !== input.bankId || run.question !== before.sourceQuery) {
+    throw new AppError("invalid_input", `run ${input.runId} is not a refresh run of ${input.id}`, {
+      fieldErrors: { runId: ["not a refresh run of this model"] },
     });
-    return { refreshed: true, runId, model: await mentalModelDetailOf(db, saved) };
-  } catch (err) {
-    if (!isAppError(err, "conflict")) throw err;
-    const current = await getMentalModel(db, input.bankId, input.id);
-    return {
-      refreshed: false,
-      runId,
-      reason: current
-        ? `The model was saved by someone else as version ${current.version} during the refresh; the refresh answer was not stored (it is in the run).`
-        : "The model was deleted during the refresh; the refresh answer is in the run.",
-    };
   }
+  const reason = unusableRefresh(run);
+  if (reason) throw new AppError("invalid_input", reason, { fieldErrors: { runId: [reason] } });
+  const saved = await saveOrConflict(
+    "mental model",
+    input.expectedVersion,
+    () =>
+      saveMentalModel(db, {
+        ...before,
+        expectedVersion: before.version,
+        content: run.answer ?? "",
+        basedOnIds: citedIds(run),
+        refreshedAt: (options.now?.() ?? new Date()).toISOString(),
+        // The refresh answers a forced "stale"; a forced "fresh" stays the curator's choice.
+        staleOverride: before.staleOverride === "stale" ? null : before.staleOverride,
+      }),
+    asShown,
+  );
+  return mentalModelDetailOf(db, saved);
 }

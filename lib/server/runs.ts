@@ -177,6 +177,7 @@ export function toRunListItem(r: RunRecord): RunListItem {
     answer: r.answer,
     skillName: r.skillName ?? "—",
     skillVersion: r.skillVersion ?? 0,
+    skillDraft: r.skillSnapshot?.draft === true,
     budget: r.budget,
     mode: r.mode,
     scope: r.scope,

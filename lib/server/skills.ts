@@ -6,9 +6,18 @@ import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { getSkill, getSkillVersions, listSkills, type SkillRecord, saveSkill } from "@/db/skills";
 import { AppError } from "@/lib/contracts/errors";
-import type { Skill, SkillDraft, SkillPage, TrySkillInput } from "@/lib/contracts/skills";
+import type {
+  NewSkillInput,
+  Skill,
+  SkillDeleted,
+  SkillDraft,
+  SkillPage,
+  SkillRef,
+  TrySkillInput,
+} from "@/lib/contracts/skills";
 import type { ModelPort, SkillSnapshot } from "@/lib/reflect";
 import { skillChanges, versionHistory } from "@/lib/timeline/version-changes";
+import { createSkill, removeSkill } from "./api/skills";
 import { requireBank } from "./banks";
 import { editConflict, saveOrConflict } from "./edit-conflict";
 import { type StartedRun, startRun } from "./runs";
@@ -81,10 +90,23 @@ export async function trySkillDraft(
     anchorEvery: draft.anchorEvery,
     outputFormat: draft.outputFormat,
     answerFormat: draft.answerFormat,
+    draft: true,
   };
   return startRun(
     db,
     { bankId: draft.bankId, question, skill: saved.name, mode: "synthesize" },
     { model: options.model, skillOverride: snapshot },
   );
+}
+
+/** The skills page's create: the API's service, returned as the editor shows a skill. */
+export async function createBankSkill(db: Db, input: z.output<typeof NewSkillInput>): Promise<Skill> {
+  await requireBank(db, input.bankId);
+  return toSkill(await createSkill(db, input.bankId, input.skill));
+}
+
+/** The skill editor's delete: the API's service. */
+export async function deleteBankSkill(db: Db, ref: z.output<typeof SkillRef>): Promise<SkillDeleted> {
+  await removeSkill(db, ref.bankId, ref.id);
+  return { deleted: true };
 }

@@ -17,6 +17,7 @@ import {
   type Tier,
 } from "@/lib/reflect/domain";
 import { type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
+import { skillLabel } from "./format";
 import { type DiffOp, diffLines, diffWords, hasChanges, readsInline } from "./text-diff";
 import { modelUsage, type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
 
@@ -40,6 +41,8 @@ export interface StepSide {
   iteration: number;
   /** "forced" names the tool the request forced; "auto" lets the model choose. */
   toolChoice: "auto" | `forced:${string}`;
+  /** The tools the step's first request offered, in request order. */
+  offeredTools: string[];
   replayed: boolean;
   llmCalls: number;
   tokensIn: number;
@@ -192,6 +195,7 @@ function stepSide(it: WalkIteration): StepSide {
   const side: StepSide = {
     iteration: it.index,
     toolChoice: "auto",
+    offeredTools: [],
     replayed: usage.replayedResponses > 0,
     llmCalls: usage.llmCalls,
     tokensIn: usage.tokensIn,
@@ -205,8 +209,10 @@ function stepSide(it: WalkIteration): StepSide {
     switch (step.kind) {
       case "model": {
         const { request } = step;
-        if (request && !sawRequest && request.payload.toolChoice.type === "forced") {
-          side.toolChoice = `forced:${request.payload.toolChoice.tool}`;
+        if (request && !sawRequest) {
+          if (request.payload.toolChoice.type === "forced")
+            side.toolChoice = `forced:${request.payload.toolChoice.tool}`;
+          side.offeredTools = [...request.payload.tools];
         }
         sawRequest ||= request !== null;
         break;
@@ -412,8 +418,7 @@ function diffInputs(a: RunSummary, b: RunSummary, modelA: string, modelB: string
     out.push({ field, a: va, b: vb, ...(diff && readsInline(diff) ? { diff } : {}) });
   };
   push("question", a.question, b.question, true);
-  const skill = (s: SkillSnapshot | null) => (s ? `${s.name} v${s.version}` : "—");
-  push("skill", skill(a.skill), skill(b.skill));
+  push("skill", skillLabel(a.skill), skillLabel(b.skill));
   push("mission", a.skill?.mission ?? "", b.skill?.mission ?? "", true);
   push("disposition", (a.skill?.disposition ?? []).join(", "), (b.skill?.disposition ?? []).join(", "));
   push("output_format", a.skill?.outputFormat ?? "", b.skill?.outputFormat ?? "");
@@ -479,15 +484,29 @@ export function compareRuns(eventsA: readonly RunEvent[], eventsB: readonly RunE
 
 export interface ReplayDivergence {
   iteration: number;
-  /** "call 1 (recall)" */
+  /** What differs: a call's results, the freshness verdict, the tools offered or the tool choice. */
+  aspect: "results" | "freshness" | "offered_tools" | "tool_choice";
+  /** "call 1 (recall)", "freshness check", "offered tools", "tool choice" */
   where: string;
   parent: string;
   fork: string;
 }
 
+const freshnessDrift = (f: StepFreshness | null) =>
+  f
+    ? `${f.verdict.replace("_", " ")} (${
+        [...f.models]
+          .sort((x, y) => x.id.localeCompare(y.id))
+          .map((m) => `${m.id}${m.version !== null ? ` v${m.version}` : ""} ${m.isStale ? "stale" : "fresh"}`)
+          .join("; ") || "no models"
+      })`
+    : "no check";
+
 /**
- * For a fork: replayed steps whose tool results differ from the parent's (tools re-run against
- * today's memory). Compares returned ids and outcome classes of the replayed iterations only.
+ * For a fork: replayed steps that did not replay as the parent ran them, because the tools re-ran
+ * against today's memory. Per replayed iteration (aligned by index, as the comparison aligns
+ * them): each call's returned ids and outcome, the freshness verdict (with the model versions it
+ * judged), the tools the request offered and its tool choice.
  */
 export function replayDivergence(
   parentEvents: readonly RunEvent[],
@@ -499,17 +518,33 @@ export function replayDivergence(
   for (const [i, step] of [...fork.steps].sort(([x], [y]) => x - y)) {
     if (!step.replayed) continue;
     const before = parent.steps.get(i);
+    const push = (aspect: ReplayDivergence["aspect"], where: string, p: string, f: string) => {
+      if (p !== f) out.push({ iteration: i, aspect, where, parent: p, fork: f });
+    };
+    if (before) {
+      push("tool_choice", "tool choice", before.toolChoice, step.toolChoice);
+      push("offered_tools", "offered tools", before.offeredTools.join(", "), step.offeredTools.join(", "));
+    }
     step.calls.forEach((call, k) => {
       const prev = before?.calls[k];
       const where = `call ${k + 1} (${call.tool})`;
       if (!prev) {
-        out.push({ iteration: i, where, parent: "no call", fork: idsText(call.ids) });
+        out.push({ iteration: i, aspect: "results", where, parent: "no call", fork: idsText(call.ids) });
         return;
       }
-      const p = `${prev.outcome ?? "pending"}: ${idsText(prev.ids)}`;
-      const f = `${call.outcome ?? "pending"}: ${idsText(call.ids)}`;
-      if (p !== f) out.push({ iteration: i, where, parent: p, fork: f });
+      push(
+        "results",
+        where,
+        `${prev.outcome ?? "pending"}: ${idsText(prev.ids)}`,
+        `${call.outcome ?? "pending"}: ${idsText(call.ids)}`,
+      );
     });
+    if (before) push("freshness", "freshness check", freshnessDrift(before.freshness), freshnessDrift(step.freshness));
   }
   return out;
+}
+
+/** How many replayed steps (iterations) differ from the parent's. */
+export function driftedSteps(divergences: readonly ReplayDivergence[]): number {
+  return new Set(divergences.map((d) => d.iteration)).size;
 }

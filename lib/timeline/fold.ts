@@ -26,6 +26,7 @@ import type {
 } from "@/lib/reflect/events";
 import { badgesFromFlags, type RunBadge } from "./badges";
 import { memoryTextFromContent } from "./memory-text";
+import { outcomeWords } from "./outcome";
 import {
   createRunWalker,
   type ModelStep,
@@ -160,7 +161,7 @@ export interface RunHeader {
   runId: string | null;
   bankId: string | null;
   question: string;
-  skill: Pick<SkillSnapshot, "name" | "version" | "mission" | "disposition"> | null;
+  skill: Pick<SkillSnapshot, "name" | "version" | "mission" | "disposition" | "draft"> | null;
   budget: Budget | null;
   mode: RunMode | null;
   scope: string | null;
@@ -178,6 +179,8 @@ export interface RunHeader {
   iterationCount: number;
   warnings: string[];
   error: { message: string; phase: string } | null;
+  /** The outcome in words ("answered from mental models only", "2 scope rejections"); see outcome.ts. */
+  outcome: string[];
 }
 
 export interface TimelineCitation {
@@ -550,6 +553,7 @@ export function createRunFolder(): RunFolder {
               version: s.skill.version,
               mission: s.skill.mission,
               disposition: s.skill.disposition,
+              draft: s.skill.draft ?? false,
             }
           : null,
         budget: s?.budget ?? null,
@@ -569,6 +573,7 @@ export function createRunFolder(): RunFolder {
         // A live run shows a provider warning as soon as it happens; the finished run lists them all.
         warnings: [...new Set([...(s?.warnings ?? []), ...walk.providerWarnings, ...(f?.warnings ?? [])])],
         error: f?.error ?? null,
+        outcome: outcomeWords(walk),
       };
       const badges = badgesFromFlags(flags);
       return {

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
 import { waitForFocus } from "./pages/focus";
+import { screenshotWidths } from "./pages/shots";
 
 /** The version the skill editor has loaded ("v3" → 3). */
 async function skillVersion(page: Page): Promise<number> {
@@ -26,22 +27,70 @@ describe("curation loop on the demo bank", () => {
     await screenshot(page, "curation-mental-models");
   });
 
-  it("refreshes a mental model into a new version and links the refresh run", async () => {
+  it("refresh proposes a diff; accept saves the next version and discard changes nothing", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=demo`);
     await page.getByTestId("mental-model-editor").waitFor();
     const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
+    // Discard: the proposal goes away and nothing was saved.
     await page.getByTestId("refresh-now").click();
-    await page.getByTestId("refresh-outcome").waitFor({ timeout: 60_000 });
+    await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId("refresh-proposal").getAttribute("data-usable")).toBe("true");
+    await page.getByTestId("discard-refresh").click();
+    await page.getByTestId("refresh-proposal").waitFor({ state: "detached" });
+    await page.reload();
+    await page.getByTestId("mental-model-editor").waitFor();
+    expect(await page.getByTestId("model-version").textContent()).toBe(`v${before}`);
+    // Accept: the diff shows the proposed lines, then it is saved as the next version, fresh.
+    await page.getByTestId("refresh-now").click();
+    await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId("refresh-diff").locator('[data-op="add"]').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId("model-version").textContent()).toBe(`v${before}`);
+    await screenshotWidths(page, "curation-refresh-proposal");
+    await page.getByTestId("accept-refresh").click();
+    await page.getByTestId("refresh-outcome").waitFor();
     expect(await page.getByTestId("refresh-outcome").textContent()).toContain(`Refreshed as version ${before + 1}`);
     await page.locator(`[data-testid="version"][data-version="${before + 1}"]`).waitFor();
-    expect(await page.getByTestId("model-version").textContent()).toBe(`v${before + 1}`);
+    await page.locator('[data-testid="model-version"]', { hasText: `v${before + 1}` }).waitFor();
     expect(await page.getByTestId("staleness-badge").first().getAttribute("data-state")).toBe("fresh");
     await page.getByTestId("content-tab-preview").click();
     await page.getByTestId("markdown-preview").waitFor();
     await screenshot(page, "curation-mental-model-refreshed");
-    await page.getByTestId("refresh-run-link").click();
+    await page.getByTestId("refresh-runs").getByRole("link").first().click();
     await page.waitForURL(/\/runs\/run_/);
+  });
+
+  it("shows an unusable refresh as such and offers no accept", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/mental-models/new?bank=demo`);
+    await page.getByTestId("model-name").fill("Swallow airspeed");
+    await page.getByTestId("model-source-query").fill("What is the airspeed velocity of an unladen swallow?");
+    await page.getByTestId("model-content").fill("Curated by hand: about 11 metres per second.");
+    await page.getByTestId("save-model").click();
+    await page.waitForURL(/\/mental-models\/mm-swallow-airspeed/);
+    await page.getByTestId("refresh-now").click();
+    await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId("refresh-proposal").getAttribute("data-usable")).toBe("false");
+    expect(await page.getByTestId("refresh-unusable").textContent()).toMatch(/cannot be accepted/);
+    expect(await page.getByTestId("accept-refresh").count()).toBe(0);
+    await page.getByTestId("discard-refresh").click();
+    await page.reload();
+    await page.getByTestId("mental-model-editor").waitFor();
+    expect(await page.getByTestId("model-version").textContent()).toBe("v1");
+    expect(await page.getByTestId("model-content").inputValue()).toBe("Curated by hand: about 11 metres per second.");
+  });
+
+  it("restores an old version as a new version with its content", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/mental-models/mm-swallow-airspeed?bank=demo`);
+    await page.getByTestId("mental-model-editor").waitFor();
+    await page.getByTestId("model-content").fill("Second thoughts: African or European?");
+    await page.getByTestId("save-model").click();
+    await page.locator('[data-testid="model-version"]', { hasText: "v2" }).waitFor();
+    await page.locator('[data-testid="version"][data-version="1"]').getByTestId("restore-version").click();
+    await page.locator('[data-testid="model-version"]', { hasText: "v3" }).waitFor();
+    expect(await page.getByTestId("model-content").inputValue()).toBe("Curated by hand: about 11 metres per second.");
+    expect(await page.locator('[data-testid="version"]').count()).toBe(3);
   });
 
   it("saves a skill mission edit as a version whose diff shows the change", async () => {
@@ -120,7 +169,13 @@ describe("curation loop on the demo bank", () => {
     await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
     await page.getByTestId("skill-editor").waitFor();
     expect(await page.getByTestId("skill-version").textContent()).toBe(version);
-    expect(await page.getByTestId("skill-mission").inputValue()).not.toBe("Answer in one short paragraph.");
+    // The editor brings the tried draft back (said so); the saved skill is unchanged.
+    await page.getByTestId("draft-restored").waitFor();
+    const saved = (await (await fetch(`${ctx.app.url}/api/v1/banks/demo/skills/skill-recap`)).json()) as {
+      skill: { mission: string; version: number };
+    };
+    expect(`v${saved.skill.version}`).toBe(version);
+    expect(saved.skill.mission).not.toBe("Answer in one short paragraph.");
   });
 
   it("creates a mental model and deletes it after confirming", async () => {
@@ -150,5 +205,11 @@ describe("curation loop on the demo bank", () => {
     await page.waitForURL(/\/mental-models\?bank=demo$/);
     await page.getByTestId("mental-model-row").first().waitFor();
     expect(await page.locator('[data-model-id="mm-onboarding-checklist"]').count()).toBe(0);
+    // A tombstone: a run's link to v1 still opens, read-only and marked deleted.
+    await page.goto(`${ctx.app.url}/mental-models/mm-onboarding-checklist?bank=demo&seen=1`);
+    await page.getByTestId("model-deleted").waitFor();
+    expect(await page.getByTestId("deleted-content").textContent()).toContain("Get SSO access");
+    expect(await page.getByTestId("mental-model-editor").count()).toBe(0);
+    expect(await page.getByTestId("refresh-now").count()).toBe(0);
   });
 });

@@ -1,11 +1,19 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { deleteMentalModelAction, refreshMentalModelAction, saveMentalModelAction } from "@/app/actions/curation";
+import {
+  acceptRefreshAction,
+  deleteMentalModelAction,
+  refreshMentalModelAction,
+  restoreMentalModelAction,
+  saveMentalModelAction,
+} from "@/app/actions/curation";
 import { DeleteModelButton } from "@/components/editors/delete-model-button";
 import { FieldChanges } from "@/components/editors/field-changes";
 import { formatTime } from "@/components/editors/format-time";
+import { MarkdownPreview } from "@/components/editors/markdown-preview";
 import { MentalModelEditor } from "@/components/editors/mental-model-editor";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
+import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
 import { VersionHistory } from "@/components/editors/version-history";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
@@ -30,6 +38,7 @@ export default async function MentalModelPage({
   const page = await getMentalModelPage(db, bankId, decodeURIComponent(id), Number.isNaN(seen) ? undefined : seen);
   if (!page) notFound();
   const { model } = page;
+  const deleted = page.deleted;
   return (
     <div>
       <nav className="mb-1 text-[11px] text-slate-500">
@@ -42,33 +51,46 @@ export default async function MentalModelPage({
         <h1 className="font-semibold text-lg" data-testid="model-title">
           {model.name}
         </h1>
-        <StalenessBadge state={model.state} reason={model.reason} />
+        {deleted ? null : <StalenessBadge state={model.state} reason={model.reason} />}
         <span className="text-[11px] text-slate-500" data-testid="staleness-reason">
           {model.reason}
           {model.refreshedAt ? ` · refreshed ${formatTime(model.refreshedAt)}` : ""} · based on{" "}
           {model.basedOnIds.length} {model.basedOnIds.length === 1 ? "memory" : "memories"} · read by {model.readBy}{" "}
           {model.readBy === 1 ? "run" : "runs"}
         </span>
-        <span className="font-mono text-[11px] text-slate-400" data-testid="model-version">
+        <span className="font-mono text-[11px] text-slate-600" data-testid="model-version">
           v{model.version}
         </span>
-        <div className="ml-auto flex items-center gap-2">
+        {deleted ? null : (
           <RefreshModelButton
             bankId={bankId}
             id={model.id}
             version={model.version}
             refresh={refreshMentalModelAction}
+            accept={acceptRefreshAction}
+            actions={
+              <DeleteModelButton
+                bankId={bankId}
+                id={model.id}
+                name={model.name}
+                versions={page.versions.length}
+                readBy={model.readBy}
+                remove={deleteMentalModelAction}
+              />
+            }
           />
-          <DeleteModelButton
-            bankId={bankId}
-            id={model.id}
-            name={model.name}
-            versions={page.versions.length}
-            readBy={model.readBy}
-            remove={deleteMentalModelAction}
-          />
-        </div>
+        )}
       </div>
+      {deleted ? (
+        <p
+          className="mb-3 rounded border border-rose-300 bg-rose-50 px-3 py-2 text-[12px] text-rose-900"
+          role="status"
+          data-testid="model-deleted"
+        >
+          This mental model was deleted on {formatTime(deleted.at)}. Its versions are kept read-only so the runs that
+          read them can still show what they read; search and reflect no longer see it.
+        </p>
+      ) : null}
       {page.seen ? (
         <section className="mb-4 rounded border border-indigo-200 bg-indigo-50/40 p-3" data-testid="seen-version">
           <h2 className="mb-1.5 font-semibold text-[12px] text-slate-700">
@@ -83,10 +105,31 @@ export default async function MentalModelPage({
       ) : null}
       <div className="grid grid-cols-1 gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="self-start rounded border border-slate-200 bg-white p-3">
-          <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
+          {deleted ? (
+            <div data-testid="deleted-content">
+              <p className="mb-2 text-[11px] text-slate-600">Last version (v{model.version}), read-only</p>
+              <MarkdownPreview markdown={model.content} />
+            </div>
+          ) : (
+            <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
+          )}
         </div>
         <div className="space-y-4">
-          <VersionHistory versions={page.versions} current={model.version} />
+          <VersionHistory
+            versions={page.versions}
+            current={model.version}
+            action={(version) =>
+              deleted ? null : (
+                <RestoreVersionButton
+                  bankId={bankId}
+                  id={model.id}
+                  version={version}
+                  current={model.version}
+                  restore={restoreMentalModelAction}
+                />
+              )
+            }
+          />
           <RunRefList
             title="Refresh runs"
             runs={page.refreshRuns}

@@ -11,6 +11,17 @@ import { addToSuiteContext } from "@/lib/server/suites";
 
 export const dynamic = "force-dynamic";
 
+/** One note per replayed iteration that drifted, naming everything that differs in it. */
+function replayNotesOf(divergence: Awaited<ReturnType<typeof getReplayDivergence>>) {
+  const byIteration = new Map<number, string[]>();
+  for (const d of divergence) {
+    const notes = byIteration.get(d.iteration) ?? [];
+    notes.push(`${d.where}: parent ${d.parent} → fork ${d.fork}`);
+    byIteration.set(d.iteration, notes);
+  }
+  return [...byIteration].map(([iteration, notes]) => ({ iteration, text: notes.join("; ") }));
+}
+
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const db = await getAppDb();
@@ -42,10 +53,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         initialEvents={found.events}
         totalEvents={found.total}
         storedStatus={found.run.status}
-        replayNotes={divergence.map((d) => ({
-          iteration: d.iteration,
-          text: `${d.where}: parent ${d.parent} → fork ${d.fork}`,
-        }))}
+        replayNotes={replayNotesOf(divergence)}
       />
     </div>
   );

@@ -1,8 +1,10 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { saveSkillAction, trySkillAction } from "@/app/actions/curation";
+import { deleteSkillAction, saveSkillAction, trySkillAction } from "@/app/actions/curation";
+import { DeleteSkillButton } from "@/components/editors/delete-skill-button";
 import { SkillEditor } from "@/components/editors/skill-editor";
 import { VersionHistory } from "@/components/editors/version-history";
+import { requireBank } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
 import { getSkillPage } from "@/lib/server/skills";
@@ -22,6 +24,7 @@ export default async function SkillPage({
   if (!bankId) notFound();
   const page = await getSkillPage(db, bankId, decodeURIComponent(id));
   if (!page) notFound();
+  const bank = await requireBank(db, bankId);
   const { skill } = page;
   return (
     <div>
@@ -44,10 +47,17 @@ export default async function SkillPage({
         >
           runs with this skill
         </Link>
+        <DeleteSkillButton bankId={bankId} id={skill.id} name={skill.name} remove={deleteSkillAction} />
       </div>
       <div className="grid grid-cols-1 gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="self-start rounded border border-slate-200 bg-white p-3">
-          <SkillEditor key={skill.version} skill={skill} save={saveSkillAction} tryDraft={trySkillAction} />
+          <SkillEditor
+            key={skill.version}
+            skill={skill}
+            save={saveSkillAction}
+            tryDraft={trySkillAction}
+            permittedTeams={bank.permittedTeams}
+          />
         </div>
         <VersionHistory versions={page.versions} current={skill.version} />
       </div>

@@ -13,7 +13,12 @@ function toRunDetail(r: RunRecord): RunDetail {
     bankId: r.bankId,
     question: r.question,
     skill: r.skillSnapshot
-      ? { id: r.skillSnapshot.id, name: r.skillSnapshot.name, version: r.skillSnapshot.version }
+      ? {
+          id: r.skillSnapshot.id,
+          name: r.skillSnapshot.name,
+          version: r.skillSnapshot.version,
+          draft: r.skillSnapshot.draft === true,
+        }
       : null,
     budget: r.budget,
     mode: r.mode,

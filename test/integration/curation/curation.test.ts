@@ -9,7 +9,7 @@ import { getRun, getRunEvents } from "@/db/runs";
 import { getSkill } from "@/db/skills";
 import { type AppError, isAppError } from "@/lib/contracts/errors";
 import { type MentalModelDetail, MentalModelDraft } from "@/lib/contracts/mental-models";
-import { SkillDraft } from "@/lib/contracts/skills";
+import { NewSkillInput, SkillDraft } from "@/lib/contracts/skills";
 import { createOfflineModel } from "@/lib/llm";
 import { defineAction } from "@/lib/server/action";
 import { ensureDemoBank } from "@/lib/server/db";
@@ -17,12 +17,13 @@ import {
   deleteMentalModelById,
   getMentalModelPage,
   listMentalModelRows,
+  restoreMentalModelVersion,
   saveMentalModelDraft,
 } from "@/lib/server/mental-models";
-import { refreshMentalModel } from "@/lib/server/refresh";
-import { startRun } from "@/lib/server/runs";
-import { getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
-import { ScriptedModel } from "../../fixtures/scripted-model";
+import { acceptRefresh, refreshMentalModel } from "@/lib/server/refresh";
+import { startRun, toRunListItem } from "@/lib/server/runs";
+import { createBankSkill, deleteBankSkill, getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
+import { done, followForced, reply, ScriptedModel } from "../../fixtures/scripted-model";
 import { openTempDb } from "../db/temp-db";
 
 let db: Db;
@@ -141,7 +142,9 @@ describe("mental model versions", () => {
     expect(created.state).toBe("unusable");
     expect(created.reason).toBe("never refreshed");
     await deleteMentalModelById(db, { bankId: "demo", id: created.id });
-    expect(await getMentalModelPage(db, "demo", created.id)).toBeNull();
+    // A tombstone: the page stays readable (marked deleted), the list no longer shows it.
+    expect((await getMentalModelPage(db, "demo", created.id))?.deleted).not.toBeNull();
+    expect((await listMentalModelRows(db, "demo")).map((r) => r.id)).not.toContain(created.id);
     const again = await deleteMentalModelById(db, { bankId: "demo", id: created.id }).catch((e: unknown) => e);
     expect(isAppError(again, "not_found")).toBe(true);
     expect((again as AppError).message).toMatch(/does not exist/);
@@ -165,51 +168,140 @@ describe("mental model versions", () => {
 });
 
 describe("refresh now", () => {
-  it("stores the reflect answer as a new version based on the cited ids, without reading its own tier", async () => {
+  it("proposes the reflect answer without saving, and accepting stores it as a new version based on the cited ids", async () => {
     const before = (await pageOf("mm-customer-pilots")).model;
     const at = new Date("2026-11-02T10:00:00.000Z");
-    const outcome = await refreshMentalModel(
+    const proposal = await refreshMentalModel(
       db,
       { bankId: "demo", id: before.id, expectedVersion: before.version },
-      { model: createOfflineModel(), now: () => at },
+      { model: createOfflineModel() },
     );
-    expect(outcome.refreshed).toBe(true);
-    if (!outcome.refreshed) return;
-    const run = await getRun(db, outcome.runId);
+    expect(proposal.usable).toBe(true);
+    if (!proposal.usable) return;
+    expect(proposal.baseVersion).toBe(before.version);
+    expect(proposal.current).toBe(before.content);
+    // Proposing saves nothing.
+    expect((await pageOf(before.id)).model.version).toBe(before.version);
+    const run = await getRun(db, proposal.runId);
     expect(run?.question).toBe(before.sourceQuery);
     expect(run?.budget).toBe("low");
-    const events = await getRunEvents(db, outcome.runId);
+    expect(proposal.proposed).toBe(run?.answer);
+    const events = await getRunEvents(db, proposal.runId);
     const started = events.find((e) => e.type === "run.started");
     expect(started?.type === "run.started" && started.payload.enabledTiers).not.toContain("mental_models");
 
+    const saved = await acceptRefresh(
+      db,
+      { bankId: "demo", id: before.id, runId: proposal.runId, expectedVersion: proposal.baseVersion },
+      { now: () => at },
+    );
     const cited = [...(run?.citations?.memory_ids ?? []), ...(run?.citations?.observation_ids ?? [])];
     expect(cited.length).toBeGreaterThan(0);
-    expect(outcome.model.version).toBe(before.version + 1);
-    expect(outcome.model.content).toBe(run?.answer);
-    expect([...outcome.model.basedOnIds].sort()).toEqual([...new Set(cited)].sort());
-    expect(outcome.model.refreshedAt).toBe(at.toISOString());
-    expect(outcome.model.state).toBe("fresh");
+    expect(saved.version).toBe(before.version + 1);
+    expect(saved.content).toBe(run?.answer);
+    expect([...saved.basedOnIds].sort()).toEqual([...new Set(cited)].sort());
+    expect(saved.refreshedAt).toBe(at.toISOString());
+    expect(saved.state).toBe("fresh");
 
     const page = await pageOf(before.id);
     expect(page.versions[0]?.changes.map((c) => c.field)).toEqual(
       expect.arrayContaining(["refreshed", "based on", "content"]),
     );
-    expect(page.refreshRuns.map((r) => r.id)).toContain(outcome.runId);
+    expect(page.refreshRuns.map((r) => r.id)).toContain(proposal.runId);
+
+    // Accepting the same proposal again is a conflict: it was proposed from the version before.
+    const again = await acceptRefresh(db, {
+      bankId: "demo",
+      id: before.id,
+      runId: proposal.runId,
+      expectedVersion: proposal.baseVersion,
+    }).catch((e: unknown) => e);
+    expect(isAppError(again, "conflict")).toBe(true);
+    expect((await pageOf(before.id)).model.version).toBe(before.version + 1);
   });
 
-  it("leaves the content alone when the refresh run fails, and still links the run", async () => {
+  it("marks a failed refresh unusable, leaves the content alone, and refuses to accept it", async () => {
     const before = (await pageOf("mm-hiring")).model;
     const broken = new ScriptedModel(() => {
       throw new Error("model unreachable");
     });
-    const outcome = await refreshMentalModel(db, { bankId: "demo", id: before.id }, { model: broken });
-    expect(outcome.refreshed).toBe(false);
-    if (outcome.refreshed) return;
-    expect(outcome.reason).toMatch(/without a usable answer/);
-    expect((await getRun(db, outcome.runId))?.status).toMatch(/failed|degraded|no_evidence/);
+    const proposal = await refreshMentalModel(db, { bankId: "demo", id: before.id }, { model: broken });
+    expect(proposal.usable).toBe(false);
+    if (proposal.usable) return;
+    expect(proposal.reason).toMatch(/without a usable answer/);
+    expect((await getRun(db, proposal.runId))?.status).toMatch(/failed|degraded|no_evidence/);
+    const refused = await acceptRefresh(db, {
+      bankId: "demo",
+      id: before.id,
+      runId: proposal.runId,
+      expectedVersion: before.version,
+    }).catch((e: unknown) => e);
+    expect(isAppError(refused, "invalid_input")).toBe(true);
     const after = (await pageOf(before.id)).model;
     expect(after.version).toBe(before.version);
     expect(after.content).toBe(before.content);
+  });
+
+  it("refuses a placeholder answer (§3.5b) even from a run that finished", async () => {
+    const before = (await pageOf("mm-pricing")).model;
+    const placeholder = new ScriptedModel(followForced("pricing", () => reply(done("*Generating content...*"))));
+    const proposal = await refreshMentalModel(db, { bankId: "demo", id: before.id }, { model: placeholder });
+    expect(proposal.usable).toBe(false);
+    const refused = await acceptRefresh(db, {
+      bankId: "demo",
+      id: before.id,
+      runId: proposal.runId,
+      expectedVersion: before.version,
+    }).catch((e: unknown) => e);
+    expect(isAppError(refused, "invalid_input")).toBe(true);
+    expect((await pageOf(before.id)).model.version).toBe(before.version);
+  });
+
+  it("refuses to accept a run that is not a refresh of this model", async () => {
+    const before = (await pageOf("mm-pricing")).model;
+    const { runId, finished } = await startRun(
+      db,
+      { bankId: "demo", question: "Something else entirely?", budget: "low", mode: "synthesize" },
+      { model: createOfflineModel() },
+    );
+    await finished;
+    const refused = await acceptRefresh(db, {
+      bankId: "demo",
+      id: before.id,
+      runId,
+      expectedVersion: before.version,
+    }).catch((e: unknown) => e);
+    expect(isAppError(refused, "invalid_input")).toBe(true);
+  });
+});
+
+describe("restore a version", () => {
+  it("saves an old version's fields as a new version, and refuses a stale restore", async () => {
+    const first = (await pageOf("mm-pricing")).model;
+    const edited = await saveMentalModelDraft(db, draftOf(first, { content: "Edited for the restore test." }));
+    const restored = await restoreMentalModelVersion(db, {
+      bankId: "demo",
+      id: first.id,
+      version: first.version,
+      expectedVersion: edited.version,
+    });
+    expect(restored.version).toBe(edited.version + 1);
+    expect(restored.content).toBe(first.content);
+    const stale = await restoreMentalModelVersion(db, {
+      bankId: "demo",
+      id: first.id,
+      version: first.version,
+      expectedVersion: edited.version,
+    }).catch((e: unknown) => e);
+    expect(isAppError(stale, "conflict")).toBe(true);
+    const missing = await restoreMentalModelVersion(db, {
+      bankId: "demo",
+      id: first.id,
+      version: 999,
+      expectedVersion: restored.version,
+    }).catch((e: unknown) => e);
+    expect(isAppError(missing, "not_found")).toBe(true);
+    expect((await pageOf(first.id)).model.version).toBe(restored.version);
   });
 });
 
@@ -278,9 +370,41 @@ describe("skills", () => {
     const events = await getRunEvents(db, runId);
     const started = events.find((e) => e.type === "run.started");
     expect(started?.type === "run.started" && started.payload.skill.mission).toBe("Answer in exactly one sentence.");
-    expect((await getRun(db, runId))?.budget).toBe("low");
+    // The snapshot is marked as a draft based on the loaded version, never read as that version.
+    expect(started?.type === "run.started" && started.payload.skill.draft).toBe(true);
+    const run = await getRun(db, runId);
+    expect(run?.skillSnapshot?.draft).toBe(true);
+    expect(run?.skillSnapshot?.version).toBe(draft.expectedVersion);
+    expect(run && toRunListItem(run).skillDraft).toBe(true);
+    expect(run?.budget).toBe("low");
     const saved = await getSkill(db, { bankId: "demo", id: "skill-recap" });
     expect(saved?.mission).not.toBe("Answer in exactly one sentence.");
     expect(saved?.version).toBe(draft.expectedVersion);
+  });
+});
+
+describe("skills create and delete", () => {
+  it("creates with the API's rules and deletes", async () => {
+    const created = await createBankSkill(
+      db,
+      NewSkillInput.parse({
+        bankId: "demo",
+        skill: { name: "briefing", mission: "Brief a newcomer.", retrieval: { types: ["observation"] } },
+      }),
+    );
+    expect(created.version).toBe(1);
+    expect(created.mission).toBe("Brief a newcomer.");
+    const taken = await createBankSkill(
+      db,
+      NewSkillInput.parse({
+        bankId: "demo",
+        skill: { name: "briefing", mission: "x", retrieval: { types: ["observation"] } },
+      }),
+    ).catch((e: unknown) => e);
+    expect(isAppError(taken)).toBe(true);
+    expect(await deleteBankSkill(db, { bankId: "demo", id: created.id })).toEqual({ deleted: true });
+    expect(await getSkillPage(db, "demo", created.id)).toBeNull();
+    const again = await deleteBankSkill(db, { bankId: "demo", id: created.id }).catch((e: unknown) => e);
+    expect(isAppError(again, "not_found")).toBe(true);
   });
 });

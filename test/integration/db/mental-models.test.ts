@@ -3,6 +3,7 @@ import { importBundle } from "@/db/bundle-io";
 import {
   deleteMentalModel,
   getMentalModel,
+  getMentalModelTombstone,
   getMentalModelVersions,
   listMentalModels,
   saveMentalModel,
@@ -141,10 +142,13 @@ describe("mental model versions", () => {
     expect(await reason()).toBe("no newer memories in scope");
   });
 
-  it("deletes a model with its history", async () => {
+  it("deletes the live model and keeps its history under a tombstone", async () => {
+    const versions = await getMentalModelVersions(t.db, "acme", "mm-ops");
+    expect(versions.length).toBeGreaterThan(0);
     expect(await deleteMentalModel(t.db, "acme", "mm-ops")).toBe(true);
     expect(await getMentalModel(t.db, "acme", "mm-ops")).toBeNull();
-    expect(await getMentalModelVersions(t.db, "acme", "mm-ops")).toEqual([]);
+    expect(await getMentalModelVersions(t.db, "acme", "mm-ops")).toEqual(versions);
+    expect((await getMentalModelTombstone(t.db, "acme", "mm-ops"))?.lastVersion).toBe(versions[0]?.version);
     expect(await deleteMentalModel(t.db, "acme", "mm-ops")).toBe(false);
   });
 });

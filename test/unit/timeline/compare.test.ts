@@ -1,6 +1,7 @@
 /** Run comparison on golden pairs produced by the real engine with scripted models. */
 import { describe, expect, it } from "vitest";
-import { compareRuns, diffStep, replayDivergence } from "@/lib/timeline/compare";
+import type { RunEvent } from "@/lib/reflect/events";
+import { compareRuns, diffStep, driftedSteps, replayDivergence } from "@/lib/timeline/compare";
 import { observation } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { ATLAS_OBSERVATIONS, atlasMemory, run, SKILL } from "../reflect/harness";
@@ -116,6 +117,7 @@ describe("compareRuns", () => {
       ],
       freshness: null,
       steering: [],
+      offeredTools: ["recall", "done"],
     });
     expect(diffStep(side("launch", ["f1"]), side("launch date", ["f1", "f2"])).map((d) => d.aspect)).toEqual([
       "query",
@@ -124,26 +126,31 @@ describe("compareRuns", () => {
   });
 });
 
+/** The parent's model responses, as a fork replays them. */
+function replayedResponses(events: readonly RunEvent[]) {
+  return events.flatMap((e) =>
+    e.type === "llm.response"
+      ? [
+          {
+            content: e.payload.text,
+            toolCalls: e.payload.toolCalls.map((c) => ({
+              id: c.id,
+              type: "function" as const,
+              function: { name: c.rawName, arguments: c.arguments },
+            })),
+            finishReason: e.payload.finishReason,
+            usage: { inputTokens: 0, outputTokens: 0 },
+          },
+        ]
+      : [],
+  );
+}
+
 describe("replayDivergence", () => {
   it("names the replayed step whose tool results differ from the parent's", async () => {
     const stale = SCENARIOS.stale();
     const parent = await run(stale.memory, stale.model, stale.overrides);
-    const responses = parent.events.flatMap((e) =>
-      e.type === "llm.response"
-        ? [
-            {
-              content: e.payload.text,
-              toolCalls: e.payload.toolCalls.map((c) => ({
-                id: c.id,
-                type: "function" as const,
-                function: { name: c.rawName, arguments: c.arguments },
-              })),
-              finishReason: e.payload.finishReason,
-              usage: { inputTokens: 0, outputTokens: 0 },
-            },
-          ]
-        : [],
-    );
+    const responses = replayedResponses(parent.events);
     // Today's memory has a second observation: the replayed observations search returns more.
     const today = SCENARIOS.stale();
     today.memory = atlasMemory({
@@ -160,8 +167,38 @@ describe("replayDivergence", () => {
     );
     const diverged = replayDivergence(parent.events, fork.events);
     expect(diverged).toEqual([
-      { iteration: 1, where: "call 1 (search_observations)", parent: "success: o1", fork: "success: o1, o2" },
+      {
+        iteration: 1,
+        aspect: "results",
+        where: "call 1 (search_observations)",
+        parent: "success: o1",
+        fork: "success: o1, o2",
+      },
     ]);
+    expect(driftedSteps(diverged)).toBe(1);
     expect(replayDivergence(parent.events, parent.events)).toEqual([]);
+  });
+
+  it("marks a replayed freshness verdict that flipped, and the tool choice and offered tools that followed", async () => {
+    const stale = SCENARIOS.stale();
+    const parent = await run(stale.memory, stale.model, stale.overrides);
+    // Today the model is fresh: the replayed check releases where the parent kept forcing.
+    const today = SCENARIOS.stale();
+    today.memory = atlasMemory({
+      mentalModels: [{ id: "mm1", name: "Atlas launch", content: "Atlas launches in March.", isStale: false }],
+    });
+    const fork = await run(
+      today.memory,
+      today.model,
+      { ...today.overrides, forkedAtIteration: 3 },
+      { replay: { forkAt: 3, responses: replayedResponses(parent.events) } },
+    );
+    const diverged = replayDivergence(parent.events, fork.events);
+    const freshness = diverged.find((d) => d.aspect === "freshness");
+    expect(freshness).toMatchObject({ iteration: 0, parent: expect.stringMatching(/^keep forcing/) });
+    expect(freshness?.fork).toMatch(/^release/);
+    // After the release the next replayed step is no longer forced.
+    expect(diverged).toContainEqual(expect.objectContaining({ iteration: 1, aspect: "tool_choice", fork: "auto" }));
+    expect(driftedSteps(diverged)).toBeGreaterThanOrEqual(2);
   });
 });

@@ -1,0 +1,78 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { type ActionResult, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
+import type { NewSkillInput, Skill } from "@/lib/contracts/skills";
+import { unwrap } from "@/lib/query/unwrap";
+import { CharCount } from "./char-count";
+import { FieldLabel } from "./field-label";
+
+const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
+
+/** Creates a skill from a name and a mission (every other field starts at its default); opens its editor. */
+export function NewSkillForm({
+  bankId,
+  create,
+}: {
+  bankId: string;
+  create: (input: NewSkillInput) => Promise<ActionResult<Skill>>;
+}) {
+  const router = useRouter();
+  const [name, setName] = useState("");
+  const [mission, setMission] = useState("");
+  const mutation = useMutation({
+    mutationFn: () =>
+      unwrap(create({ bankId, skill: { name, mission, retrieval: { types: ["observation", "episodic"] } } })),
+    onSuccess: (skill) => router.push(`/skills/${encodeURIComponent(skill.id)}?bank=${encodeURIComponent(bankId)}`),
+  });
+  const errors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
+  return (
+    <form
+      className="mb-4 grid grid-cols-1 gap-2 rounded border border-slate-200 bg-white p-3 md:grid-cols-[minmax(0,1fr)_minmax(0,3fr)_auto]"
+      aria-label="New skill"
+      data-testid="new-skill-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        mutation.mutate();
+      }}
+    >
+      <FieldLabel label="New skill: name" errors={errors["skill.name"]}>
+        <input
+          className={field}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          aria-label="Skill name"
+          data-testid="new-skill-name"
+        />
+      </FieldLabel>
+      <FieldLabel label="Mission (one paragraph)" errors={errors["skill.mission"]}>
+        <input
+          className={field}
+          value={mission}
+          onChange={(e) => setMission(e.target.value)}
+          aria-label="Mission"
+          data-testid="new-skill-mission"
+        />
+        <CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />
+      </FieldLabel>
+      <div className="flex items-start pt-4">
+        <button
+          type="submit"
+          disabled={mutation.isPending || !name.trim()}
+          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          data-testid="create-skill"
+        >
+          {mutation.isPending ? "Creating…" : "Create skill"}
+        </button>
+      </div>
+      {mutation.error ? (
+        <p className="text-[12px] text-red-700 md:col-span-3" role="alert" data-testid="create-skill-error">
+          {mutation.error.message}
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,47 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import type { ActionResult } from "@/lib/contracts/errors";
+import type { MentalModelDetail, RestoreVersionInput } from "@/lib/contracts/mental-models";
+import { unwrap } from "@/lib/query/unwrap";
+
+/** Restores an old version as a new one on top of the current version (refused if it moved on). */
+export function RestoreVersionButton({
+  bankId,
+  id,
+  version,
+  current,
+  restore,
+}: {
+  bankId: string;
+  id: string;
+  version: number;
+  current: number;
+  restore: (input: RestoreVersionInput) => Promise<ActionResult<MentalModelDetail>>;
+}) {
+  const router = useRouter();
+  const mutation = useMutation({
+    mutationFn: () => unwrap(restore({ bankId, id, version, expectedVersion: current })),
+    onSuccess: () => router.refresh(),
+  });
+  return (
+    <>
+      <button
+        type="button"
+        disabled={mutation.isPending}
+        onClick={() => mutation.mutate()}
+        className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[11px] text-slate-700 hover:bg-slate-50 disabled:opacity-50"
+        data-testid="restore-version"
+        aria-label={`Restore version ${version} as version ${current + 1}`}
+      >
+        {mutation.isPending ? "Restoring…" : `Restore as v${current + 1}`}
+      </button>
+      {mutation.error ? (
+        <p className="basis-full text-[11px] text-red-700" role="alert" data-testid="restore-error">
+          {mutation.error.message}
+        </p>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * Curation never loses work: unsaved edits ask before a link or Back leaves them, survive a
+ * reload as a draft, and a tried skill draft is labelled a draft everywhere and comes back.
+ */
+import { describe, expect, it } from "vitest";
+import { screenshot, useAppAndBrowser } from "./harness";
+import { startRunViaApi } from "./pages/api";
+import { runIdOf } from "./pages/run-page";
+import { screenshotWidths } from "./pages/shots";
+
+describe("unsaved edits and drafts", () => {
+  const ctx = useAppAndBrowser();
+
+  it("asks before a nav link or Back leaves an unsaved edit, and restores it after a reload", async () => {
+    const { page } = ctx.browser;
+    // The reload's own "leave site?" prompt is the browser's: accept it.
+    page.on("dialog", (d) => void d.accept());
+    await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=demo`);
+    await page.getByTestId("mental-model-editor").waitFor();
+    const content = page.getByTestId("model-content");
+    const edited = `${await content.inputValue()}\n\nUnsaved note from the safety test.`;
+    await content.fill(edited);
+
+    await page.getByRole("link", { name: "Mental models", exact: true }).first().click();
+    const dialog = page.getByTestId("unsaved-dialog");
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(page.url()).toContain("/mental-models/mm-pricing");
+    expect(await content.inputValue()).toBe(edited);
+
+    await page.evaluate(() => window.history.back());
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect(page.url()).toContain("/mental-models/mm-pricing");
+    expect(await content.inputValue()).toBe(edited);
+
+    await page.reload();
+    await page.getByTestId("draft-offer").waitFor();
+    expect(await content.inputValue()).not.toBe(edited);
+    await screenshot(page, "curation-draft-offer");
+    await page.getByTestId("restore-draft").click();
+    expect(await content.inputValue()).toBe(edited);
+
+    await page.getByRole("link", { name: "Mental models", exact: true }).first().click();
+    await dialog.waitFor();
+    await page.getByTestId("confirm-leave").click();
+    await page.waitForURL(/\/mental-models(\?bank=demo)?$/);
+  });
+
+  it("discarding a draft forgets it", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=demo`);
+    await page.getByTestId("draft-offer").waitFor();
+    await page.getByTestId("discard-draft").click();
+    await page.getByTestId("draft-offer").waitFor({ state: "detached" });
+    await page.reload();
+    await page.getByTestId("mental-model-editor").waitFor();
+    expect(await page.getByTestId("draft-offer").count()).toBe(0);
+  });
+
+  it("a tried skill draft is a draft run everywhere, and Back returns to the editor with the draft", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
+    await page.getByTestId("skill-editor").waitFor();
+    const version = await page.getByTestId("skill-version").textContent();
+    await page.getByTestId("skill-mission").fill("Draft mission: answer in one short paragraph.");
+    await page.getByTestId("try-question").fill("What did we decide about the launch date?");
+    await screenshotWidths(page, "curation-skill-draft");
+    await page.getByTestId("try-skill").click();
+    await page.waitForURL(/\/runs\/run_/);
+    const runId = runIdOf(page.url());
+    await page.getByTestId("draft-badge").first().waitFor();
+    expect(await page.getByTestId("run-view").textContent()).toContain(`recap draft (based on ${version})`);
+
+    await page.goBack();
+    await page.getByTestId("skill-editor").waitFor();
+    await page.getByTestId("draft-restored").waitFor();
+    expect(await page.getByTestId("skill-mission").inputValue()).toBe("Draft mission: answer in one short paragraph.");
+    expect(await page.getByTestId("skill-version").textContent()).toBe(version);
+
+    await page.goto(`${ctx.app.url}/runs`);
+    await page.locator(`[data-testid=run-row][data-run-id="${runId}"]`).getByTestId("draft-badge").waitFor();
+
+    const otherId = await startRunViaApi(ctx.app.url, {
+      question: "What did we decide about the launch date?",
+      wait: true,
+    });
+    await page.goto(`${ctx.app.url}/runs/compare?a=${otherId}&b=${runId}`);
+    await page.getByTestId("compare-run-B").getByTestId("draft-badge").waitFor();
+    expect(await page.getByTestId("compare-run-A").getByTestId("draft-badge").count()).toBe(0);
+  });
+
+  it("closing the re-run drawer with changes asks first", async () => {
+    const { page } = ctx.browser;
+    const runId = await startRunViaApi(ctx.app.url, { question: "What did we decide about pricing?", wait: true });
+    await page.goto(`${ctx.app.url}/runs/${runId}`);
+    await page.getByTestId("open-rerun").click();
+    const drawer = page.getByTestId("rerun-drawer");
+    await drawer.waitFor();
+    await drawer.locator('textarea[name="question"]').fill("A changed question for the re-run");
+    await page.keyboard.press("Escape");
+    const confirm = page.getByTestId("rerun-discard-dialog");
+    await confirm.waitFor();
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await confirm.waitFor({ state: "detached" });
+    expect(await drawer.locator('textarea[name="question"]').inputValue()).toBe("A changed question for the re-run");
+    await page.keyboard.press("Escape");
+    await confirm.waitFor();
+    await page.getByTestId("confirm-discard").click();
+    await drawer.waitFor({ state: "detached" });
+  });
+
+  it("re-applies an edit on the newer version when the changed fields do not overlap", async () => {
+    const first = ctx.browser.page;
+    const second = await ctx.browser.context.newPage();
+    try {
+      for (const page of [first, second]) {
+        await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=demo`);
+        await page.getByTestId("mental-model-editor").waitFor();
+        // A draft left by an earlier test of this model is not this test's edit.
+        if (await page.getByTestId("discard-draft").count()) await page.getByTestId("discard-draft").click();
+      }
+      const loaded = Number((await second.getByTestId("model-version").textContent())?.slice(1));
+      await first.getByTestId("model-name").fill("Hiring plan (renamed by the other tab)");
+      await first.getByTestId("save-model").click();
+      await first.locator('[data-testid="model-version"]', { hasText: `v${loaded + 1}` }).waitFor();
+
+      await second.getByTestId("model-content").fill("My content edit, made on the stale copy.");
+      await second.getByTestId("save-model").click();
+      await second.getByTestId("conflict-notice").waitFor();
+      await second.getByTestId("reapply-edit").click();
+      await second.locator('[data-testid="model-version"]', { hasText: `v${loaded + 2}` }).waitFor();
+      expect(await second.getByTestId("model-name").inputValue()).toBe("Hiring plan (renamed by the other tab)");
+      expect(await second.getByTestId("model-content").inputValue()).toBe("My content edit, made on the stale copy.");
+      // The version list shows both saves.
+      await second.locator(`[data-testid="version"][data-version="${loaded + 2}"]`).waitFor();
+    } finally {
+      await second.close();
+    }
+  });
+});
