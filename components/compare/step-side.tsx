@@ -4,9 +4,11 @@ import type { StepSide as StepSideData } from "@/lib/timeline/compare";
 
 /** What one run did in one iteration: tool choice, each call with its query and returned ids, freshness, steering. */
 export function StepSide({ step }: { step: StepSideData | null }) {
-  if (!step) return <p className="text-[12px] text-slate-400 italic">did not run</p>;
+  if (!step) return <p className="text-[12px] text-slate-500 italic">did not run</p>;
   return (
-    <div className={`flex flex-col gap-1 text-[12px] ${step.replayed ? "opacity-60" : ""}`}>
+    <div
+      className={`flex flex-col gap-1 text-[12px] ${step.replayed ? "border-l-2 border-dashed border-slate-300 pl-1.5" : ""}`}
+    >
       <div className="flex flex-wrap items-center gap-1.5 text-slate-600">
         <span className="font-mono">{step.toolChoice === "auto" ? "auto" : step.toolChoice.replace(":", " · ")}</span>
         {step.replayed && <span className="rounded border border-slate-300 px-1 text-[11px]">replayed</span>}

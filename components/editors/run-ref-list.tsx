@@ -27,7 +27,7 @@ export function RunRefList({
                 {r.question}
               </Link>
               <span className="ml-auto shrink-0 text-[11px] text-slate-500">{r.status.replace("_", " ")}</span>
-              <span className="shrink-0 text-[11px] text-slate-400">{formatTime(r.createdAt)}</span>
+              <span className="shrink-0 text-[11px] text-slate-500">{formatTime(r.createdAt)}</span>
             </li>
           ))}
         </ul>

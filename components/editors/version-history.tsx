@@ -7,7 +7,7 @@ export function VersionHistory({ versions, current }: { versions: readonly Versi
   return (
     <section aria-labelledby="versions-heading">
       <h2 id="versions-heading" className="mb-1.5 font-semibold text-[12px] text-slate-700">
-        Versions <span className="font-normal text-slate-400">({versions.length})</span>
+        Versions <span className="font-normal text-slate-500">({versions.length})</span>
       </h2>
       <ol className="divide-y divide-slate-100 rounded border border-slate-200 bg-white" data-testid="version-list">
         {versions.map((v) => (
@@ -17,7 +17,7 @@ export function VersionHistory({ versions, current }: { versions: readonly Versi
               {v.version === current ? (
                 <span className="rounded bg-indigo-50 px-1 text-[10px] text-indigo-700">current</span>
               ) : null}
-              <span className="ml-auto text-[11px] text-slate-400">{formatTime(v.createdAt)}</span>
+              <span className="ml-auto text-[11px] text-slate-500">{formatTime(v.createdAt)}</span>
             </div>
             {v.changes.length > 0 ? (
               <FieldChanges changes={v.changes} />

@@ -60,7 +60,7 @@ export function MemoryBrowser({
           <TabList aria-label="Memory tiers">
             {TABS.map((t) => (
               <Tab key={t.tier} value={t.tier} data-testid={`tier-tab-${t.tier}`}>
-                {t.label} <span className="font-normal text-slate-400 tabular-nums">{t.count(bank)}</span>
+                {t.label} <span className="font-normal text-slate-500 tabular-nums">{t.count(bank)}</span>
               </Tab>
             ))}
           </TabList>

@@ -45,13 +45,13 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
               >
                 {r.question}
               </Link>
-              <span className="font-mono text-[10px] text-slate-400">
+              <span className="font-mono text-[10px] text-slate-500">
                 {r.bankId} · {r.scope} · {r.modelName}
                 {r.parentRunId ? " · re-run" : ""}
               </span>
             </td>
             <td className="pr-2">
-              {r.skillName} <span className="text-slate-400">v{r.skillVersion}</span>
+              {r.skillName} <span className="text-slate-500">v{r.skillVersion}</span>
             </td>
             <td className="pr-2 text-slate-600">
               {r.budget} · {r.mode}

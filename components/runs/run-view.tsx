@@ -221,7 +221,7 @@ export function RunView({
   const timelineRef = useRef<HTMLDivElement>(null);
   const closeDetail = useCallback(() => {
     setDetailRowId(null);
-    timelineRef.current?.querySelector<HTMLElement>('[role="listbox"]')?.focus();
+    timelineRef.current?.querySelector<HTMLElement>('[role="treegrid"]')?.focus();
   }, []);
 
   const detailRow = detailRowId ? rowsById.get(detailRowId) : undefined;

@@ -1,6 +1,7 @@
 "use client";
 
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle } from "@/components/ui/drawer";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import type { RunEvent } from "@/lib/reflect/events";
 import { findEvent } from "@/lib/timeline/event-lookup";
 import type { TimelineRow } from "@/lib/timeline/fold";
@@ -44,7 +45,7 @@ export function RowDetail({
             Close (Esc)
           </DrawerClose>
         </header>
-        <div className="flex-1 overflow-auto p-3">
+        <ScrollRegion className="flex-1 overflow-auto p-3" label="Events behind this row">
           {sources.map((ev) => (
             <section key={ev.seq} className="mb-3">
               <h3 className="mb-1 font-mono text-[11px] text-slate-600">
@@ -63,7 +64,7 @@ export function RowDetail({
               )}
             </section>
           ))}
-        </div>
+        </ScrollRegion>
       </DrawerContent>
     </Drawer>
   );

@@ -49,7 +49,7 @@ export default async function MentalModelPage({
           {model.basedOnIds.length} {model.basedOnIds.length === 1 ? "memory" : "memories"} · read by {model.readBy}{" "}
           {model.readBy === 1 ? "run" : "runs"}
         </span>
-        <span className="font-mono text-[11px] text-slate-400" data-testid="model-version">
+        <span className="font-mono text-[11px] text-slate-500" data-testid="model-version">
           v{model.version}
         </span>
         <div className="ml-auto flex items-center gap-2">
