@@ -9,3 +9,13 @@ export function formatMs(ms: number): string {
 export function formatCount(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : n.toLocaleString("en-US");
 }
+
+/** "1 iteration", "2 iterations", "0 rows": the one place the UI pluralises a count. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** A wire word for people: "up_to_date" → "up to date". */
+export function words(key: string): string {
+  return key.replaceAll("_", " ");
+}
