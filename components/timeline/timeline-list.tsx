@@ -4,6 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
 import type { TimelineItem } from "@/lib/timeline/flatten";
 import type { TimelineRow } from "@/lib/timeline/fold";
+import type { IterationTiming } from "@/lib/timeline/timing";
 import { CitationsRow } from "./citations-row";
 import { FreshnessRow } from "./freshness-row";
 import { GuardRow } from "./guard-row";
@@ -61,6 +62,8 @@ export interface TimelineListProps {
   bankId?: string | null;
   /** The run has stopped (any status but running). */
   runEnded: boolean;
+  /** Each iteration's time on the run's span (the waterfall). */
+  timing?: ReadonlyMap<number, IterationTiming>;
 }
 
 /**
@@ -79,6 +82,7 @@ export function TimelineList({
   replayNotes,
   bankId = null,
   runEnded,
+  timing,
 }: TimelineListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   // Rows of iterations replayed from a parent run are dimmed: the model was not asked for them.
@@ -111,6 +115,8 @@ export function TimelineList({
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    // Keys typed on a control inside a row (a memory chip, a link) are that control's.
+    if (e.target !== e.currentTarget) return;
     const item = focusedIndex >= 0 ? items[focusedIndex] : undefined;
     switch (e.key) {
       case "j":
@@ -173,11 +179,11 @@ export function TimelineList({
         const el = (e.target as HTMLElement).closest<HTMLElement>("[data-index]");
         const item = el ? items[Number(el.dataset.index)] : undefined;
         if (!item) return;
-        // Keep DOM focus on the list, which owns the keyboard handling.
-        scrollRef.current?.focus({ preventScroll: true });
-        onFocusKey(item.key);
         // A link or button inside a row does its own thing (a version link, a memory chip).
         const control = (e.target as HTMLElement).closest("a, button");
+        // Else keep DOM focus on the list, which owns the keyboard handling.
+        if (!control) scrollRef.current?.focus({ preventScroll: true });
+        onFocusKey(item.key);
         if (item.type === "row") {
           onSelectRow(item.row.id);
           if (!control) onOpenDetail(item.row.id);
@@ -224,6 +230,7 @@ export function TimelineList({
                       onToggle={() => onToggleIteration(item.iteration.index)}
                       replayNote={replayNotes?.get(item.iteration.index)}
                       runEnded={runEnded}
+                      timing={timing?.get(item.iteration.index)}
                     />
                   ) : (
                     <div

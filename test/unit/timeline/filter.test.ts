@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { countRows, filterTimeline, isFailure, NO_FILTER, type TimelineFilter } from "@/lib/timeline/filter";
 import { flattenTimeline } from "@/lib/timeline/flatten";
 import { foldRun } from "@/lib/timeline/fold";
+import { memoryHitFromContent, memoryHref } from "@/lib/timeline/memory-text";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
 import { freshRun, haltedRun, staleRun } from "@/test/fixtures/timeline/scenarios";
 
@@ -68,5 +69,32 @@ describe("filterTimeline", () => {
     const found = filterTimeline(items, f({ tier: "raw_facts" }));
     expect(countRows(found)).toBeGreaterThan(0);
     expect(countRows(found)).toBeLessThan(countRows(items));
+  });
+});
+
+describe("memoryHitFromContent", () => {
+  const content = JSON.stringify({
+    query: "q",
+    count: 2,
+    memories: [
+      { id: "f-1", text: "first", occurred_at: null, recorded_at: "2026-01-02T00:00:00Z" },
+      { id: "f-2", text: "second", occurred_at: "2026-02-03", recorded_at: "2026-02-04T00:00:00Z" },
+    ],
+  });
+  it("reads the text, date and rank of a returned memory", () => {
+    expect(memoryHitFromContent(content, "raw_facts", "f-2")).toEqual({ text: "second", date: "2026-02-03", rank: 2 });
+    expect(memoryHitFromContent(content, "raw_facts", "f-1")).toEqual({
+      text: "first",
+      date: "2026-01-02T00:00:00Z",
+      rank: 1,
+    });
+    expect(memoryHitFromContent(content, "raw_facts", "f-9").rank).toBeUndefined();
+  });
+  it("still finds the text and rank in a result cut at the cap", () => {
+    const cut = `${content.slice(0, content.indexOf('"occurred_at":"2026-02-03"'))}…[truncated]`;
+    expect(memoryHitFromContent(cut, "raw_facts", "f-2")).toMatchObject({ text: "second", rank: 2 });
+  });
+  it("links a memory to its tier in /memory", () => {
+    expect(memoryHref("demo", "raw_facts", "f 1")).toBe("/memory?bank=demo&tier=facts&id=f+1");
   });
 });
