@@ -12,7 +12,7 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
   const bankId = params.bank ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const parsed = MemoryQuery.safeParse({ tier: params.tier, q: params.q });
+  const parsed = MemoryQuery.safeParse({ tier: params.tier, q: params.q, id: params.id });
   const query = parsed.success ? parsed.data : MemoryQuery.parse({});
   const [bank, page] = await Promise.all([bankSummary(db, bankId), browseMemory(db, bankId, query)]);
   if (!bank || !page) notFound();
@@ -27,7 +27,13 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
           scopes: {bank.scopes.join(", ")} · permitted teams: {bank.permittedTeams.join(", ") || "none"}
         </span>
       </div>
-      <MemoryBrowser bank={bank} initialTier={query.tier} initialQuery={query.q} initialPage={page} />
+      <MemoryBrowser
+        bank={bank}
+        initialTier={query.tier}
+        initialQuery={query.q}
+        initialPage={page}
+        focusId={query.id ?? null}
+      />
     </div>
   );
 }
