@@ -87,8 +87,9 @@ export const RunHeader = memo(function RunHeader({
         </Field>
         <Field label="LLM calls">{header.llmCalls}</Field>
         <Field label="Iterations">
-          {header.iterationCount}
-          {header.maxIterations !== null ? ` of ${header.maxIterations}` : ""}
+          {header.mode === "facts" && header.iterationCount === 0
+            ? "none — facts mode"
+            : `${header.iterationCount}${header.maxIterations !== null ? ` of ${header.maxIterations}` : ""}`}
         </Field>
       </dl>
       {header.skill?.mission && (

@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/mental-models", label: "Mental models" },
   { href: "/skills", label: "Skills" },
   { href: "/runs", label: "Runs" },
+  { href: "/runs/compare", label: "Compare" },
   { href: "/runs/new", label: "New run" },
 ];
 

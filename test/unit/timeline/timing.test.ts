@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { foldRun } from "@/lib/timeline/fold";
-import { plural, words } from "@/lib/timeline/format";
+import { plural, repeatedCall, words } from "@/lib/timeline/format";
 import { runTiming, timeShareLine } from "@/lib/timeline/timing";
 import { LogBuilder } from "@/test/fixtures/timeline/builder";
 import { staleRun } from "@/test/fixtures/timeline/scenarios";
@@ -66,5 +66,15 @@ describe("wording", () => {
   it("turns wire keys into words", () => {
     expect(words("up_to_date")).toBe("up to date");
     expect(words("policy_reject")).toBe("policy reject");
+  });
+});
+
+describe("repeatedCall", () => {
+  it("says what a ladder signature repeated, without its internal key", () => {
+    expect(repeatedCall('recall:{"query":"launch"}:db down: timeout')).toBe(
+      "the same recall call for “launch”, failing with “db down: timeout”",
+    );
+    expect(repeatedCall('search_observations:{"query":"x"}:')).toBe("the same search_observations call for “x”");
+    expect(repeatedCall("done:4ac8acb0856c9691:no evidence")).toBe("the same done call");
   });
 });
