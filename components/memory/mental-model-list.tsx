@@ -13,6 +13,7 @@ export function MentalModelList({ items }: { items: MentalModelItem[] }) {
           className="rounded border border-slate-200 bg-white p-3"
           data-testid="mental-model"
           data-model-id={m.id}
+          data-memory-id={m.id}
         >
           <div className="flex items-center gap-2">
             <span className="font-medium text-slate-900">{m.name}</span>

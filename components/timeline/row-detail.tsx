@@ -34,7 +34,7 @@ export function RowDetail({
             {row.kind} row <span className="font-mono text-slate-500">{row.id}</span>
             {row.iteration !== null ? ` · iteration ${row.iteration}` : " · run-level"}
           </DrawerTitle>
-          <CopyButton text={row.id} label="Copy the row id" data-testid="copy-row-id" />
+          <CopyButton text={row.id} label="Copy the row id" />
           <DrawerClose className="ml-auto rounded border border-slate-300 px-2 py-0.5 text-[12px]">
             Close (Esc)
           </DrawerClose>
