@@ -12,7 +12,7 @@ export function formatCount(n: number): string {
 
 /** "1 iteration", "2 iterations", "0 rows": the one place the UI pluralises a count. */
 export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** A wire word for people: "up_to_date" → "up to date". */
