@@ -1,6 +1,6 @@
 "use client";
 
-import { TIER_REGISTRY, type Tier } from "@/lib/reflect/domain";
+import { TIER_REGISTRY } from "@/lib/reflect/domain";
 import type { TimelineFilter } from "@/lib/timeline/filter";
 import { isFiltering, NO_FILTER } from "@/lib/timeline/filter";
 import type { RowKind } from "@/lib/timeline/fold";
@@ -15,6 +15,40 @@ const KINDS: { kind: RowKind; label: string }[] = [
 ];
 
 const FIELD = "rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[12px] text-slate-900";
+
+/** One of `options`, or any (null). */
+function Choice<T extends string>({
+  label,
+  testId,
+  any,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  testId: string;
+  any: string;
+  value: T | null;
+  options: { value: T; label: string }[];
+  onChange: (value: T | null) => void;
+}) {
+  return (
+    <select
+      value={value ?? ""}
+      onChange={(e) => onChange((options.find((o) => o.value === e.target.value)?.value ?? null) as T | null)}
+      aria-label={label}
+      data-testid={testId}
+      className={FIELD}
+    >
+      <option value="">{any}</option>
+      {options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </select>
+  );
+}
 
 /** Search and filter inside a run: narrows the timeline to the rows that match. */
 export function TimelineFilterBar({
@@ -41,34 +75,22 @@ export function TimelineFilterBar({
         data-testid="timeline-search"
         className={`${FIELD} w-64 min-w-0 flex-1`}
       />
-      <select
-        value={filter.kind ?? ""}
-        onChange={(e) => set({ kind: (e.target.value || null) as RowKind | null })}
-        aria-label="Row kind"
-        data-testid="timeline-filter-kind"
-        className={FIELD}
-      >
-        <option value="">every kind</option>
-        {KINDS.map((k) => (
-          <option key={k.kind} value={k.kind}>
-            {k.label}
-          </option>
-        ))}
-      </select>
-      <select
-        value={filter.tier ?? ""}
-        onChange={(e) => set({ tier: (e.target.value || null) as Tier | null })}
-        aria-label="Tier"
-        data-testid="timeline-filter-tier"
-        className={FIELD}
-      >
-        <option value="">every tier</option>
-        {TIER_REGISTRY.map((t) => (
-          <option key={t.id} value={t.id}>
-            {t.label}
-          </option>
-        ))}
-      </select>
+      <Choice
+        label="Row kind"
+        testId="timeline-filter-kind"
+        any="every kind"
+        value={filter.kind}
+        options={KINDS.map((k) => ({ value: k.kind, label: k.label }))}
+        onChange={(kind) => set({ kind })}
+      />
+      <Choice
+        label="Tier"
+        testId="timeline-filter-tier"
+        any="every tier"
+        value={filter.tier}
+        options={TIER_REGISTRY.map((t) => ({ value: t.id, label: t.label }))}
+        onChange={(tier) => set({ tier })}
+      />
       <label className="flex items-center gap-1 text-slate-700">
         <input
           type="checkbox"

@@ -11,7 +11,7 @@ import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
 import { useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { openRun, waitForEventCount } from "./pages/run-page";
-import { seedRun } from "./seed-run";
+import { seedFinishedRun } from "./seed-run";
 
 /** The launch plan is stale: the run searches all three tiers, so every kind of memory chip shows. */
 const THREE_TIERS = { question: "What did we decide about the launch date?", skill: "recap", budget: "low" } as const;
@@ -178,13 +178,7 @@ describe("trace navigation", () => {
   it("a 5,000-event run: first render and filter latency (printed)", async () => {
     const id = "run_trace_large_e2e";
     const events = makeLargeRun(5000, id);
-    const seeded = await seedRun(ctx.app, id, "A generated 5,000-event run");
-    try {
-      await seeded.append(events);
-      await seeded.finish(events);
-    } finally {
-      seeded.close();
-    }
+    await seedFinishedRun(ctx.app, id, "A generated 5,000-event run", events);
     const { page } = ctx.browser;
     const started = Date.now();
     await openRun(page, ctx.app.url, id);
