@@ -25,7 +25,7 @@ export function IterationHeader({
   const it = iteration;
   return (
     <div
-      className={`flex items-center gap-2 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px] ${
+      className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px] ${
         it.replayed ? "text-slate-500" : ""
       }`}
       data-testid="timeline-iteration"

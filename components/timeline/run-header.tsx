@@ -37,8 +37,8 @@ export const RunHeader = memo(function RunHeader({
     : "—";
   return (
     <section className="rounded border border-slate-200 bg-white p-3" aria-label="Run summary">
-      <div className="flex items-start gap-3">
-        <h1 className="flex-1 text-base font-semibold leading-snug text-slate-900">
+      <div className="flex flex-wrap items-start gap-3">
+        <h1 className="min-w-[16rem] flex-1 text-base font-semibold leading-snug text-slate-900">
           {header.question || "(question not recorded yet)"}
         </h1>
         <Badge tone={STATUS_TONE[status]} title="Run status">

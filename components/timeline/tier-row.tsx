@@ -28,7 +28,7 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
   const shown = expanded ? ids : ids.slice(0, MAX_IDS_SHOWN);
   return (
     <div className="flex flex-col gap-0.5">
-      <div className="flex items-center gap-2">
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
         <TierBadge tier={row.tier} tool={row.tool} />
         <span className="min-w-0 flex-1 truncate font-mono text-[12px] text-slate-900" title={row.query ?? undefined}>
           {row.query === null ? <span className="text-slate-500">(no query)</span> : `“${row.query}”`}

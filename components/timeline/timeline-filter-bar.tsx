@@ -73,7 +73,7 @@ export function TimelineFilterBar({
         placeholder="Search queries, reasons, ids, verdicts…"
         aria-label="Search this run's timeline"
         data-testid="timeline-search"
-        className={`${FIELD} w-64 min-w-0 flex-1`}
+        className={`${FIELD} min-w-0 flex-1 basis-full sm:basis-64`}
       />
       <Choice
         label="Row kind"

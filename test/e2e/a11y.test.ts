@@ -79,6 +79,15 @@ describe("accessibility (axe-core, light and dark)", () => {
         },
       },
       {
+        name: "run page with a memory card open and the timeline filtered",
+        open: async () => {
+          await openRun(page, url, parentId);
+          await page.getByTestId("timeline-filter-kind").selectOption("tier");
+          await page.getByTestId("memory-chip").first().hover();
+          await page.getByTestId("memory-card").waitFor();
+        },
+      },
+      {
         name: "forked run",
         open: async () => {
           await openRun(page, url, forkId);

@@ -20,7 +20,7 @@ function PickRuns({ a, b, message, recent }: { a?: string; b?: string; message?:
         </p>
       )}
       {(["a", "b"] as const).map((name) => (
-        <label key={name} className="flex-1">
+        <label key={name} className="min-w-[12rem] flex-1">
           <span className="mb-1 block text-[11px] uppercase tracking-wide text-slate-500">
             Run {name.toUpperCase()}
           </span>
