@@ -18,7 +18,7 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
   if (!bank || !page) notFound();
   return (
     <div>
-      <div className="mb-3 flex items-baseline gap-3">
+      <div className="mb-3 flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h1 className="font-semibold text-lg" data-testid="bank-name">
           {bank.name}
         </h1>

@@ -66,7 +66,7 @@ export function MemoryBrowser({
   return (
     <Tabs value={tier} onValueChange={(v) => setTier(v as MemoryTier)} asChild>
       <section>
-        <div className="mb-3 flex items-end gap-2 border-b border-slate-200">
+        <div className="mb-3 flex flex-wrap items-end gap-2 border-b border-slate-200">
           <TabList aria-label="Memory tiers">
             {TABS.map((t) => (
               <Tab key={t.tier} value={t.tier} data-testid={`tier-tab-${t.tier}`}>
@@ -81,7 +81,7 @@ export function MemoryBrowser({
             value={input}
             onChange={(e) => setInput(e.target.value)}
             placeholder="Search (BM25)…"
-            className="mb-1 ml-auto w-72 rounded border border-slate-300 bg-white px-2 py-1"
+            className="mb-1 ml-auto w-full rounded border sm:w-72 border-slate-300 bg-white px-2 py-1"
           />
         </div>
         {focusId && (

@@ -85,6 +85,7 @@ export function MemoryChip({
           onPointerEnter={cancel}
           onPointerLeave={() => byHover.current && later(false, CLOSE_DELAY_MS)}
           className="z-50 w-[min(420px,90vw)] rounded border border-slate-300 bg-white p-2.5 text-[12px] text-slate-800 shadow-lg"
+          aria-label={`Memory ${id}`}
           data-testid="memory-card"
           data-memory-id={id}
         >
