@@ -122,6 +122,8 @@ describe("run inspector (offline model)", () => {
     const timeline = page.getByTestId("timeline");
     await timeline.focus();
     const active = () => timeline.getAttribute("aria-activedescendant");
+    // Focusing the list makes its first row active (a render later).
+    await page.locator("[data-testid=timeline][aria-activedescendant]").waitFor();
     const first = await active();
     await page.keyboard.press("j");
     const second = await active();
