@@ -88,5 +88,5 @@ export async function proxy(request: NextRequest): Promise<Response> {
 
 export const config = {
   // Static build assets carry no data; everything else goes through the check.
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|favicon.svg|apple-icon.png).*)"],
 };

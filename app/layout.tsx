@@ -8,6 +8,14 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "Reflect Inspector",
   description: "Debug and curate an LLM memory system's reflect step",
+  // public/: the SVG for browsers that take it, the .ico for the rest (and for /favicon.ico itself);
+  // the home-screen icon is app/apple-icon.png.
+  icons: {
+    icon: [
+      { url: "/favicon.svg", type: "image/svg+xml" },
+      { url: "/favicon.ico", sizes: "32x32" },
+    ],
+  },
 };
 
 export const dynamic = "force-dynamic";

@@ -12,13 +12,13 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
   const bankId = params.bank ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const parsed = MemoryQuery.safeParse({ tier: params.tier, q: params.q });
+  const parsed = MemoryQuery.safeParse({ tier: params.tier, q: params.q, id: params.id });
   const query = parsed.success ? parsed.data : MemoryQuery.parse({});
   const [bank, page] = await Promise.all([bankSummary(db, bankId), browseMemory(db, bankId, query)]);
   if (!bank || !page) notFound();
   return (
     <div>
-      <div className="mb-3 flex items-baseline gap-3">
+      <div className="mb-3 flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h1 className="font-semibold text-lg" data-testid="bank-name">
           {bank.name}
         </h1>
@@ -27,7 +27,13 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
           scopes: {bank.scopes.join(", ")} · permitted teams: {bank.permittedTeams.join(", ") || "none"}
         </span>
       </div>
-      <MemoryBrowser bank={bank} initialTier={query.tier} initialQuery={query.q} initialPage={page} />
+      <MemoryBrowser
+        bank={bank}
+        initialTier={query.tier}
+        initialQuery={query.q}
+        initialPage={page}
+        focusId={query.id ?? null}
+      />
     </div>
   );
 }

@@ -1,12 +1,15 @@
 import { tierClass, tierLabel } from "@/components/timeline/tones";
 import { TIERS } from "@/lib/reflect/domain";
 import type { StepSide as StepSideData } from "@/lib/timeline/compare";
+import { words } from "@/lib/timeline/format";
 
 /** What one run did in one iteration: tool choice, each call with its query and returned ids, freshness, steering. */
 export function StepSide({ step }: { step: StepSideData | null }) {
-  if (!step) return <p className="text-[12px] text-slate-400 italic">did not run</p>;
+  if (!step) return <p className="text-[12px] text-slate-500 italic">did not run</p>;
   return (
-    <div className={`flex flex-col gap-1 text-[12px] ${step.replayed ? "opacity-60" : ""}`}>
+    <div
+      className={`flex flex-col gap-1 text-[12px] ${step.replayed ? "border-l-2 border-dashed border-slate-300 pl-1.5" : ""}`}
+    >
       <div className="flex flex-wrap items-center gap-1.5 text-slate-600">
         <span className="font-mono">{step.toolChoice === "auto" ? "auto" : step.toolChoice.replace(":", " · ")}</span>
         {step.replayed && <span className="rounded border border-slate-300 px-1 text-[11px]">replayed</span>}
@@ -22,9 +25,7 @@ export function StepSide({ step }: { step: StepSideData | null }) {
             )}
             <span className="font-mono font-medium text-slate-900">{c.tool}</span>
             {c.query && <span className="text-slate-700">“{c.query}”</span>}
-            {c.outcome && c.outcome !== "success" && (
-              <span className="text-amber-800">{c.outcome.replace("_", " ")}</span>
-            )}
+            {c.outcome && c.outcome !== "success" && <span className="text-amber-800">{words(c.outcome)}</span>}
           </div>
           {TIERS.some((t) => c.ids[t].length > 0) && (
             <p className="mt-0.5 break-words font-mono text-[11px] text-slate-600">
@@ -39,8 +40,7 @@ export function StepSide({ step }: { step: StepSideData | null }) {
           data-testid="step-freshness"
           data-verdict={step.freshness.verdict}
         >
-          freshness check: <span className="font-semibold">{step.freshness.verdict.replace("_", " ")}</span> —{" "}
-          {step.freshness.why}
+          freshness check: <span className="font-semibold">{words(step.freshness.verdict)}</span> — {step.freshness.why}
         </p>
       )}
       {step.steering.map((s, i) => (

@@ -39,7 +39,7 @@ export function ChipInput({
           {v}
           <button
             type="button"
-            className="rounded px-1 text-slate-400 hover:bg-slate-200 hover:text-slate-700"
+            className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-700"
             aria-label={`Remove ${v}`}
             onClick={() => onChange(values.filter((x) => x !== v))}
           >

@@ -17,7 +17,7 @@ export function FieldChanges({ changes }: { changes: readonly FieldChange[] }) {
                   <span className="sr-only">was </span>
                   {c.before}
                 </del>
-                <span aria-hidden="true" className="px-1 text-slate-400">
+                <span aria-hidden="true" className="px-1 text-slate-500">
                   →
                 </span>
                 <ins className="bg-emerald-50 text-emerald-900 no-underline">

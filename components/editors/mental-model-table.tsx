@@ -40,7 +40,7 @@ export function MentalModelTable({ bankId, rows }: { bankId: string; rows: Menta
               >
                 {m.name}
               </Link>
-              <span className="block font-mono text-[10px] text-slate-400">{m.id}</span>
+              <span className="block font-mono text-[10px] text-slate-500">{m.id}</span>
             </td>
             <td className="pr-2">
               <span className="flex items-baseline gap-1.5">
@@ -52,7 +52,7 @@ export function MentalModelTable({ bankId, rows }: { bankId: string; rows: Menta
             </td>
             <td className="pr-2 text-slate-600 tabular-nums">{m.refreshedAt ? formatTime(m.refreshedAt) : "never"}</td>
             <td className="pr-2">
-              {m.tags.length ? <TagList tags={m.tags} /> : <span className="text-slate-400">all memories</span>}
+              {m.tags.length ? <TagList tags={m.tags} /> : <span className="text-slate-500">all memories</span>}
             </td>
             <td className="pr-2 text-right tabular-nums" data-testid="read-by">
               {m.readBy} {m.readBy === 1 ? "run" : "runs"}

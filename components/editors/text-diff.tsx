@@ -66,7 +66,7 @@ export function TextDiff({ ops, by, testId }: { ops: readonly DiffOp[]; by: "lin
     >
       {foldLines(ops).map((line, i) =>
         line.kind === "fold" ? (
-          <div key={i} className="bg-slate-50 px-2 text-slate-400 italic">
+          <div key={i} className="bg-slate-50 px-2 text-slate-500 italic">
             … {line.count} unchanged {line.count === 1 ? "line" : "lines"}
           </div>
         ) : (

@@ -6,10 +6,10 @@ export function FactList({ items, permittedTeams }: { items: FactItem[]; permitt
   return (
     <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white">
       {items.map((f) => (
-        <li key={f.id} className="px-3 py-2" data-testid="fact">
-          <p className="text-slate-800">{f.text}</p>
+        <li key={f.id} className="px-3 py-2" data-testid="fact" data-memory-id={f.id}>
+          <p className="text-slate-800 [overflow-wrap:anywhere]">{f.text}</p>
           <div className="mt-1 flex flex-wrap items-center gap-2 text-[11px] text-slate-500">
-            <span className="font-mono text-[10px] text-slate-400">{f.id}</span>
+            <span className="font-mono text-[10px] text-slate-500">{f.id}</span>
             <span className="rounded bg-slate-50 px-1 text-[10px] text-slate-500">{f.kind}</span>
             <ScopeLabel scope={f.scope} permittedTeams={permittedTeams} />
             <TagList tags={f.tags} />

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import type { BankSummary } from "@/lib/contracts/banks";
 import type { MemoryPage, MemoryTier } from "@/lib/contracts/memory";
@@ -23,17 +23,22 @@ export function MemoryBrowser({
   initialTier,
   initialQuery,
   initialPage,
+  focusId: linkedId,
 }: {
   bank: BankSummary;
   initialTier: MemoryTier;
   initialQuery: string;
   initialPage: MemoryPage;
+  /** A link named one memory (from a run's memory card): show only it until the user asks for all. */
+  focusId: string | null;
 }) {
   const router = useRouter();
   const pathname = usePathname();
   const [tier, setTier] = useState(initialTier);
   const [input, setInput] = useState(initialQuery);
   const [query, setQuery] = useState(initialQuery);
+  const [focusId, setFocusId] = useState(linkedId);
+  const focusTier = useRef(initialTier);
 
   // Debounce typing; keep the URL shareable.
   useEffect(() => {
@@ -42,13 +47,18 @@ export function MemoryBrowser({
   }, [input]);
   useEffect(() => {
     const params = new URLSearchParams({ bank: bank.id, tier, ...(query ? { q: query } : {}) });
+    if (focusId) params.set("id", focusId);
     router.replace(`${pathname}?${params}`, { scroll: false });
-  }, [bank.id, tier, query, pathname, router]);
+  }, [bank.id, tier, query, focusId, pathname, router]);
+  // Searching or moving to another tier leaves the one linked memory for the list.
+  useEffect(() => {
+    if (query !== initialQuery || tier !== focusTier.current) setFocusId(null);
+  }, [query, tier, initialQuery]);
 
   const page = useQuery({
-    queryKey: memoryKeys.tier(bank.id, tier, query),
-    queryFn: () => getJson<MemoryPage>(memoryUrl(bank.id, tier, query)),
-    initialData: tier === initialTier && query === initialQuery ? initialPage : undefined,
+    queryKey: [...memoryKeys.tier(bank.id, tier, query), focusId],
+    queryFn: () => getJson<MemoryPage>(memoryUrl(bank.id, tier, query, focusId)),
+    initialData: tier === initialTier && query === initialQuery && focusId === linkedId ? initialPage : undefined,
     placeholderData: keepPreviousData,
   });
   const data = page.data;
@@ -56,11 +66,11 @@ export function MemoryBrowser({
   return (
     <Tabs value={tier} onValueChange={(v) => setTier(v as MemoryTier)} asChild>
       <section>
-        <div className="mb-3 flex items-end gap-2 border-b border-slate-200">
+        <div className="mb-3 flex flex-wrap items-end gap-2 border-b border-slate-200">
           <TabList aria-label="Memory tiers">
             {TABS.map((t) => (
               <Tab key={t.tier} value={t.tier} data-testid={`tier-tab-${t.tier}`}>
-                {t.label} <span className="font-normal text-slate-400 tabular-nums">{t.count(bank)}</span>
+                {t.label} <span className="font-normal text-slate-500 tabular-nums">{t.count(bank)}</span>
               </Tab>
             ))}
           </TabList>
@@ -71,9 +81,20 @@ export function MemoryBrowser({
             value={input}
             onChange={(e) => setInput(e.target.value)}
             placeholder="Search (BM25)…"
-            className="mb-1 ml-auto w-72 rounded border border-slate-300 bg-white px-2 py-1"
+            className="mb-1 ml-auto w-full rounded border sm:w-72 border-slate-300 bg-white px-2 py-1"
           />
         </div>
+        {focusId && (
+          <p
+            className="mb-2 flex items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-2 py-1 text-[12px] text-indigo-900"
+            data-testid="memory-focus"
+          >
+            Showing <span className="font-mono">{focusId}</span>, the memory a run's card linked to.
+            <button type="button" onClick={() => setFocusId(null)} className="ml-auto underline">
+              Show all
+            </button>
+          </p>
+        )}
         {TABS.map((t) => (
           <TabPanel key={t.tier} value={t.tier}>
             {page.error ? (
@@ -85,7 +106,7 @@ export function MemoryBrowser({
               <div className={page.isFetching ? "opacity-70" : undefined}>
                 {data.items.length === 0 ? (
                   <p className="rounded border border-dashed border-slate-300 p-6 text-center text-slate-500">
-                    Nothing matches “{query}”.
+                    {focusId ? `No memory ${focusId} in this tier any more.` : `Nothing matches “${query}”.`}
                   </p>
                 ) : data.tier === "mental_models" ? (
                   <MentalModelList items={data.items} />

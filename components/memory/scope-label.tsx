@@ -4,7 +4,7 @@ export function ScopeLabel({ scope, permittedTeams }: { scope: string; permitted
   const blocked = team !== null && !permittedTeams.includes(team);
   return (
     <span
-      className={`font-mono text-[10px] ${blocked ? "text-red-700" : team ? "text-sky-700" : "text-slate-400"}`}
+      className={`font-mono text-[10px] ${blocked ? "text-red-700" : team ? "text-sky-700" : "text-slate-500"}`}
       title={blocked ? "this team is not permitted for the bank: runs never read it" : undefined}
     >
       {scope}

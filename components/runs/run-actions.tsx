@@ -88,7 +88,7 @@ export function RunActions({
           }
           data-testid="fork"
         >
-          {forking.isPending ? "Forking…" : "Fork…"}
+          {forking.isPending ? "Forking…" : "Fork"}
         </button>
       </form>
       {parentRunId && (

@@ -1,5 +1,6 @@
 import type { BankOption } from "@/lib/contracts/banks";
 import { RUN_FLAGS, RUN_STATUSES } from "@/lib/reflect/domain";
+import { words } from "@/lib/timeline/format";
 
 const select = "rounded border border-slate-300 bg-white px-2 py-1";
 
@@ -36,7 +37,7 @@ export function RunFilters({ banks, values }: { banks: BankOption[]; values: Rec
         <option value="">any status</option>
         {RUN_STATUSES.map((s) => (
           <option key={s} value={s}>
-            {s.replace("_", " ")}
+            {words(s)}
           </option>
         ))}
       </select>

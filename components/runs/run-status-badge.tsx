@@ -1,3 +1,5 @@
+import { words } from "@/lib/timeline/format";
+
 const STATUS_STYLE: Record<string, string> = {
   running: "bg-sky-100 text-sky-800 border-sky-200",
   done: "bg-emerald-100 text-emerald-800 border-emerald-200",
@@ -15,7 +17,7 @@ export function RunStatusBadge({ status }: { status: string }) {
       data-status={status}
       className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-[11px] ${STATUS_STYLE[status] ?? STATUS_STYLE.no_evidence}`}
     >
-      {status.replace("_", " ")}
+      {words(status)}
     </span>
   );
 }

@@ -1,12 +1,15 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { AnswerPanel } from "@/components/timeline/answer-panel";
 import { MessagesView } from "@/components/timeline/messages-view";
 import { ProbeSection } from "@/components/timeline/probe-section";
 import { RowDetail } from "@/components/timeline/row-detail";
+import { RunEventsContext } from "@/components/timeline/run-events-context";
 import { RunHeader } from "@/components/timeline/run-header";
+import { RunTiming } from "@/components/timeline/run-timing";
+import { TimelineFilterBar } from "@/components/timeline/timeline-filter-bar";
 import { TimelineList } from "@/components/timeline/timeline-list";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { followEventStream, type StreamState } from "@/lib/query/event-stream";
@@ -14,6 +17,7 @@ import { getJson } from "@/lib/query/unwrap";
 import type { RunStatus } from "@/lib/reflect/domain";
 import { RunStatus as RunStatusSchema } from "@/lib/reflect/domain";
 import type { RunEvent } from "@/lib/reflect/events";
+import { countRows, filterTimeline, isFiltering, NO_FILTER, type TimelineFilter } from "@/lib/timeline/filter";
 import { flattenTimeline, rowsById as indexRows } from "@/lib/timeline/flatten";
 import {
   citationKey,
@@ -22,10 +26,21 @@ import {
   type RunView as RunViewData,
   type TimelineCitation,
 } from "@/lib/timeline/fold";
+import { plural } from "@/lib/timeline/format";
+import { runTiming } from "@/lib/timeline/timing";
 
 interface LiveState {
   events: RunEvent[];
   view: RunViewData;
+}
+
+const NOTHING_COLLAPSED: ReadonlySet<number> = new Set();
+
+/** The step a link names (`?step=<seq>`), read once when the page opens. */
+function stepFromUrl(): number | null {
+  if (typeof window === "undefined") return null;
+  const step = new URLSearchParams(window.location.search).get("step");
+  return step !== null && /^\d+$/.test(step) ? Number(step) : null;
 }
 
 /** How often newly streamed events are folded into the view. */
@@ -168,8 +183,21 @@ export function RunView({
   const [detailRowId, setDetailRowId] = useState<string | null>(null);
   const [tab, setTab] = useState<"answer" | "messages">("answer");
 
-  const items = useMemo(() => flattenTimeline(view, collapsed), [view, collapsed]);
+  const [filter, setFilter] = useState<TimelineFilter>(NO_FILTER);
+  // Typing stays responsive on a long run: the list catches up with the filter a frame later.
+  const deferredFilter = useDeferredValue(filter);
+  const items = useMemo(
+    () =>
+      isFiltering(deferredFilter)
+        ? // Matches show even in an iteration the user collapsed.
+          filterTimeline(flattenTimeline(view, NOTHING_COLLAPSED), deferredFilter)
+        : flattenTimeline(view, collapsed),
+    [view, collapsed, deferredFilter],
+  );
   const rowsById = useMemo(() => indexRows(view), [view]);
+  const timing = useMemo(() => runTiming(view), [view]);
+  const runEvents = useMemo(() => ({ events, bankId: view.header.bankId }), [events, view.header.bankId]);
+  const shownRows = useMemo(() => countRows(items), [items]);
   const replayNoteByIteration = useMemo(
     () => new Map((replayNotes ?? []).map((n) => [n.iteration, n.text] as const)),
     [replayNotes],
@@ -198,6 +226,30 @@ export function RunView({
     [rowsById, toggleIteration],
   );
 
+  // The URL follows the selected step, so a link opens the run at that row.
+  const selectRow = useCallback(
+    (rowId: string) => {
+      setSelectedRowId(rowId);
+      const seq = rowsById.get(rowId)?.seqs[0];
+      if (seq === undefined) return;
+      const url = new URL(window.location.href);
+      url.searchParams.set("step", String(seq));
+      window.history.replaceState(window.history.state, "", url);
+    },
+    [rowsById],
+  );
+  const linkedStep = useRef(stepFromUrl());
+  useEffect(() => {
+    const seq = linkedStep.current;
+    if (seq === null) return;
+    // The row that holds this event; a long log may still be loading it.
+    const row = rowsById.get(`e${seq}`) ?? [...rowsById.values()].find((r) => r.seqs.includes(seq));
+    if (!row) return;
+    linkedStep.current = null;
+    setSelectedRowId(row.id);
+    showRow(row.id);
+  }, [rowsById, showRow]);
+
   const selectCitation = useCallback(
     (c: TimelineCitation) => {
       setSelectedCitation(citationKey(c));
@@ -222,7 +274,7 @@ export function RunView({
   const timelineRef = useRef<HTMLDivElement>(null);
   const closeDetail = useCallback(() => {
     setDetailRowId(null);
-    timelineRef.current?.querySelector<HTMLElement>('[role="listbox"]')?.focus();
+    timelineRef.current?.querySelector<HTMLElement>('[role="treegrid"]')?.focus();
   }, []);
 
   const detailRow = detailRowId ? rowsById.get(detailRowId) : undefined;
@@ -236,12 +288,16 @@ export function RunView({
         onExport={exportJson}
         replayDrift={replayNoteByIteration.size}
       />
+      <RunTiming timing={timing} />
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="min-w-0" ref={timelineRef}>
           <div className="mb-1 flex items-center gap-2 text-[11px] text-slate-600">
             <h2 className="font-semibold uppercase tracking-wide">Timeline</h2>
             <span data-testid="timeline-counts">
-              {view.iterations.length} iterations · {events.length} events
+              {view.iterations.length === 0 && view.header.mode === "facts"
+                ? "no model iterations — facts mode"
+                : plural(view.iterations.length, "iteration")}{" "}
+              · {plural(events.length, "event")}
               {restPending ? <span data-testid="loading-rest"> · loading the rest…</span> : null}
             </span>
             {following && <LiveState state={connection} />}
@@ -249,19 +305,23 @@ export function RunView({
               <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>←</kbd>/<kbd>→</kbd> collapse · <kbd>Enter</kbd> detail
             </span>
           </div>
-          <TimelineList
-            items={items}
-            focusedKey={focusedKey}
-            onFocusKey={setFocusedKey}
-            onToggleIteration={toggleIteration}
-            onOpenDetail={setDetailRowId}
-            selectedRowId={selectedRowId}
-            highlightedRowId={highlightedRowId}
-            onSelectRow={setSelectedRowId}
-            replayNotes={replayNoteByIteration}
-            bankId={view.header.bankId}
-            runEnded={status !== "running"}
-          />
+          <TimelineFilterBar filter={filter} onChange={setFilter} shownRows={shownRows} totalRows={rowsById.size} />
+          <RunEventsContext.Provider value={runEvents}>
+            <TimelineList
+              items={items}
+              focusedKey={focusedKey}
+              onFocusKey={setFocusedKey}
+              onToggleIteration={toggleIteration}
+              onOpenDetail={setDetailRowId}
+              selectedRowId={selectedRowId}
+              highlightedRowId={highlightedRowId}
+              onSelectRow={selectRow}
+              replayNotes={replayNoteByIteration}
+              bankId={view.header.bankId}
+              runEnded={status !== "running"}
+              timing={timing.iterations}
+            />
+          </RunEventsContext.Provider>
         </div>
         <div className="min-w-0">
           <Tabs value={tab} onValueChange={(v) => setTab(v as "answer" | "messages")}>

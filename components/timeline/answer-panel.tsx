@@ -2,9 +2,11 @@
 
 import { memo, useMemo } from "react";
 import type { Components } from "react-markdown";
+import { CopyButton } from "@/components/ui/copy-button";
 import { SafeMarkdown } from "@/components/ui/safe-markdown";
 import type { RunStatus } from "@/lib/reflect/domain";
 import { citationKey, type TimelineCitation, type TimelineRow } from "@/lib/timeline/fold";
+import { words } from "@/lib/timeline/format";
 import { Badge } from "./badge";
 import { CitationChip } from "./citation-chip";
 import { TierBadge } from "./tier-badge";
@@ -87,6 +89,11 @@ export const AnswerPanel = memo(function AnswerPanel({
 
   return (
     <section className="flex flex-col gap-3" aria-label="Answer">
+      {answer !== null && (
+        <div className="-mb-2 flex justify-end">
+          <CopyButton text={answer} label="Copy the answer (markdown)" data-testid="copy-answer" />
+        </div>
+      )}
       <div
         className="rounded border border-slate-200 bg-white p-3 text-[13px] leading-relaxed [&_code]:font-mono [&_h1]:font-semibold [&_h2]:font-semibold [&_h3]:font-semibold [&_li]:ml-4 [&_ol]:list-decimal [&_p]:my-1.5 [&_strong]:font-semibold [&_ul]:list-disc"
         data-testid="answer"
@@ -132,6 +139,7 @@ export const AnswerPanel = memo(function AnswerPanel({
         <div className="rounded border border-slate-200 bg-white p-3 text-[12px]" data-testid="citation-detail">
           <div className="flex flex-wrap items-center gap-2">
             <span className="font-mono font-semibold">{selected.id}</span>
+            <CopyButton text={selected.id} label={`Copy the id ${selected.id}`} />
             <TierBadge tier={selected.tier} />
             {selected.status === "kept" ? (
               <Badge tone="success">kept</Badge>
@@ -146,7 +154,7 @@ export const AnswerPanel = memo(function AnswerPanel({
               Retrieved by{" "}
               {retrievingRow.iteration === null ? "a run-level query" : `iteration ${retrievingRow.iteration}`}
               {selected.retrievedTier && selected.retrievedTier !== selected.tier
-                ? ` from ${selected.retrievedTier.replace("_", " ")} (cited as ${selected.tier.replace("_", " ")})`
+                ? ` from ${words(selected.retrievedTier)} (cited as ${words(selected.tier)})`
                 : ""}
               {retrievingRow.kind === "tier" && retrievingRow.query ? ` · query “${retrievingRow.query}”` : ""}{" "}
               <button type="button" className="text-indigo-700 underline" onClick={() => onShowRow(retrievingRow.id)}>

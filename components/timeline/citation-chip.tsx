@@ -1,4 +1,5 @@
 import type { TimelineCitation } from "@/lib/timeline/fold";
+import { words } from "@/lib/timeline/format";
 import { tierClass, tierLabel } from "./tones";
 
 export function CitationChip({
@@ -26,7 +27,7 @@ export function CitationChip({
       data-status={citation.status}
       data-tier={citation.tier}
       data-highlighted={highlighted || undefined}
-      title={`${tierLabel(citation.tier)}${dropped ? ` · dropped: ${citation.reason?.replace("_", " ")}` : ""}`}
+      title={`${tierLabel(citation.tier)}${dropped ? ` · dropped: ${citation.reason ? words(citation.reason) : ""}` : ""}`}
       className={`inline-flex items-center gap-1 rounded border px-1.5 py-px font-mono text-[11px] ${colour} ${ring}`}
     >
       <span className={dropped ? "line-through" : undefined}>{citation.id}</span>

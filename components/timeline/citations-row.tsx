@@ -10,7 +10,7 @@ export function CitationsRow({ row }: { row: CitationsRowData }) {
     <div className="flex flex-col gap-0.5">
       <div className="flex items-center gap-2">
         <span className="text-[12px] font-semibold text-slate-900">Citations validated</span>
-        <Badge tone="success">{keptCount} kept</Badge>
+        <Badge tone={keptCount > 0 ? "success" : "neutral"}>{keptCount} kept</Badge>
         {row.dropped.length > 0 && <Badge tone="warning">{row.dropped.length} dropped</Badge>}
         {row.ungrounded && <Badge tone="danger">ungrounded</Badge>}
       </div>

@@ -1,4 +1,5 @@
 import type { GuardRow as GuardRowData } from "@/lib/timeline/fold";
+import { words } from "@/lib/timeline/format";
 import { Badge } from "./badge";
 
 const OUTPUT_TONE = { recovered: "success", unwrapped: "success", retry: "warning", degraded: "danger" } as const;
@@ -47,7 +48,7 @@ export function GuardRow({ row }: { row: GuardRowData }) {
         <div className="flex flex-col gap-0.5">
           <div className="flex items-center gap-2">
             <span className="text-[12px] font-semibold text-slate-900">Done rejected</span>
-            <Badge tone="warning">{row.why.replace(/_/g, " ")}</Badge>
+            <Badge tone="warning">{words(row.why)}</Badge>
             <span className="text-[12px] text-slate-600">{DONE_WHY[row.why]}</span>
           </div>
           <blockquote className="whitespace-pre-wrap border-l-2 border-slate-300 pl-2 text-[12px] text-slate-800">
@@ -59,7 +60,7 @@ export function GuardRow({ row }: { row: GuardRowData }) {
       return (
         <div className="flex items-center gap-2">
           <span className="text-[12px] font-semibold text-slate-900">Calls dropped</span>
-          <Badge tone="neutral">{row.reason.replace("_", " ")}</Badge>
+          <Badge tone="neutral">{words(row.reason)}</Badge>
           <span className="truncate font-mono text-[11px] text-slate-700">
             {row.calls.map((c) => `${c.name} (${c.id})`).join(", ")}
           </span>

@@ -1,6 +1,8 @@
 import type { TimelineIteration } from "@/lib/timeline/fold";
-import { formatCount, formatMs } from "@/lib/timeline/format";
+import { formatCount, formatMs, plural, words } from "@/lib/timeline/format";
+import type { IterationTiming } from "@/lib/timeline/timing";
 import { Badge } from "./badge";
+import { IterationWaterfall } from "./run-timing";
 
 export function IterationHeader({
   iteration,
@@ -8,6 +10,7 @@ export function IterationHeader({
   onToggle,
   replayNote,
   runEnded,
+  timing,
 }: {
   iteration: TimelineIteration;
   /** The run has stopped: a request still without its response will never get one. */
@@ -16,11 +19,13 @@ export function IterationHeader({
   onToggle: () => void;
   /** Set when this replayed iteration's tool results differ from the parent's. */
   replayNote?: string;
+  /** Its model latency and tool time, placed on the run's span. */
+  timing?: IterationTiming;
 }) {
   const it = iteration;
   return (
     <div
-      className={`flex items-center gap-2 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px] ${
+      className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px] ${
         it.replayed ? "text-slate-500" : ""
       }`}
       data-testid="timeline-iteration"
@@ -44,7 +49,7 @@ export function IterationHeader({
       <span className="font-semibold text-slate-900">Iteration {it.index}</span>
       {it.mode === "forced" ? (
         <Badge tone="info" title="The request named the only tool the model could call">
-          forced · <span className="font-mono">{it.forcedTool}</span>
+          forced ·&nbsp;<span className="font-mono">{it.forcedTool}</span>
         </Badge>
       ) : (
         <Badge tone="neutral" title="The model chose among the offered tools">
@@ -53,7 +58,7 @@ export function IterationHeader({
       )}
       {it.injections.map((kind, i) => (
         <Badge key={i} tone="warning" title="A system message sent with this request only">
-          +{kind.replace("_", " ")}
+          +{words(kind)}
         </Badge>
       ))}
       {it.replayed && (
@@ -75,8 +80,16 @@ export function IterationHeader({
       )}
       <span className="ml-auto whitespace-nowrap tabular-nums text-slate-600">
         {callSummary(it, runEnded)}
-        {collapsed ? ` · ${it.rows.length} rows` : ""}
+        {collapsed ? ` · ${plural(it.rows.length, "row")}` : ""}
       </span>
+      {timing && (
+        <IterationWaterfall
+          offsetPct={timing.offsetPct}
+          modelPct={timing.modelPct}
+          toolPct={timing.toolPct}
+          label={`model ${formatMs(timing.modelMs)} · tools ${formatMs(timing.toolMs)}, on the run's span`}
+        />
+      )}
     </div>
   );
 }

@@ -1,8 +1,11 @@
 "use client";
 
 import { memo, useMemo, useState } from "react";
+import { CopyButton } from "@/components/ui/copy-button";
+import { JsonView, unwrapJson } from "@/components/ui/json-view";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import type { RunEvent } from "@/lib/reflect/events";
-import { formatCount, formatMs } from "@/lib/timeline/format";
+import { formatCount, formatMs, words } from "@/lib/timeline/format";
 import { type CallMessage, type ModelCall, modelCalls } from "@/lib/timeline/messages";
 import { Badge } from "./badge";
 
@@ -21,20 +24,36 @@ function MessageBlock({ m }: { m: CallMessage }) {
         <span className="text-slate-500">#{m.index}</span>
         {m.injection && (
           <Badge tone="warning" title="Sent with this request only; never persisted in the conversation">
-            request-scoped · {m.injection.replace("_", " ")}
+            request-scoped · {words(m.injection)}
           </Badge>
         )}
         {m.toolCallId && <span className="font-mono text-slate-500">for {m.toolCallId}</span>}
+        <CopyButton
+          className="ml-auto"
+          text={() => JSON.stringify({ role: m.role, content: m.content, toolCalls: m.toolCalls }, null, 2)}
+          label={`Copy message ${m.index}`}
+          data-testid="copy-message"
+        />
       </div>
-      {m.content !== null && m.content !== "" && (
-        <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-words font-mono text-[11px] text-slate-800">
-          {m.content}
-        </pre>
-      )}
+      {m.content !== null &&
+        m.content !== "" &&
+        (unwrapJson(m.content) !== m.content ? (
+          <div className="mt-1">
+            <JsonView value={m.content} openDepth={1} label={`Message ${m.index} content`} />
+          </div>
+        ) : (
+          <ScrollRegion
+            label={`Message ${m.index}`}
+            className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-words font-mono text-[11px] text-slate-800"
+          >
+            {m.content}
+          </ScrollRegion>
+        ))}
       {m.toolCalls.map((c) => (
-        <pre key={c.id} className="mt-1 whitespace-pre-wrap break-words font-mono text-[11px] text-indigo-900">
-          → {c.name}({c.arguments}) <span className="text-slate-500">{c.id}</span>
-        </pre>
+        <div key={c.id} className="mt-1 font-mono text-[11px] text-indigo-900">
+          → {c.name} <span className="text-slate-500">{c.id}</span>
+          <JsonView value={c.arguments} openDepth={1} label={`Arguments of ${c.name}`} />
+        </div>
       ))}
     </li>
   );
@@ -79,9 +98,11 @@ function CallItem({ call }: { call: ModelCall }) {
           </ol>
           <div>
             <h4 className="text-[11px] font-semibold uppercase tracking-wide text-slate-600">Raw response</h4>
-            <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-900 p-2 font-mono text-[11px] text-slate-100">
-              {r ? JSON.stringify(r, null, 2) : "(no response yet)"}
-            </pre>
+            {r ? (
+              <JsonView value={r} openDepth={1} label={`Raw response of call ${call.number}`} />
+            ) : (
+              <p className="text-[12px] text-slate-600">(no response yet)</p>
+            )}
           </div>
         </div>
       )}

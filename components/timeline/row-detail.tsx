@@ -1,18 +1,12 @@
 "use client";
 
+import { CopyButton } from "@/components/ui/copy-button";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle } from "@/components/ui/drawer";
+import { JsonView } from "@/components/ui/json-view";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import type { RunEvent } from "@/lib/reflect/events";
 import { findEvent } from "@/lib/timeline/event-lookup";
 import type { TimelineRow } from "@/lib/timeline/fold";
-
-/** Tool results carry their content as a JSON string; indent it when it parses (a capped one may not). */
-function prettyContent(content: string): string {
-  try {
-    return JSON.stringify(JSON.parse(content), null, 2);
-  } catch {
-    return content;
-  }
-}
 
 /** The full payloads behind one timeline row, looked up only when opened. */
 export function RowDetail({
@@ -40,30 +34,39 @@ export function RowDetail({
             {row.kind} row <span className="font-mono text-slate-500">{row.id}</span>
             {row.iteration !== null ? ` · iteration ${row.iteration}` : " · run-level"}
           </DrawerTitle>
+          <CopyButton text={row.id} label="Copy the row id" />
           <DrawerClose className="ml-auto rounded border border-slate-300 px-2 py-0.5 text-[12px]">
             Close (Esc)
           </DrawerClose>
         </header>
-        <div className="flex-1 overflow-auto p-3">
+        <ScrollRegion className="flex-1 overflow-auto p-3" label="Events behind this row">
           {sources.map((ev) => (
-            <section key={ev.seq} className="mb-3">
-              <h3 className="mb-1 font-mono text-[11px] text-slate-600">
-                seq {ev.seq} · {ev.type} · at {ev.at} ms
+            <section key={ev.seq} className="mb-3" data-testid="row-detail-event" data-type={ev.type}>
+              <h3 className="mb-1 flex items-center gap-2 font-mono text-[11px] text-slate-600">
+                <span className="flex-1">
+                  seq {ev.seq} · {ev.type} · at {ev.at} ms
+                </span>
+                <CopyButton
+                  text={() => JSON.stringify(ev.payload, null, 2)}
+                  label={`Copy the JSON of event ${ev.seq}`}
+                  data-testid="copy-json"
+                />
               </h3>
-              <pre className="whitespace-pre-wrap break-words rounded bg-slate-900 p-2 font-mono text-[11px] text-slate-100">
-                {JSON.stringify(ev.payload, null, 2)}
-              </pre>
-              {ev.type === "tool.result" && (
+              {ev.type === "tool.result" ? (
                 <>
-                  <h3 className="mt-2 mb-1 font-mono text-[11px] text-slate-600">content sent to the model</h3>
-                  <pre className="whitespace-pre-wrap break-words rounded bg-slate-100 p-2 font-mono text-[11px] text-slate-900">
-                    {prettyContent(ev.payload.content)}
-                  </pre>
+                  <JsonView value={{ ...ev.payload, content: undefined }} label={`Event ${ev.seq}`} />
+                  <h4 className="mt-2 mb-1 flex items-center gap-2 font-mono text-[11px] text-slate-600">
+                    <span className="flex-1">content sent to the model</span>
+                    <CopyButton text={ev.payload.content} label="Copy the content sent to the model" />
+                  </h4>
+                  <JsonView value={ev.payload.content} label="Content sent to the model" />
                 </>
+              ) : (
+                <JsonView value={ev.payload} label={`Event ${ev.seq}`} />
               )}
             </section>
           ))}
-        </div>
+        </ScrollRegion>
       </DrawerContent>
     </Drawer>
   );

@@ -40,8 +40,8 @@ export const RunHeader = memo(function RunHeader({
     : "—";
   return (
     <section className="rounded border border-slate-200 bg-white p-3" aria-label="Run summary">
-      <div className="flex items-start gap-3">
-        <h1 className="flex-1 text-base font-semibold leading-snug text-slate-900">
+      <div className="flex flex-wrap items-start gap-3">
+        <h1 className="min-w-[16rem] flex-1 text-base font-semibold leading-snug text-slate-900">
           {header.question || "(question not recorded yet)"}
         </h1>
         <Badge tone={STATUS_TONE[status]} title="Run status">
@@ -93,8 +93,9 @@ export const RunHeader = memo(function RunHeader({
         </Field>
         <Field label="LLM calls">{header.llmCalls}</Field>
         <Field label="Iterations">
-          {header.iterationCount}
-          {header.maxIterations !== null ? ` of ${header.maxIterations}` : ""}
+          {header.mode === "facts" && header.iterationCount === 0
+            ? "none — facts mode"
+            : `${header.iterationCount}${header.maxIterations !== null ? ` of ${header.maxIterations}` : ""}`}
         </Field>
       </dl>
       {header.skill?.mission && (

@@ -1,4 +1,5 @@
 import type { SteeringRow as SteeringRowData } from "@/lib/timeline/fold";
+import { repeatedCall } from "@/lib/timeline/format";
 import { Badge } from "./badge";
 
 const TONE = { nudge: "warning", halt: "danger", anchor: "info" } as const;
@@ -10,8 +11,8 @@ export function SteeringRow({ row }: { row: SteeringRowData }) {
         <Badge tone={TONE[row.action]}>{row.action}</Badge>
         <span className="truncate text-[12px] text-slate-700">{row.triggerLabel}</span>
         {row.signature && (
-          <span className="ml-auto truncate font-mono text-[11px] text-slate-500" title="Ladder signature">
-            {row.signature}
+          <span className="ml-auto truncate text-[11px] text-slate-600" title={`Ladder signature: ${row.signature}`}>
+            repeated: {repeatedCall(row.signature)}
           </span>
         )}
       </div>

@@ -4,6 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
 import type { TimelineItem } from "@/lib/timeline/flatten";
 import type { TimelineRow } from "@/lib/timeline/fold";
+import type { IterationTiming } from "@/lib/timeline/timing";
 import { CitationsRow } from "./citations-row";
 import { FreshnessRow } from "./freshness-row";
 import { GuardRow } from "./guard-row";
@@ -22,7 +23,7 @@ const KIND_RULE: Record<Exclude<TimelineRow["kind"], "tier">, string> = {
 };
 
 function rowRule(row: TimelineRow): string {
-  if (row.kind === "tier") return row.tier ? tierRule(row.tier) : "border-l-slate-400";
+  if (row.kind === "tier") return row.tier ? tierRule(row.tier) : "border-l-slate-500";
   return KIND_RULE[row.kind];
 }
 
@@ -65,6 +66,8 @@ export interface TimelineListProps {
   bankId?: string | null;
   /** The run has stopped (any status but running). */
   runEnded: boolean;
+  /** Each iteration's time on the run's span (the waterfall). */
+  timing?: ReadonlyMap<number, IterationTiming>;
 }
 
 /**
@@ -83,6 +86,7 @@ export function TimelineList({
   replayNotes,
   bankId = null,
   runEnded,
+  timing,
 }: TimelineListProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   // Rows of iterations replayed from a parent run are dimmed: the model was not asked for them.
@@ -115,6 +119,8 @@ export function TimelineList({
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    // Keys typed on a control inside a row (a memory chip, a link) are that control's.
+    if (e.target !== e.currentTarget) return;
     const item = focusedIndex >= 0 ? items[focusedIndex] : undefined;
     switch (e.key) {
       case "j":
@@ -159,9 +165,12 @@ export function TimelineList({
   return (
     <div
       ref={scrollRef}
-      role="listbox"
-      aria-label="Run timeline (j/k or arrows to move, left/right to collapse or expand, Enter for detail)"
+      // A tree grid, not a listbox: its rows may hold links and buttons (an option may not), and an
+      // iteration row says whether it is expanded.
+      role="treegrid"
+      aria-label="Run timeline (j/k or arrows to move, left/right to collapse or expand, Enter or click for detail)"
       aria-activedescendant={activeId}
+      aria-rowcount={items.length}
       tabIndex={0}
       onKeyDown={onKeyDown}
       onFocus={() => {
@@ -174,11 +183,15 @@ export function TimelineList({
         const el = (e.target as HTMLElement).closest<HTMLElement>("[data-index]");
         const item = el ? items[Number(el.dataset.index)] : undefined;
         if (!item) return;
-        // Keep DOM focus on the list, which owns the keyboard handling.
-        scrollRef.current?.focus({ preventScroll: true });
+        // A link or button inside a row does its own thing (a version link, a memory chip).
+        const control = (e.target as HTMLElement).closest("a, button");
+        // Else keep DOM focus on the list, which owns the keyboard handling.
+        if (!control) scrollRef.current?.focus({ preventScroll: true });
         onFocusKey(item.key);
-        if (item.type === "row") onSelectRow(item.row.id);
-        else if (item.type === "iteration") onToggleIteration(item.iteration.index);
+        if (item.type === "row") {
+          onSelectRow(item.row.id);
+          if (!control) onOpenDetail(item.row.id);
+        } else if (item.type === "iteration") onToggleIteration(item.iteration.index);
       }}
       className="relative h-[calc(100vh-260px)] min-h-[420px] overflow-auto rounded border border-slate-200 bg-white"
       data-testid="timeline"
@@ -193,49 +206,60 @@ export function TimelineList({
             const focused = v.index === focusedIndex;
             const focusRing = focused && hasFocus ? "outline-2 -outline-offset-2 outline-indigo-600" : "";
             return (
+              // biome-ignore lint/a11y/useSemanticElements: virtualized rows are positioned divs; a <tr> cannot be.
               <div
                 key={v.key}
                 ref={virtualizer.measureElement}
                 data-index={v.index}
                 id={`tl-${item.key}`}
-                role="option"
+                role="row"
+                aria-rowindex={v.index + 1}
+                aria-level={item.type === "row" && item.row.iteration !== null ? 2 : 1}
+                aria-expanded={item.type === "iteration" ? !item.collapsed : undefined}
                 aria-selected={focused}
                 tabIndex={-1}
                 className={`absolute left-0 top-0 w-full ${focusRing}`}
                 style={{ transform: `translateY(${v.start}px)` }}
               >
-                {item.type === "section" ? (
-                  <div className="border-b border-slate-200 bg-slate-50 px-2 py-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
-                    {item.label}
-                  </div>
-                ) : item.type === "iteration" ? (
-                  <IterationHeader
-                    iteration={item.iteration}
-                    collapsed={item.collapsed}
-                    onToggle={() => onToggleIteration(item.iteration.index)}
-                    replayNote={replayNotes?.get(item.iteration.index)}
-                    runEnded={runEnded}
-                  />
-                ) : (
-                  <div
-                    data-testid="timeline-row"
-                    data-kind={item.row.kind}
-                    data-row-id={item.row.id}
-                    data-selected={item.row.id === selectedRowId || undefined}
-                    data-highlighted={item.row.id === highlightedRowId || undefined}
-                    className={`border-b border-l-4 border-b-slate-100 py-1 pr-2 pl-3 ${rowRule(item.row)} ${
-                      item.row.iteration !== null && replayedIterations.has(item.row.iteration) ? "opacity-60" : ""
-                    } ${
-                      item.row.id === highlightedRowId
-                        ? "bg-yellow-50"
-                        : item.row.id === selectedRowId
-                          ? "bg-indigo-50/60"
-                          : "hover:bg-slate-50"
-                    }`}
-                  >
-                    <RowBody row={item.row} selected={item.row.id === selectedRowId} bankId={bankId} />
-                  </div>
-                )}
+                {/* biome-ignore lint/a11y/useSemanticElements: the one cell of a virtualized row (see above). */}
+                <div role="gridcell" tabIndex={-1}>
+                  {item.type === "section" ? (
+                    <div className="border-b border-slate-200 bg-slate-50 px-2 py-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+                      {item.label}
+                    </div>
+                  ) : item.type === "iteration" ? (
+                    <IterationHeader
+                      iteration={item.iteration}
+                      collapsed={item.collapsed}
+                      onToggle={() => onToggleIteration(item.iteration.index)}
+                      replayNote={replayNotes?.get(item.iteration.index)}
+                      runEnded={runEnded}
+                      timing={timing?.get(item.iteration.index)}
+                    />
+                  ) : (
+                    <div
+                      data-testid="timeline-row"
+                      data-kind={item.row.kind}
+                      data-replayed={
+                        (item.row.iteration !== null && replayedIterations.has(item.row.iteration)) || undefined
+                      }
+                      data-row-id={item.row.id}
+                      data-selected={item.row.id === selectedRowId || undefined}
+                      data-highlighted={item.row.id === highlightedRowId || undefined}
+                      className={`border-b border-l-4 border-b-slate-100 py-1 pr-2 pl-3 ${rowRule(item.row)} ${
+                        item.row.iteration !== null && replayedIterations.has(item.row.iteration) ? "border-dashed" : ""
+                      } ${
+                        item.row.id === highlightedRowId
+                          ? "bg-yellow-50"
+                          : item.row.id === selectedRowId
+                            ? "bg-indigo-50/60"
+                            : "hover:bg-slate-50"
+                      }`}
+                    >
+                      <RowBody row={item.row} selected={item.row.id === selectedRowId} bankId={bankId} />
+                    </div>
+                  )}
+                </div>
               </div>
             );
           })}

@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/mental-models", label: "Mental models" },
   { href: "/skills", label: "Skills" },
   { href: "/runs", label: "Runs" },
+  { href: "/runs/compare", label: "Compare" },
   { href: "/suites", label: "Suites" },
   { href: "/runs/new", label: "New run" },
 ];
@@ -19,7 +20,10 @@ export function AppNav({ provider }: { provider: ProviderBadge }) {
   const label = provider.kind === "offline" ? "offline model" : `${provider.model} · ${provider.baseUrlHost ?? ""}`;
   return (
     <header className="border-b border-slate-200 bg-white">
-      <nav className="mx-auto flex h-11 max-w-[1600px] items-center gap-5 px-4" aria-label="Main">
+      <nav
+        className="mx-auto flex min-h-11 max-w-[1600px] flex-wrap items-center gap-x-5 gap-y-1 px-4 py-2"
+        aria-label="Main"
+      >
         <Link href="/" className="font-semibold tracking-tight text-slate-900">
           Reflect Inspector
         </Link>

@@ -134,6 +134,8 @@ export const RunListItem = z.object({
   durationMs: z.number().nullable(),
   createdAt: z.string(),
   parentRunId: z.string().nullable(),
+  /** Set for a fork (replayed up to this iteration); null for a re-run or a first run. */
+  forkedAtIteration: z.number().int().nullable(),
 });
 export type RunListItem = z.infer<typeof RunListItem>;
 

@@ -5,7 +5,7 @@ export const memoryKeys = {
   tier: (bankId: string, tier: MemoryTier, q: string) => ["memory", bankId, tier, q] as const,
 };
 
-export function memoryUrl(bankId: string, tier: MemoryTier, q: string): string {
-  const params = new URLSearchParams({ tier, q });
+export function memoryUrl(bankId: string, tier: MemoryTier, q: string, id?: string | null): string {
+  const params = new URLSearchParams({ tier, q, ...(id ? { id } : {}) });
   return `/api/banks/${encodeURIComponent(bankId)}/memory?${params}`;
 }

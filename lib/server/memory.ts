@@ -47,12 +47,13 @@ export async function browseMemory(
   if (!(await getBank(db, bankId))) return null;
   if (q.tier === "mental_models") {
     const models = await listMentalModels(db, bankId);
-    return { tier: q.tier, items: models.filter((m) => !q.q || matches(m, q.q)).map(toMentalModelItem) };
+    const shown = q.id ? models.filter((m) => m.id === q.id) : models.filter((m) => !q.q || matches(m, q.q));
+    return { tier: q.tier, items: shown.map(toMentalModelItem) };
   }
   if (q.tier === "observations") {
-    return { tier: q.tier, items: await browseObservations(db, { bankId, query: q.q, limit: q.limit }) };
+    return { tier: q.tier, items: await browseObservations(db, { bankId, query: q.q, limit: q.limit, id: q.id }) };
   }
-  return { tier: q.tier, items: await browseFacts(db, { bankId, query: q.q, limit: q.limit }) };
+  return { tier: q.tier, items: await browseFacts(db, { bankId, query: q.q, limit: q.limit, id: q.id }) };
 }
 
 export async function bankSummary(db: Db, bankId: string): Promise<BankSummary | null> {

@@ -190,6 +190,7 @@ export function toRunListItem(r: RunRecord): RunListItem {
     durationMs: r.durationMs,
     createdAt: r.createdAt,
     parentRunId: r.parentRunId,
+    forkedAtIteration: r.forkedAtIteration,
   };
 }
 

@@ -155,6 +155,11 @@ export interface TimelineIteration {
   requestSeqs: number[];
   responseSeqs: number[];
   rows: TimelineRow[];
+  /** ms since run start: the iteration's first event, and its last (a response or result included). */
+  startAt: number;
+  endAt: number;
+  /** Time the tools took (sum of the results' durations). */
+  toolMs: number;
 }
 
 export interface RunHeader {
@@ -449,8 +454,18 @@ export function createRunFolder(): RunFolder {
       requestSeqs: [],
       responseSeqs: [],
       rows: rowsOf(it, it.steps),
+      startAt: it.steps[0]?.at ?? 0,
+      endAt: 0,
+      toolMs: 0,
     };
     for (const step of it.steps) {
+      out.startAt = Math.min(out.startAt, step.at);
+      out.endAt = Math.max(out.endAt, step.at);
+      if (step.kind === "tool" && step.result) {
+        out.toolMs += step.result.payload.durationMs;
+        out.endAt = Math.max(out.endAt, step.result.at);
+      }
+      if (step.kind === "model" && step.response) out.endAt = Math.max(out.endAt, step.response.at);
       if (step.kind !== "model") continue;
       const { request, response } = step;
       if (request) {

@@ -15,3 +15,37 @@ export function formatMs(ms: number): string {
 export function formatCount(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : n.toLocaleString("en-US");
 }
+
+/** "1 iteration", "2 iterations", "0 rows": the one place the UI pluralises a count. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A wire word for people: "up_to_date" → "up to date". */
+export function words(key: string): string {
+  return key.replaceAll("_", " ");
+}
+
+/**
+ * A ladder signature ("recall:{"query":"launch"}:db down", or a tool and a digest) said as what was
+ * repeated: "the same recall call for “launch”, failing with “db down”". Internal keys stay out.
+ */
+export function repeatedCall(signature: string): string {
+  const colon = signature.indexOf(":");
+  const tool = colon < 0 ? signature : signature.slice(0, colon);
+  const rest = colon < 0 ? "" : signature.slice(colon + 1);
+  let args: unknown;
+  let error = "";
+  for (let i = rest.length; i >= 0; i = rest.lastIndexOf(":", i - 1)) {
+    try {
+      args = JSON.parse(rest.slice(0, i));
+      error = rest.slice(i + 1).trim();
+      break;
+    } catch {
+      if (i <= 0) break;
+    }
+  }
+  const query =
+    typeof args === "object" && args !== null && "query" in args && typeof args.query === "string" ? args.query : null;
+  return `the same ${tool} call${query ? ` for “${query}”` : ""}${error ? `, failing with “${error}”` : ""}`;
+}

@@ -48,3 +48,45 @@ function textFromTruncated(content: string, tier: Tier, id: string): string | un
     return undefined;
   }
 }
+
+/** The field that dates a hit of each tier (SPEC §3.1 result shapes). */
+const DATE_KEYS: Record<Tier, readonly string[]> = {
+  mental_models: ["refreshed_at"],
+  observations: ["updated_at"],
+  raw_facts: ["occurred_at", "recorded_at"],
+};
+
+export interface MemoryHit {
+  /** As the model saw it; undefined when the capped result no longer holds it. */
+  text: string | undefined;
+  date: string | undefined;
+  /** 1-based place in the tool result's list. */
+  rank: number | undefined;
+}
+
+/** One returned memory, for the chip's card: its text, date and rank in the result. */
+export function memoryHitFromContent(content: string, tier: Tier, id: string): MemoryHit {
+  try {
+    const parsed: unknown = JSON.parse(content);
+    const list = isRecord(parsed) ? parsed[TIER_INFO[tier].resultKey] : undefined;
+    if (Array.isArray(list)) {
+      const index = list.findIndex((h) => isRecord(h) && h.id === id);
+      const hit: unknown = list[index];
+      if (!isRecord(hit)) return { text: undefined, date: undefined, rank: undefined };
+      const date = DATE_KEYS[tier].map((k) => hit[k]).find((v): v is string => typeof v === "string");
+      return { text: textOf(hit, tier), date, rank: index + 1 };
+    }
+  } catch {
+    // Cut at the cap: the text may still be found; the place in the list by the ids before it.
+    const at = content.indexOf(`"id":${JSON.stringify(id)}`);
+    const rank = at < 0 ? undefined : content.slice(0, at).split('{"id":').length;
+    return { text: textFromTruncated(content, tier, id), date: undefined, rank };
+  }
+  return { text: undefined, date: undefined, rank: undefined };
+}
+
+/** Where a memory lives in /memory: that tier's tab, showing only it. */
+export function memoryHref(bankId: string, tier: Tier, id: string): string {
+  const tab = tier === "raw_facts" ? "facts" : tier;
+  return `/memory?${new URLSearchParams({ bank: bankId, tier: tab, id })}`;
+}

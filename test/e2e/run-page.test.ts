@@ -13,7 +13,7 @@ import { startRunViaApi } from "./pages/api";
 import { focusedTestId, waitForFocus } from "./pages/focus";
 import { startRunFromForm } from "./pages/new-run-form";
 import { openRun, timelineRowIds, waitForEventCount, waitForStatus } from "./pages/run-page";
-import { seedRun } from "./seed-run";
+import { seedFinishedRun, seedRun } from "./seed-run";
 
 /** The demo bank's pricing model is fresh: a low-budget recap short-circuits after the first tier. */
 const SHORT_CIRCUIT = { question: "What is our pricing per seat?", skill: "recap", budget: "low" } as const;
@@ -122,6 +122,8 @@ describe("run inspector (offline model)", () => {
     const timeline = page.getByTestId("timeline");
     await timeline.focus();
     const active = () => timeline.getAttribute("aria-activedescendant");
+    // Focusing the list makes its first row active (a render later).
+    await page.locator("[data-testid=timeline][aria-activedescendant]").waitFor();
     const first = await active();
     await page.keyboard.press("j");
     const second = await active();
@@ -221,13 +223,7 @@ describe("run inspector (offline model)", () => {
   it("opens a 5,000-event run quickly and scrolls through it", async () => {
     const runId = "run_large_e2e";
     const events = makeLargeRun(5000, runId);
-    const run = await seedRun(ctx.app, runId, "A generated 5,000-event run");
-    try {
-      await run.append(events);
-      await run.finish(events);
-    } finally {
-      run.close();
-    }
+    await seedFinishedRun(ctx.app, runId, "A generated 5,000-event run", events);
     const { page } = ctx.browser;
     // Main-thread tasks over 50 ms while the page loads: what a user feels as jank.
     await page.addInitScript(() => {

@@ -49,3 +49,14 @@ export async function seedRun(app: RunningApp, runId: string, question: string):
     close: () => db.$client.close(),
   };
 }
+
+/** A whole finished run written at once (a generated log), for pages that only read it. */
+export async function seedFinishedRun(app: RunningApp, runId: string, question: string, events: readonly RunEvent[]) {
+  const run = await seedRun(app, runId, question);
+  try {
+    await run.append(events);
+    await run.finish(events);
+  } finally {
+    run.close();
+  }
+}

@@ -1,11 +1,17 @@
 import { CompareView } from "@/components/compare/compare-view";
 import { isAppError } from "@/lib/contracts/errors";
+import type { RunListItem } from "@/lib/contracts/runs";
 import { getAppDb } from "@/lib/server/db";
 import { getComparison } from "@/lib/server/rerun";
+import { listRunItems } from "@/lib/server/runs";
 
 export const dynamic = "force-dynamic";
 
-function PickRuns({ a, b, message }: { a?: string; b?: string; message?: string }) {
+/**
+ * The run picker: each side is a search box over the recent runs (question or id), with the
+ * browser's own suggestion list; a run id from anywhere else can be pasted too.
+ */
+function PickRuns({ a, b, message, recent }: { a?: string; b?: string; message?: string; recent: RunListItem[] }) {
   return (
     <form className="flex max-w-3xl flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3 text-[13px]">
       {message && (
@@ -14,21 +20,45 @@ function PickRuns({ a, b, message }: { a?: string; b?: string; message?: string 
         </p>
       )}
       {(["a", "b"] as const).map((name) => (
-        <label key={name} className="flex-1">
+        <label key={name} className="min-w-[12rem] flex-1">
           <span className="mb-1 block text-[11px] uppercase tracking-wide text-slate-500">
             Run {name.toUpperCase()}
           </span>
           <input
             name={name}
             defaultValue={name === "a" ? a : b}
-            className="w-full rounded border border-slate-300 px-2 py-1 font-mono text-[12px]"
-            placeholder="run_…"
+            list="recent-runs"
+            required
+            autoComplete="off"
+            data-testid={`compare-pick-${name}`}
+            className="w-full rounded border border-slate-300 bg-white px-2 py-1 font-mono text-[12px]"
+            placeholder="search a question, or paste run_…"
           />
         </label>
       ))}
-      <button type="submit" className="rounded bg-indigo-600 px-3 py-1.5 font-medium text-white hover:bg-indigo-700">
+      <button
+        type="submit"
+        className="rounded bg-indigo-600 px-3 py-1.5 font-medium text-white hover:bg-indigo-700"
+        data-testid="compare-pick-submit"
+      >
         Compare
       </button>
+      <datalist id="recent-runs">
+        {recent.map((r) => (
+          <option
+            key={r.id}
+            value={r.id}
+            label={`${r.question} · ${r.status} · ${r.createdAt.slice(0, 16).replace("T", " ")}`}
+          />
+        ))}
+      </datalist>
+      <p className="w-full text-[11px] text-slate-600">
+        Or tick two runs in the{" "}
+        <a href="/runs" className="underline">
+          runs list
+        </a>
+        .
+      </p>
     </form>
   );
 }
@@ -37,9 +67,10 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
   const { a, b } = await searchParams;
   let found: Awaited<ReturnType<typeof getComparison>> | null = null;
   let message: string | undefined;
+  const db = await getAppDb();
   if (a && b) {
     try {
-      found = await getComparison(await getAppDb(), a, b);
+      found = await getComparison(db, a, b);
     } catch (err) {
       if (!isAppError(err, "not_found")) throw err;
       message = err.message;
@@ -51,7 +82,7 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
       {found ? (
         <CompareView comparison={found.comparison} replay={found.replayDivergence} />
       ) : (
-        <PickRuns a={a} b={b} message={message} />
+        <PickRuns a={a} b={b} message={message} recent={(await listRunItems(db, { limit: 100 })).runs} />
       )}
     </div>
   );

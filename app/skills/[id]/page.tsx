@@ -38,7 +38,7 @@ export default async function SkillPage({
         <h1 className="font-semibold text-lg" data-testid="skill-title">
           {skill.name}
         </h1>
-        <span className="font-mono text-[11px] text-slate-400" data-testid="skill-version">
+        <span className="font-mono text-[11px] text-slate-500" data-testid="skill-version">
           v{skill.version}
         </span>
         <Link

@@ -1,0 +1,146 @@
+/**
+ * Accessibility: axe-core (injected from node_modules, no network) in Chromium on every page and
+ * state a user reaches — runs list, a run with its detail drawer open, a forked run with dimmed
+ * replayed rows, compare, each memory tier, both editors, new run, login — in the light and the
+ * dark colour scheme. No critical and no serious violation may remain.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { useAppAndBrowser } from "./harness";
+import { startRunViaApi } from "./pages/api";
+import { openRun, runIdOf, waitForStatus } from "./pages/run-page";
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/** Runs axe on the page as it is now; returns the critical and serious violations. */
+async function audit(page: Page): Promise<Violation[]> {
+  // Evaluated through the devtools protocol, so the page's CSP (nonce-only scripts) does not block it.
+  const injected = await page.evaluate(() => "axe" in window);
+  if (!injected) await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<unknown> } }).axe;
+    return axe.run(document, { resultTypes: ["violations"] });
+  });
+  const { violations } = result as { violations: Violation[] };
+  return violations.filter((v) => v.impact === "critical" || v.impact === "serious");
+}
+
+function describeViolations(where: string, violations: Violation[]): string {
+  return violations
+    .map(
+      (v) =>
+        `${where}: ${v.impact} ${v.id} (${v.nodes.length}) ${v.help}\n${v.nodes
+          .slice(0, 4)
+          .map((n) => `    ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1, 2).join("") ?? ""}`)
+          .join("\n")}`,
+    )
+    .join("\n");
+}
+
+const SCHEMES = ["light", "dark"] as const;
+
+describe("accessibility (axe-core, light and dark)", () => {
+  const ctx = useAppAndBrowser();
+
+  it("has no critical or serious violation on any page or state", async () => {
+    const { page } = ctx.browser;
+    const url = ctx.app.url;
+    // A run that goes through all three tiers (the launch plan is stale), then a fork of it.
+    const parentId = await startRunViaApi(url, {
+      question: "What did we decide about the launch date?",
+      skill: "recap",
+      budget: "low",
+      wait: true,
+    });
+    await openRun(page, url, parentId);
+    await page.getByTestId("fork-at").selectOption("1");
+    await page.getByTestId("fork").click();
+    await page.waitForURL((u) => !u.pathname.endsWith(parentId) && /\/runs\/run_/.test(u.pathname));
+    const forkId = runIdOf(page.url());
+    await waitForStatus(page, "done");
+
+    const states: { name: string; open: () => Promise<void> }[] = [
+      { name: "runs list", open: () => page.goto(`${url}/runs`).then(() => page.getByTestId("run-table").waitFor()) },
+      {
+        name: "run page with detail drawer",
+        open: async () => {
+          await openRun(page, url, parentId);
+          await page.getByTestId("timeline-row").first().click();
+          await page.getByTestId("row-detail").waitFor();
+        },
+      },
+      {
+        name: "run page with a memory card open and the timeline filtered",
+        open: async () => {
+          await openRun(page, url, parentId);
+          await page.getByTestId("timeline-filter-kind").selectOption("tier");
+          await page.getByTestId("memory-chip").first().hover();
+          await page.getByTestId("memory-card").waitFor();
+        },
+      },
+      {
+        name: "forked run",
+        open: async () => {
+          await openRun(page, url, forkId);
+          await page.getByTestId("timeline-row").first().waitFor();
+        },
+      },
+      {
+        name: "run messages tab",
+        open: async () => {
+          await openRun(page, url, parentId);
+          await page.getByTestId("run-tab-messages").click();
+        },
+      },
+      {
+        name: "compare",
+        open: () =>
+          page
+            .goto(`${url}/runs/compare?a=${parentId}&b=${forkId}`)
+            .then(() => page.getByTestId("compare-view").waitFor()),
+      },
+      { name: "compare picker", open: () => page.goto(`${url}/runs/compare`).then(() => undefined) },
+      ...(["mental_models", "observations", "facts"] as const).map((tier) => ({
+        name: `memory ${tier}`,
+        open: async () => {
+          await page.goto(`${url}/memory?bank=demo&tier=${tier}`);
+          await page.getByRole("tabpanel").waitFor();
+        },
+      })),
+      {
+        name: "mental-model editor",
+        open: () => page.goto(`${url}/mental-models/mm-launch-plan?bank=demo`).then(() => undefined),
+      },
+      { name: "mental-model list", open: () => page.goto(`${url}/mental-models`).then(() => undefined) },
+      { name: "skill editor", open: () => page.goto(`${url}/skills/recap?bank=demo`).then(() => undefined) },
+      { name: "skill list", open: () => page.goto(`${url}/skills`).then(() => undefined) },
+      { name: "new run", open: () => page.goto(`${url}/runs/new`).then(() => undefined) },
+      { name: "login", open: () => page.goto(`${url}/login`).then(() => undefined) },
+    ];
+
+    const report: string[] = [];
+    let total = 0;
+    for (const colorScheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme });
+      for (const state of states) {
+        await state.open();
+        await page.waitForLoadState("load");
+        const found = await audit(page);
+        total += found.reduce((n, v) => n + v.nodes.length, 0);
+        if (found.length > 0) report.push(describeViolations(`${colorScheme} · ${state.name}`, found));
+      }
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    console.log(`a11y: ${total} critical/serious nodes\n${report.join("\n")}`);
+    expect(report.join("\n")).toBe("");
+  });
+});

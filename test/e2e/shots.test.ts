@@ -1,0 +1,71 @@
+/**
+ * Screenshots of the inspector's pages at 1440 and 390 px, light and dark, for a person to look
+ * at. Runs only when SHOTS_DIR names where to put them (the suite does not need them).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "vitest";
+import { useAppAndBrowser } from "./harness";
+import { startRunViaApi } from "./pages/api";
+import { openRun } from "./pages/run-page";
+
+const dir = process.env.SHOTS_DIR;
+
+describe.skipIf(!dir)("screenshots", () => {
+  const ctx = useAppAndBrowser();
+
+  it("takes every changed page at 1440 and 390 px, light and dark", async () => {
+    const out = dir as string;
+    mkdirSync(out, { recursive: true });
+    const { page } = ctx.browser;
+    const url = ctx.app.url;
+    const q = { question: "What did we decide about the launch date?", skill: "recap", budget: "low" } as const;
+    const a = await startRunViaApi(url, { ...q, wait: true });
+    const b = await startRunViaApi(url, { ...q, budget: "mid", wait: true });
+    const pages: { name: string; open: () => Promise<void> }[] = [
+      { name: "runs", open: async () => void (await page.goto(`${url}/runs`)) },
+      { name: "run", open: () => openRun(page, url, a) },
+      {
+        name: "run-detail",
+        open: async () => {
+          await openRun(page, url, a);
+          await page.locator('[data-testid=timeline-row][data-kind="tier"]').first().click();
+          await page.getByTestId("row-detail").waitFor();
+        },
+      },
+      {
+        name: "run-memory-card",
+        open: async () => {
+          await openRun(page, url, a);
+          await page.getByTestId("memory-chip").first().hover();
+          await page.getByTestId("memory-card").waitFor();
+        },
+      },
+      {
+        name: "run-filtered",
+        open: async () => {
+          await openRun(page, url, a);
+          await page.getByTestId("timeline-search").fill("launch");
+          await page.getByTestId("timeline-filter-count").waitFor();
+        },
+      },
+      { name: "compare", open: async () => void (await page.goto(`${url}/runs/compare?a=${a}&b=${b}`)) },
+      { name: "compare-picker", open: async () => void (await page.goto(`${url}/runs/compare`)) },
+      { name: "memory-models", open: async () => void (await page.goto(`${url}/memory?bank=demo`)) },
+      { name: "memory-facts", open: async () => void (await page.goto(`${url}/memory?bank=demo&tier=facts`)) },
+    ];
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const p of pages) {
+          await p.open();
+          await page.waitForLoadState("load");
+          await page.screenshot({ path: join(out, `${p.name}-${width}-${scheme}.png`), fullPage: false });
+        }
+      }
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+});
