@@ -72,8 +72,6 @@ export function bm25(table: SearchedTable, fts: string): string {
   return `bm25(${fts}, ${INDEXED_COLUMNS[table].map((c) => c.weight.toFixed(1)).join(", ")})`;
 }
 
-const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
-
 /**
  * Creates the bank's indexes (idempotent) and fills them from the rows the bank already holds.
  * Run inside the transaction that inserts the bank's first rows, or on its own for an existing bank

@@ -15,6 +15,7 @@ import { type BenchRow, formatTable } from "./report";
 import { benchRetrieval } from "./retrieval";
 import { benchRoundTrips } from "./round-trips";
 import { benchTimeline } from "./timeline";
+import { benchWrites } from "./writes";
 
 const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow[]>> = {
   retrieval: benchRetrieval,
@@ -25,6 +26,7 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   offline: benchOffline,
   isolation: benchIsolation,
   load: benchLoad,
+  writes: benchWrites,
 };
 
 function machine() {
