@@ -4,7 +4,7 @@
  * named sections (and then does not overwrite results.json).
  */
 import { writeFileSync } from "node:fs";
-import { cpus, type as osType, release, totalmem } from "node:os";
+import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchConcurrency } from "./concurrency";
 import { benchIsolation } from "./isolation";
@@ -55,7 +55,9 @@ async function main() {
     const t = performance.now();
     console.log(`\n▶ ${name}`);
     rows.push(...(await SECTIONS[name]!((line) => console.log(line))));
-    console.log(`  (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    // Timings on a shared machine mean little without the load they were measured under.
+    const load = loadavg().map((l) => l.toFixed(1));
+    console.log(`  (${((performance.now() - t) / 1000).toFixed(1)} s; load average ${load.join(" / ")})`);
   }
   const totalSeconds = (performance.now() - started) / 1000;
   console.log(`\n${formatTable(rows)}`);
