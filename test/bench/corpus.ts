@@ -257,6 +257,11 @@ function scope(r: Prng): string {
   return x < 0.6 ? "personal" : x < 0.85 ? "team:platform" : "team:finance";
 }
 
+/** One generated fact text (the templates of `insertFacts`). */
+export function factText(r: Prng): string {
+  return r.pick(FACT_TEMPLATES)(slots(r));
+}
+
 export function question(r: Prng): string {
   return r.pick(QUESTION_TEMPLATES)(slots(r));
 }

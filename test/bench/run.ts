@@ -1,7 +1,8 @@
 /**
  * `npm run bench` — every performance figure with its target, as a table and as
  * test/bench/results.json (rows + machine). `npm run bench -- retrieval timeline` runs only the
- * named sections (and then does not overwrite results.json).
+ * named sections (and then does not overwrite results.json). `million` (a 1M-fact import, several
+ * minutes) runs only when named.
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { benchConcurrency } from "./concurrency";
 import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
+import { benchMillion } from "./million";
 import { benchOffline } from "./offline";
 import { benchOverhead } from "./overhead";
 import { type BenchRow, formatTable } from "./report";
@@ -27,7 +29,11 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   isolation: benchIsolation,
   load: benchLoad,
   writes: benchWrites,
+  million: benchMillion,
 };
+
+/** Sections that take many minutes: run only when named (`npm run bench -- million`). */
+const OPT_IN = new Set(["million"]);
 
 function machine() {
   return {
@@ -46,7 +52,7 @@ async function main() {
     console.error(`unknown section(s): ${unknown.join(", ")}; choose from ${Object.keys(SECTIONS).join(", ")}`);
     process.exit(2);
   }
-  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS);
+  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS).filter((name) => !OPT_IN.has(name));
   const m = machine();
   console.log(`bench on ${m.cpus} × ${m.cpuModel}, ${m.totalMemoryGiB} GiB, ${m.os}, node ${m.node}`);
   const rows: BenchRow[] = [];
