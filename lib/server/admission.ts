@@ -28,8 +28,8 @@ const cores = Math.max(1, availableParallelism());
  * 202 until it ends.
  */
 export const ADMISSION_LIMITS: Record<WorkClass, AdmissionLimits> = {
-  recall: { concurrency: 2 * cores, queue: 200 },
-  reflect: { concurrency: 2 * cores, queue: 100 },
+  recall: { concurrency: cores, queue: 200 },
+  reflect: { concurrency: cores, queue: 100 },
 };
 
 /** What a refused client is told to wait before trying again. */
