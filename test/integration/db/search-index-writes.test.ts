@@ -3,11 +3,8 @@
  * not depend on the number of banks: three triggers per tier whatever the banks, and a flush that
  * only applies the rows the bank changed (db/search-index.ts, migration 0007).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { createClient } from "@libsql/client";
-import { drizzle } from "drizzle-orm/libsql";
-import { migrate } from "drizzle-orm/libsql/migrator";
+import { mkdtempSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
@@ -17,7 +14,7 @@ import { searchFacts, searchMentalModelIds } from "@/db/search";
 import { ensureBankIndex, ftsTable, PENDING_TABLE, SEARCHED_TABLES } from "@/db/search-index";
 import { termDocumentFrequencies } from "@/db/term-stats";
 import type { BundleInput } from "@/lib/contracts/bundle";
-import { openTempDb } from "./temp-db";
+import { migratedUpTo, openTempDb } from "./temp-db";
 
 function bundle(id: string, texts: string[]): BundleInput {
   return {
@@ -189,15 +186,7 @@ describe("upgrade from per-bank triggers (migrations 0005–0006)", () => {
   it("drops every per-bank trigger, rebuilds each bank's index, and search and writes work after", async () => {
     const dir = mkdtempSync(resolve(process.cwd(), "test/.tmp/upgrade-triggers-"));
     try {
-      const old = join(dir, "migrations");
-      cpSync(resolve(process.cwd(), "db/migrations"), old, { recursive: true });
-      const journalPath = join(old, "meta/_journal.json");
-      const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-      journal.entries = journal.entries.filter((e) => e.tag < "0007");
-      writeFileSync(journalPath, JSON.stringify(journal));
-      const url = `file:${join(dir, "inspector.db")}`;
-      const client = createClient({ url });
-      await migrate(drizzle({ client }), { migrationsFolder: old });
+      const { url, client } = await migratedUpTo(dir, "0007");
       await client.execute("INSERT INTO banks (id, name, permitted_teams) VALUES ('a', 'A', '[]'), ('b', 'B', '[]')");
       for (const statement of [...legacyBankIndex("a"), ...legacyBankIndex("b")]) await client.execute(statement);
       await client.execute(`INSERT INTO facts (id, bank_id, text, kind, tags, scope, recorded_at, updated_at) VALUES
