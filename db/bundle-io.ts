@@ -8,7 +8,7 @@ import type { InStatement } from "@libsql/client";
 import { asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
-import { Bundle } from "@/lib/contracts/bundle";
+import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill } from "@/lib/contracts/bundle";
 import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
@@ -117,25 +117,11 @@ function toStatement(query: { toSQL(): { sql: string; params: unknown[] } }): In
   return { sql, args: params as InStatement extends { args?: infer A } ? A : never };
 }
 
-/**
- * Imports a bundle atomically. A bank id that already exists is an error unless `replace` is set,
- * in which case the bank's memories, models and skills are replaced (its runs are kept).
- */
-export async function importBundle(db: Db, json: unknown, options: { replace?: boolean } = {}): Promise<ImportResult> {
-  // Text that cannot round-trip (a NUL, a lone surrogate) would break the bank's next export.
-  assertValidText(json, "the bundle");
-  const bundle = validateBundle(json);
-  const bankId = bundle.bank.id;
-  const [existing] = await db.select({ id: banks.id }).from(banks).where(eq(banks.id, bankId));
-  if (existing && !options.replace) {
-    throw invalidBundle([
-      { path: "bank.id", message: `bank "${bankId}" already exists (import with replace to overwrite it)` },
-    ]);
-  }
-
+/** Deletes what a replaced bank held (its runs are kept) and inserts the bank row; drops its index first. */
+function bankStatements(db: Db, bank: Bundle["bank"], existing: boolean): InStatement[] {
   // The bank's search index is dropped first (so replaced rows are deleted without index upkeep)
   // and rebuilt from the new rows at the end, which is faster than indexing row by row.
-  const statements: InStatement[] = [...dropBankIndexStatements(bankId)];
+  const statements: InStatement[] = [...dropBankIndexStatements(bank.id)];
   if (existing) {
     for (const table of [
       facts,
@@ -148,31 +134,44 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
       suites,
       suiteVersions,
     ]) {
-      statements.push(toStatement(db.delete(table).where(eq(table.bankId, bankId))));
+      statements.push(toStatement(db.delete(table).where(eq(table.bankId, bank.id))));
     }
-    statements.push(toStatement(db.delete(banks).where(eq(banks.id, bankId))));
+    statements.push(toStatement(db.delete(banks).where(eq(banks.id, bank.id))));
   }
   statements.push(
-    toStatement(
-      db.insert(banks).values({ id: bankId, name: bundle.bank.name, permittedTeams: bundle.bank.permittedTeams }),
-    ),
+    toStatement(db.insert(banks).values({ id: bank.id, name: bank.name, permittedTeams: bank.permittedTeams })),
   );
-  const factRows = bundle.facts.map((f) => ({
-    id: f.id,
-    bankId,
-    text: f.text,
-    kind: f.kind,
-    tags: f.tags,
-    scope: f.scope,
-    occurredAt: isoOrNull(f.occurredAt),
-    recordedAt: iso(f.recordedAt),
-    updatedAt: iso(f.updatedAt ?? f.recordedAt),
-    documentId: f.documentId ?? null,
-  }));
-  for (const rows of chunked(factRows)) statements.push(toStatement(db.insert(facts).values(rows)));
-  const observationRows = bundle.observations.map((o) => ({ ...o, bankId, updatedAt: iso(o.updatedAt) }));
-  for (const rows of chunked(observationRows)) statements.push(toStatement(db.insert(observations).values(rows)));
+  return statements;
+}
 
+const factRow = (bankId: string, f: Bundle["facts"][number]) => ({
+  id: f.id,
+  bankId,
+  text: f.text,
+  kind: f.kind,
+  tags: f.tags,
+  scope: f.scope,
+  occurredAt: isoOrNull(f.occurredAt),
+  recordedAt: iso(f.recordedAt),
+  updatedAt: iso(f.updatedAt ?? f.recordedAt),
+  documentId: f.documentId ?? null,
+});
+
+const observationRow = (bankId: string, o: Bundle["observations"][number]) => ({
+  ...o,
+  bankId,
+  updatedAt: iso(o.updatedAt),
+});
+
+const factStatements = (db: Db, bankId: string, list: Bundle["facts"]) =>
+  chunked(list.map((f) => factRow(bankId, f))).map((rows) => toStatement(db.insert(facts).values(rows)));
+
+const observationStatements = (db: Db, bankId: string, list: Bundle["observations"]) =>
+  chunked(list.map((o) => observationRow(bankId, o))).map((rows) => toStatement(db.insert(observations).values(rows)));
+
+/** Mental models (current state and every version) and skills (with their first version). */
+function modelAndSkillStatements(db: Db, bankId: string, bundle: Pick<Bundle, "mentalModels" | "skills">) {
+  const statements: InStatement[] = [];
   const modelRows = bundle.mentalModels.map((m) => {
     const lastHistory = [...m.history].sort((a, b) => a.version - b.version).at(-1);
     return {
@@ -247,8 +246,13 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
       ),
     );
   }
+  return statements;
+}
 
-  const suiteRows = bundle.suites.map((s) => ({
+/** Suites (current state and its first stored version). */
+function suiteStatements(db: Db, bankId: string, list: Bundle["suites"]): InStatement[] {
+  const statements: InStatement[] = [];
+  const suiteRows = list.map((s) => ({
     bankId,
     name: s.name,
     description: s.description,
@@ -262,16 +266,176 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
       toStatement(db.insert(suiteVersions).values(rows.map(({ updatedAt, ...s }) => ({ ...s, createdAt: updatedAt })))),
     );
   }
+  return statements;
+}
 
-  statements.push(...createBankIndexStatements(bankId));
-  await db.$client.batch(statements, "write");
+async function bankExists(db: Db, bankId: string, replace: boolean | undefined): Promise<boolean> {
+  const [existing] = await db.select({ id: banks.id }).from(banks).where(eq(banks.id, bankId));
+  if (existing && !replace) {
+    throw invalidBundle([
+      { path: "bank.id", message: `bank "${bankId}" already exists (import with replace to overwrite it)` },
+    ]);
+  }
+  return Boolean(existing);
+}
+
+/**
+ * Imports a bundle atomically. A bank id that already exists is an error unless `replace` is set,
+ * in which case the bank's memories, models and skills are replaced (its runs are kept).
+ */
+export async function importBundle(db: Db, json: unknown, options: { replace?: boolean } = {}): Promise<ImportResult> {
+  // Text that cannot round-trip (a NUL, a lone surrogate) would break the bank's next export.
+  assertValidText(json, "the bundle");
+  const bundle = validateBundle(json);
+  const bankId = bundle.bank.id;
+  const existing = await bankExists(db, bankId, options.replace);
+  await db.$client.batch(
+    [
+      ...bankStatements(db, bundle.bank, existing),
+      ...factStatements(db, bankId, bundle.facts),
+      ...observationStatements(db, bankId, bundle.observations),
+      ...modelAndSkillStatements(db, bankId, bundle),
+      ...suiteStatements(db, bankId, bundle.suites),
+      ...createBankIndexStatements(bankId),
+    ],
+    "write",
+  );
   return {
     bankId,
     counts: {
-      facts: factRows.length,
-      observations: observationRows.length,
-      mentalModels: modelRows.length,
-      skills: skillRows.length,
+      facts: bundle.facts.length,
+      observations: bundle.observations.length,
+      mentalModels: bundle.mentalModels.length,
+      skills: bundle.skills.length,
+    },
+  };
+}
+
+/** Rows a line-stream import holds before writing them (in its open transaction). */
+const STREAM_ROWS_PER_BATCH = 5 * CHUNK;
+
+const BundleHeader = Bundle.pick({ version: true, bank: true });
+/** A line's one key names its record type. */
+const LINE_RECORDS = {
+  fact: BundleFact,
+  observation: BundleObservation,
+  mentalModel: BundleMentalModel,
+  skill: BundleSkill,
+} as const;
+type LineRecord = {
+  [K in keyof typeof LINE_RECORDS]: { kind: K; value: z.output<(typeof LINE_RECORDS)[K]> };
+}[keyof typeof LINE_RECORDS];
+
+/**
+ * Imports a bundle given as JSON lines (`.jsonl`), for banks too large to hold as one document:
+ * line 1 is `{"version":1,"bank":{…}}`, then one record per line — `{"fact":{…}}`,
+ * `{"observation":{…}}` (citing facts on earlier lines), `{"mentalModel":{…}}`, `{"skill":{…}}` —
+ * each validated as in a bundle. Facts and observations are written as they come, in one
+ * transaction: memory holds a batch of rows and the ids seen, never the file. The first bad line
+ * rolls everything back (nothing is imported) and is named in the error.
+ */
+export async function importBundleLines(
+  db: Db,
+  lines: AsyncIterable<string>,
+  options: { replace?: boolean } = {},
+): Promise<ImportResult> {
+  let lineNo = 0;
+  const bad = (path: string, message: string) =>
+    invalidBundle([{ path: `line ${lineNo}${path ? `: ${path}` : ""}`, message }]);
+  const parseLine = (text: string): unknown => {
+    try {
+      return assertValidText(JSON.parse(text), `line ${lineNo}`);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw bad("", `not JSON: ${(err as Error).message}`);
+    }
+  };
+  const parseRecord = (json: unknown): LineRecord => {
+    const keys = json && typeof json === "object" && !Array.isArray(json) ? Object.keys(json) : [];
+    const kind = keys[0] as keyof typeof LINE_RECORDS;
+    if (keys.length !== 1 || !Object.hasOwn(LINE_RECORDS, kind))
+      throw bad("", `expected one of ${Object.keys(LINE_RECORDS).join(", ")} as the line's one key`);
+    const parsed = LINE_RECORDS[kind].safeParse((json as Record<string, unknown>)[kind]);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw bad(formatPath([kind, ...issue.path]), issue.message);
+    }
+    return { kind, value: parsed.data } as LineRecord;
+  };
+  const iterator = lines[Symbol.asyncIterator]();
+  let header: z.output<typeof BundleHeader> | undefined;
+  while (!header) {
+    const next = await iterator.next();
+    lineNo++;
+    if (next.done) throw invalidBundle([{ path: "line 1", message: "the file is empty" }]);
+    if (!next.value.trim()) continue;
+    const parsed = BundleHeader.strict().safeParse(parseLine(next.value));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw bad(formatPath(issue.path), issue.message);
+    }
+    header = parsed.data;
+  }
+  const bankId = header.bank.id;
+  const existing = await bankExists(db, bankId, options.replace);
+  const factIds = new Set<string>();
+  const observationIds = new Set<string>();
+  const later: Pick<Bundle, "mentalModels" | "skills"> = { mentalModels: [], skills: [] };
+  const tx = await db.$client.transaction("write");
+  try {
+    await tx.batch(bankStatements(db, header.bank, existing));
+    let factBatch: Bundle["facts"] = [];
+    let observationBatch: Bundle["observations"] = [];
+    const write = async () => {
+      const statements = [
+        ...factStatements(db, bankId, factBatch),
+        ...observationStatements(db, bankId, observationBatch),
+      ];
+      factBatch = [];
+      observationBatch = [];
+      if (statements.length > 0) await tx.batch(statements);
+    };
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      lineNo++;
+      if (!next.value.trim()) continue;
+      const record = parseRecord(parseLine(next.value));
+      if (record.kind === "fact") {
+        if (factIds.has(record.value.id)) throw bad("fact.id", `duplicate id "${record.value.id}"`);
+        factIds.add(record.value.id);
+        factBatch.push(record.value);
+      } else if (record.kind === "observation") {
+        const o = record.value;
+        if (observationIds.has(o.id)) throw bad("observation.id", `duplicate id "${o.id}"`);
+        observationIds.add(o.id);
+        const unknown = o.sourceFactIds.findIndex((id) => !factIds.has(id));
+        if (unknown >= 0)
+          throw bad(
+            `observation.sourceFactIds[${unknown}]`,
+            `unknown fact id "${o.sourceFactIds[unknown]}" (facts must come first)`,
+          );
+        observationBatch.push(o);
+      } else if (record.kind === "mentalModel") later.mentalModels.push(record.value);
+      else later.skills.push(record.value);
+      if (factBatch.length + observationBatch.length >= STREAM_ROWS_PER_BATCH) await write();
+    }
+    await write();
+    // Mental models and skills are few: checked together as in a bundle (ids, names, history).
+    validateBundle({ version: 1, bank: header.bank, ...later });
+    await tx.batch([...modelAndSkillStatements(db, bankId, later), ...createBankIndexStatements(bankId)]);
+    await tx.commit();
+  } catch (err) {
+    await tx.rollback().catch(() => {});
+    throw err;
+  } finally {
+    tx.close();
+  }
+  return {
+    bankId,
+    counts: {
+      facts: factIds.size,
+      observations: observationIds.size,
+      mentalModels: later.mentalModels.length,
+      skills: later.skills.length,
     },
   };
 }

@@ -8,6 +8,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { Db } from "./client";
 import { facts } from "./schema";
+import { flushAfterWrite } from "./search-index";
 
 export interface RetainedFact {
   /** Omit to generate one; an id the bank already holds rewrites that fact. */
@@ -73,5 +74,6 @@ export async function insertFacts(
       }),
   );
   if (first) await db.batch([first, ...rest]);
+  await flushAfterWrite(db, bankId);
   return { inserted: ids.filter((id) => !existing.has(id)), updated: ids.filter((id) => existing.has(id)) };
 }

@@ -12,7 +12,14 @@ import { getBank } from "./banks";
 import type { Db } from "./client";
 import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
 import { buildFtsMatches } from "./fts-query";
-import { bm25, ensureBankIndex, ftsTable, isMissingIndexError, type SearchedTable } from "./search-index";
+import {
+  bm25,
+  ensureBankIndex,
+  ensureFreshIndex,
+  ftsTable,
+  isMissingIndexError,
+  type SearchedTable,
+} from "./search-index";
 
 export interface TierSearch {
   bankId: string;
@@ -107,6 +114,7 @@ async function lexicalRows(
       ? filteredFtsRows(db, table, fts, columns, q.limit, expr, filter)
       : candidateRows(db, table, fts, columns, q.limit, expr, filter);
   try {
+    await ensureFreshIndex(db, q.bankId);
     const any = matches.at(-1)!;
     const tried = table !== "mental_models" && (await matchCount(db, fts, any)) > OR_RANKED_AT_MOST ? matches : [any];
     for (const [i, match] of tried.entries()) {

@@ -4,7 +4,15 @@
  * (db/search-index.ts). Each bank is weighed by its own words, as if it were alone.
  */
 import type { Db } from "./client";
-import { ftsTable, isMissingIndexError, SEARCHED_TABLES, vocabTable, vocabTableStatement } from "./search-index";
+import {
+  ensureBankIndex,
+  ensureFreshIndex,
+  ftsTable,
+  isMissingIndexError,
+  SEARCHED_TABLES,
+  vocabTable,
+  vocabTableStatement,
+} from "./search-index";
 
 export interface TermDocumentFrequencies {
   documents: number;
@@ -17,8 +25,14 @@ export async function termDocumentFrequencies(
   stems: readonly string[],
 ): Promise<TermDocumentFrequencies> {
   try {
+    await ensureFreshIndex(db, bankId);
     return await read(db, bankId, stems);
   } catch (error) {
+    if (SEARCHED_TABLES.some((t) => isMissingIndexError(error, ftsTable(t, bankId)))) {
+      // A bank inserted without its index (raw SQL): build it, then read.
+      await ensureBankIndex(db, bankId);
+      return read(db, bankId, stems);
+    }
     // An index built before vocab tables existed: add them (they store nothing) and read again.
     const vocabs = SEARCHED_TABLES.map((t) => vocabTable(ftsTable(t, bankId)));
     if (!vocabs.some((v) => isMissingIndexError(error, v))) throw error;

@@ -15,8 +15,9 @@ const CLI = "npm run cli --";
 
 export const COMMAND_HELP = {
   import: {
-    usage: "import <bundle.json> [--replace]",
-    summary: "Import a bank bundle (atomic: a bad bundle changes nothing).",
+    usage: "import <bundle.json|bundle.jsonl> [--replace]",
+    summary:
+      "Import a bank bundle (atomic: a bad bundle changes nothing). A .jsonl file is read line by line (line 1 {version, bank}, then one {fact}, {observation}, {mentalModel} or {skill} per line), for banks too large for one JSON document.",
     options: [["--replace", "replace the bank if it exists (default: refuse)"]],
     examples: [`${CLI} import db/demo/demo-bank.json --replace`],
   },

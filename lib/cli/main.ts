@@ -4,10 +4,11 @@
  * print usage to stdout and exit 0. Traces of the runs it finished reach the configured OTLP
  * collector before the process exits.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { exportBundle, importBundle } from "@/db/bundle-io";
+import { constants, createReadStream, readFileSync, writeFileSync } from "node:fs";
+import { access } from "node:fs/promises";
+import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
-import { isAppError } from "@/lib/contracts/errors";
+import { AppError, isAppError } from "@/lib/contracts/errors";
 import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
@@ -23,17 +24,52 @@ import { modelCommand } from "./model";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
 import { runsCommand } from "./runs";
 
-async function importCommand(argv: string[]) {
-  const { file, replace } = parseImportArgs(argv);
-  let json: unknown;
+/** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
+async function importLines(file: string, replace: boolean) {
   try {
-    json = JSON.parse(decodeUtf8(readFileSync(file), file));
+    await access(file, constants.R_OK);
   } catch (err) {
-    if (isAppError(err)) throw err;
     throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
   }
+  return importBundleLines(await getCliDb(), readLines(file), { replace });
+}
+
+/** The file's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
+async function* readLines(file: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let rest = "";
+  const decode = (chunk?: Buffer) => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch {
+      throw new AppError("invalid_text", `${file} is not UTF-8 text; nothing was imported.`);
+    }
+  };
+  for await (const chunk of createReadStream(file)) {
+    rest += decode(chunk as Buffer);
+    const lines = rest.split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) yield line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  rest += decode();
+  if (rest) yield rest;
+}
+
+async function importCommand(argv: string[]) {
+  const { file, replace } = parseImportArgs(argv);
+  let result: Awaited<ReturnType<typeof importBundle>>;
+  if (file.endsWith(".jsonl")) result = await importLines(file, replace);
+  else {
+    let json: unknown;
+    try {
+      json = JSON.parse(decodeUtf8(readFileSync(file), file));
+    } catch (err) {
+      if (isAppError(err)) throw err;
+      throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+    }
+    result = await importBundle(await getCliDb(), json, { replace });
+  }
   const db = await getCliDb();
-  const result = await importBundle(db, json, { replace });
   const c = result.counts;
   console.log(
     `imported bank ${result.bankId}: ${c.facts} facts, ${c.observations} observations, ${c.mentalModels} mental models, ${c.skills} skills`,

@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   "method_not_allowed",
   /** This server already serves as many live streams as it allows; retry after a few seconds. */
   "too_many_streams",
+  /** This server already runs as many recall (or reflect) requests as it allows, with a full queue; retry after `Retry-After` seconds. */
+  "too_busy",
   /** The database cannot be opened (a bad DATABASE_URL, an unwritable path, an unreachable server). */
   "unavailable",
   /** Anything unexpected: logged in full, shown as a pointer to the log where the audience is remote. */

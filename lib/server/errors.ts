@@ -14,6 +14,7 @@ import {
   invalidInput,
 } from "@/lib/contracts/errors";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { TOO_BUSY_RETRY_AFTER_SECONDS } from "./admission";
 
 /** Retry-After on a refused live stream. */
 const RETRY_STREAM_SECONDS = 5;
@@ -45,6 +46,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   too_many_requests: 429,
   method_not_allowed: 405,
   too_many_streams: 503,
+  too_busy: 503,
   unavailable: 503,
   internal: 500,
 };
@@ -67,6 +69,7 @@ export function httpError(err: unknown, init: { headers?: HeadersInit } = {}): R
   const headers = new Headers(init.headers);
   // A full server says when to come back; an EventSource or a retry loop waits that long.
   if (body.code === "too_many_streams") headers.set("retry-after", String(RETRY_STREAM_SECONDS));
+  if (body.code === "too_busy") headers.set("retry-after", String(TOO_BUSY_RETRY_AFTER_SECONDS));
   return Response.json({ error: body }, { status: HTTP_STATUS[body.code as ErrorCode] ?? 500, headers });
 }
 

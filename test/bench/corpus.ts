@@ -5,7 +5,7 @@
  */
 import type { InValue } from "@libsql/client";
 import type { Db } from "@/db/client";
-import { ensureBankIndex } from "@/db/search-index";
+import { ensureBankIndex, flushStatements } from "@/db/search-index";
 import type { Prng } from "./report";
 
 export const BENCH_BANK = "bench";
@@ -257,11 +257,16 @@ function scope(r: Prng): string {
   return x < 0.6 ? "personal" : x < 0.85 ? "team:platform" : "team:finance";
 }
 
+/** One generated fact text (the templates of `insertFacts`). */
+export function factText(r: Prng): string {
+  return r.pick(FACT_TEMPLATES)(slots(r));
+}
+
 export function question(r: Prng): string {
   return r.pick(QUESTION_TEMPLATES)(slots(r));
 }
 
-/** A bank and its (empty) search index, which its rows' triggers then fill. */
+/** A bank and its (empty) search index, which each insert below brings up to date in its batch. */
 export async function createBenchBank(db: Db, bankId = BENCH_BANK): Promise<void> {
   await db.$client.execute({
     sql: "INSERT INTO banks (id, name, permitted_teams) VALUES (?, ?, ?)",
@@ -327,7 +332,7 @@ export async function insertFacts(db: Db, r: Prng, from: number, to: number, ban
       });
     }
   }
-  await db.$client.batch(statements, "write");
+  await db.$client.batch([...statements, ...flushStatements(bankId)], "write");
 }
 
 /**
@@ -360,8 +365,14 @@ export async function insertMentalModels(db: Db, r: Prng, count = 50, bankId = B
       refreshedAt,
     );
   }
-  await db.$client.execute({
-    sql: `INSERT INTO mental_models (id, bank_id, name, source_query, content, tags, refreshed_at, stale_override, based_on_ids, version, updated_at) VALUES ${Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
-    args: values,
-  });
+  await db.$client.batch(
+    [
+      {
+        sql: `INSERT INTO mental_models (id, bank_id, name, source_query, content, tags, refreshed_at, stale_override, based_on_ids, version, updated_at) VALUES ${Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+        args: values,
+      },
+      ...flushStatements(bankId),
+    ],
+    "write",
+  );
 }

@@ -76,8 +76,11 @@ export async function benchLoad(log: (line: string) => void): Promise<BenchRow[]
     const reflectOk = (b: unknown) =>
       ["done", "no_evidence", "halted", "degraded"].includes(String((b as { status?: unknown }).status));
     // One warm-up request of each kind, so the load measures serving, not first compilation.
-    await request(`${api}/demo/recall`, post({ query: "launch" }), recallOk);
-    await request(`${api}/demo/reflect`, post({ question: "What is the launch date?", wait: true }), reflectOk);
+    const warm = [
+      await request(`${api}/demo/recall`, post({ query: "launch" }), recallOk),
+      await request(`${api}/demo/reflect`, post({ question: "What is the launch date?", wait: true }), reflectOk),
+    ];
+    log(`  warm-up: recall ${warm[0]!.ms.toFixed(0)} ms, reflect ${warm[1]!.ms.toFixed(0)} ms`);
 
     const until = performance.now() + LOAD_MS;
     const recalls: Sample[] = [];

@@ -1,15 +1,17 @@
 /**
  * `npm run bench` — every performance figure with its target, as a table and as
  * test/bench/results.json (rows + machine). `npm run bench -- retrieval timeline` runs only the
- * named sections (and then does not overwrite results.json).
+ * named sections (and then does not overwrite results.json). `million` (a 1M-fact import, several
+ * minutes) runs only when named.
  */
 import { writeFileSync } from "node:fs";
-import { cpus, type as osType, release, totalmem } from "node:os";
+import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";
 import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
+import { benchMillion } from "./million";
 import { benchOffline } from "./offline";
 import { benchOverhead } from "./overhead";
 import { benchProbe } from "./probe";
@@ -17,6 +19,7 @@ import { type BenchRow, formatTable } from "./report";
 import { benchRetrieval } from "./retrieval";
 import { benchRoundTrips } from "./round-trips";
 import { benchTimeline } from "./timeline";
+import { benchWrites } from "./writes";
 
 const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow[]>> = {
   retrieval: benchRetrieval,
@@ -29,7 +32,12 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   load: benchLoad,
   probe: benchProbe,
   experiments: benchExperiments,
+  writes: benchWrites,
+  million: benchMillion,
 };
+
+/** Sections that take many minutes: run only when named (`npm run bench -- million`). */
+const OPT_IN = new Set(["million"]);
 
 function machine() {
   return {
@@ -48,7 +56,7 @@ async function main() {
     console.error(`unknown section(s): ${unknown.join(", ")}; choose from ${Object.keys(SECTIONS).join(", ")}`);
     process.exit(2);
   }
-  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS);
+  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS).filter((name) => !OPT_IN.has(name));
   const m = machine();
   console.log(`bench on ${m.cpus} × ${m.cpuModel}, ${m.totalMemoryGiB} GiB, ${m.os}, node ${m.node}`);
   const rows: BenchRow[] = [];
@@ -57,7 +65,9 @@ async function main() {
     const t = performance.now();
     console.log(`\n▶ ${name}`);
     rows.push(...(await SECTIONS[name]!((line) => console.log(line))));
-    console.log(`  (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    // Timings on a shared machine mean little without the load they were measured under.
+    const load = loadavg().map((l) => l.toFixed(1));
+    console.log(`  (${((performance.now() - t) / 1000).toFixed(1)} s; load average ${load.join(" / ")})`);
   }
   const totalSeconds = (performance.now() - started) / 1000;
   console.log(`\n${formatTable(rows)}`);

@@ -1,3 +1,4 @@
+import { admissionState } from "@/lib/server/admission";
 import { otherMethods } from "@/lib/server/api/methods";
 import { getAppDb } from "@/lib/server/db";
 import { httpError } from "@/lib/server/errors";
@@ -6,13 +7,15 @@ import { eventLoopDelay } from "@/lib/server/event-loop";
 export const dynamic = "force-dynamic";
 
 /**
- * Ready once the database is migrated and seeded, with how long the event loop waited lately;
+ * Ready once the database is migrated and seeded, with how long the event loop waited lately and
+ * the recall/reflect admission queues;
  * 503 (and a log line saying why) while the database cannot be opened.
  */
 export async function GET() {
   try {
     await getAppDb();
-    return Response.json({ ok: true, eventLoopDelay: eventLoopDelay() });
+    // Never queued behind recall or reflect (lib/server/admission.ts); says how full their queues are.
+    return Response.json({ ok: true, eventLoopDelay: eventLoopDelay(), admission: admissionState() });
   } catch (err) {
     return httpError(err);
   }

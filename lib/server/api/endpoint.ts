@@ -4,6 +4,7 @@
  * is generated from the same objects (openapi.ts), so documentation cannot drift from behaviour.
  */
 import type { z } from "zod";
+import type { WorkClass } from "../admission";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -27,6 +28,8 @@ export interface Endpoint {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** The admission queue the request waits in before anything else is done (lib/server/admission.ts). */
+  admission?: WorkClass;
   /** Largest accepted request body; bigger ones get 413. */
   maxBodyBytes?: number;
   responses: Record<number, ResponseSpec>;

@@ -55,6 +55,11 @@ const err = (description: string): ResponseSpec => ({ description, schema: ApiEr
 const BAD_INPUT = { 400: err("invalid JSON or fields (fieldErrors by JSON path)") };
 const NO_BANK = { 404: err("unknown bank") };
 const TOO_LARGE = { 413: err("request body too large") };
+const TOO_BUSY = {
+  503: err(
+    "the server already runs as many of these requests as it allows and its queue is full (code `too_busy`): retry after Retry-After seconds",
+  ),
+};
 const CONFLICT = { 409: err("expectedVersion is not the current version; `current` holds the record as it is now") };
 
 export const BUNDLE_MAX_BYTES = 50_000_000;
@@ -106,6 +111,7 @@ export const endpoints = {
       "With `wait: false` (default) the run starts detached and 202 returns links to follow it; with `wait: true` the response is the finished run.",
     tag: "reflect",
     params: BankParams,
+    admission: "reflect",
     body: ReflectBody,
     responses: {
       200: { description: "the finished run (wait: true)", schema: ReflectFinished },
@@ -113,6 +119,7 @@ export const endpoints = {
       ...BAD_INPUT,
       ...NO_BANK,
       ...TOO_LARGE,
+      ...TOO_BUSY,
     },
   }),
   recall: defineEndpoint({
@@ -124,6 +131,7 @@ export const endpoints = {
       "Searches the bank's raw facts (BM25 full-text search, plus vector similarity when embeddings are configured) in the given scope, best first. Starts no run and calls no model.",
     tag: "memory",
     params: BankParams,
+    admission: "recall",
     body: RecallBody,
     responses: {
       200: { description: "matching facts, best first", schema: RecallResult },
@@ -131,6 +139,7 @@ export const endpoints = {
       403: err("the bank does not permit this team scope (code scope_not_permitted)"),
       ...NO_BANK,
       ...TOO_LARGE,
+      ...TOO_BUSY,
     },
   }),
   retainFacts: defineEndpoint({

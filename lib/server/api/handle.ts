@@ -7,6 +7,7 @@ import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { AppError, invalidInput } from "@/lib/contracts/errors";
 import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
+import { admit, type Slot } from "../admission";
 import { getAppDb } from "../db";
 import { httpError } from "../errors";
 import type { Endpoint } from "./endpoint";
@@ -23,6 +24,8 @@ export interface HandlerInput<E extends Endpoint> {
   /** The body as parsed JSON before validation (bundle import re-validates it with bundle paths). */
   rawBody: unknown;
   request: Request;
+  /** The admission slot the request holds when its endpoint declares a work class; released with the response unless held longer. */
+  slot?: Slot;
 }
 
 type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
@@ -79,7 +82,10 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: stri
  */
 export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInput<E>) => Promise<Response>) {
   return async (request: Request, ctx: RouteContext): Promise<Response> => {
+    let slot: Slot | undefined;
     try {
+      // First of all: a request past its class's queue is refused before its body is read.
+      if (endpoint.admission) slot = await admit(endpoint.admission, request.signal);
       // Next passes no params at all for routes without dynamic segments.
       const rawParams = assertValidText((await ctx?.params) ?? {}, "the path");
       const params = endpoint.params ? parseOrThrow(endpoint.params, rawParams, "path parameters") : undefined;
@@ -99,9 +105,11 @@ export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInpu
         rawBody = assertValidText(await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "the body");
         body = parseOrThrow(endpoint.body, rawBody, "fields");
       }
-      return await run({ db, params, query, body, rawBody, request } as HandlerInput<E>);
+      return await run({ db, params, query, body, rawBody, request, slot } as HandlerInput<E>);
     } catch (err) {
       return httpError(err);
+    } finally {
+      slot?.release();
     }
   };
 }

@@ -12,13 +12,20 @@ import {
   runLinks,
   toRunResult,
 } from "@/lib/contracts/runs";
+import type { Slot } from "../admission";
 import { startRun } from "../runs";
 
 type Reflected =
   | { status: 202; body: z.output<typeof ReflectAccepted> }
   | { status: 200; body: z.output<typeof ReflectFinished> };
 
-export async function reflect(db: Db, bankId: string, body: z.output<typeof ReflectBody>): Promise<Reflected> {
+/** `slot`: the request's admission slot, held until the run ends (also after a `wait: false` 202). */
+export async function reflect(
+  db: Db,
+  bankId: string,
+  body: z.output<typeof ReflectBody>,
+  slot?: Slot,
+): Promise<Reflected> {
   // An unknown skill is a bad field of this request (400), not a missing resource.
   if (body.skill && !(await getSkill(db, { bankId, name: body.skill }))) {
     throw new AppError("invalid_input", `unknown skill "${body.skill}" in bank ${bankId}`, {
@@ -27,6 +34,7 @@ export async function reflect(db: Db, bankId: string, body: z.output<typeof Refl
   }
   const { wait, ...request } = body;
   const { runId, finished } = await startRun(db, { ...request, bankId });
+  slot?.holdUntil(finished);
   const links = runLinks(runId);
   if (!wait) return { status: 202, body: { runId, status: "running", links } };
   return { status: 200, body: { ...toRunResult(runId, await finished), links } };

@@ -9,7 +9,7 @@ import { createMemoryStore } from "@/db/memory-store";
 import { OR_RANKED_AT_MOST, searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
 import { ftsTable, SEARCHED_TABLES, syncSearchIndexes } from "@/db/search-index";
 import type { BundleInput } from "@/lib/contracts/bundle";
-import { openTempDb } from "./temp-db";
+import { migratedUpTo, openTempDb } from "./temp-db";
 
 /** The same texts, ids and tags in every bank: only the bank filter can tell them apart. */
 function bank(id: string, extraFacts = 0): BundleInput {
@@ -159,10 +159,8 @@ describe("an index missing for a bank", () => {
     try {
       await importBundle(t.db, bank("kept"));
       await importBundle(t.db, bank("gone"));
-      // The observations index of "kept" is gone, triggers and all (e.g. dropped by hand).
-      const fts = ftsTable("observations", "kept");
-      for (const sql of ["ai", "ad", "au"].map((x) => `DROP TRIGGER ${fts}_${x}`)) await t.db.$client.execute(sql);
-      await t.db.$client.execute(`DROP TABLE ${fts}`);
+      // The observations index of "kept" is gone (e.g. dropped by hand).
+      await t.db.$client.execute(`DROP TABLE ${ftsTable("observations", "kept")}`);
       await t.db.$client.execute("DELETE FROM banks WHERE id = 'gone'");
       expect(await syncSearchIndexes(t.db)).toEqual({ built: ["kept"], dropped: ["gone"] });
       expect((await searchObservations(t.db, { ...search, bankId: "kept" })).map((o) => o.id)).toEqual(["o1"]);
@@ -388,23 +386,12 @@ describe("AND first, OR when too few memories have every word", () => {
 
 describe("upgrade from the shared FTS index (migration 0003)", () => {
   it("rebuilds every bank's index, tags included, from the rows of an existing database", async () => {
-    const { mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } = await import("node:fs");
-    const { join, resolve } = await import("node:path");
-    const { migrate } = await import("drizzle-orm/libsql/migrator");
-    const { drizzle } = await import("drizzle-orm/libsql");
-    const { createClient } = await import("@libsql/client");
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { resolve } = await import("node:path");
     const dir = mkdtempSync(resolve(process.cwd(), "test/.tmp/upgrade-"));
     try {
       // A database as the previous release left it: migrations 0000–0002 only, with data.
-      const old = join(dir, "migrations");
-      cpSync(resolve(process.cwd(), "db/migrations"), old, { recursive: true });
-      const journalPath = join(old, "meta/_journal.json");
-      const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-      journal.entries = journal.entries.filter((e) => e.tag < "0003");
-      writeFileSync(journalPath, JSON.stringify(journal));
-      const url = `file:${join(dir, "inspector.db")}`;
-      const client = createClient({ url });
-      await migrate(drizzle({ client }), { migrationsFolder: old });
+      const { url, client } = await migratedUpTo(dir, "0003");
       const statements = [
         "INSERT INTO banks (id, name, permitted_teams) VALUES ('a', 'A', '[]'), ('b', 'B', '[]')",
         `INSERT INTO facts (id, bank_id, text, kind, tags, scope, recorded_at, updated_at) VALUES

@@ -44,6 +44,7 @@ const EXPECTED_STATUS: Record<ErrorCode, number> = {
   too_many_requests: 429,
   method_not_allowed: 405,
   too_many_streams: 503,
+  too_busy: 503,
   unavailable: 503,
   internal: 500,
 };
@@ -80,6 +81,12 @@ describe("HTTP", () => {
     const res = httpError(sample("too_many_streams"));
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
+  });
+
+  it("a server too busy for one more recall or reflect says when to retry", () => {
+    const res = httpError(sample("too_busy"));
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 
   it("an unopenable database is a logged 503 whose body does not name the path", async () => {

@@ -1,0 +1,140 @@
+/**
+ * Admission control for the expensive API work classes (recall, reflect). The server runs all its
+ * JavaScript on one thread: with 70 requests in flight at once, every piece of each one waits its
+ * turn, so `/api/health` and page requests waited seconds. Each class has a small number of slots
+ * (sized from the cores) and a bounded queue: a request past the slots waits in line (parked, so it
+ * costs nothing while it waits); past the queue it is refused at once with `503 too_busy` and
+ * `Retry-After`, before its body is read. Everything else — health, pages, runs, writes — never
+ * queues here. Limits are per server process.
+ */
+import { availableParallelism } from "node:os";
+import { AppError } from "@/lib/contracts/errors";
+import { processWide } from "./process-wide";
+
+export type WorkClass = "recall" | "reflect";
+
+export interface AdmissionLimits {
+  /** Requests of the class served at once. */
+  concurrency: number;
+  /** Requests waiting for a slot; one more is refused with 503 `too_busy`. */
+  queue: number;
+}
+
+const cores = Math.max(1, availableParallelism());
+
+/**
+ * Recall is a few milliseconds of SQL (on the database threads) and JSON; reflect holds its slot
+ * for the whole run, model calls included, so a run started with `wait: false` keeps it after the
+ * 202 until it ends.
+ */
+export const ADMISSION_LIMITS: Record<WorkClass, AdmissionLimits> = {
+  recall: { concurrency: cores, queue: 200 },
+  reflect: { concurrency: cores, queue: 100 },
+};
+
+/** What a refused client is told to wait before trying again. */
+export const TOO_BUSY_RETRY_AFTER_SECONDS = 2;
+
+/** A held slot: released once, by `release` or when the promise given to `holdUntil` settles. */
+export interface Slot {
+  release(): void;
+  /** Keeps the slot until `work` settles (a detached run), instead of releasing it with the response. */
+  holdUntil(work: Promise<unknown>): void;
+  readonly held: boolean;
+}
+
+interface Waiter {
+  admit: () => void;
+  abandon: () => void;
+}
+
+class Gate {
+  active = 0;
+  readonly waiting: Waiter[] = [];
+  constructor(
+    readonly name: WorkClass,
+    readonly limits: AdmissionLimits,
+  ) {}
+
+  async acquire(signal?: AbortSignal): Promise<Slot> {
+    if (this.active < this.limits.concurrency && this.waiting.length === 0) {
+      this.active++;
+      return this.slot();
+    }
+    if (this.waiting.length >= this.limits.queue) {
+      throw new AppError(
+        "too_busy",
+        `This server is already running ${this.limits.concurrency} ${this.name} requests with ${this.limits.queue} more waiting; retry after ${TOO_BUSY_RETRY_AFTER_SECONDS} s.`,
+      );
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        admit: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        // The client went away while waiting: nobody reads this answer, and nothing is logged.
+        abandon: () => reject(new AppError("too_busy", `The ${this.name} request was abandoned while it waited.`)),
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(waiter);
+        if (i >= 0) this.waiting.splice(i, 1);
+        waiter.abandon();
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+    return this.slot();
+  }
+
+  /** A slot already counted in `active` (by `acquire`, or by `next` when it hands one to a waiter). */
+  private slot(): Slot {
+    let held = true;
+    let kept = false;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      this.active--;
+      this.next();
+    };
+    return {
+      release: () => {
+        if (!kept) release();
+      },
+      holdUntil: (work) => {
+        kept = true;
+        work.then(release, release);
+      },
+      get held() {
+        return held;
+      },
+    };
+  }
+
+  private next(): void {
+    const waiter = this.active < this.limits.concurrency ? this.waiting.shift() : undefined;
+    if (!waiter) return;
+    this.active++;
+    waiter.admit();
+  }
+}
+
+const gates = processWide("admission", () => ({
+  recall: new Gate("recall", ADMISSION_LIMITS.recall),
+  reflect: new Gate("reflect", ADMISSION_LIMITS.reflect),
+}));
+
+/**
+ * Waits for a slot of the class (or throws `too_busy` when its queue is full; rejects with the
+ * same error if the client goes away while waiting). The caller releases the slot.
+ */
+export function admit(work: WorkClass, signal?: AbortSignal): Promise<Slot> {
+  return gates[work].acquire(signal);
+}
+
+/** Slots in use and requests waiting, per class (for `/api/health`). */
+export function admissionState(): Record<WorkClass, { active: number; waiting: number } & AdmissionLimits> {
+  const state = (g: Gate) => ({ active: g.active, waiting: g.waiting.length, ...g.limits });
+  return { recall: state(gates.recall), reflect: state(gates.reflect) };
+}

@@ -1,0 +1,135 @@
+/**
+ * Admission control (lib/server/admission.ts) through the real route handlers over a temp database
+ * with the demo bank and the offline model: a request past the slots waits and then completes, one
+ * past the queue is refused with 503 `too_busy` and Retry-After, a client that leaves is dropped
+ * from the queue, a detached reflect holds its slot until its run ends, and /api/health never waits.
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+const dbFile = vi.hoisted(() => {
+  const path = `${process.cwd()}/test/.tmp/admission-${process.pid}-${Date.now()}.db`;
+  process.env.DATABASE_URL = `file:${path}`;
+  process.env.REFLECT_LLM = "offline";
+  return path;
+});
+
+import * as health from "@/app/api/health/route";
+import * as recall from "@/app/api/v1/banks/[bank]/recall/route";
+import * as reflect from "@/app/api/v1/banks/[bank]/reflect/route";
+import { getRun } from "@/db/runs";
+import { ADMISSION_LIMITS, admissionState, admit, type Slot } from "@/lib/server/admission";
+import { getAppDb } from "@/lib/server/db";
+
+type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
+
+function post(handler: Handler, body: unknown, signal?: AbortSignal): Promise<Response> {
+  const request = new Request("http://127.0.0.1/api/v1/x", {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+    signal,
+  });
+  return handler(request, { params: Promise.resolve({ bank: "demo" }) });
+}
+
+/** Takes every slot of the class; the returned function gives them back. */
+async function fill(work: "recall" | "reflect"): Promise<() => void> {
+  const slots: Slot[] = [];
+  for (let i = 0; i < ADMISSION_LIMITS[work].concurrency; i++) slots.push(await admit(work));
+  return () => {
+    for (const s of slots) s.release();
+  };
+}
+
+const settled = async <T>(p: Promise<T>) => {
+  let done = false;
+  p.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  return done;
+};
+
+beforeAll(async () => {
+  mkdirSync(resolve(process.cwd(), "test/.tmp"), { recursive: true });
+  await getAppDb();
+});
+afterAll(async () => {
+  (await getAppDb()).$client.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${dbFile}${suffix}`, { force: true });
+});
+
+describe("admission control", () => {
+  it("a recall past the slots waits in the queue and completes once a slot frees", async () => {
+    const release = await fill("recall");
+    const queued = post(recall.POST, { query: "launch date" });
+    try {
+      expect(await settled(queued)).toBe(false);
+      expect(admissionState().recall).toMatchObject({ active: ADMISSION_LIMITS.recall.concurrency, waiting: 1 });
+    } finally {
+      release();
+    }
+    const res = await queued;
+    expect(res.status).toBe(200);
+    expect((await res.json()).count).toBeGreaterThan(0);
+    expect(admissionState().recall).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it("past the queue: 503 too_busy with Retry-After, at once; /api/health still answers", async () => {
+    const release = await fill("recall");
+    const waiters = Array.from({ length: ADMISSION_LIMITS.recall.queue }, () => admit("recall"));
+    try {
+      const refused = await post(recall.POST, { query: "launch date" });
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await refused.json()).error.code).toBe("too_busy");
+      const ok = await health.GET();
+      expect(ok.status).toBe(200);
+      expect((await ok.json()).admission.recall).toMatchObject({
+        active: ADMISSION_LIMITS.recall.concurrency,
+        waiting: ADMISSION_LIMITS.recall.queue,
+      });
+    } finally {
+      release();
+      for (const w of waiters) (await w).release();
+    }
+    expect(admissionState().recall).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it("a client that goes away while queued leaves the queue", async () => {
+    const release = await fill("recall");
+    const abort = new AbortController();
+    const queued = post(recall.POST, { query: "launch date" }, abort.signal);
+    try {
+      expect(await settled(queued)).toBe(false);
+      abort.abort();
+      expect((await queued).status).toBe(503);
+      expect(admissionState().recall.waiting).toBe(0);
+    } finally {
+      release();
+    }
+    expect(admissionState().recall.active).toBe(0);
+  });
+
+  it("a detached reflect (wait: false) holds its slot until its run ends", async () => {
+    const res = await post(reflect.POST, { question: "What did we decide about the launch date?" });
+    expect(res.status).toBe(202);
+    const { runId } = (await res.json()) as { runId: string };
+    const db = await getAppDb();
+    let status = (await getRun(db, runId))?.status;
+    if (status === "running") expect(admissionState().reflect.active).toBe(1);
+    for (let i = 0; i < 200 && status === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      status = (await getRun(db, runId))?.status;
+    }
+    expect(status).toBe("done");
+    await vi.waitFor(() => expect(admissionState().reflect.active).toBe(0));
+  });
+});

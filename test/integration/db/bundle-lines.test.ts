@@ -1,0 +1,183 @@
+/**
+ * Bundle import from JSON lines (db/bundle-io.ts `importBundleLines`, the CLI's `import x.jsonl`):
+ * the same bank as a JSON bundle, written in batches inside one transaction, so a bad line anywhere
+ * — even after several batches were written — leaves nothing imported.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
+import { openDb } from "@/db/client";
+import { searchFacts } from "@/db/search";
+import { isAppError } from "@/lib/contracts/errors";
+import { openTempDb } from "./temp-db";
+
+const header = (id: string) => JSON.stringify({ version: 1, bank: { id, name: `Bank ${id}`, permittedTeams: [] } });
+const fact = (i: number, text = `Note ${i}: the billing rollout moved to week ${i % 52}.`) =>
+  JSON.stringify({
+    fact: {
+      id: `f${i}`,
+      text,
+      kind: "world",
+      tags: i % 2 ? ["billing"] : [],
+      scope: "personal",
+      recordedAt: "2026-01-01T00:00:00Z",
+    },
+  });
+const observation = (id: string, sources: string[]) =>
+  JSON.stringify({
+    observation: {
+      id,
+      text: "Billing rollouts slip.",
+      tags: [],
+      scope: "personal",
+      sourceFactIds: sources,
+      updatedAt: "2026-01-02T00:00:00Z",
+    },
+  });
+const model = JSON.stringify({
+  mentalModel: { id: "mm1", name: "Billing", sourceQuery: "billing", content: "Slips.", tags: [] },
+});
+const skill = JSON.stringify({
+  skill: { id: "s1", name: "billing", mission: "Answer about billing.", retrieval: { types: ["observation"] } },
+});
+
+async function* linesOf(lines: string[]) {
+  for (const line of lines) yield line;
+}
+
+/** More facts than one write batch holds, so a late bad line comes after rows were written. */
+const MANY = 2_500;
+
+describe("import from JSON lines", () => {
+  it("imports facts, observations, mental models and skills as the JSON bundle would", async () => {
+    const t = await openTempDb("lines-ok");
+    try {
+      const lines = [
+        header("big"),
+        ...Array.from({ length: MANY }, (_, i) => fact(i)),
+        "",
+        observation("o1", ["f1", "f2"]),
+        model,
+        skill,
+      ];
+      const result = await importBundleLines(t.db, linesOf(lines));
+      expect(result).toEqual({ bankId: "big", counts: { facts: MANY, observations: 1, mentalModels: 1, skills: 1 } });
+      const exported = await exportBundle(t.db, "big");
+      expect(exported?.facts).toHaveLength(MANY);
+      // The same records through the JSON bundle path give the same bank.
+      const other = await openTempDb("lines-json");
+      try {
+        await importBundle(other.db, exported);
+        expect(await exportBundle(other.db, "big")).toEqual(exported);
+      } finally {
+        other.cleanup();
+      }
+      const found = await searchFacts(t.db, {
+        bankId: "big",
+        query: "week 7",
+        limit: 5,
+        tags: ["billing"],
+        scopes: ["personal"],
+      });
+      expect(found.length).toBeGreaterThan(0);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it.each([
+    ["a line that is not JSON", "{not json", /line \d+: not JSON/],
+    [
+      "a fact missing its text",
+      JSON.stringify({ fact: { id: "x", kind: "world", scope: "personal", recordedAt: "2026-01-01T00:00:00Z" } }),
+      /line \d+: fact\.text/,
+    ],
+    ["a duplicate fact id", fact(3), /duplicate id "f3"/],
+    ["an observation citing an unknown fact", observation("o9", ["nope"]), /unknown fact id "nope"/],
+    ["an unknown record type", JSON.stringify({ run: {} }), /expected one of fact, observation/],
+  ])("%s late in the file: nothing imported, the line named", async (_name, badLine, message) => {
+    const t = await openTempDb("lines-bad");
+    try {
+      await importBundle(t.db, { version: 1, bank: { id: "big", name: "Before", permittedTeams: [] }, facts: [] });
+      const lines = [header("big"), ...Array.from({ length: MANY }, (_, i) => fact(i)), badLine, fact(MANY + 1)];
+      const error = await importBundleLines(t.db, linesOf(lines), { replace: true }).catch((e: unknown) => e);
+      expect(isAppError(error, "invalid_bundle")).toBe(true);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toContain(`line ${MANY + 2}`);
+      // The replaced bank is as it was: its name, no facts.
+      const bank = await exportBundle(t.db, "big");
+      expect(bank?.bank.name).toBe("Before");
+      expect(bank?.facts).toEqual([]);
+      const rows = await t.db.$client.execute("SELECT COUNT(*) AS n FROM facts");
+      expect(Number(rows.rows[0]?.n)).toBe(0);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("refuses a bank that exists unless replace is set, and a file without a header", async () => {
+    const t = await openTempDb("lines-exists");
+    try {
+      await importBundleLines(t.db, linesOf([header("a"), fact(1)]));
+      await expect(importBundleLines(t.db, linesOf([header("a"), fact(2)]))).rejects.toThrow(/already exists/);
+      await expect(importBundleLines(t.db, linesOf([fact(1)]))).rejects.toThrow(/line 1/);
+      await expect(importBundleLines(t.db, linesOf([]))).rejects.toThrow(/empty/);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe("cli import of a .jsonl file", { timeout: 120_000 }, () => {
+  const root = resolve(import.meta.dirname, "../../..");
+  const dir = resolve(root, "test/.tmp", `lines-cli-${process.pid}-${Date.now()}`);
+  const dbUrl = `file:${join(dir, "cli.db")}`;
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" },
+      encoding: "utf8",
+      timeout: 100_000,
+    });
+
+  it("streams a good file in, and a bad line or bytes that are not UTF-8 import nothing (exit 2)", async () => {
+    mkdirSync(dir, { recursive: true });
+    try {
+      const good = join(dir, "good.jsonl");
+      writeFileSync(good, `${[header("lines"), ...Array.from({ length: 1_200 }, (_, i) => fact(i))].join("\r\n")}\n`);
+      const ok = cli("import", good);
+      expect(ok.stderr).toBe("");
+      expect(ok.status).toBe(0);
+      expect(ok.stdout).toContain("imported bank lines: 1200 facts");
+
+      const bad = join(dir, "bad.jsonl");
+      writeFileSync(bad, [header("other"), fact(1), "{oops"].join("\n"));
+      const refused = cli("import", bad);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/line 3: not JSON/);
+
+      const binary = join(dir, "binary.jsonl");
+      writeFileSync(
+        binary,
+        Buffer.concat([Buffer.from(`${header("binary")}\n`), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a])]),
+      );
+      const notText = cli("import", binary);
+      expect(notText.status).toBe(2);
+      expect(notText.stderr).toMatch(/not UTF-8/);
+
+      const db = await openDb(dbUrl, { threads: false });
+      try {
+        const banks = (await db.$client.execute("SELECT id FROM banks ORDER BY id")).rows.map((r) => String(r.id));
+        expect(banks).not.toContain("other");
+        expect(banks).not.toContain("binary");
+        expect(banks).toContain("lines");
+      } finally {
+        db.$client.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

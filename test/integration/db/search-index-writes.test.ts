@@ -1,0 +1,230 @@
+/**
+ * Writes keep each bank's index right without touching any other bank's index, and their cost does
+ * not depend on the number of banks: three triggers per tier whatever the banks, and a flush that
+ * only applies the rows the bank changed (db/search-index.ts, migration 0009).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { importBundle } from "@/db/bundle-io";
+import { openDb } from "@/db/client";
+import { saveMentalModel } from "@/db/mental-models";
+import { insertFacts } from "@/db/retain";
+import { searchFacts, searchMentalModelIds } from "@/db/search";
+import { ensureBankIndex, ftsTable, PENDING_TABLE, SEARCHED_TABLES } from "@/db/search-index";
+import { termDocumentFrequencies } from "@/db/term-stats";
+import type { BundleInput } from "@/lib/contracts/bundle";
+import { migratedUpTo, openTempDb } from "./temp-db";
+
+function bundle(id: string, texts: string[]): BundleInput {
+  return {
+    version: 1,
+    bank: { id, name: id, permittedTeams: [] },
+    facts: texts.map((text, i) => ({
+      id: `f${i + 1}`,
+      text,
+      kind: "world" as const,
+      tags: i === 0 ? ["launch"] : [],
+      scope: "personal" as const,
+      recordedAt: "2026-01-01T00:00:00Z",
+    })),
+    observations: [],
+    mentalModels: [],
+    skills: [],
+  };
+}
+
+const q = { limit: 10, tags: [], scopes: ["personal" as const] };
+const ids = async (db: Parameters<typeof searchFacts>[0], bankId: string, query: string) =>
+  (await searchFacts(db, { ...q, bankId, query })).map((f) => f.id).sort();
+
+/** Every stored byte of a bank's indexes (FTS5 shadow tables). */
+async function indexBytes(db: Parameters<typeof searchFacts>[0], bankId: string): Promise<string> {
+  const parts: string[] = [];
+  for (const table of SEARCHED_TABLES) {
+    const fts = ftsTable(table, bankId);
+    for (const shadow of ["data", "idx", "docsize", "config"]) {
+      const { rows } = await db.$client.execute(`SELECT * FROM ${fts}_${shadow} ORDER BY 1, 2`);
+      parts.push(JSON.stringify(rows, (_k, v) => (v instanceof ArrayBuffer ? Buffer.from(v).toString("hex") : v)));
+    }
+  }
+  return parts.join("|");
+}
+
+describe("search index upkeep on writes", () => {
+  it("has the same triggers with one bank as with many", async () => {
+    const t = await openTempDb("writes-triggers");
+    try {
+      const triggers = async () =>
+        (await t.db.$client.execute("SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger' ORDER BY name"))
+          .rows;
+      await importBundle(t.db, bundle("a", ["We ship on the 20th."]));
+      const one = await triggers();
+      expect(one.filter((r) => SEARCHED_TABLES.includes(String(r.tbl_name) as never)).length).toBeGreaterThan(0);
+      for (const id of ["b", "c", "d"]) await importBundle(t.db, bundle(id, ["We ship on the 20th."]));
+      expect(await triggers()).toEqual(one);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a bank's retain, update, delete and re-import leave every other bank's index byte for byte as it was", async () => {
+    const t = await openTempDb("writes-isolation");
+    try {
+      await importBundle(t.db, bundle("a", ["We ship on the 20th.", "Budget approved."]));
+      await importBundle(t.db, bundle("b", ["We ship on the 21st.", "Budget pending."]));
+      const before = await indexBytes(t.db, "b");
+      await insertFacts(t.db, "a", [{ text: "Ship date moved.", kind: "world", tags: [], scope: "personal" }]);
+      await t.db.$client.execute("UPDATE facts SET text = 'Budget cut.' WHERE bank_id = 'a' AND id = 'f2'");
+      await t.db.$client.execute("DELETE FROM facts WHERE bank_id = 'a' AND id = 'f1'");
+      await saveMentalModel(t.db, {
+        bankId: "a",
+        name: "Dates",
+        sourceQuery: "when do we ship",
+        content: "The 27th.",
+        tags: [],
+        expectedVersion: 0,
+        refreshedAt: null,
+        staleOverride: null,
+      });
+      expect(await ids(t.db, "a", "budget")).toEqual(["f2"]);
+      await importBundle(t.db, bundle("a", ["Zebras crossed the road."]), { replace: true });
+      expect(await ids(t.db, "a", "zebras")).toEqual(["f1"]);
+      expect(await indexBytes(t.db, "b")).toBe(before);
+      const pending = await t.db.$client.execute(`SELECT * FROM ${PENDING_TABLE} WHERE bank_id = 'b'`);
+      expect(pending.rows).toEqual([]);
+      expect(await ids(t.db, "b", "ship")).toEqual(["f1"]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("search stays right through retain, rewrite, raw update, delete and re-import, and ranks as a rebuilt index", async () => {
+    const t = await openTempDb("writes-correct");
+    try {
+      await importBundle(t.db, bundle("a", ["We ship on the 20th.", "Budget approved.", "Hiring paused."]));
+      const { inserted } = await insertFacts(t.db, "a", [
+        { text: "The ship date is the 27th.", kind: "world", tags: ["ship"], scope: "personal" },
+        { text: "Ship ship ship: the launch slipped.", kind: "world", tags: [], scope: "personal" },
+      ]);
+      expect(await ids(t.db, "a", "ship")).toEqual(["f1", ...inserted].sort());
+      // Retain with an existing id rewrites the fact: its old words stop matching.
+      await insertFacts(t.db, "a", [{ id: "f2", text: "Budget frozen.", kind: "world", tags: [], scope: "personal" }]);
+      expect(await ids(t.db, "a", "approved")).toEqual([]);
+      expect(await ids(t.db, "a", "frozen")).toEqual(["f2"]);
+      // Raw SQL writes (no flush by the writer) are applied before the next search.
+      await t.db.$client.execute(
+        "UPDATE facts SET text = 'Hiring resumed in March.' WHERE bank_id = 'a' AND id = 'f3'",
+      );
+      await t.db.$client.execute("UPDATE facts SET tags = '[\"launch\"]' WHERE bank_id = 'a' AND id = 'f2'");
+      expect(await ids(t.db, "a", "paused")).toEqual([]);
+      expect(await ids(t.db, "a", "march")).toEqual(["f3"]);
+      expect(await ids(t.db, "a", "launch")).toEqual([inserted[1], "f1", "f2"].sort());
+      await t.db.$client.execute("DELETE FROM facts WHERE bank_id = 'a' AND id = 'f1'");
+      expect(await ids(t.db, "a", "ship")).toEqual([...inserted].sort());
+      const stems = ["ship", "launch", "march", "budget"];
+      const incremental = await termDocumentFrequencies(t.db, "a", stems);
+      const ranked = (await searchFacts(t.db, { ...q, bankId: "a", query: "ship launch" })).map((f) => f.id);
+      // The same rows indexed from scratch: the same statistics and ranking.
+      await ensureBankIndex(t.db, "a");
+      expect(await termDocumentFrequencies(t.db, "a", stems)).toEqual(incremental);
+      expect((await searchFacts(t.db, { ...q, bankId: "a", query: "ship launch" })).map((f) => f.id)).toEqual(ranked);
+      // Re-import replaces everything the index held.
+      await importBundle(t.db, bundle("a", ["Only this remains."]), { replace: true });
+      expect(await ids(t.db, "a", "ship")).toEqual([]);
+      expect(await ids(t.db, "a", "remains")).toEqual(["f1"]);
+      expect((await termDocumentFrequencies(t.db, "a", ["ship", "remain"])).frequencies).toEqual(
+        new Map([["remain", 1]]),
+      );
+      // A mental model written after the import is found.
+      await saveMentalModel(t.db, {
+        bankId: "a",
+        name: "Remains",
+        sourceQuery: "what remains",
+        content: "One fact.",
+        tags: [],
+        expectedVersion: 0,
+        refreshedAt: null,
+        staleOverride: null,
+      });
+      expect(await searchMentalModelIds(t.db, { ...q, bankId: "a", query: "remains" })).toHaveLength(1);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+/** The per-bank index of migrations 0005–0008: external content over a view, three triggers per bank. */
+function legacyBankIndex(bankId: string): string[] {
+  const columns: Record<string, string[]> = {
+    facts: ["text", "tags"],
+    observations: ["text", "tags"],
+    mental_models: ["name", "source_query", "content", "tags"],
+  };
+  return SEARCHED_TABLES.flatMap((table) => {
+    const fts = ftsTable(table, bankId);
+    const list = columns[table]!.join(", ");
+    const values = (row: string) => columns[table]!.map((c) => `${row}.${c}`).join(", ");
+    return [
+      `CREATE VIEW ${fts}_rows AS SELECT pk, ${list} FROM ${table} WHERE bank_id = '${bankId}'`,
+      `CREATE VIRTUAL TABLE ${fts} USING fts5(${list}, content='${fts}_rows', content_rowid='pk', tokenize='porter unicode61')`,
+      `CREATE TRIGGER ${fts}_ai AFTER INSERT ON ${table} WHEN new.bank_id = '${bankId}' BEGIN
+         INSERT INTO ${fts}(rowid, ${list}) VALUES (new.pk, ${values("new")}); END`,
+      `CREATE TRIGGER ${fts}_ad AFTER DELETE ON ${table} WHEN old.bank_id = '${bankId}' BEGIN
+         INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.pk, ${values("old")}); END`,
+      `CREATE TRIGGER ${fts}_au AFTER UPDATE OF ${list}, bank_id ON ${table}
+         WHEN old.bank_id = '${bankId}' OR new.bank_id = '${bankId}' BEGIN
+         INSERT INTO ${fts}(${fts}, rowid, ${list}) SELECT 'delete', old.pk, ${values("old")} WHERE old.bank_id = '${bankId}';
+         INSERT INTO ${fts}(rowid, ${list}) SELECT new.pk, ${values("new")} WHERE new.bank_id = '${bankId}'; END`,
+      `INSERT INTO ${fts}(${fts}) VALUES ('rebuild')`,
+      `CREATE VIRTUAL TABLE ${fts}_vocab USING fts5vocab(${fts}, 'row')`,
+    ];
+  });
+}
+
+describe("upgrade from per-bank triggers (migrations 0005–0008)", () => {
+  it("drops every per-bank trigger, rebuilds each bank's index, and search and writes work after", async () => {
+    const dir = mkdtempSync(resolve(process.cwd(), "test/.tmp/upgrade-triggers-"));
+    try {
+      const { url, client } = await migratedUpTo(dir, "0009");
+      await client.execute("INSERT INTO banks (id, name, permitted_teams) VALUES ('a', 'A', '[]'), ('b', 'B', '[]')");
+      for (const statement of [...legacyBankIndex("a"), ...legacyBankIndex("b")]) await client.execute(statement);
+      await client.execute(`INSERT INTO facts (id, bank_id, text, kind, tags, scope, recorded_at, updated_at) VALUES
+        ('f1', 'a', 'We ship on the 20th.', 'world', '["launch"]', 'personal', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+        ('f1', 'b', 'We ship on the 21st.', 'world', '[]', 'personal', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
+      expect(
+        (
+          await client.execute(
+            `SELECT rowid FROM ${ftsTable("facts", "a")} WHERE ${ftsTable("facts", "a")} MATCH 'ship'`,
+          )
+        ).rows,
+      ).toHaveLength(1);
+      client.close();
+
+      const db = await openDb(url);
+      try {
+        const triggers = await db.$client.execute(
+          "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\\_fts\\_%' ESCAPE '\\'",
+        );
+        expect(triggers.rows).toEqual([]);
+        const views = await db.$client.execute("SELECT name FROM sqlite_master WHERE type = 'view'");
+        expect(views.rows).toEqual([]);
+        expect(await ids(db, "a", "launch")).toEqual(["f1"]);
+        expect(await ids(db, "b", "ship")).toEqual(["f1"]);
+        await insertFacts(db, "b", [
+          { id: "f2", text: "Ship date moved.", kind: "world", tags: [], scope: "personal" },
+        ]);
+        await db.$client.execute(
+          "UPDATE facts SET text = 'Launch moved to the 27th.' WHERE bank_id = 'a' AND id = 'f1'",
+        );
+        expect(await ids(db, "a", "27th")).toEqual(["f1"]);
+        expect(await ids(db, "a", "ship")).toEqual([]);
+        expect(await ids(db, "b", "ship")).toEqual(["f1", "f2"]);
+      } finally {
+        db.$client.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
