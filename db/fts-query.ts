@@ -4,17 +4,7 @@
  * tokens first; the stricter expressions match far fewer rows on a large bank, so they are tried
  * first (search.ts).
  */
-const STOP_WORDS = new Set(
-  (
-    "a about above after again all also am an and any are as at be been before being below between both but by can " +
-    "could did do does doing down during each few for from further had has have having he her here hers him his how " +
-    "i if in into is it its itself just me more most my no nor not of off on once only or other our ours out over own " +
-    "same she should so some such than that the their theirs them then there these they this those through to too " +
-    "under until up very was we were what when where which while who whom why will with would you your yours " +
-    // Question filler: words people wrap a question in that name no topic and match half a bank.
-    "anything going happen happened happening happens know please something tell thing things think"
-  ).split(" "),
-);
+import { searchTerms } from "@/lib/reflect/terms";
 
 /**
  * The MATCH expressions a search tries, strictest first: every word (AND), then — with three words
@@ -22,12 +12,9 @@ const STOP_WORDS = new Set(
  * enough memories. Null when nothing searchable is left.
  */
 export function buildFtsMatches(text: string): string[] | null {
-  const seen = new Set<string>();
-  for (const token of text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) {
-    if (!STOP_WORDS.has(token)) seen.add(token);
-  }
-  if (seen.size === 0) return null;
-  const words = [...seen].map((t) => `"${t}"`);
+  const terms = searchTerms(text);
+  if (terms.length === 0) return null;
+  const words = terms.map((t) => `"${t}"`);
   if (words.length === 1) return words;
   const allBut = (skip: number) => words.filter((_, i) => i !== skip).join(" AND ");
   return [

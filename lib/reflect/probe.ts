@@ -14,6 +14,7 @@ import { isPlaceholderContent, normalizedContent } from "./freshness";
 import { fuseRanked, rrfScore } from "./fusion";
 import type { Clock, HitOf, MemoryPort } from "./ports";
 import type { ProbeHit, ProbeResult } from "./request";
+import { searchTerms, termCoverage } from "./terms";
 
 /** Searched at most: the question plus seven of the model's queries (the rest are counted, not searched). */
 export const PROBE_MAX_QUERIES = 8;
@@ -23,17 +24,33 @@ export const PROBE_SEARCH_LIMIT = 10;
 export const PROBE_TOP_K = 5;
 
 /**
- * "Strong": the store ranked the memory in the top 3 of at least one probe search (the question's
- * own search or one of the model's queries). In fused terms that is an RRF contribution of at least
- * 1 / (60 + 3) from a single list; a memory that only scrapes the bottom of several lists is not
- * strong, however many. Rank, not meaning: it says the store would have put the memory in front of
- * the model, and the timeline shows its text so a person can judge it.
+ * "Strong" takes two things, both from the probe's own searches:
+ * - **rank**: the store ranked the memory in the top 3 of at least one probe search (the question's
+ *   own search or one of the model's queries) — in fused terms an RRF contribution of at least
+ *   1 / (60 + 3) from a single list; a memory that only scrapes the bottom of several lists is not
+ *   strong, however many;
+ * - **match**: the memory holds at least half of that search's terms (stop words aside, compared
+ *   by a crude stem), and at least two of them when the search had two or more. Every tier has a
+ *   best match for any question that shares one word with it; rank alone would flag a correct
+ *   "nothing about that" whenever the bank mentions "v1".
+ * Still not meaning: the timeline shows the memory's text so a person can judge it.
  */
 export const STRONG_RANK = 3;
 export const STRONG_RRF_SCORE = rrfScore(STRONG_RANK);
+/** Share of the search's terms a strong hit holds. */
+export const STRONG_COVERAGE = 0.5;
 
-export function isStrongHit(bestRank: number): boolean {
+export function isStrongRank(bestRank: number): boolean {
   return rrfScore(bestRank) >= STRONG_RRF_SCORE;
+}
+
+/** A hit's match with the query that ranked it best: terms held, of how many. */
+export function isStrongMatch(query: string, text: string): boolean {
+  const terms = searchTerms(query);
+  if (terms.length === 0) return false;
+  const coverage = termCoverage(terms, text);
+  const held = Math.round(coverage * terms.length);
+  return coverage >= STRONG_COVERAGE && held >= Math.min(2, terms.length);
 }
 
 /** Characters of memory text a probe hit carries for display. */
@@ -151,13 +168,18 @@ interface Listed {
   searchScore: number | null;
   query: string;
   preview: string;
+  /** The memory holds enough of this search's terms (see isStrongMatch). */
+  strongMatch: boolean;
+}
+
+function fullTextOf(tier: Tier, hit: HitOf<Tier>): string {
+  return tier === "mental_models"
+    ? `${(hit as HitOf<"mental_models">).name}: ${(hit as HitOf<"mental_models">).content}`
+    : (hit as HitOf<"raw_facts">).text;
 }
 
 function previewOf(tier: Tier, hit: HitOf<Tier>): string {
-  const text =
-    tier === "mental_models"
-      ? `${(hit as HitOf<"mental_models">).name}: ${(hit as HitOf<"mental_models">).content}`
-      : (hit as HitOf<"raw_facts">).text;
+  const text = fullTextOf(tier, hit);
   // A preview is plain text: markdown emphasis, heading and code marks are dropped.
   const plain = text.replace(/^\s{0,3}#{1,6}\s+/gm, "").replace(/\*\*|__|`/g, "");
   return truncateCodePoints(plain.replace(/\s+/g, " ").trim(), PREVIEW_CHARS);
@@ -198,6 +220,7 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
           searchScore: h.score ?? null,
           query,
           preview: previewOf(tier, h),
+          strongMatch: isStrongMatch(query, fullTextOf(tier, h)),
         }));
       } catch (e) {
         errors.push(`${tier} search for "${query}" failed: ${errorMessage(e)}`);
@@ -205,13 +228,16 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
       }
     }),
   );
-  // The best single-list placement of each memory: the query that found it and its rank there.
+  // The best single-list placement of each memory (the query that found it and its rank there),
+  // and whether any one search placed it strongly: high enough, and matching enough of that search.
   const best = new Map<string, Listed>();
+  const strong = new Set<string>();
   for (const list of lists) {
     for (const l of list) {
       const key = `${l.tier}:${l.id}`;
       const current = best.get(key);
       if (!current || l.rank < current.rank) best.set(key, l);
+      if (isStrongRank(l.rank) && l.strongMatch) strong.add(key);
     }
   }
   const fused = fuseRanked(lists, (l) => `${l.tier}:${l.id}`).filter(
@@ -228,7 +254,7 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
       searchScore: top.searchScore,
       query: top.query,
       preview: top.preview,
-      strong: isStrongHit(top.rank),
+      strong: strong.has(`${item.tier}:${item.id}`),
     };
   });
   return {

@@ -61,7 +61,7 @@ export const ProbeHit = z.object({
   query: z.string(),
   /** The memory's text (a mental model's name and content), cut short for display. */
   preview: z.string(),
-  /** Ranked top 3 in some search (see `isStrongHit`): strong enough to say the run missed it. */
+  /** Top 3 in some search and holding enough of its terms (see probe.ts): strong enough to say the run missed it. */
   strong: z.boolean(),
 });
 export type ProbeHit = z.infer<typeof ProbeHit>;

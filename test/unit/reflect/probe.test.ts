@@ -10,7 +10,8 @@ import { Evidence } from "@/lib/reflect/evidence";
 import type { FactHit, MemoryPort } from "@/lib/reflect/ports";
 import {
   isNegativeAnswer,
-  isStrongHit,
+  isStrongMatch,
+  isStrongRank,
   PROBE_MAX_QUERIES,
   PROBE_TOP_K,
   type ProbeInput,
@@ -136,13 +137,33 @@ describe("probe: what it searches and keeps", () => {
 
 describe("probe: strong", () => {
   it(`is a top-${STRONG_RANK} rank in some search`, () => {
-    expect(isStrongHit(1)).toBe(true);
-    expect(isStrongHit(STRONG_RANK)).toBe(true);
-    expect(isStrongHit(STRONG_RANK + 1)).toBe(false);
+    expect(isStrongRank(1)).toBe(true);
+    expect(isStrongRank(STRONG_RANK)).toBe(true);
+    expect(isStrongRank(STRONG_RANK + 1)).toBe(false);
+  });
+
+  it("needs the memory to hold at least half of the search's terms, and two when it has two or more", () => {
+    expect(isStrongMatch("When is the Atlas launch?", "The Atlas launch moved to May.")).toBe(true);
+    // One word of two shared ("v1"-style overlap): not strong.
+    expect(isStrongMatch("When is the Atlas launch?", "Atlas billing migrated in v1.")).toBe(false);
+    expect(isStrongMatch("When did Atlas launch and who owns the rollout?", "Atlas launch owner: Jonah")).toBe(true);
+    expect(isStrongMatch("When did Atlas launch and who owns the rollout?", "Atlas and Zeppelin")).toBe(false);
+    // Stems meet: launches / launched.
+    expect(isStrongMatch("atlas launches", "Atlas launched in May")).toBe(true);
+    // One search term: that term must be there.
+    expect(isStrongMatch("zeppelin", "Zeppelin hangar lease")).toBe(true);
+    expect(isStrongMatch("the what", "anything")).toBe(false);
+  });
+
+  it("a top-ranked memory that shares one word of the question is not strong", async () => {
+    const memory = portReturning({ "When is the Atlas launch?": [{ ...fact("w", "Atlas billing notes"), rank: 1 }] });
+    const result = await probe(input(memory, { enabledTiers: ["raw_facts"] }));
+    expect(result.hits).toEqual([expect.objectContaining({ id: "w", bestRank: 1, strong: false })]);
+    expect(result.strong).toBe(false);
   });
 
   it("is not reached by scraping the bottom of several searches", async () => {
-    const hit = (rank: number): FactHit => ({ ...fact("deep", "deep text"), rank });
+    const hit = (rank: number): FactHit => ({ ...fact("deep", "Atlas launch, deep in the list"), rank });
     const memory = portReturning({ "When is the Atlas launch?": [hit(4)], other: [hit(4)], third: [hit(4)] });
     const result = await probe(input(memory, { enabledTiers: ["raw_facts"], modelQueries: ["other", "third"] }));
     expect(result.hits).toEqual([expect.objectContaining({ id: "deep", bestRank: 4, strong: false })]);
