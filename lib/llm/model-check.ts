@@ -128,7 +128,8 @@ async function probe(
   const structured = (message.tool_calls ?? []).filter((c) => c.type === undefined || c.type === "function");
   if (structured.length > 0) {
     const named = structured.map((c) => ("function" in c ? c.function?.name : undefined) ?? "?");
-    return { ...base, ok: true, call: "structured", detail: `called ${named.join(", ")}` };
+    // Tool names are server text too: scrubbed and bounded like an error.
+    return { ...base, ok: true, call: "structured", detail: withoutKey(`called ${named.join(", ")}`, config.apiKey) };
   }
   const text = parseTextToolCalls(content);
   if (text) {
@@ -137,7 +138,7 @@ async function probe(
       ok: true,
       call: "text",
       textFormat: text.format,
-      detail: `called ${text.calls.map((c) => c.name).join(", ")} as text (${text.format})`,
+      detail: withoutKey(`called ${text.calls.map((c) => c.name).join(", ")} as text (${text.format})`, config.apiKey),
     };
   }
   return {

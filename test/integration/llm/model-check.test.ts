@@ -49,6 +49,21 @@ describe("checkModel", () => {
     expect(formatModelCheck(report)).toContain("HTTP 403");
   });
 
+  it("a server that echoes the key as a tool name: the key in no field", async () => {
+    fake.setScript((body) =>
+      body.tool_choice === "required"
+        ? { content: `<tool_call>{"name": "lookup ${KEY}", "arguments": {}}</tool_call>` }
+        : body.tools
+          ? { tool_calls: [{ name: `lookup Bearer ${KEY}`, arguments: {} }] }
+          : { content: "ready" },
+    );
+    const report = await check();
+    expect(report.probes.find((p) => p.probe === "named_choice")?.detail).toBe("called lookup Bearer [redacted]");
+    expect(report.probes.find((p) => p.probe === "required_choice")?.detail).toMatch(/\[redacted\] as text \(hermes\)/);
+    expect(JSON.stringify(report)).not.toContain(KEY);
+    expect(formatModelCheck(report)).not.toContain(KEY);
+  });
+
   it("reasoning in a <think> block and Mistral text calls are reported by source and form", async () => {
     fake.setScript((body) =>
       body.tools
