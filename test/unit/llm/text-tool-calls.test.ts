@@ -116,6 +116,17 @@ describe("parseTextToolCalls", () => {
     });
   });
 
+  it("a call written inside a <think> block is reasoning, never a call; one outside it still is", () => {
+    const call = '<tool_call>{"name": "recall", "arguments": {"query": "secret"}}</tool_call>';
+    expect(parseTextToolCalls(`<think>b</think>\n<think>I could ${call}</think>`)).toBeNull();
+    expect(parseTextToolCalls(`Prose. <think>maybe ${call}</think> more prose.`)).toBeNull();
+    expect(parseTextToolCalls(`Prose. <think>cut off while thinking ${call}`)).toBeNull();
+    expect(parseTextToolCalls(`[TOOL_CALLS]<think>x [TOOL_CALLS]recall{"query": "q"}</think>`)).toBeNull();
+    expect(
+      parseTextToolCalls(`<think>a</think><think>b</think>${call.replace("secret", "atlas")}`)?.calls,
+    ).toEqual([{ name: "recall", arguments: '{"query":"atlas"}' }]);
+  });
+
   it("plain prose and empty content hold no call", () => {
     expect(parseTextToolCalls("The launch is on March 14.")).toBeNull();
     expect(parseTextToolCalls("")).toBeNull();
