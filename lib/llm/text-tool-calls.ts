@@ -121,8 +121,10 @@ function bareJson(content: string): TextToolCalls | null {
   const inner = (WHOLE_FENCE.exec(trimmed)?.[1] ?? trimmed).trim();
   if (!inner.startsWith("{") || !inner.endsWith("}")) return null;
   const value = parseJson(inner);
-  // Only an object that is nothing but a call: an answer envelope or other JSON stays text.
+  // Only an object that is nothing but a call: an answer envelope or other JSON stays text. A call
+  // carries its arguments: `{"name": "Atlas", "id": "f1"}` is a JSON answer, not a call to "Atlas".
   if (!isObject(value) || !Object.keys(value).every((k) => BARE_KEYS.has(k))) return null;
+  if (!("arguments" in value || "parameters" in value)) return null;
   const call = callFrom(value);
   return call ? { format: "bare_json", calls: [call], droppedChars: 0 } : null;
 }

@@ -113,6 +113,9 @@ describe("parseTextToolCalls", () => {
       expect(parseTextToolCalls('{"name": "Atlas", "arguments": {}, "launch": "March"}')).toBeNull();
       expect(parseTextToolCalls('The call is {"name": "recall", "arguments": {}}')).toBeNull();
       expect(parseTextToolCalls('{"name": "recall", "arguments": {}')).toBeNull();
+      // A JSON answer whose keys happen to be call-like, without arguments, is data, not a call.
+      expect(parseTextToolCalls('{"name": "Atlas", "type": "launch"}')).toBeNull();
+      expect(parseTextToolCalls('```json\n{"id": "f1", "name": "Launch plan"}\n```')).toBeNull();
     });
   });
 
