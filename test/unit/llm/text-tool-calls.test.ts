@@ -125,9 +125,9 @@ describe("parseTextToolCalls", () => {
     expect(parseTextToolCalls(`Prose. <think>maybe ${call}</think> more prose.`)).toBeNull();
     expect(parseTextToolCalls(`Prose. <think>cut off while thinking ${call}`)).toBeNull();
     expect(parseTextToolCalls(`[TOOL_CALLS]<think>x [TOOL_CALLS]recall{"query": "q"}</think>`)).toBeNull();
-    expect(
-      parseTextToolCalls(`<think>a</think><think>b</think>${call.replace("secret", "atlas")}`)?.calls,
-    ).toEqual([{ name: "recall", arguments: '{"query":"atlas"}' }]);
+    expect(parseTextToolCalls(`<think>a</think><think>b</think>${call.replace("secret", "atlas")}`)?.calls).toEqual([
+      { name: "recall", arguments: '{"query":"atlas"}' },
+    ]);
   });
 
   it("plain prose and empty content hold no call", () => {
