@@ -44,7 +44,7 @@ export const ModelCheckReport = z.object({
   /** The forced form to pin, or null when no forced form produced a call. */
   recommendedForcedToolChoice: z.enum(["named", "required", "omit"]).nullable(),
   summary: z.string(),
-  /** 0 when tools work in some form, 1 when they work in none. */
+  /** 0 when runs can call tools (under auto and some forced form), 1 otherwise. */
   exitCode: z.union([z.literal(0), z.literal(1)]),
 });
 export type ModelCheckReport = z.infer<typeof ModelCheckReport>;

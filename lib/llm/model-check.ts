@@ -128,7 +128,8 @@ async function probe(
   const structured = (message.tool_calls ?? []).filter((c) => c.type === undefined || c.type === "function");
   if (structured.length > 0) {
     const named = structured.map((c) => ("function" in c ? c.function?.name : undefined) ?? "?");
-    return { ...base, ok: true, call: "structured", detail: `called ${named.join(", ")}` };
+    // Tool names are server text too: scrubbed and bounded like an error.
+    return { ...base, ok: true, call: "structured", detail: withoutKey(`called ${named.join(", ")}`, config.apiKey) };
   }
   const text = parseTextToolCalls(content);
   if (text) {
@@ -137,7 +138,7 @@ async function probe(
       ok: true,
       call: "text",
       textFormat: text.format,
-      detail: `called ${text.calls.map((c) => c.name).join(", ")} as text (${text.format})`,
+      detail: withoutKey(`called ${text.calls.map((c) => c.name).join(", ")} as text (${text.format})`, config.apiKey),
     };
   }
   return {
@@ -185,8 +186,13 @@ function report(provider: ProviderStatus, probes: ProbeResult[]): ModelCheckRepo
     ["omit", "no_choice"],
   ] as const;
   const recommended = forms.find(([, probe]) => byName.get(probe)?.ok)?.[0] ?? null;
-  const summary =
-    toolCalls === "none"
+  // Every run's free turns go out under `tool_choice: "auto"`: a server that refuses or fails them
+  // fails every run after the forced searches, however well the forced forms work.
+  const auto = byName.get("tools_auto");
+  const autoFails = toolCalls !== "none" && auto?.ok === false && auto.call === null;
+  const summary = autoFails
+    ? `Tools work only when forced: the request under tool_choice "auto" failed (${auto?.detail}), and every run sends its free turns that way, so runs would fail. Enable automatic tool choice on the server (see the README's table of servers).`
+    : toolCalls === "none"
       ? byName.get("plain_chat")?.ok
         ? "This server cannot call tools in any form the app reads: runs would fail. Enable tool calling on the server (see the README's table of servers)."
         : "The server did not answer a plain chat request: check OPENAI_BASE_URL, the key and REFLECT_MODEL."
@@ -201,7 +207,7 @@ function report(provider: ProviderStatus, probes: ProbeResult[]): ModelCheckRepo
     reasoning,
     recommendedForcedToolChoice: recommended,
     summary,
-    exitCode: toolCalls === "none" ? 1 : 0,
+    exitCode: toolCalls === "none" || autoFails ? 1 : 0,
   };
 }
 

@@ -194,8 +194,10 @@ export function toModelCallError(error: unknown, config: OpenAIModelConfig, host
     return new ModelCallError(`${head}: timed out after ${config.timeoutMs} ms`, config.model);
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    const cause = error.cause instanceof Error ? error.cause.message : error.message;
-    return new ModelCallError(`${head}: connection failed (${withoutKey(cause, config.apiKey)})`, config.model);
+    return new ModelCallError(
+      `${head}: connection failed (${withoutKey(connectionCause(error), config.apiKey)})`,
+      config.model,
+    );
   }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     // The SDK's message starts with the status; keep only the server's explanation.
@@ -209,6 +211,20 @@ export function toModelCallError(error: unknown, config: OpenAIModelConfig, host
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelCallError(`${head} failed: ${withoutKey(message, config.apiKey)}`, config.model);
+}
+
+/**
+ * Why a connection failed: fetch wraps the socket's error ("connect ECONNREFUSED 127.0.0.1:8000",
+ * "getaddrinfo ENOTFOUND host") in a bare "fetch failed"; the innermost message is the useful one.
+ */
+function connectionCause(error: Error): string {
+  let message = error.message;
+  let at: unknown = error.cause;
+  for (let depth = 0; at instanceof Error && depth < 5; depth++) {
+    message = at.message || message;
+    at = at.cause;
+  }
+  return message;
 }
 
 /** One line, bounded, and never the key (servers echo it back, e.g. "Incorrect API key provided: sk-…"). */

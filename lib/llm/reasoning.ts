@@ -28,7 +28,9 @@ export function splitReasoning(message: {
   );
   const raw = typeof message.content === "string" ? message.content : null;
   const { content, think } = leadingThink(raw);
-  const parts = [...fields, ...(think ? [think] : [])].map((p) => p.trim());
+  // vLLM from late 2025 sends the same text as both `reasoning` and `reasoning_content` (the old
+  // name kept for compatibility): one thought, kept once.
+  const parts = [...new Set([...fields, ...(think ? [think] : [])].map((p) => p.trim()))];
   return { content, reasoning: parts.length > 0 ? parts.join("\n\n") : null };
 }
 

@@ -37,12 +37,20 @@ const MISTRAL_NAME = /^\s*([A-Za-z_][\w.-]*)\s*/;
 const WHOLE_FENCE = /^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i;
 const BARE_KEYS = new Set(["name", "arguments", "parameters", "id", "type"]);
 
-/** The tool calls a response's text holds, or null when it holds none (or a broken one). */
+/** A `<think>` block anywhere (or one left open at the end): the model's reasoning, never calls. */
+const THINK_BLOCK = /<think>[\s\S]*?(?:<\/think>|$)/gi;
+
+/**
+ * The tool calls a response's text holds, or null when it holds none (or a broken one). A call the
+ * model merely thought about inside a `<think>` block (a second one, or one mid-text, which the
+ * reasoning split leaves in the content) is not a call.
+ */
 export function parseTextToolCalls(content: string | null | undefined): TextToolCalls | null {
-  if (!content?.trim()) return null;
-  if (content.includes(HERMES_OPEN)) return hermes(content);
-  if (content.includes(MISTRAL_MARK)) return mistral(content);
-  return bareJson(content);
+  const visible = content?.replace(THINK_BLOCK, " ");
+  if (!visible?.trim()) return null;
+  if (visible.includes(HERMES_OPEN)) return hermes(visible);
+  if (visible.includes(MISTRAL_MARK)) return mistral(visible);
+  return bareJson(visible);
 }
 
 function hermes(content: string): TextToolCalls | null {
@@ -113,8 +121,10 @@ function bareJson(content: string): TextToolCalls | null {
   const inner = (WHOLE_FENCE.exec(trimmed)?.[1] ?? trimmed).trim();
   if (!inner.startsWith("{") || !inner.endsWith("}")) return null;
   const value = parseJson(inner);
-  // Only an object that is nothing but a call: an answer envelope or other JSON stays text.
+  // Only an object that is nothing but a call: an answer envelope or other JSON stays text. A call
+  // carries its arguments: `{"name": "Atlas", "id": "f1"}` is a JSON answer, not a call to "Atlas".
   if (!isObject(value) || !Object.keys(value).every((k) => BARE_KEYS.has(k))) return null;
+  if (!("arguments" in value || "parameters" in value)) return null;
   const call = callFrom(value);
   return call ? { format: "bare_json", calls: [call], droppedChars: 0 } : null;
 }

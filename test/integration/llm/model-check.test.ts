@@ -14,7 +14,7 @@ const check = () =>
   checkModel({ kind: "openai", apiKey: KEY, baseURL: fake.url, model: "m", timeoutMs: 5000, maxRetries: 0 });
 
 describe("checkModel", () => {
-  it("vLLM without --enable-auto-tool-choice: auto rejected with its 400, named still works, tools work", async () => {
+  it("vLLM without --enable-auto-tool-choice: auto rejected with its 400, named still works, but runs would fail: exit 1", async () => {
     fake.setScript((body) =>
       body.tool_choice === "auto"
         ? {
@@ -32,7 +32,10 @@ describe("checkModel", () => {
       /HTTP 400: "auto" tool choice requires/,
     );
     expect(report.recommendedForcedToolChoice).toBe("named");
-    expect(report.exitCode).toBe(0);
+    // The engine's free turns go out under "auto": every run would fail at its first one.
+    expect(report.exitCode).toBe(1);
+    expect(report.summary).toMatch(/runs would fail/);
+    expect(report.summary).toMatch(/--enable-auto-tool-choice/);
   });
 
   it("a server that does not answer: later probes are not sent, exit 1, the key in no field", async () => {
@@ -44,6 +47,21 @@ describe("checkModel", () => {
     expect(JSON.stringify(report)).not.toContain(KEY);
     expect(formatModelCheck(report)).not.toContain(KEY);
     expect(formatModelCheck(report)).toContain("HTTP 403");
+  });
+
+  it("a server that echoes the key as a tool name: the key in no field", async () => {
+    fake.setScript((body) =>
+      body.tool_choice === "required"
+        ? { content: `<tool_call>{"name": "lookup ${KEY}", "arguments": {}}</tool_call>` }
+        : body.tools
+          ? { tool_calls: [{ name: `lookup Bearer ${KEY}`, arguments: {} }] }
+          : { content: "ready" },
+    );
+    const report = await check();
+    expect(report.probes.find((p) => p.probe === "named_choice")?.detail).toBe("called lookup Bearer [redacted]");
+    expect(report.probes.find((p) => p.probe === "required_choice")?.detail).toMatch(/\[redacted\] as text \(hermes\)/);
+    expect(JSON.stringify(report)).not.toContain(KEY);
+    expect(formatModelCheck(report)).not.toContain(KEY);
   });
 
   it("reasoning in a <think> block and Mistral text calls are reported by source and form", async () => {

@@ -328,6 +328,8 @@ describe("OpenAI-compatible model over the real SDK", () => {
     await gone.close();
     const error = await callError(model({ baseURL: url, maxRetries: 0 }).complete(autoRequest));
     expect(error.message).toMatch(/test-model at 127\.0\.0\.1:\d+: connection failed/);
+    // The socket's reason, not fetch's bare "fetch failed".
+    expect(error.message).toMatch(/connection failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/);
   });
 
   it("describes itself with the model name and base-URL host", () => {

@@ -13,6 +13,13 @@ describe("splitReasoning", () => {
     });
   });
 
+  it("the same text in both fields (vLLM keeps reasoning_content beside reasoning) is kept once", () => {
+    expect(
+      splitReasoning({ content: "Answer.", reasoning: " I should search.", reasoning_content: "I should search.\n" }),
+    ).toEqual({ content: "Answer.", reasoning: "I should search." });
+    expect(splitReasoning({ content: null, reasoning_content: "A.", reasoning: "B." }).reasoning).toBe("A.\n\nB.");
+  });
+
   it("takes a leading <think> block out of the content", () => {
     expect(splitReasoning({ content: "<think>\nThe user asks about Atlas.\n</think>\n\nMarch 14." })).toEqual({
       content: "March 14.",

@@ -113,7 +113,21 @@ describe("parseTextToolCalls", () => {
       expect(parseTextToolCalls('{"name": "Atlas", "arguments": {}, "launch": "March"}')).toBeNull();
       expect(parseTextToolCalls('The call is {"name": "recall", "arguments": {}}')).toBeNull();
       expect(parseTextToolCalls('{"name": "recall", "arguments": {}')).toBeNull();
+      // A JSON answer whose keys happen to be call-like, without arguments, is data, not a call.
+      expect(parseTextToolCalls('{"name": "Atlas", "type": "launch"}')).toBeNull();
+      expect(parseTextToolCalls('```json\n{"id": "f1", "name": "Launch plan"}\n```')).toBeNull();
     });
+  });
+
+  it("a call written inside a <think> block is reasoning, never a call; one outside it still is", () => {
+    const call = '<tool_call>{"name": "recall", "arguments": {"query": "secret"}}</tool_call>';
+    expect(parseTextToolCalls(`<think>b</think>\n<think>I could ${call}</think>`)).toBeNull();
+    expect(parseTextToolCalls(`Prose. <think>maybe ${call}</think> more prose.`)).toBeNull();
+    expect(parseTextToolCalls(`Prose. <think>cut off while thinking ${call}`)).toBeNull();
+    expect(parseTextToolCalls(`[TOOL_CALLS]<think>x [TOOL_CALLS]recall{"query": "q"}</think>`)).toBeNull();
+    expect(parseTextToolCalls(`<think>a</think><think>b</think>${call.replace("secret", "atlas")}`)?.calls).toEqual([
+      { name: "recall", arguments: '{"query":"atlas"}' },
+    ]);
   });
 
   it("plain prose and empty content hold no call", () => {
