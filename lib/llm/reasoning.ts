@@ -1,7 +1,7 @@
 /**
  * What a reasoning model thought before it answered, wherever the server put it:
  * `message.reasoning_content` (vLLM's reasoning parsers, DeepSeek), `message.reasoning`
- * (OpenRouter, Ollama) or a leading `<think>…</think>` in `content` (Qwen3 and the R1 distills
+ * (OpenRouter, Ollama) or `<think>…</think>` blocks in `content` (leading, as a rule) (Qwen3 and the R1 distills
  * served without a reasoning parser). Pure.
  */
 
@@ -34,7 +34,25 @@ export function splitReasoning(message: {
   return { content, reasoning: parts.length > 0 ? parts.join("\n\n") : null };
 }
 
+/** Every further `<think>` block, wherever it sits (and one left open at the end). */
+const ANY_THINK = /<think>([\s\S]*?)(?:<\/think>|$)/gi;
+
+/**
+ * The leading reasoning block (or the text before a lone `</think>`), then every other `<think>`
+ * block in what is left: none of it is content, so none is sent back to the model or answered.
+ */
 function leadingThink(content: string | null): { content: string | null; think: string | null } {
+  const first = firstThink(content);
+  if (first.content === null || !/<think>/i.test(first.content)) return first;
+  const thoughts = first.think ? [first.think] : [];
+  const left = first.content.replace(ANY_THINK, (_, inner: string) => {
+    if (inner.trim()) thoughts.push(inner.trim());
+    return " ";
+  });
+  return { content: rest(left), think: thoughts.length > 0 ? thoughts.join("\n\n") : null };
+}
+
+function firstThink(content: string | null): { content: string | null; think: string | null } {
   if (content === null) return { content: null, think: null };
   const closed = LEADING_THINK.exec(content);
   if (closed) return { content: rest(content.slice(closed[0].length)), think: closed[1]!.trim() || null };

@@ -41,14 +41,10 @@ describe("splitReasoning", () => {
     });
   });
 
-  it("joins a reasoning field with a <think> block; a <think> later in the text is left for the guard", () => {
+  it("joins a reasoning field with a <think> block", () => {
     expect(splitReasoning({ content: "<think>b</think>c", reasoning_content: "a" })).toEqual({
       content: "c",
       reasoning: "a\n\nb",
-    });
-    expect(splitReasoning({ content: "Text <think>x</think> more" })).toEqual({
-      content: "Text <think>x</think> more",
-      reasoning: null,
     });
   });
 
@@ -57,5 +53,21 @@ describe("splitReasoning", () => {
       content: "Plain.",
       reasoning: null,
     });
+  });
+});
+
+describe("think blocks after the start", () => {
+  it("are reasoning too: never content, so never sent back to the model", () => {
+    const split = splitReasoning({ content: "Searching now. <think>MID-THOUGHT</think> Then done." });
+    expect(split.reasoning).toBe("MID-THOUGHT");
+    expect(split.content).not.toContain("MID-THOUGHT");
+    expect(split.content).not.toContain("<think>");
+    expect(split.content).toContain("Searching now.");
+  });
+
+  it("joins a leading block, a middle block and one left open at the end", () => {
+    const split = splitReasoning({ content: "<think>one</think>Text <think>two</think> more <think>three" });
+    expect(split.reasoning).toBe("one\n\ntwo\n\nthree");
+    expect(split.content?.replace(/\s+/g, " ").trim()).toBe("Text more");
   });
 });
