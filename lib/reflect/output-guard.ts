@@ -22,11 +22,15 @@ const END_OF_MESSAGE = /<\|(end|return|call|start)\|>/;
 const ENVELOPE_KEYS = new Set(["answer", "final_answer", "response"]);
 /** Reasoning models (DeepSeek-R1, Qwen3) think inside <think>…</think> before the answer. */
 const LEADING_THINK = /^\s*<think>[\s\S]*?<\/think>\s*/i;
-const THINK_TAG = /<\/?think>/i;
+/**
+ * A leaked thought: an answer that opens with `<think>`, or holds a closing `</think>`. An answer
+ * that only mentions the opening tag ("wraps its reasoning in <think> tags") is prose.
+ */
+const THINK_TAG = /^\s*<think>|<\/think>/i;
 /** ChatML / Llama chat-template tokens: scaffolding, never answer text. */
 const CHAT_TEMPLATE_TOKEN = /<\|(?:im_start|im_end|im_sep|endoftext|eot_id|start_header_id|end_header_id)\|>/;
 /** Tool calls written as text (Hermes/Qwen blocks, Mistral's marker): scaffolding, never answer text. */
-const TEXT_TOOL_CALL = /<\/?tool_call>|\[TOOL_CALLS\]|\[ARGS\]/;
+const TEXT_TOOL_CALL = /<\/?tool_call>|\[TOOL_CALLS\]|\w\[ARGS\]\s*[{[]/;
 /** The tokens that end a turn: what comes before the first one can be the answer. */
 const END_OF_TURN = /<\|(?:im_end|endoftext|eot_id)\|>/;
 /** An envelope behind a lead-in label ("Answer: {…}") or inside a one-element list ("[{…}]"). */

@@ -186,6 +186,12 @@ describe("inspectAnswer", () => {
     expect(inspectAnswer(text, prose)).toMatchObject({ kind: "leak", pattern: "text_tool_call" });
     expect(inspectAnswer(text, { jsonExpected: true })).toMatchObject({ kind: "leak", pattern: "text_tool_call" });
   });
+  it.each([
+    "Run the launch script with [ARGS] set to the release tag.",
+    "The model wraps its reasoning in <think> tags before it answers.",
+  ])("prose that only mentions the markers is an answer, not a leak: %s", (text) => {
+    expect(inspectAnswer(text, prose).kind).toBe("clean");
+  });
   it("a bare tool-call object as the answer is a leak, not an answer", () => {
     expect(inspectAnswer('{"name": "recall", "arguments": {"query": "Atlas"}}', prose).kind).toBe("leak");
   });
