@@ -3,6 +3,7 @@
  * when any expectation fails or any regression against the baseline appears (and when the
  * experiment did not complete), 0 otherwise; bad input exits 2 like every command.
  */
+
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -20,6 +21,7 @@ import { Budget } from "@/lib/reflect";
 import { getCliDb } from "@/lib/server/db";
 import { getExperimentComparison, startExperiment, suiteSkillNames } from "@/lib/server/experiments";
 import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/suites";
+import { plural } from "@/lib/timeline/format";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 
@@ -93,7 +95,7 @@ function table(e: Experiment, cmp: ExperimentComparison | null): string {
   }
   const t = e.totals;
   lines.push(
-    `${t.questions} questions: ${t.passed} passed, ${t.failed} failed${cmp ? `; against ${cmp.base.id}: ${cmp.totals.regressions} regressions, ${cmp.totals.improvements} improvements` : ""}`,
+    `${plural(t.questions, "question")}: ${t.passed} passed, ${t.failed} failed${cmp ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}` : ""}`,
   );
   if (e.error) lines.push(e.error);
   return lines.join("\n");

@@ -18,6 +18,7 @@ import { McpReflectInput } from "@/lib/contracts/runs";
 import { assertValidText } from "@/lib/contracts/text";
 import type { ModelPort } from "@/lib/reflect";
 import { foldRun } from "@/lib/timeline/fold";
+import { plural } from "@/lib/timeline/format";
 import { requireBank } from "./banks";
 import { mcpError } from "./errors";
 import { getExperimentComparison, startExperiment } from "./experiments";
@@ -188,9 +189,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         const t = e.totals;
         const lines = [
           `Experiment ${e.id} (suite ${e.suite} v${e.suiteVersion}): ${e.status}`,
-          `${t.questions} questions: ${t.passed} passed, ${t.failed} failed` +
+          `${plural(t.questions, "question")}: ${t.passed} passed, ${t.failed} failed` +
             (cmp
-              ? `; against ${cmp.base.id}: ${cmp.totals.regressions} regressions, ${cmp.totals.improvements} improvements`
+              ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}`
               : ""),
         ];
         const failing = e.rows.filter((r) => r.passed === false || regressed.has(r.index));

@@ -94,7 +94,7 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(out.stdout).toContain("↓ regression (status): done → no_evidence");
     expect(out.stdout).toContain("↓ regression (citation): no longer cites f-zephyr");
     expect(out.stdout).toContain("↑ improvement (status): no_evidence → done");
-    expect(out.stdout).toMatch(/against exp_\w+: 1 regressions, 1 improvements/);
+    expect(out.stdout).toMatch(/against exp_\w+: 1 regression, 1 improvement/);
 
     const json = ExperimentJson.parse(
       JSON.parse(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", base.id, "--json").stdout),
