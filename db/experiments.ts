@@ -3,12 +3,12 @@
  * ran, and `experiment_runs` linking each question to its ordinary run. Rows are read together
  * with their runs; what passed is evaluated from the runs (lib/experiments), never stored twice.
  */
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
 import type { ConfigSnapshot, ExperimentStatus } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import type { Db } from "./client";
 import type { RunRecord } from "./runs";
-import { experimentRuns, experiments, runs } from "./schema";
+import { experimentRuns, experiments, processInstances, runs } from "./schema";
 
 export type ExperimentRecord = typeof experiments.$inferSelect;
 
@@ -48,6 +48,38 @@ export async function finishExperiment(
     .update(experiments)
     .set({ status, error, finishedAt: new Date().toISOString() })
     .where(and(eq(experiments.id, id), eq(experiments.status, "running")));
+}
+
+/**
+ * Ends as `failed` the running experiments whose owning process stopped (no heartbeat within
+ * `staleAfterMs`), saying so: the questions it had not started never will be. Live owners' and
+ * unowned experiments are left alone. Returns how many were ended.
+ */
+export async function markAbandonedExperiments(
+  db: Db,
+  options: { staleAfterMs: number; now?: number },
+): Promise<number> {
+  const now = options.now ?? Date.now();
+  const candidates = await db
+    .select({ id: experiments.id, heartbeatAt: processInstances.heartbeatAt })
+    .from(experiments)
+    .leftJoin(processInstances, eq(processInstances.id, experiments.ownerId))
+    .where(and(eq(experiments.status, "running"), isNotNull(experiments.ownerId)));
+  let ended = 0;
+  for (const c of candidates) {
+    if (c.heartbeatAt !== null && now - c.heartbeatAt <= options.staleAfterMs) continue;
+    const since = c.heartbeatAt === null ? "" : ` (no heartbeat since ${new Date(c.heartbeatAt).toISOString()})`;
+    const res = await db
+      .update(experiments)
+      .set({
+        status: "failed",
+        error: `interrupted: the process that ran it stopped${since}; questions it had not started were not run`,
+        finishedAt: new Date(now).toISOString(),
+      })
+      .where(and(eq(experiments.id, c.id), eq(experiments.status, "running")));
+    ended += res.rowsAffected;
+  }
+  return ended;
 }
 
 export async function getExperimentRecord(db: Db, id: string): Promise<ExperimentRecord | null> {

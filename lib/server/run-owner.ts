@@ -4,9 +4,11 @@
  * also sweeps: on start and with each heartbeat it marks `interrupted` the running runs whose
  * owner's heartbeat is older than staleAfterMs(), and no others.
  */
+
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Db } from "@/db/client";
+import { markAbandonedExperiments } from "@/db/experiments";
 import { forgetInstances, heartbeatInstance, markInterruptedRuns, registerInstance } from "@/db/runs";
 import { processWide } from "./process-wide";
 
@@ -41,6 +43,8 @@ export async function sweepInterruptedRuns(db: Db, options: { includeUnowned?: b
     includeUnowned: options.includeUnowned ?? true,
   });
   if (marked > 0) console.warn(`marked ${marked} run(s) whose process stopped as interrupted`);
+  const abandoned = await markAbandonedExperiments(db, { staleAfterMs: staleAfterMs(), now });
+  if (abandoned > 0) console.warn(`ended ${abandoned} experiment(s) whose process stopped as failed`);
   await forgetInstances(db, now - FORGET_INSTANCES_AFTER_MS);
   return marked;
 }

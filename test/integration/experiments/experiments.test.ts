@@ -7,12 +7,14 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
+import { createExperiment, getExperimentRecord, markAbandonedExperiments } from "@/db/experiments";
 import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
+import { processInstances } from "@/db/schema";
 import { getSkill, getSkillVersions, saveSkill } from "@/db/skills";
 import { getSuite, saveSuite } from "@/db/suites";
 import { isAppError } from "@/lib/contracts/errors";
-import { StartExperimentInput } from "@/lib/contracts/experiments";
+import { ConfigSnapshot, StartExperimentInput } from "@/lib/contracts/experiments";
 import { cancelExperiment, getExperimentComparison, startExperiment } from "@/lib/server/experiments";
 import { sampleBundle } from "../db/sample-bundle";
 import { openTempDb } from "../db/temp-db";
@@ -109,6 +111,48 @@ describe("experiment lifecycle", { timeout: 120_000 }, () => {
     expect(started.length).toBeLessThan(10);
     expect(experiment.rows.filter((r) => r.status === "pending").length).toBe(10 - started.length);
     await expect(cancelExperiment(db, experimentId)).rejects.toSatisfy((e: unknown) => isAppError(e, "conflict"));
+  });
+
+  it("an experiment whose process stopped is ended as failed by the sweep, saying so; a live owner's is left", async () => {
+    const now = Date.now();
+    await db.insert(processInstances).values([
+      {
+        id: "inst_dead",
+        kind: "server",
+        pid: 1,
+        hostname: "h",
+        startedAt: new Date(now).toISOString(),
+        heartbeatAt: now - 600_000,
+      },
+      {
+        id: "inst_live",
+        kind: "server",
+        pid: 2,
+        hostname: "h",
+        startedAt: new Date(now).toISOString(),
+        heartbeatAt: now,
+      },
+    ]);
+    const base = {
+      bankId: "demo",
+      suite: "demo-tour",
+      suiteVersion: 1,
+      questions: [],
+      concurrency: 1,
+      baselineId: null,
+    };
+    const config = ConfigSnapshot.parse({
+      mentalModels: [],
+      model: { kind: "offline", name: "offline" },
+      draft: false,
+    });
+    await createExperiment(db, { ...base, id: "exp_dead", config, ownerId: "inst_dead" });
+    await createExperiment(db, { ...base, id: "exp_live", config, ownerId: "inst_live" });
+    expect(await markAbandonedExperiments(db, { staleAfterMs: 30_000, now })).toBe(1);
+    const dead = await getExperimentRecord(db, "exp_dead");
+    expect(dead?.status).toBe("failed");
+    expect(dead?.error).toMatch(/^interrupted: the process that ran it stopped/);
+    expect((await getExperimentRecord(db, "exp_live"))?.status).toBe("running");
   });
 
   it("compares two experiments of the same state without regressions", async () => {
