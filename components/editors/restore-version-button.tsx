@@ -33,9 +33,10 @@ export function RestoreVersionButton({
         onClick={() => mutation.mutate()}
         className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[11px] text-slate-700 hover:bg-slate-50 disabled:opacity-50"
         data-testid="restore-version"
-        aria-label={`Restore version ${version} as version ${current + 1}`}
       >
+        {/* The accessible name starts with the visible text (WCAG 2.5.3), then says which version. */}
         {mutation.isPending ? "Restoring…" : `Restore as v${current + 1}`}
+        <span className="sr-only"> (restores version {version})</span>
       </button>
       {mutation.error ? (
         <p className="basis-full text-[11px] text-red-700" role="alert" data-testid="restore-error">
