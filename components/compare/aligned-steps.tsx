@@ -1,4 +1,5 @@
 import type { AlignedStep, DiffAspect, RunComparison } from "@/lib/timeline/compare";
+import { plural } from "@/lib/timeline/format";
 import { StepSide } from "./step-side";
 
 const ASPECT_LABEL: Record<DiffAspect, string> = {
@@ -55,7 +56,7 @@ function StepRow({ step, first }: { step: AlignedStep; first: boolean }) {
 }
 
 /** The two runs side by side, one row per iteration; the first divergence is highlighted. */
-export function AlignedSteps({ comparison }: { comparison: RunComparison }) {
+export function AlignedSteps({ comparison, replayDrift = 0 }: { comparison: RunComparison; replayDrift?: number }) {
   const first = comparison.firstDivergence;
   return (
     <section className="rounded border border-slate-200 bg-white" aria-label="Aligned steps">
@@ -67,7 +68,9 @@ export function AlignedSteps({ comparison }: { comparison: RunComparison }) {
       <p className="border-b border-slate-200 px-2 py-1.5 text-[12px] text-slate-800" data-testid="divergence-summary">
         {first
           ? `First divergence at iteration ${first.iteration}: ${ASPECT_LABEL[first.aspect]}.`
-          : "No divergence: both runs took the same steps and got the same results."}
+          : replayDrift > 0
+            ? `The runs took the same steps, but ${plural(replayDrift, "replayed step")} of the fork did not replay as the parent ran (see above).`
+            : "No divergence: both runs took the same steps and got the same results."}
       </p>
       <ol>
         {comparison.steps.map((s) => (

@@ -1,4 +1,4 @@
-import type { ReplayDivergence, RunComparison } from "@/lib/timeline/compare";
+import { driftedSteps, type ReplayDivergence, type RunComparison } from "@/lib/timeline/compare";
 import { AlignedSteps } from "./aligned-steps";
 import { AnswerDiff } from "./answer-diff";
 import { CitationDiff } from "./citation-diff";
@@ -26,7 +26,7 @@ export function CompareView({ comparison, replay }: { comparison: RunComparison;
       </div>
       {replay.length > 0 && <ReplayNotice divergences={replay} />}
       <div className="grid grid-cols-1 gap-3 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-        <AlignedSteps comparison={comparison} />
+        <AlignedSteps comparison={comparison} replayDrift={driftedSteps(replay)} />
         <div className="flex flex-col gap-3">
           <Panel title="Answer">
             <AnswerDiff ops={comparison.answerDiff} a={a.answer ?? ""} b={b.answer ?? ""} />

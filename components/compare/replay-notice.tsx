@@ -1,6 +1,10 @@
-import type { ReplayDivergence } from "@/lib/timeline/compare";
+import { driftedSteps, type ReplayDivergence } from "@/lib/timeline/compare";
+import { plural } from "@/lib/timeline/format";
 
-/** A fork re-executes tools against today's memory: says where a replayed step got different results. */
+/**
+ * A fork re-executes tools against today's memory: says where a replayed step did not replay as the
+ * parent ran it (its results, freshness verdict, offered tools or tool choice).
+ */
 export function ReplayNotice({ divergences }: { divergences: ReplayDivergence[] }) {
   return (
     <div
@@ -8,7 +12,9 @@ export function ReplayNotice({ divergences }: { divergences: ReplayDivergence[] 
       role="note"
       data-testid="replay-divergence"
     >
-      <p className="font-semibold">Replayed steps got different tool results than the parent (memory changed since):</p>
+      <p className="font-semibold">
+        {plural(driftedSteps(divergences), "replayed step")} did not replay as the parent ran (memory changed since):
+      </p>
       <ul className="mt-1 list-disc pl-5">
         {divergences.map((d, i) => (
           <li key={i} data-iteration={d.iteration}>

@@ -118,9 +118,11 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
                 </td>
                 <td className="pr-2" data-testid="run-skill">
                   {r.skillName}{" "}
-                  <span className="text-slate-500">
-                    {r.skillDraft ? `draft on v${r.skillVersion}` : `v${r.skillVersion}`}
-                  </span>
+                  {r.skillVersion > 0 ? (
+                    <span className="text-slate-500">
+                      {r.skillDraft ? `draft on v${r.skillVersion}` : `v${r.skillVersion}`}
+                    </span>
+                  ) : null}
                   {r.skillDraft ? <DraftBadge /> : null}
                 </td>
                 <td className="pr-2 text-slate-600">

@@ -36,6 +36,16 @@ interface LiveState {
 
 const NOTHING_COLLAPSED: ReadonlySet<number> = new Set();
 
+/** The row that starts last at or before event `seq`. */
+function nearestRowBefore<R extends { seqs: number[] }>(rows: readonly R[], seq: number): R | undefined {
+  let best: R | undefined;
+  for (const r of rows) {
+    const first = r.seqs[0];
+    if (first !== undefined && first <= seq && (best === undefined || first > (best.seqs[0] ?? -1))) best = r;
+  }
+  return best;
+}
+
 /** The step a link names (`?step=<seq>`), read once when the page opens. */
 function stepFromUrl(): number | null {
   if (typeof window === "undefined") return null;
@@ -242,13 +252,18 @@ export function RunView({
   useEffect(() => {
     const seq = linkedStep.current;
     if (seq === null) return;
-    // The row that holds this event; a long log may still be loading it.
-    const row = rowsById.get(`e${seq}`) ?? [...rowsById.values()].find((r) => r.seqs.includes(seq));
+    // The row that holds this event; a long log may still be loading it. An event no row shows
+    // (a model request, say) opens at the nearest row before it, once the log has reached it.
+    const rows = [...rowsById.values()];
+    const row =
+      rowsById.get(`e${seq}`) ??
+      rows.find((r) => r.seqs.includes(seq)) ??
+      (events.some((e) => e.seq >= seq) ? nearestRowBefore(rows, seq) : undefined);
     if (!row) return;
     linkedStep.current = null;
     setSelectedRowId(row.id);
     showRow(row.id);
-  }, [rowsById, showRow]);
+  }, [rowsById, showRow, events]);
 
   const selectCitation = useCallback(
     (c: TimelineCitation) => {
