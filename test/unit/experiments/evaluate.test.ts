@@ -198,6 +198,8 @@ describe("suite JSONL", () => {
     ['{"question":"A?","colour":"red"}\n', /^line 1: .*colour/],
     ['{"question":"  "}\n', /^line 1: question: ask a question/],
     ['{"question":"A?","expect":{"maxLlmCalls":-1}}\n', /^line 1: expect\.maxLlmCalls/],
+    ['{"question":"A?"}\n{"question":"a\\u0000b"}\n', /^line 2: question: contains a NUL/],
+    ['{"question":"A?","expect":{"contains":["x\\ud800"]}}\n', /^line 1: expect\.contains.*lone surrogate/],
   ])("refuses %j naming the line", (text, message) => {
     expect(() => parseSuiteJsonl(text)).toThrow(message);
   });
