@@ -90,6 +90,8 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
         ...base,
         mission: draft.mission ?? base.mission,
         disposition: draft.disposition ?? base.disposition,
+        // Unsaved edits make the runs a draft on the version, never the saved skill (as "Try" does).
+        ...(draft.mission !== undefined || draft.disposition !== undefined ? { draft: true } : {}),
       },
     ],
   ]);

@@ -59,6 +59,8 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     const runId = experiment.rows[0]?.runId ?? "";
     const run = await getRun(db, runId);
     expect(run?.skillSnapshot?.mission).toBe("DRAFT-ONLY mission: answer about pricing.");
+    // ... labelled a draft on the saved version, never as the saved skill itself.
+    expect(run?.skillSnapshot?.draft).toBe(true);
     expect(JSON.stringify(await getRunEvents(db, runId))).toContain("DRAFT-ONLY pricing");
 
     // ... and the store is exactly as it was.
@@ -83,6 +85,7 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     const run = await getRun(db, (await finished).rows[0]?.runId ?? "");
     expect(run?.skillVersion).toBe(recap.version);
     expect(run?.skillSnapshot?.mission).toBe(recap.mission);
+    expect(run?.skillSnapshot?.draft).toBeUndefined();
   });
 
   it("refuses an unknown skill version, mental model or baseline before anything runs", async () => {
