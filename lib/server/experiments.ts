@@ -189,6 +189,14 @@ export async function startExperiment(
         fieldErrors: { baseline: ["unknown experiment"] },
       });
     }
+    // A baseline of another suite aligns no question, so the gate could not fail: refused.
+    if (base.suite !== suite.name) {
+      throw new AppError(
+        "invalid_input",
+        `baseline ${base.id} ran suite ${base.suite}, not ${suite.name}: compare experiments of one suite`,
+        { fieldErrors: { baseline: [`an experiment of suite ${base.suite}`] } },
+      );
+    }
   }
   const skillDrafts = await skillDraftOf(db, bank.id, input.config);
   const mmDrafts = await mentalModelDraftOf(db, bank.id, input.config);

@@ -99,6 +99,20 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
       await expect(start(c)).rejects.toSatisfy((e: unknown) => isAppError(e, "not_found"));
     }
   });
+
+  it("refuses a baseline that ran another suite (no question would align, the gate could not fail)", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "other-suite",
+      description: "",
+      questions: [{ question: "When did Atlas launch?", skill: "recap" }],
+      expectedVersion: 0,
+    });
+    const other = await (await start({ suite: "other-suite" })).finished;
+    await expect(start({ suite: "demo-tour", baseline: other.id })).rejects.toSatisfy(
+      (e: unknown) => isAppError(e, "invalid_input") && /ran suite other-suite/.test((e as Error).message),
+    );
+  });
 });
 
 describe("experiment lifecycle", { timeout: 120_000 }, () => {
