@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
 import { type ExperimentComparison, type ExperimentRow, experimentHref } from "@/lib/contracts/experiments";
+import { comparisonCounts } from "@/lib/experiments/compare";
 
 function Side({ row }: { row: ExperimentRow | null }) {
   if (!row) return <span className="text-slate-600">not in this experiment</span>;
@@ -29,6 +30,7 @@ function Side({ row }: { row: ExperimentRow | null }) {
 
 /** Two experiments, questions aligned; regressions and improvements highlighted, each linking to the run compare. */
 export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
+  const counts = comparisonCounts(cmp.questions);
   return (
     <div className="flex flex-col gap-3" data-testid="experiment-compare">
       <div className="flex flex-wrap items-baseline gap-3">
@@ -47,8 +49,9 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
       </div>
       <p className="text-[13px] text-slate-900" data-testid="compare-totals">
         <strong className="text-red-800">{cmp.totals.regressions} regressed</strong> ·{" "}
-        <strong className="text-emerald-800">{cmp.totals.improvements} improved</strong> ·{" "}
-        {cmp.questions.length - cmp.questions.filter((q) => q.regression || q.improvement).length} unchanged
+        <strong className="text-emerald-800">{cmp.totals.improvements} improved</strong> · {counts.unchanged} unchanged
+        {counts.added ? ` · ${counts.added} only in head` : ""}
+        {counts.removed ? ` · ${counts.removed} only in base` : ""}
       </p>
       <div className="overflow-x-auto">
         <table className="w-full min-w-[860px] border-collapse text-[12px]">

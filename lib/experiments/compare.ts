@@ -115,3 +115,19 @@ export function compareExperiments(
   }
   return out;
 }
+
+/**
+ * The headline counts of a comparison. Only aligned questions can be unchanged: a question in one
+ * experiment only is added or removed, never "unchanged" (two experiments of different suite
+ * versions share fewer questions).
+ */
+export function comparisonCounts(questions: readonly QuestionComparison[]) {
+  const aligned = questions.filter((q) => q.base && q.head);
+  return {
+    regressed: aligned.filter((q) => q.regression).length,
+    improved: aligned.filter((q) => q.improvement).length,
+    unchanged: aligned.filter((q) => !q.regression && !q.improvement).length,
+    added: questions.filter((q) => !q.base).length,
+    removed: questions.filter((q) => !q.head).length,
+  };
+}

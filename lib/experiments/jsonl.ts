@@ -4,6 +4,7 @@
  */
 import { AppError } from "@/lib/contracts/errors";
 import { SUITE_LIMITS, SuiteQuestion } from "@/lib/contracts/suites";
+import { findTextProblems } from "@/lib/contracts/text";
 
 export function parseSuiteJsonl(text: string): SuiteQuestion[] {
   const out: SuiteQuestion[] = [];
@@ -17,6 +18,9 @@ export function parseSuiteJsonl(text: string): SuiteQuestion[] {
     } catch (err) {
       throw bad(n, `not JSON (${(err as Error).message})`);
     }
+    // JSON escapes (\u0000, a lone \ud800) decode to text the store refuses (SPEC §9).
+    const [field, problems] = Object.entries(findTextProblems(json, 1))[0] ?? [];
+    if (field) throw bad(n, `${field === "_" ? "" : `${field}: `}${problems?.[0]}`);
     const parsed = SuiteQuestion.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

@@ -1,7 +1,15 @@
 /** How a synthesize run ends: every ending emits one `run.finished` with the same result shape. */
 import type { RunStop } from "./deadline";
 import { NO_EVIDENCE_ANSWER } from "./digest";
-import { type Citations, type DroppedCitation, emptyCitations, RUN_FLAGS, type RunStatus, TIER_INFO } from "./domain";
+import {
+  type Citations,
+  citationCount,
+  type DroppedCitation,
+  emptyCitations,
+  RUN_FLAGS,
+  type RunStatus,
+  TIER_INFO,
+} from "./domain";
 import type { ModelCall } from "./execute";
 import { isNegativeAnswer, isProbedStatus, probeWithinDeadline } from "./probe";
 import type { ReflectResult } from "./request";
@@ -16,7 +24,8 @@ export async function finishRun(
   error: { message: string; phase: string } | null,
 ): Promise<ReflectResult> {
   const probe = isProbedStatus(status) ? await probeRun(run) : null;
-  if (probe?.strong && isNegativeAnswer(status, answer, run.flags)) run.flags.add("missed_evidence");
+  if (probe?.strong && isNegativeAnswer(status, answer, run.flags, citationCount(citations)))
+    run.flags.add("missed_evidence");
   if (probe) await run.log.emit("probe.finished", probe);
   const result: ReflectResult = {
     status,

@@ -103,10 +103,19 @@ export function saysNothingFound(answer: string): boolean {
   return NOT_FOUND_PHRASES.some((p) => text.includes(` ${p} `));
 }
 
-/** The answer is negative or empty: `no_evidence`, `halted`, ungrounded, or a done/degraded answer that says nothing was found. */
-export function isNegativeAnswer(status: RunStatus, answer: string, flags: ReadonlySet<RunFlag>): boolean {
+/**
+ * The answer is negative or empty: `no_evidence`, `halted`, ungrounded, or a done/degraded answer
+ * that cites nothing and says nothing was found. An answer that cites memories answered from
+ * evidence, whatever phrase it uses ("there is no mention of a delay [f-1]").
+ */
+export function isNegativeAnswer(
+  status: RunStatus,
+  answer: string,
+  flags: ReadonlySet<RunFlag>,
+  citedCount = 0,
+): boolean {
   if (status === "no_evidence" || status === "halted" || flags.has("ungrounded")) return true;
-  return (status === "done" || status === "degraded") && saysNothingFound(answer);
+  return (status === "done" || status === "degraded") && citedCount === 0 && saysNothingFound(answer);
 }
 
 export interface ProbeInput {

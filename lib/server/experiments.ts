@@ -90,6 +90,8 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
         ...base,
         mission: draft.mission ?? base.mission,
         disposition: draft.disposition ?? base.disposition,
+        // Unsaved edits make the runs a draft on the version, never the saved skill (as "Try" does).
+        ...(draft.mission !== undefined || draft.disposition !== undefined ? { draft: true } : {}),
       },
     ],
   ]);
@@ -186,6 +188,14 @@ export async function startExperiment(
       throw new AppError("not_found", `unknown baseline experiment "${input.baseline}" in bank ${bank.id}`, {
         fieldErrors: { baseline: ["unknown experiment"] },
       });
+    }
+    // A baseline of another suite aligns no question, so the gate could not fail: refused.
+    if (base.suite !== suite.name) {
+      throw new AppError(
+        "invalid_input",
+        `baseline ${base.id} ran suite ${base.suite}, not ${suite.name}: compare experiments of one suite`,
+        { fieldErrors: { baseline: [`an experiment of suite ${base.suite}`] } },
+      );
     }
   }
   const skillDrafts = await skillDraftOf(db, bank.id, input.config);

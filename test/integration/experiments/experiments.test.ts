@@ -61,6 +61,8 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     const runId = experiment.rows[0]?.runId ?? "";
     const run = await getRun(db, runId);
     expect(run?.skillSnapshot?.mission).toBe("DRAFT-ONLY mission: answer about pricing.");
+    // ... labelled a draft on the saved version, never as the saved skill itself.
+    expect(run?.skillSnapshot?.draft).toBe(true);
     expect(JSON.stringify(await getRunEvents(db, runId))).toContain("DRAFT-ONLY pricing");
 
     // ... and the store is exactly as it was.
@@ -85,6 +87,7 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     const run = await getRun(db, (await finished).rows[0]?.runId ?? "");
     expect(run?.skillVersion).toBe(recap.version);
     expect(run?.skillSnapshot?.mission).toBe(recap.mission);
+    expect(run?.skillSnapshot?.draft).toBeUndefined();
   });
 
   it("refuses an unknown skill version, mental model or baseline before anything runs", async () => {
@@ -97,6 +100,20 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     for (const c of cases) {
       await expect(start(c)).rejects.toSatisfy((e: unknown) => isAppError(e, "not_found"));
     }
+  });
+
+  it("refuses a baseline that ran another suite (no question would align, the gate could not fail)", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "other-suite",
+      description: "",
+      questions: [{ question: "When did Atlas launch?", skill: "recap" }],
+      expectedVersion: 0,
+    });
+    const other = await (await start({ suite: "other-suite" })).finished;
+    await expect(start({ suite: "demo-tour", baseline: other.id })).rejects.toSatisfy(
+      (e: unknown) => isAppError(e, "invalid_input") && /ran suite other-suite/.test((e as Error).message),
+    );
   });
 });
 

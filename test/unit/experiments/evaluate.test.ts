@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ExperimentRow } from "@/lib/contracts/experiments";
-import { compareExperiments, outcomeRank } from "@/lib/experiments/compare";
+import { compareExperiments, comparisonCounts, outcomeRank } from "@/lib/experiments/compare";
 import { evaluate, type RunOutcome } from "@/lib/experiments/evaluate";
 import { parseSuiteJsonl, toSuiteJsonl } from "@/lib/experiments/jsonl";
 import { buildRow, totalsOf } from "@/lib/experiments/rows";
@@ -102,6 +102,13 @@ describe("outcome order", () => {
 });
 
 describe("compareExperiments", () => {
+  it("counts a question in one experiment only as added or removed, never unchanged", () => {
+    const other = row({ question: "Something else?" });
+    const counts = comparisonCounts(compareExperiments([row()], [other]));
+    expect(counts).toEqual({ regressed: 0, improved: 0, unchanged: 0, added: 1, removed: 1 });
+    expect(comparisonCounts(compareExperiments([row()], [row()]))).toMatchObject({ unchanged: 1, added: 0 });
+  });
+
   it("flags a regression for a newly failed expectation, a worse status, a lost citation and more LLM calls", () => {
     const worse = buildRow(
       0,
@@ -198,6 +205,8 @@ describe("suite JSONL", () => {
     ['{"question":"A?","colour":"red"}\n', /^line 1: .*colour/],
     ['{"question":"  "}\n', /^line 1: question: ask a question/],
     ['{"question":"A?","expect":{"maxLlmCalls":-1}}\n', /^line 1: expect\.maxLlmCalls/],
+    ['{"question":"A?"}\n{"question":"a\\u0000b"}\n', /^line 2: question: contains a NUL/],
+    ['{"question":"A?","expect":{"contains":["x\\ud800"]}}\n', /^line 1: expect\.contains.*lone surrogate/],
   ])("refuses %j naming the line", (text, message) => {
     expect(() => parseSuiteJsonl(text)).toThrow(message);
   });

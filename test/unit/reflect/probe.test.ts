@@ -205,6 +205,18 @@ describe("probe: a negative answer", () => {
   ] as const)("status %s with %j is negative: %s", (status, answer, flags, expected) => {
     expect(isNegativeAnswer(status, answer, flags)).toBe(expected);
   });
+
+  // A cited answer that happens to use a not-found phrase answered from evidence (no false
+  // missed_evidence); uncited, the same text reads negative, and no_evidence stays negative.
+  it.each([
+    ["done", "Atlas launched on October 20 [f-152]. There is no mention of a delay.", 1, false],
+    ["done", "The Team plan does not contain SSO; SSO is Enterprise only [mm-pricing].", 1, false],
+    ["degraded", "No evidence of data loss was found in the incident review [f-157].", 2, false],
+    ["done", "Atlas launched on October 20. There is no mention of a delay.", 0, true],
+    ["no_evidence", "No relevant memories were found.", 1, true],
+  ] as const)("status %s with %j citing %i is negative: %s", (status, answer, cited, expected) => {
+    expect(isNegativeAnswer(status, answer, new Set<RunFlag>(), cited)).toBe(expected);
+  });
 });
 
 describe("probe: in a run", () => {
