@@ -91,6 +91,13 @@ const NOT_FOUND_PHRASES = [
   "does not contain",
   "doesn't contain",
   "not mentioned",
+  "don't know",
+  "do not know",
+  "nothing in memory",
+  "nothing in the memory",
+  "nothing in the bank",
+  "no data on",
+  "no data about",
 ].map(normalizedContent);
 
 /**

@@ -187,6 +187,9 @@ describe("probe: a negative answer", () => {
     ["There is no information about Atlas in this bank.", true],
     ["Nothing was found.", true],
     ["TBD", true],
+    ["I don't know.", true],
+    ["There is nothing in memory about Globex.", true],
+    ["I have no data on that question.", true],
     ["Atlas launches on March 14.", false],
     ["Priya owns the launch checklist and the information desk.", false],
   ])("%j says nothing was found: %s", (answer, expected) => {
