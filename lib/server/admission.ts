@@ -56,17 +56,23 @@ class Gate {
     readonly limits: AdmissionLimits,
   ) {}
 
-  async acquire(signal?: AbortSignal): Promise<Slot> {
-    if (this.active < this.limits.concurrency && this.waiting.length === 0) {
-      this.active++;
-      return this.slot();
-    }
+  /** Throws `too_busy` when a request arriving now would find the queue full. */
+  refuseIfFull(): void {
+    if (this.active < this.limits.concurrency && this.waiting.length === 0) return;
     if (this.waiting.length >= this.limits.queue) {
       throw new AppError(
         "too_busy",
         `This server is already running ${this.limits.concurrency} ${this.name} requests with ${this.limits.queue} more waiting; retry after ${TOO_BUSY_RETRY_AFTER_SECONDS} s.`,
       );
     }
+  }
+
+  async acquire(signal?: AbortSignal): Promise<Slot> {
+    if (this.active < this.limits.concurrency && this.waiting.length === 0) {
+      this.active++;
+      return this.slot();
+    }
+    this.refuseIfFull();
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         admit: () => {
@@ -131,6 +137,15 @@ const gates = processWide("admission", () => ({
  */
 export function admit(work: WorkClass, signal?: AbortSignal): Promise<Slot> {
   return gates[work].acquire(signal);
+}
+
+/**
+ * Refuses at once (`too_busy`) when the class's queue is full, without taking a place: lets a
+ * request be turned away before its body is read, and admitted only once it has been read, so a
+ * client still uploading never holds a slot.
+ */
+export function refuseIfFull(work: WorkClass): void {
+  gates[work].refuseIfFull();
 }
 
 /** Slots in use and requests waiting, per class (for `/api/health`). */

@@ -132,4 +132,32 @@ describe("admission control", () => {
     expect(status).toBe("done");
     await vi.waitFor(() => expect(admissionState().reflect.active).toBe(0));
   });
+  it("a client still uploading its body holds no slot: other recalls are served meanwhile", async () => {
+    const uploads: ReadableStreamDefaultController<Uint8Array>[] = [];
+    const slow = Array.from({ length: ADMISSION_LIMITS.recall.concurrency }, () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"query":'));
+          uploads.push(c);
+        },
+      });
+      const init = { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" };
+      return recall.POST(new Request("http://127.0.0.1/api/v1/x", init as RequestInit), {
+        params: Promise.resolve({ bank: "demo" }),
+      });
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 50));
+      expect(admissionState().recall.active).toBe(0);
+      const res = await post(recall.POST, { query: "launch date" });
+      expect(res.status).toBe(200);
+    } finally {
+      for (const c of uploads) {
+        c.enqueue(new TextEncoder().encode('"launch"}'));
+        c.close();
+      }
+    }
+    for (const res of await Promise.all(slow)) expect(res.status).toBe(200);
+    expect(admissionState().recall).toMatchObject({ active: 0, waiting: 0 });
+  });
 });
