@@ -160,4 +160,20 @@ describe("admission control", () => {
     for (const res of await Promise.all(slow)) expect(res.status).toBe(200);
     expect(admissionState().recall).toMatchObject({ active: 0, waiting: 0 });
   });
+  it("a refusal is a 503 in a route bundled with its own copy of the modules (as Next does)", async () => {
+    const release = await fill("recall");
+    const waiters = Array.from({ length: ADMISSION_LIMITS.recall.queue }, () => admit("recall"));
+    try {
+      // A second module graph: its AppError is another class, its gates the same process-wide ones.
+      vi.resetModules();
+      const other = await import("@/app/api/v1/banks/[bank]/recall/route");
+      const refused = await post(other.POST, { query: "launch date" });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("2");
+      expect((await refused.json()).error.code).toBe("too_busy");
+    } finally {
+      release();
+      for (const w of waiters) (await w).release();
+    }
+  });
 });
