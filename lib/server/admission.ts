@@ -43,6 +43,14 @@ export interface Slot {
   readonly held: boolean;
 }
 
+/**
+ * Makes the refusal. The gates live once per process (`processWide`) but Next bundles each route
+ * with its own copy of AppError: an error made by the gate's copy fails `instanceof` in another
+ * route's error mapper (a 500 instead of the 503). So the error is made by the caller's copy.
+ */
+type TooBusy = (message: string) => AppError<"too_busy">;
+const tooBusy: TooBusy = (message) => new AppError("too_busy", message);
+
 interface Waiter {
   admit: () => void;
   abandon: () => void;
@@ -56,17 +64,22 @@ class Gate {
     readonly limits: AdmissionLimits,
   ) {}
 
-  async acquire(signal?: AbortSignal): Promise<Slot> {
+  /** Throws `too_busy` (made by the caller's `tooBusy`) when a request arriving now would find the queue full. */
+  refuseIfFull(tooBusy: TooBusy): void {
+    if (this.active < this.limits.concurrency && this.waiting.length === 0) return;
+    if (this.waiting.length >= this.limits.queue) {
+      throw tooBusy(
+        `This server is already running ${this.limits.concurrency} ${this.name} requests with ${this.limits.queue} more waiting; retry after ${TOO_BUSY_RETRY_AFTER_SECONDS} s.`,
+      );
+    }
+  }
+
+  async acquire(tooBusy: TooBusy, signal?: AbortSignal): Promise<Slot> {
     if (this.active < this.limits.concurrency && this.waiting.length === 0) {
       this.active++;
       return this.slot();
     }
-    if (this.waiting.length >= this.limits.queue) {
-      throw new AppError(
-        "too_busy",
-        `This server is already running ${this.limits.concurrency} ${this.name} requests with ${this.limits.queue} more waiting; retry after ${TOO_BUSY_RETRY_AFTER_SECONDS} s.`,
-      );
-    }
+    this.refuseIfFull(tooBusy);
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         admit: () => {
@@ -74,7 +87,7 @@ class Gate {
           resolve();
         },
         // The client went away while waiting: nobody reads this answer, and nothing is logged.
-        abandon: () => reject(new AppError("too_busy", `The ${this.name} request was abandoned while it waited.`)),
+        abandon: () => reject(tooBusy(`The ${this.name} request was abandoned while it waited.`)),
       };
       const onAbort = () => {
         const i = this.waiting.indexOf(waiter);
@@ -130,7 +143,16 @@ const gates = processWide("admission", () => ({
  * same error if the client goes away while waiting). The caller releases the slot.
  */
 export function admit(work: WorkClass, signal?: AbortSignal): Promise<Slot> {
-  return gates[work].acquire(signal);
+  return gates[work].acquire(tooBusy, signal);
+}
+
+/**
+ * Refuses at once (`too_busy`) when the class's queue is full, without taking a place: lets a
+ * request be turned away before its body is read, and admitted only once it has been read, so a
+ * client still uploading never holds a slot.
+ */
+export function refuseIfFull(work: WorkClass): void {
+  gates[work].refuseIfFull(tooBusy);
 }
 
 /** Slots in use and requests waiting, per class (for `/api/health`). */

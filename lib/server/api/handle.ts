@@ -7,7 +7,7 @@ import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { AppError, invalidInput } from "@/lib/contracts/errors";
 import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
-import { admit, type Slot } from "../admission";
+import { admit, refuseIfFull, type Slot } from "../admission";
 import { getAppDb } from "../db";
 import { httpError } from "../errors";
 import type { Endpoint } from "./endpoint";
@@ -84,8 +84,9 @@ export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInpu
   return async (request: Request, ctx: RouteContext): Promise<Response> => {
     let slot: Slot | undefined;
     try {
-      // First of all: a request past its class's queue is refused before its body is read.
-      if (endpoint.admission) slot = await admit(endpoint.admission, request.signal);
+      // First of all: a request past its class's queue is refused before its body is read; it takes
+      // its slot only once the body is in, so a client still uploading never holds one.
+      if (endpoint.admission) refuseIfFull(endpoint.admission);
       // Next passes no params at all for routes without dynamic segments.
       const rawParams = assertValidText((await ctx?.params) ?? {}, "the path");
       const params = endpoint.params ? parseOrThrow(endpoint.params, rawParams, "path parameters") : undefined;
@@ -105,6 +106,7 @@ export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInpu
         rawBody = assertValidText(await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "the body");
         body = parseOrThrow(endpoint.body, rawBody, "fields");
       }
+      if (endpoint.admission) slot = await admit(endpoint.admission, request.signal);
       return await run({ db, params, query, body, rawBody, request, slot } as HandlerInput<E>);
     } catch (err) {
       return httpError(err);

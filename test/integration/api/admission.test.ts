@@ -132,4 +132,48 @@ describe("admission control", () => {
     expect(status).toBe("done");
     await vi.waitFor(() => expect(admissionState().reflect.active).toBe(0));
   });
+  it("a client still uploading its body holds no slot: other recalls are served meanwhile", async () => {
+    const uploads: ReadableStreamDefaultController<Uint8Array>[] = [];
+    const slow = Array.from({ length: ADMISSION_LIMITS.recall.concurrency }, () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"query":'));
+          uploads.push(c);
+        },
+      });
+      const init = { method: "POST", body, headers: { "content-type": "application/json" }, duplex: "half" };
+      return recall.POST(new Request("http://127.0.0.1/api/v1/x", init as RequestInit), {
+        params: Promise.resolve({ bank: "demo" }),
+      });
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 50));
+      expect(admissionState().recall.active).toBe(0);
+      const res = await post(recall.POST, { query: "launch date" });
+      expect(res.status).toBe(200);
+    } finally {
+      for (const c of uploads) {
+        c.enqueue(new TextEncoder().encode('"launch"}'));
+        c.close();
+      }
+    }
+    for (const res of await Promise.all(slow)) expect(res.status).toBe(200);
+    expect(admissionState().recall).toMatchObject({ active: 0, waiting: 0 });
+  });
+  it("a refusal is a 503 in a route bundled with its own copy of the modules (as Next does)", async () => {
+    const release = await fill("recall");
+    const waiters = Array.from({ length: ADMISSION_LIMITS.recall.queue }, () => admit("recall"));
+    try {
+      // A second module graph: its AppError is another class, its gates the same process-wide ones.
+      vi.resetModules();
+      const other = await import("@/app/api/v1/banks/[bank]/recall/route");
+      const refused = await post(other.POST, { query: "launch date" });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("2");
+      expect((await refused.json()).error.code).toBe("too_busy");
+    } finally {
+      release();
+      for (const w of waiters) (await w).release();
+    }
+  });
 });
