@@ -123,7 +123,7 @@ describe("MCP over stdio", { timeout: 60_000 }, () => {
       expectedVersion: 0,
     });
     const failing = await client.callTool({ name: "memory_experiment", arguments: { suite: "mcp-fails" } });
-    expect(textOf(failing)).toContain("1 questions: 0 passed, 1 failed");
+    expect(textOf(failing)).toContain("1 question: 0 passed, 1 failed");
     expect(textOf(failing)).toMatch(
       /Failing questions:\n- When did Atlas launch\? \(done, run run_\w+\)\n {2}✗ contains: the answer does not contain "the year 1999"/,
     );
