@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill } from "@/lib/contracts/bundle";
 import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
+import { BundleSuite } from "@/lib/contracts/suites";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
 import {
@@ -321,6 +322,7 @@ const LINE_RECORDS = {
   observation: BundleObservation,
   mentalModel: BundleMentalModel,
   skill: BundleSkill,
+  suite: BundleSuite,
 } as const;
 type LineRecord = {
   [K in keyof typeof LINE_RECORDS]: { kind: K; value: z.output<(typeof LINE_RECORDS)[K]> };
@@ -329,7 +331,7 @@ type LineRecord = {
 /**
  * Imports a bundle given as JSON lines (`.jsonl`), for banks too large to hold as one document:
  * line 1 is `{"version":1,"bank":{…}}`, then one record per line — `{"fact":{…}}`,
- * `{"observation":{…}}` (citing facts on earlier lines), `{"mentalModel":{…}}`, `{"skill":{…}}` —
+ * `{"observation":{…}}` (citing facts on earlier lines), `{"mentalModel":{…}}`, `{"skill":{…}}`, `{"suite":{…}}` —
  * each validated as in a bundle. Facts and observations are written as they come, in one
  * transaction: memory holds a batch of rows and the ids seen, never the file. The first bad line
  * rolls everything back (nothing is imported) and is named in the error.
@@ -380,7 +382,7 @@ export async function importBundleLines(
   const existing = await bankExists(db, bankId, options.replace);
   const factIds = new Set<string>();
   const observationIds = new Set<string>();
-  const later: Pick<Bundle, "mentalModels" | "skills"> = { mentalModels: [], skills: [] };
+  const later: Pick<Bundle, "mentalModels" | "skills" | "suites"> = { mentalModels: [], skills: [], suites: [] };
   const tx = await db.$client.transaction("write");
   try {
     await tx.batch(bankStatements(db, header.bank, existing));
@@ -415,13 +417,18 @@ export async function importBundleLines(
           );
         observationBatch.push(o);
       } else if (record.kind === "mentalModel") later.mentalModels.push(record.value);
-      else later.skills.push(record.value);
+      else if (record.kind === "skill") later.skills.push(record.value);
+      else later.suites.push(record.value);
       if (factBatch.length + observationBatch.length >= STREAM_ROWS_PER_BATCH) await write();
     }
     await write();
-    // Mental models and skills are few: checked together as in a bundle (ids, names, history).
+    // Mental models, skills and suites are few: checked together as in a bundle (ids, names, history).
     validateBundle({ version: 1, bank: header.bank, ...later });
-    await tx.batch([...modelAndSkillStatements(db, bankId, later), ...createBankIndexStatements(bankId)]);
+    await tx.batch([
+      ...modelAndSkillStatements(db, bankId, later),
+      ...suiteStatements(db, bankId, later.suites),
+      ...createBankIndexStatements(bankId),
+    ]);
     await tx.commit();
   } catch (err) {
     await tx.rollback().catch(() => {});

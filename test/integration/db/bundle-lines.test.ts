@@ -43,6 +43,10 @@ const skill = JSON.stringify({
   skill: { id: "s1", name: "billing", mission: "Answer about billing.", retrieval: { types: ["observation"] } },
 });
 
+const suite = JSON.stringify({
+  suite: { name: "billing-gate", description: "", questions: [{ question: "Does billing slip?", skill: "billing" }] },
+});
+
 async function* linesOf(lines: string[]) {
   for (const line of lines) yield line;
 }
@@ -51,7 +55,7 @@ async function* linesOf(lines: string[]) {
 const MANY = 2_500;
 
 describe("import from JSON lines", () => {
-  it("imports facts, observations, mental models and skills as the JSON bundle would", async () => {
+  it("imports facts, observations, mental models, skills and suites as the JSON bundle would", async () => {
     const t = await openTempDb("lines-ok");
     try {
       const lines = [
@@ -61,11 +65,13 @@ describe("import from JSON lines", () => {
         observation("o1", ["f1", "f2"]),
         model,
         skill,
+        suite,
       ];
       const result = await importBundleLines(t.db, linesOf(lines));
       expect(result).toEqual({ bankId: "big", counts: { facts: MANY, observations: 1, mentalModels: 1, skills: 1 } });
       const exported = await exportBundle(t.db, "big");
       expect(exported?.facts).toHaveLength(MANY);
+      expect(exported?.suites.map((x) => x.name)).toEqual(["billing-gate"]);
       // The same records through the JSON bundle path give the same bank.
       const other = await openTempDb("lines-json");
       try {
