@@ -34,6 +34,9 @@ async function importLines(file: string, replace: boolean) {
   return importBundleLines(await getCliDb(), readLines(file), { replace });
 }
 
+/** No record of a bundle comes near this; a longer line is refused rather than held in memory. */
+const MAX_LINE_CHARS = 16 * 1_048_576;
+
 /** The file's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
 async function* readLines(file: string): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -46,10 +49,21 @@ async function* readLines(file: string): AsyncGenerator<string> {
     }
   };
   for await (const chunk of createReadStream(file)) {
-    rest += decode(chunk as Buffer);
-    const lines = rest.split("\n");
-    rest = lines.pop() ?? "";
-    for (const line of lines) yield line.endsWith("\r") ? line.slice(0, -1) : line;
+    const text = decode(chunk as Buffer);
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
+      const line = rest + text.slice(start, nl);
+      rest = "";
+      start = nl + 1;
+      yield line.endsWith("\r") ? line.slice(0, -1) : line;
+    }
+    rest += text.slice(start);
+    if (rest.length > MAX_LINE_CHARS) {
+      throw new AppError(
+        "invalid_input",
+        `${file}: a line is longer than ${MAX_LINE_CHARS / 1_048_576} Mi characters; nothing was imported.`,
+      );
+    }
   }
   rest += decode();
   if (rest) yield rest;

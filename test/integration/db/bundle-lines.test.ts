@@ -173,11 +173,19 @@ describe("cli import of a .jsonl file", { timeout: 120_000 }, () => {
       expect(notText.status).toBe(2);
       expect(notText.stderr).toMatch(/not UTF-8/);
 
+      // A line longer than any record (16 Mi characters) is refused, not held in memory.
+      const huge = join(dir, "huge.jsonl");
+      writeFileSync(huge, `${header("huge")}\n${fact(1)}\n{"fact":{"text":"${"x".repeat(17 * 1_048_576)}`);
+      const tooLong = cli("import", huge);
+      expect(tooLong.status).toBe(2);
+      expect(tooLong.stderr).toMatch(/a line is longer than 16 Mi characters; nothing was imported/);
+
       const db = await openDb(dbUrl, { threads: false });
       try {
         const banks = (await db.$client.execute("SELECT id FROM banks ORDER BY id")).rows.map((r) => String(r.id));
         expect(banks).not.toContain("other");
         expect(banks).not.toContain("binary");
+        expect(banks).not.toContain("huge");
         expect(banks).toContain("lines");
       } finally {
         db.$client.close();
