@@ -27,7 +27,29 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof z.ZodError) return invalidInput(err);
   if (err instanceof ScopeNotPermittedError)
     return new AppError("scope_not_permitted", err.message, {}, { cause: err });
-  return new AppError("internal", err instanceof Error ? err.message : String(err), {}, { cause: err });
+  if (causes(err).some((e) => (e as { code?: unknown }).code === "SQLITE_BUSY")) {
+    return new AppError(
+      "unavailable",
+      "The database is busy: another process holds its write lock (a long import, say). Try again when it finishes.",
+      {},
+      { cause: err },
+    );
+  }
+  return new AppError("internal", readableMessage(err), {}, { cause: err });
+}
+
+/** The error and its causes, outermost first. */
+function causes(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e: unknown = err; e && out.length < 8; e = (e as { cause?: unknown }).cause) out.push(e);
+  return out;
+}
+
+/** The message a person can read: a query wrapper's ("Failed query: insert …\nparams: …") gives way to its cause's. */
+function readableMessage(err: unknown): string {
+  const readable = causes(err).find((e) => e instanceof Error && !e.message.startsWith("Failed query:"));
+  if (readable instanceof Error) return readable.message;
+  return err instanceof Error ? err.message.split("\n")[0]! : String(err);
 }
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {

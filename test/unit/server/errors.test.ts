@@ -219,6 +219,20 @@ describe("translation of foreign errors", () => {
     expect(err.cause).toBe(original);
     expect(toAppError(err)).toBe(err);
   });
+
+  it("a query the database refused as busy is `unavailable`, said in words; a query wrapper's SQL is never the message", () => {
+    const busy = Object.assign(new Error("SQLITE_BUSY: database is locked"), { code: "SQLITE_BUSY" });
+    const wrapped = new Error('Failed query: insert into "process_instances" ("id") values (?)\nparams: inst_1', {
+      cause: busy,
+    });
+    const err = toAppError(wrapped);
+    expect(err.code).toBe("unavailable");
+    expect(err.message).toMatch(/^The database is busy/);
+    expect(cliError(wrapped).lines).toEqual([expect.not.stringContaining("insert into")]);
+
+    const other = new Error("Failed query: select 1\nparams: ", { cause: new Error("no such table: runs") });
+    expect(toAppError(other)).toMatchObject({ code: "internal", message: "no such table: runs" });
+  });
 });
 
 describe("AppError", () => {
