@@ -274,10 +274,12 @@ export function useDraft<T>({
       if (offer) applyRef.current(offer.fields);
       setOffer(null);
     },
-    /** The offered draft was declined: it is forgotten (this tab's draft too). */
+    /**
+     * The offered draft was declined: this tab's draft is forgotten. Another tab's stays stored (that
+     * tab may still be editing it); it is only hidden here.
+     */
     discard: () => {
       remove(tab);
-      if (offer) remove(offer.tabId);
       setOffer(null);
     },
     /** After a save: the draft is in the new version now. Only this tab's draft: another tab's edit stays. */
