@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { createMentalModel } from "./pages/mental-model";
 import { runIdOf } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
 
@@ -143,12 +144,11 @@ describe("unsaved edits and drafts", () => {
     const page = await ctx.browser.context.newPage();
     page.on("dialog", (d) => void d.accept());
     try {
-      await page.goto(`${ctx.app.url}/mental-models/new?bank=demo`);
-      await page.getByTestId("model-name").fill("Restore safety");
-      await page.getByTestId("model-source-query").fill("What did we decide about restoring?");
-      await page.getByTestId("model-content").fill("First version.");
-      await page.getByTestId("save-model").click();
-      await page.waitForURL(/\/mental-models\/mm-restore-safety/);
+      await createMentalModel(page, ctx.app.url, {
+        name: "Restore safety",
+        sourceQuery: "What did we decide about restoring?",
+        content: "First version.",
+      });
       await page.getByTestId("model-content").fill("Second version.");
       await page.getByTestId("save-model").click();
       await page.locator('[data-testid="model-version"]', { hasText: "v2" }).waitFor();
@@ -219,13 +219,11 @@ describe("unsaved edits and drafts", () => {
     a.on("dialog", (d) => void d.accept());
     try {
       // A model of its own, so no earlier test's draft is in the way.
-      await a.goto(`${ctx.app.url}/mental-models/new?bank=demo`);
-      await a.getByTestId("model-name").fill("Two tabs");
-      await a.getByTestId("model-source-query").fill("What do two tabs do?");
-      await a.getByTestId("model-content").fill("Saved text.");
-      await a.getByTestId("save-model").click();
-      await a.waitForURL(/\/mental-models\/mm-two-tabs/);
-      await a.locator('[data-testid="model-version"]', { hasText: "v1" }).waitFor();
+      await createMentalModel(a, ctx.app.url, {
+        name: "Two tabs",
+        sourceQuery: "What do two tabs do?",
+        content: "Saved text.",
+      });
       await b.goto(a.url());
       await b.getByTestId("mental-model-editor").waitFor();
 
