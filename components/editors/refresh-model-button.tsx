@@ -14,6 +14,7 @@ import type {
 import { unwrap } from "@/lib/query/unwrap";
 import { diffLines } from "@/lib/timeline/text-diff";
 import { TextDiff } from "./text-diff";
+import { useConfirmOverUnsaved } from "./unsaved";
 
 const button = "rounded border px-2.5 py-1 font-medium text-[12px] disabled:opacity-50";
 
@@ -49,6 +50,7 @@ export function RefreshModelButton({
     },
   });
   const proposal = propose.data;
+  const confirm = useConfirmOverUnsaved("Accept");
   const runLink = (runId: string) => (
     <Link href={`/runs/${runId}`} className="text-indigo-700 underline" data-testid="refresh-run-link">
       Open the refresh run
@@ -56,6 +58,7 @@ export function RefreshModelButton({
   );
   return (
     <>
+      {confirm.dialog}
       <div className="ml-auto flex items-center gap-2" data-testid="refresh-model">
         {save.data ? (
           <p className="text-[12px] text-emerald-800" role="status" data-testid="refresh-outcome">
@@ -119,7 +122,7 @@ export function RefreshModelButton({
               <button
                 type="button"
                 disabled={save.isPending}
-                onClick={() => save.mutate(proposal)}
+                onClick={() => confirm.ask(() => save.mutate(proposal))}
                 className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
                 data-testid="accept-refresh"
               >

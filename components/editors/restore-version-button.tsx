@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { MentalModelDetail, RestoreVersionInput } from "@/lib/contracts/mental-models";
 import { unwrap } from "@/lib/query/unwrap";
+import { useConfirmOverUnsaved } from "./unsaved";
 
 /** Restores an old version as a new one on top of the current version (refused if it moved on). */
 export function RestoreVersionButton({
@@ -25,12 +26,14 @@ export function RestoreVersionButton({
     mutationFn: () => unwrap(restore({ bankId, id, version, expectedVersion: current })),
     onSuccess: () => router.refresh(),
   });
+  const confirm = useConfirmOverUnsaved("Restore");
   return (
     <>
+      {confirm.dialog}
       <button
         type="button"
         disabled={mutation.isPending}
-        onClick={() => mutation.mutate()}
+        onClick={() => confirm.ask(() => mutation.mutate())}
         className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[11px] text-slate-700 hover:bg-slate-50 disabled:opacity-50"
         data-testid="restore-version"
       >

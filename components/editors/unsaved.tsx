@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { pickDraft, type StoredDraft } from "./drafts";
 import { formatTime } from "./format-time";
 
 const GUARD = "__unsavedGuard";
@@ -92,29 +93,100 @@ export function useUnsavedGuard(dirty: boolean) {
   return { dialog, allow };
 }
 
-interface StoredDraft<T> {
-  value: T;
-  savedAt: string;
-  /** The run a "Try" started with this draft (the editor restores it at once on return). */
-  triedIn?: string;
-}
+const DRAFT_PREFIX = "reflect-inspector:draft:";
+const TAB_KEY = "reflect-inspector:tab-id";
+const draftKey = (entity: string, tabId: string) => `${DRAFT_PREFIX}${entity}:tab:${tabId}`;
 
-const storageKey = (entity: string, baseVersion: number) => `reflect-inspector:draft:${entity}:v${baseVersion}`;
-
-function readDraft<T>(key: string): StoredDraft<T> | null {
+/** This tab's id: kept in sessionStorage, so it survives a reload of the tab but not a new tab. */
+function tabId(): string {
   try {
-    const raw = window.localStorage.getItem(key);
-    const parsed = raw ? (JSON.parse(raw) as StoredDraft<T>) : null;
-    return parsed && typeof parsed.savedAt === "string" && "value" in parsed ? parsed : null;
+    const known = window.sessionStorage.getItem(TAB_KEY);
+    if (known) return known;
+    const made = crypto.randomUUID();
+    window.sessionStorage.setItem(TAB_KEY, made);
+    return made;
   } catch {
-    return null;
+    return "no-session-storage";
   }
 }
 
+function isDraft(v: unknown): v is StoredDraft<unknown> {
+  if (!v || typeof v !== "object") return false;
+  const d = v as Record<string, unknown>;
+  return (
+    typeof d.savedAt === "string" && typeof d.tabId === "string" && typeof d.baseVersion === "number" && "fields" in d
+  );
+}
+
+/** Every stored draft of one entity, from any tab. */
+function readDrafts<T>(entity: string): StoredDraft<T>[] {
+  const found: StoredDraft<T>[] = [];
+  try {
+    const prefix = `${DRAFT_PREFIX}${entity}:tab:`;
+    for (let i = 0; i < window.localStorage.length; i++) {
+      const key = window.localStorage.key(i);
+      if (!key?.startsWith(prefix)) continue;
+      try {
+        const parsed: unknown = JSON.parse(window.localStorage.getItem(key) ?? "null");
+        if (isDraft(parsed)) found.push(parsed as StoredDraft<T>);
+      } catch {
+        // a broken entry is not a draft
+      }
+    }
+  } catch {
+    // storage disabled: no drafts
+  }
+  return found;
+}
+
+/** Whether an editor on this page holds unsaved changes; actions that replace the version ask first. */
+const UnsavedEditContext = createContext<{ dirty: boolean; setDirty: (dirty: boolean) => void } | null>(null);
+
+/** Shares the editor's unsaved state with the page's other actions (Restore, Accept a refresh). */
+export function UnsavedEditProvider({ children }: { children: ReactNode }) {
+  const [dirty, setDirty] = useState(false);
+  const value = useMemo(() => ({ dirty, setDirty }), [dirty]);
+  return <UnsavedEditContext.Provider value={value}>{children}</UnsavedEditContext.Provider>;
+}
+
 /**
- * Keeps an unsaved edit in localStorage, keyed by the entity and the version it was based on, so
- * it survives a reload: the editor offers it back ("restore draft" / "discard draft"). A draft a
- * "Try" ran is restored at once when the editor opens again (Back from the run).
+ * For an action that replaces the version being edited: runs it at once when the editor has no
+ * unsaved changes, else asks first (the edit stays as a draft the new version's editor offers).
+ */
+export function useConfirmOverUnsaved(verb: string) {
+  const dirty = useContext(UnsavedEditContext)?.dirty ?? false;
+  const [pending, setPending] = useState<null | (() => void)>(null);
+  const ask = (run: () => void) => {
+    if (dirty) setPending(() => run);
+    else run();
+  };
+  const dialog = (
+    <ConfirmDialog
+      open={pending !== null}
+      onOpenChange={(open) => {
+        if (!open) setPending(null);
+      }}
+      title="You have unsaved edits"
+      description={`${verb} replaces them; your edit stays as a draft you can restore.`}
+      confirmLabel={verb}
+      onConfirm={() => {
+        const run = pending;
+        setPending(null);
+        run?.();
+      }}
+      testId="replace-unsaved-dialog"
+      confirmTestId="confirm-replace-unsaved"
+    />
+  );
+  return { ask, dialog };
+}
+
+/**
+ * Keeps an unsaved edit in localStorage, keyed by the entity and this browser tab (so two tabs on
+ * one model never overwrite or delete each other's edit), so it survives a reload and a new
+ * version: the editor offers it back ("restore draft" / "discard draft"), saying which version it
+ * was based on when that is not the current one. A draft a "Try" ran is restored at once when the
+ * editor opens again (Back from the run).
  */
 export function useDraft<T>({
   entity,
@@ -129,47 +201,66 @@ export function useDraft<T>({
   dirty: boolean;
   apply: (value: T) => void;
 }) {
-  const key = storageKey(entity, baseVersion);
   const serialized = JSON.stringify(value);
   const initial = useRef(serialized);
   const touched = useRef(false);
   const triedIn = useRef<string | undefined>(undefined);
+  const [tab, setTab] = useState<string | null>(null);
   const [offer, setOffer] = useState<StoredDraft<T> | null>(null);
   const [restoredFrom, setRestoredFrom] = useState<string | null>(null);
   const applyRef = useRef(apply);
   applyRef.current = apply;
+  const setDirty = useContext(UnsavedEditContext)?.setDirty;
 
   useEffect(() => {
-    const stored = readDraft<T>(key);
+    if (!setDirty) return;
+    setDirty(dirty);
+    return () => setDirty(false);
+  }, [dirty, setDirty]);
+
+  useEffect(() => {
+    const me = tabId();
+    setTab(me);
+    const stored = pickDraft(readDrafts<T>(entity), me);
     if (!stored) return;
-    if (stored.triedIn) {
-      applyRef.current(stored.value);
+    if (stored.triedIn && stored.tabId === me && stored.baseVersion === baseVersion) {
+      applyRef.current(stored.fields);
       triedIn.current = stored.triedIn;
       setRestoredFrom(stored.triedIn);
     } else setOffer(stored);
-  }, [key]);
+  }, [entity, baseVersion]);
+
+  const write = useCallback(
+    (fields: string, tried: string | undefined) => {
+      if (!tab) return;
+      const stored: StoredDraft<unknown> = {
+        baseVersion,
+        fields: JSON.parse(fields),
+        tabId: tab,
+        savedAt: new Date().toISOString(),
+        triedIn: tried,
+      };
+      window.localStorage.setItem(draftKey(entity, tab), JSON.stringify(stored));
+    },
+    [entity, baseVersion, tab],
+  );
 
   useEffect(() => {
+    if (!tab) return;
     if (!touched.current && serialized === initial.current) return;
     touched.current = true;
     setOffer(null);
     try {
-      if (dirty) {
-        const stored: StoredDraft<unknown> = {
-          value: JSON.parse(serialized),
-          savedAt: new Date().toISOString(),
-          triedIn: triedIn.current,
-        };
-        window.localStorage.setItem(key, JSON.stringify(stored));
-      } else window.localStorage.removeItem(key);
+      if (dirty) write(serialized, triedIn.current);
+      else window.localStorage.removeItem(draftKey(entity, tab));
     } catch {
       // storage full or disabled: the edit stays in the form only
     }
-  }, [key, serialized, dirty]);
+  }, [entity, tab, serialized, dirty, write]);
 
-  const discardStored = () => {
+  const remove = (owner: string | null) => {
     try {
-      window.localStorage.removeItem(key);
+      if (owner) window.localStorage.removeItem(draftKey(entity, owner));
     } catch {
       // nothing stored
     }
@@ -177,25 +268,27 @@ export function useDraft<T>({
 
   return {
     offer,
+    currentVersion: baseVersion,
     restoredFrom,
     restore: () => {
-      if (offer) applyRef.current(offer.value);
+      if (offer) applyRef.current(offer.fields);
       setOffer(null);
     },
+    /**
+     * The offered draft was declined: this tab's draft is forgotten. Another tab's stays stored (that
+     * tab may still be editing it); it is only hidden here.
+     */
     discard: () => {
-      discardStored();
+      remove(tab);
       setOffer(null);
     },
-    /** After a save: the draft is in the new version now. */
-    clear: discardStored,
+    /** After a save: the draft is in the new version now. Only this tab's draft: another tab's edit stays. */
+    clear: () => remove(tab),
     /** Before "Try" navigates to the run: the draft comes back at once on return. */
     markTried: (runId: string) => {
       triedIn.current = runId;
       try {
-        window.localStorage.setItem(
-          key,
-          JSON.stringify({ value: JSON.parse(serialized), savedAt: new Date().toISOString(), triedIn: runId }),
-        );
+        write(serialized, runId);
       } catch {
         // storage disabled
       }
@@ -207,7 +300,13 @@ export function useDraft<T>({
 export function DraftNotice({
   draft,
 }: {
-  draft: { offer: { savedAt: string } | null; restoredFrom: string | null; restore: () => void; discard: () => void };
+  draft: {
+    offer: { savedAt: string; baseVersion: number } | null;
+    currentVersion: number;
+    restoredFrom: string | null;
+    restore: () => void;
+    discard: () => void;
+  };
 }) {
   if (draft.offer) {
     return (
@@ -216,7 +315,12 @@ export function DraftNotice({
         role="status"
         data-testid="draft-offer"
       >
-        <span>An unsaved draft of this version from {formatTime(draft.offer.savedAt)} is in this browser.</span>
+        <span>
+          {draft.offer.baseVersion === draft.currentVersion
+            ? "An unsaved draft of this version"
+            : `An unsaved draft based on v${draft.offer.baseVersion}`}{" "}
+          from {formatTime(draft.offer.savedAt)} is in this browser.
+        </span>
         <button
           type="button"
           onClick={draft.restore}

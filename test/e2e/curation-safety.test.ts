@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { createMentalModel } from "./pages/mental-model";
 import { runIdOf } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
 
@@ -137,6 +138,110 @@ describe("unsaved edits and drafts", () => {
       await second.locator(`[data-testid="version"][data-version="${loaded + 2}"]`).waitFor();
     } finally {
       await second.close();
+    }
+  });
+  it("Restore with an unsaved edit asks first, and the edit comes back as a draft based on the old version", async () => {
+    const page = await ctx.browser.context.newPage();
+    page.on("dialog", (d) => void d.accept());
+    try {
+      await createMentalModel(page, ctx.app.url, {
+        name: "Restore safety",
+        sourceQuery: "What did we decide about restoring?",
+        content: "First version.",
+      });
+      await page.getByTestId("model-content").fill("Second version.");
+      await page.getByTestId("save-model").click();
+      await page.locator('[data-testid="model-version"]', { hasText: "v2" }).waitFor();
+
+      const content = page.getByTestId("model-content");
+      await content.fill("My unsaved edit on v2.");
+      const restore = page.locator('[data-testid="version"][data-version="1"]').getByTestId("restore-version");
+      await restore.click();
+      const dialog = page.getByTestId("replace-unsaved-dialog");
+      await dialog.waitFor();
+      expect(await dialog.textContent()).toContain("your edit stays as a draft you can restore");
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await dialog.waitFor({ state: "detached" });
+      expect(await page.getByTestId("model-version").textContent()).toBe("v2");
+      expect(await content.inputValue()).toBe("My unsaved edit on v2.");
+
+      await restore.click();
+      await page.getByTestId("confirm-replace-unsaved").click();
+      await page.locator('[data-testid="model-version"]', { hasText: "v3" }).waitFor();
+      expect(await content.inputValue()).toBe("First version.");
+
+      await page.reload();
+      const offer = page.getByTestId("draft-offer");
+      await offer.waitFor();
+      expect(await offer.textContent()).toContain("draft based on v2");
+      await page.getByTestId("restore-draft").click();
+      expect(await content.inputValue()).toBe("My unsaved edit on v2.");
+      expect(await page.getByTestId("model-version").textContent()).toBe("v3");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("Accept a refresh with an unsaved edit asks first, and the edit is offered as a draft", async () => {
+    const page = await ctx.browser.context.newPage();
+    try {
+      await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=demo`);
+      await page.getByTestId("mental-model-editor").waitFor();
+      const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
+      const content = page.getByTestId("model-content");
+      await content.fill("Unsaved launch edit.");
+      await page.getByTestId("refresh-now").click();
+      await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
+      await page.getByTestId("accept-refresh").click();
+      const dialog = page.getByTestId("replace-unsaved-dialog");
+      await dialog.waitFor();
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await dialog.waitFor({ state: "detached" });
+      expect(await page.getByTestId("model-version").textContent()).toBe(`v${before}`);
+      expect(await content.inputValue()).toBe("Unsaved launch edit.");
+
+      await page.getByTestId("accept-refresh").click();
+      await page.getByTestId("confirm-replace-unsaved").click();
+      await page.locator('[data-testid="model-version"]', { hasText: `v${before + 1}` }).waitFor();
+      const offer = page.getByTestId("draft-offer");
+      await offer.waitFor();
+      expect(await offer.textContent()).toContain(`draft based on v${before}`);
+      await page.getByTestId("restore-draft").click();
+      expect(await content.inputValue()).toBe("Unsaved launch edit.");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("two tabs on one model keep their own drafts: the other tab's save does not delete this tab's", async () => {
+    const a = await ctx.browser.context.newPage();
+    const b = await ctx.browser.context.newPage();
+    a.on("dialog", (d) => void d.accept());
+    try {
+      // A model of its own, so no earlier test's draft is in the way.
+      await createMentalModel(a, ctx.app.url, {
+        name: "Two tabs",
+        sourceQuery: "What do two tabs do?",
+        content: "Saved text.",
+      });
+      await b.goto(a.url());
+      await b.getByTestId("mental-model-editor").waitFor();
+
+      await a.getByTestId("model-content").fill("Tab A's unsaved edit.");
+      await b.getByTestId("model-content").fill("Tab B's edit, saved.");
+      await b.getByTestId("save-model").click();
+      await b.locator('[data-testid="model-version"]', { hasText: "v2" }).waitFor();
+
+      await a.reload();
+      const offer = a.getByTestId("draft-offer");
+      await offer.waitFor();
+      expect(await offer.textContent()).toContain("draft based on v1");
+      await a.getByTestId("restore-draft").click();
+      expect(await a.getByTestId("model-content").inputValue()).toBe("Tab A's unsaved edit.");
+      expect(await a.getByTestId("model-version").textContent()).toBe("v2");
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 });

@@ -15,6 +15,7 @@ import { MentalModelEditor } from "@/components/editors/mental-model-editor";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
 import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
+import { UnsavedEditProvider } from "@/components/editors/unsaved";
 import { VersionHistory } from "@/components/editors/version-history";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
 import { getAppDb } from "@/lib/server/db";
@@ -40,110 +41,112 @@ export default async function MentalModelPage({
   const { model } = page;
   const deleted = page.deleted;
   return (
-    <div>
-      <nav className="mb-1 text-[11px] text-slate-500">
-        <Link href={`/mental-models?bank=${encodeURIComponent(bankId)}`} className="hover:underline">
-          Mental models
-        </Link>{" "}
-        / <span className="font-mono">{model.id}</span>
-      </nav>
-      <div className="mb-3 flex flex-wrap items-center gap-x-3 gap-y-1">
-        <h1 className="font-semibold text-lg" data-testid="model-title">
-          {model.name}
-        </h1>
-        {deleted ? null : <StalenessBadge state={model.state} reason={model.reason} />}
-        <span className="text-[11px] text-slate-500" data-testid="staleness-reason">
-          {model.reason}
-          {model.refreshedAt ? ` · refreshed ${formatTime(model.refreshedAt)}` : ""} · based on{" "}
-          {model.basedOnIds.length} {model.basedOnIds.length === 1 ? "memory" : "memories"} · read by {model.readBy}{" "}
-          {model.readBy === 1 ? "run" : "runs"}
-        </span>
-        <span className="font-mono text-[11px] text-slate-600" data-testid="model-version">
-          v{model.version}
-        </span>
-        {deleted ? null : (
-          <RefreshModelButton
-            bankId={bankId}
-            id={model.id}
-            version={model.version}
-            refresh={refreshMentalModelAction}
-            accept={acceptRefreshAction}
-            actions={
-              <DeleteModelButton
-                bankId={bankId}
-                id={model.id}
-                name={model.name}
-                versions={page.versions.length}
-                readBy={model.readBy}
-                remove={deleteMentalModelAction}
-              />
-            }
-          />
-        )}
-      </div>
-      {deleted ? (
-        <p
-          className="mb-3 rounded border border-rose-300 bg-rose-50 px-3 py-2 text-[12px] text-rose-900"
-          role="status"
-          data-testid="model-deleted"
-        >
-          This mental model was deleted on {formatTime(deleted.at)}. Its versions are kept read-only so the runs that
-          read them can still show what they read; search and reflect no longer see it.
-        </p>
-      ) : null}
-      {page.seen ? (
-        <section className="mb-4 rounded border border-indigo-200 bg-indigo-50/40 p-3" data-testid="seen-version">
-          <h2 className="mb-1.5 font-semibold text-[12px] text-slate-700">
-            Version {page.seen.version}, as a run read it → current version {model.version}
-          </h2>
-          {page.seen.changes.length ? (
-            <FieldChanges changes={page.seen.changes} />
-          ) : (
-            <p className="text-[12px] text-slate-600">Unchanged since the run read it.</p>
-          )}
-        </section>
-      ) : null}
-      <div className="grid grid-cols-1 gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-        <div className="self-start rounded border border-slate-200 bg-white p-3">
-          {deleted ? (
-            <div data-testid="deleted-content">
-              <p className="mb-2 text-[11px] text-slate-600">Last version (v{model.version}), read-only</p>
-              <MarkdownPreview markdown={model.content} />
-            </div>
-          ) : (
-            <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
-          )}
-        </div>
-        <div className="space-y-4">
-          <VersionHistory
-            versions={page.versions}
-            current={model.version}
-            action={(version) =>
-              deleted ? null : (
-                <RestoreVersionButton
+    <UnsavedEditProvider>
+      <div>
+        <nav className="mb-1 text-[11px] text-slate-500">
+          <Link href={`/mental-models?bank=${encodeURIComponent(bankId)}`} className="hover:underline">
+            Mental models
+          </Link>{" "}
+          / <span className="font-mono">{model.id}</span>
+        </nav>
+        <div className="mb-3 flex flex-wrap items-center gap-x-3 gap-y-1">
+          <h1 className="font-semibold text-lg" data-testid="model-title">
+            {model.name}
+          </h1>
+          {deleted ? null : <StalenessBadge state={model.state} reason={model.reason} />}
+          <span className="text-[11px] text-slate-500" data-testid="staleness-reason">
+            {model.reason}
+            {model.refreshedAt ? ` · refreshed ${formatTime(model.refreshedAt)}` : ""} · based on{" "}
+            {model.basedOnIds.length} {model.basedOnIds.length === 1 ? "memory" : "memories"} · read by {model.readBy}{" "}
+            {model.readBy === 1 ? "run" : "runs"}
+          </span>
+          <span className="font-mono text-[11px] text-slate-600" data-testid="model-version">
+            v{model.version}
+          </span>
+          {deleted ? null : (
+            <RefreshModelButton
+              bankId={bankId}
+              id={model.id}
+              version={model.version}
+              refresh={refreshMentalModelAction}
+              accept={acceptRefreshAction}
+              actions={
+                <DeleteModelButton
                   bankId={bankId}
                   id={model.id}
-                  version={version}
-                  current={model.version}
-                  restore={restoreMentalModelAction}
+                  name={model.name}
+                  versions={page.versions.length}
+                  readBy={model.readBy}
+                  remove={deleteMentalModelAction}
                 />
-              )
-            }
-          />
-          <RunRefList
-            title="Refresh runs"
-            runs={page.refreshRuns}
-            empty="Never refreshed from here yet."
-            testId="refresh-runs"
-          />
-          <RunRefList
-            title={`Runs that read it (${model.readBy})`}
-            runs={page.readers}
-            empty="No run has retrieved this model yet."
-            testId="model-readers"
-          />
+              }
+            />
+          )}
+        </div>
+        {deleted ? (
+          <p
+            className="mb-3 rounded border border-rose-300 bg-rose-50 px-3 py-2 text-[12px] text-rose-900"
+            role="status"
+            data-testid="model-deleted"
+          >
+            This mental model was deleted on {formatTime(deleted.at)}. Its versions are kept read-only so the runs that
+            read them can still show what they read; search and reflect no longer see it.
+          </p>
+        ) : null}
+        {page.seen ? (
+          <section className="mb-4 rounded border border-indigo-200 bg-indigo-50/40 p-3" data-testid="seen-version">
+            <h2 className="mb-1.5 font-semibold text-[12px] text-slate-700">
+              Version {page.seen.version}, as a run read it → current version {model.version}
+            </h2>
+            {page.seen.changes.length ? (
+              <FieldChanges changes={page.seen.changes} />
+            ) : (
+              <p className="text-[12px] text-slate-600">Unchanged since the run read it.</p>
+            )}
+          </section>
+        ) : null}
+        <div className="grid grid-cols-1 gap-5 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+          <div className="self-start rounded border border-slate-200 bg-white p-3">
+            {deleted ? (
+              <div data-testid="deleted-content">
+                <p className="mb-2 text-[11px] text-slate-600">Last version (v{model.version}), read-only</p>
+                <MarkdownPreview markdown={model.content} />
+              </div>
+            ) : (
+              <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
+            )}
+          </div>
+          <div className="space-y-4">
+            <VersionHistory
+              versions={page.versions}
+              current={model.version}
+              action={(version) =>
+                deleted ? null : (
+                  <RestoreVersionButton
+                    bankId={bankId}
+                    id={model.id}
+                    version={version}
+                    current={model.version}
+                    restore={restoreMentalModelAction}
+                  />
+                )
+              }
+            />
+            <RunRefList
+              title="Refresh runs"
+              runs={page.refreshRuns}
+              empty="Never refreshed from here yet."
+              testId="refresh-runs"
+            />
+            <RunRefList
+              title={`Runs that read it (${model.readBy})`}
+              runs={page.readers}
+              empty="No run has retrieved this model yet."
+              testId="model-readers"
+            />
+          </div>
         </div>
       </div>
-    </div>
+    </UnsavedEditProvider>
   );
 }

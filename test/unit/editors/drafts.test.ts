@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { pickDraft, type StoredDraft } from "@/components/editors/drafts";
+
+const draft = (tabId: string, savedAt: string, baseVersion = 1): StoredDraft<{ content: string }> => ({
+  baseVersion,
+  fields: { content: `${tabId} at ${savedAt}` },
+  tabId,
+  savedAt,
+});
+
+describe("pickDraft", () => {
+  it("offers nothing when no draft is stored", () => {
+    expect(pickDraft([], "tab-a")).toBeNull();
+  });
+
+  it("offers this tab's own draft first, even when another tab's is newer", () => {
+    const own = draft("tab-a", "2026-11-23T10:00:00.000Z", 2);
+    const newer = draft("tab-b", "2026-11-23T11:00:00.000Z", 3);
+    expect(pickDraft([newer, own], "tab-a")).toBe(own);
+  });
+
+  it("else offers the newest draft of any tab, at any base version", () => {
+    const older = draft("tab-b", "2026-11-23T10:00:00.000Z", 3);
+    const newest = draft("tab-c", "2026-11-23T12:00:00.000Z", 1);
+    const middle = draft("tab-d", "2026-11-23T11:00:00.000Z", 2);
+    expect(pickDraft([older, newest, middle], "tab-a")).toBe(newest);
+  });
+});
