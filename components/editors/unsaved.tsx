@@ -275,11 +275,13 @@ export function useDraft<T>({
       setOffer(null);
     },
     /**
-     * The offered draft was declined: this tab's draft is forgotten. Another tab's stays stored (that
-     * tab may still be editing it); it is only hidden here.
+     * The offered draft was declined: it is forgotten, whichever tab wrote it (else a draft of a
+     * closed tab would be offered on every visit), and so is this tab's. A tab still editing it
+     * keeps its edit in the form and stores it again on its next change.
      */
     discard: () => {
       remove(tab);
+      remove(offer?.tabId ?? null);
       setOffer(null);
     },
     /** After a save: the draft is in the new version now. Only this tab's draft: another tab's edit stays. */
