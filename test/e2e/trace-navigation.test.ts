@@ -112,10 +112,19 @@ describe("trace navigation", () => {
     const { page } = ctx.browser;
     await openRun(page, ctx.app.url, await run());
     const rows = page.getByTestId("timeline-row");
+    // Count the rows once the whole log is shown (the run is finished; its rows arrive with the log).
+    await page.waitForFunction(
+      () =>
+        document.querySelector("[data-testid=run-status]")?.getAttribute("data-status") !== "running" &&
+        document.querySelectorAll("[data-testid=timeline-row]").length > 1,
+    );
     const before = await rows.count();
     await page.getByTestId("timeline-filter-kind").selectOption("freshness");
     await page.getByTestId("timeline-filter-count").waitFor();
-    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=timeline-row]").length < n, before);
+    await page.waitForFunction(() => {
+      const shown = [...document.querySelectorAll("[data-testid=timeline-row]")];
+      return shown.length > 0 && shown.every((e) => e.getAttribute("data-kind") === "freshness");
+    });
     const kinds = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")));
     expect(kinds.length).toBeGreaterThan(0);
     expect(new Set(kinds)).toEqual(new Set(["freshness"]));
