@@ -1,0 +1,65 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type ReactNode, useState } from "react";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import type { ActionResult } from "@/lib/contracts/errors";
+import { unwrap } from "@/lib/query/unwrap";
+
+/** Delete behind a confirmation dialog, then go to the list the entity was in. */
+export function DeleteButton({
+  remove,
+  listHref,
+  title,
+  description,
+  testIds,
+  className = "",
+}: {
+  remove: () => Promise<ActionResult<unknown>>;
+  listHref: string;
+  title: ReactNode;
+  description: ReactNode;
+  testIds: { button: string; dialog: string; confirm: string };
+  className?: string;
+}) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const mutation = useMutation({
+    mutationFn: () => unwrap(remove()),
+    onSuccess: () => {
+      setOpen(false);
+      router.push(listHref);
+      router.refresh();
+    },
+  });
+  return (
+    <ConfirmDialog
+      open={open}
+      onOpenChange={setOpen}
+      testId={testIds.dialog}
+      confirmTestId={testIds.confirm}
+      trigger={
+        <button
+          type="button"
+          className={`rounded border border-red-200 bg-white px-2.5 py-1 font-medium text-[12px] text-red-700 hover:bg-red-50 ${className}`}
+          data-testid={testIds.button}
+        >
+          Delete…
+        </button>
+      }
+      title={title}
+      description={description}
+      error={
+        mutation.error ? (
+          <p className="mt-2 text-[12px] text-red-700" role="alert">
+            {mutation.error.message}
+          </p>
+        ) : null
+      }
+      confirmLabel={mutation.isPending ? "Deleting…" : "Delete"}
+      pending={mutation.isPending}
+      onConfirm={() => mutation.mutate()}
+    />
+  );
+}
