@@ -16,20 +16,26 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup());
 
+/** A model that answers each forced turn only once `release` is called. */
+function gatedModel(): { model: ModelPort; release: () => void } {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const model: ModelPort = {
+    info: { kind: "scripted", name: "gated" },
+    async complete(req) {
+      await gate;
+      const forced = typeof req.toolChoice === "object" ? req.toolChoice.function.name : "done";
+      return reply(call(forced, forced === "done" ? { answer: "x", memory_ids: [] } : { query: "launch" }));
+    },
+  };
+  return { model, release };
+}
+
 describe("run lifecycle", () => {
   it("returns the run id before the engine finishes, with the run already persisted as running", async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const slow: ModelPort = {
-      info: { kind: "scripted", name: "gated" },
-      async complete(req) {
-        await gate;
-        const forced = typeof req.toolChoice === "object" ? req.toolChoice.function.name : "done";
-        return reply(call(forced, forced === "done" ? { answer: "x", memory_ids: [] } : { query: "launch" }));
-      },
-    };
+    const { model: slow, release } = gatedModel();
     const { runId, finished } = await startRun(
       db,
       { mode: "synthesize", bankId: "demo", question: "When is the launch?" },
@@ -46,18 +52,7 @@ describe("run lifecycle", () => {
   });
 
   it("a run another process marked interrupted reports the stored status to its caller, not its own", async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const slow: ModelPort = {
-      info: { kind: "scripted", name: "gated" },
-      async complete(req) {
-        await gate;
-        const forced = typeof req.toolChoice === "object" ? req.toolChoice.function.name : "done";
-        return reply(call(forced, forced === "done" ? { answer: "x", memory_ids: [] } : { query: "launch" }));
-      },
-    };
+    const { model: slow, release } = gatedModel();
     const { runId, finished } = await startRun(
       db,
       { mode: "synthesize", bankId: "demo", question: "When is the launch?" },
