@@ -1,10 +1,25 @@
 // One libSQL connection on a worker thread (see worker-client.ts). @libsql/client runs a local
 // file's statements as synchronous native calls, so on the server's main thread a long search
 // would stall every other request; here it stalls only this thread. Requests are answered in order.
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { createClient, LibsqlError } from "@libsql/client";
 
 const { url, timeout, pragmas } = workerData;
+
+/**
+ * Database threads give way to the event loop when both want a core: under load the main thread
+ * (HTTP parsing, health checks, pages, SSE) runs first and a search waits a little longer, instead
+ * of every request waiting behind searches. Linux nice applies per thread (by thread id); elsewhere,
+ * or where it is refused, the thread keeps the process's priority.
+ */
+const NICE = 5;
+try {
+  setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), NICE);
+} catch {
+  // not Linux, or not permitted: same priority as the process
+}
 const transactions = new Map();
 /** Clients replaced while a transaction still used their connections: closed once none is open. */
 const retired = [];

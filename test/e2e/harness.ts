@@ -19,7 +19,8 @@ export interface RunningApp {
   stop: () => Promise<void>;
 }
 
-export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+/** `nodeArgs` go to the server's node (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow). */
+export async function startApp(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<RunningApp> {
   mkdirSync(TMP, { recursive: true });
   const dir = mkdtempSync(join(TMP, "e2e-"));
   const dbUrl = `file:${join(dir, "inspector.db")}`;
@@ -27,7 +28,15 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
   let output = "";
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)],
+    [
+      ...nodeArgs,
+      join(root, "node_modules", "next", "dist", "bin", "next"),
+      "start",
+      "-H",
+      "127.0.0.1",
+      "-p",
+      String(port),
+    ],
     {
       cwd: root,
       env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", NEXT_TELEMETRY_DISABLED: "1", ...env },

@@ -3,7 +3,7 @@
  * does: each case runs the same statements through both on the same file and compares, and checks
  * what only the worker client promises (ordering across threads, an unblocked event loop).
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Client, createClient, LibsqlBatchError, LibsqlError, type ResultSet } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
@@ -303,4 +303,24 @@ describe("isReadOnly", () => {
     expect(isReadOnly("PRAGMA journal_mode=WAL")).toBe(false);
     expect(isReadOnly("UPDATE t SET x = 1 RETURNING x")).toBe(false);
   });
+
+  it.runIf(process.platform === "linux")(
+    "runs its database threads at a lower priority than the event loop",
+    async () => {
+      const { worker } = clients(tempFile());
+      await worker.execute("SELECT 1");
+      await worker.execute({ sql: "CREATE TABLE IF NOT EXISTS p (x)", args: [] });
+      // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value.
+      const nice = (tid: string) =>
+        Number(readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+      const niceByName = new Map<string, number[]>();
+      for (const tid of readdirSync("/proc/self/task")) {
+        const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+        niceByName.set(name, [...(niceByName.get(name) ?? []), nice(tid)]);
+      }
+      expect(nice(String(process.pid))).toBe(0);
+      // The writer and the reader opened so far carry nice 5 (threads of earlier tests may still be closing).
+      expect([...niceByName.values()].flat().filter((n) => n === 5).length).toBeGreaterThanOrEqual(2);
+    },
+  );
 });
