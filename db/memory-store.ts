@@ -1,6 +1,7 @@
 /** The engine's memory port over the libSQL store (scope rules: see scope.ts). */
-import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
+import { searchTerms } from "@/lib/reflect/terms";
 import { getBank } from "./banks";
 import type { Db } from "./client";
 import { countMentalModels, listMentalModels } from "./mental-models";
@@ -19,6 +20,8 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
   const tierSearch = async (q: TierQuery, checkScope = true) => {
     const teams = await permittedTeams(q.bankId);
     if (checkScope && !isScopePermitted(q.scope, teams)) throw new ScopeNotPermittedError(q.scope, q.bankId);
+    // Full-text search needs a search term; a semantic search can read any text.
+    if (!options.embed && searchTerms(q.query).length === 0) throw new NothingToSearchError(q.query);
     const embedding = options.embed && q.query.trim() ? await options.embed(q.query) : undefined;
     return {
       bankId: q.bankId,

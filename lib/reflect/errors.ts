@@ -10,6 +10,21 @@ export class ScopeNotPermittedError extends Error {
   }
 }
 
+/**
+ * Thrown by a memory port when a query holds nothing it can search for: no search terms (only
+ * stop words such as "what", "is", "it", or no letters at all) and no semantic search configured.
+ * Nothing was searched, so "no relevant memories" would be a claim about a bank nobody read.
+ */
+export class NothingToSearchError extends Error {
+  readonly code = "nothing_to_search";
+  constructor(readonly query: string) {
+    super(
+      `the query "${query.length > 80 ? `${query.slice(0, 80)}…` : query}" has no words to search for (only common words such as "what" or "is"), so nothing was searched; search with specific words: names, topics, dates`,
+    );
+    this.name = "NothingToSearchError";
+  }
+}
+
 /** Thrown by a model port; `retryable` is informational (the port already retried). */
 export class ModelCallError extends Error {
   constructor(

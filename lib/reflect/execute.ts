@@ -2,7 +2,7 @@
 import type { z } from "zod";
 import { callSignature } from "./call-signature";
 import { isTierTool, type ScopeValue, type Tier, tierForTool } from "./domain";
-import { ScopeNotPermittedError } from "./errors";
+import { NothingToSearchError, ScopeNotPermittedError } from "./errors";
 import { type IdsByTier, noTierIds, type OutcomeClass } from "./events";
 import type { Clock, HitOf, MemoryPort, ObservationSearch, Retrieved, TierQuery, ToolCall } from "./ports";
 import {
@@ -210,6 +210,8 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
     }
   } catch (e) {
     if (e instanceof ScopeNotPermittedError) return failure("policy_reject", e.message);
+    // An error, not "empty": the tier was not read (the run cannot end no_evidence on it).
+    if (e instanceof NothingToSearchError) return failure("error", `${call.name}: ${e.message}`);
     return failure("error", `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

@@ -5,7 +5,7 @@ export { type CitationCheck, validateCitations } from "./citations";
 export { evidenceDigest, factsDigest, NO_EVIDENCE_ANSWER } from "./digest";
 export * from "./domain";
 export { RESPONSE_SCHEMA_WARNING, type ReflectOptions, runReflect } from "./engine";
-export { ModelCallError, ScopeNotPermittedError } from "./errors";
+export { ModelCallError, NothingToSearchError, ScopeNotPermittedError } from "./errors";
 export * from "./events";
 export { Evidence } from "./evidence";
 export { factsTier } from "./facts-mode";

@@ -85,6 +85,8 @@ export interface TierQuery {
 /**
  * Memory port. Scope is enforced here: a `team:<id>` the bank does not permit makes
  * `searchObservations` and `recall` throw `ScopeNotPermittedError` (classified `policy_reject`).
+ * A query with nothing to search for (see `NothingToSearchError`) makes every search throw rather
+ * than answer "no hits": the bank was not read.
  * Mental models are bank-wide and carry no scope.
  */
 export interface MemoryPort {

@@ -5,9 +5,11 @@
  * lists are fused (RRF), every memory the run retrieved is dropped, and the best few left are what
  * the run did not see. A negative answer while the probe holds a strong hit flags `missed_evidence`.
  */
+
 import { truncateCodePoints } from "./anchor";
 import { type DeadlineScope, errorMessage, withinDeadline } from "./deadline";
 import type { RunFlag, RunStatus, ScopeValue, Tier } from "./domain";
+import { NothingToSearchError } from "./errors";
 import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
 import { isPlaceholderContent, normalizedContent } from "./freshness";
@@ -239,7 +241,9 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
           strongMatch: isStrongMatch(query, fullTextOf(tier, h)),
         }));
       } catch (e) {
-        errors.push(`${tier} search for "${query}" failed: ${errorMessage(e)}`);
+        // A query of only common words searches nothing: no hit to miss, and no failure.
+        if (!(e instanceof NothingToSearchError))
+          errors.push(`${tier} search for "${query}" failed: ${errorMessage(e)}`);
         return [];
       }
     }),

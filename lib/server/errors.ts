@@ -13,7 +13,7 @@ import {
   errorBody,
   invalidInput,
 } from "@/lib/contracts/errors";
-import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
 import { TOO_BUSY_RETRY_AFTER_SECONDS } from "./admission";
 
 /** Retry-After on a refused live stream. */
@@ -27,6 +27,7 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof z.ZodError) return invalidInput(err);
   if (err instanceof ScopeNotPermittedError)
     return new AppError("scope_not_permitted", err.message, {}, { cause: err });
+  if (err instanceof NothingToSearchError) return new AppError("invalid_input", err.message, {}, { cause: err });
   if (causes(err).some((e) => (e as { code?: unknown }).code === "SQLITE_BUSY")) {
     return new AppError(
       "unavailable",

@@ -438,3 +438,27 @@ describe("bundles", () => {
     expect(listed.json.banks.map((b: { id: string }) => b.id)).toEqual(["copy", "demo"]);
   });
 });
+
+describe("a query with nothing to search for (only common words)", () => {
+  it("recall answers 400 saying nothing was searched, not an empty list", async () => {
+    const res = await call(recall.POST, { bank: "demo" }, { body: { query: "What is it?" } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe("invalid_input");
+    expect(res.json.error.message).toContain("nothing was searched");
+  });
+
+  it("reflect fails saying nothing was searched, never no_evidence (\"no relevant memories\")", async () => {
+    for (const mode of ["synthesize", "facts"] as const) {
+      const res = await call(reflect.POST, { bank: "demo" }, { body: { question: "What is it?", mode, wait: true } });
+      expect(res.status).toBe(200);
+      expect(res.json.status, mode).toBe("failed");
+      expect(res.json.answer).toBe("");
+      expect(res.json.error.message).toContain("has no words to search for");
+    }
+  });
+
+  it("a question with one real word still searches and answers", async () => {
+    const res = await call(reflect.POST, { bank: "demo" }, { body: { question: "What is SSO?", wait: true } });
+    expect(["done", "degraded"]).toContain(res.json.status);
+  });
+});

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
 import type { RunFlag } from "@/lib/reflect/domain";
 import { runReflect } from "@/lib/reflect/engine";
+import { NothingToSearchError } from "@/lib/reflect/errors";
 import { Evidence } from "@/lib/reflect/evidence";
 import type { FactHit, MemoryPort } from "@/lib/reflect/ports";
 import {
@@ -44,6 +45,30 @@ function input(memory: MemoryPort, overrides: Partial<ProbeInput> = {}): ProbeIn
 const ids = (r: { hits: { id: string }[] }) => r.hits.map((h) => h.id);
 
 describe("probe: what it searches and keeps", () => {
+  it("skips a search with nothing to search for without calling it a failure", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    // A store without semantic search refuses a query of only common words (db/memory-store.ts).
+    const refusing: MemoryPort = {
+      ...memory,
+      countInScope: (q) => memory.countInScope(q),
+      countMentalModels: (b) => memory.countMentalModels(b),
+      permitsScope: (q) => memory.permitsScope(q),
+      searchMentalModels: (q) => memory.searchMentalModels(q),
+      searchObservations: (q) =>
+        q.query.includes("what is it")
+          ? Promise.reject(new NothingToSearchError(q.query))
+          : memory.searchObservations(q),
+      recall: (q) =>
+        q.query.includes("what is it") ? Promise.reject(new NothingToSearchError(q.query)) : memory.recall(q),
+    };
+    const result = await probe(input(refusing, { modelQueries: ["what is it"] }));
+    expect(result.errors).toEqual([]);
+    expect(ids(result)).toEqual(expect.arrayContaining(["o1", "f2"]));
+    // Any other failure is still named.
+    const failing: MemoryPort = { ...refusing, recall: () => Promise.reject(new Error("disk I/O error")) };
+    expect((await probe(input(failing))).errors).toEqual([expect.stringContaining("disk I/O error")]);
+  });
+
   it("drops every id the run retrieved, per tier", async () => {
     const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
     const evidence = new Evidence();
