@@ -48,12 +48,17 @@ const newerInBank = (table: "facts" | "observations") => `
 /**
  * A tagged model: scan the memories newer than the refresh that carry its first tag (an index
  * range on memory_tags), and keep those that carry every other tag too (primary-key lookups).
+ * The second tag is looked up directly and `json_each` is opened only for a third and later tag:
+ * opening it on every scanned row was most of the cost (50 models over 110k memories: 2–3× faster).
  */
 const NEWER_WITH_TAGS = `
   (SELECT COUNT(*) FROM (SELECT 1 FROM memory_tags mt
     WHERE mt.bank_id = mm.bank_id AND mt.tag = json_extract(mm.tags, '$[0]') AND mt.updated_at > mm.refreshed_at
-      AND NOT EXISTS (SELECT 1 FROM json_each(mm.tags) t WHERE NOT EXISTS
-        (SELECT 1 FROM memory_tags m2 WHERE m2.tier = mt.tier AND m2.pk = mt.pk AND m2.tag = t.value))
+      AND (json_array_length(mm.tags) < 2 OR EXISTS (SELECT 1 FROM memory_tags m2
+        WHERE m2.tier = mt.tier AND m2.pk = mt.pk AND m2.tag = json_extract(mm.tags, '$[1]')))
+      AND (json_array_length(mm.tags) < 3 OR NOT EXISTS (SELECT 1 FROM json_each(mm.tags) t
+        WHERE t.key >= 2 AND NOT EXISTS
+          (SELECT 1 FROM memory_tags m2 WHERE m2.tier = mt.tier AND m2.pk = mt.pk AND m2.tag = t.value)))
     LIMIT ${CAP}))`;
 
 /** Newer memories in scope for the row `mm` (bank_id, tags, refreshed_at, stale_override). */

@@ -314,25 +314,85 @@ export async function markInterruptedRuns(
   return marked;
 }
 
-/** The engine's run sink: each append validates the event and inserts one row. */
+/** Events a sink holds at most before it writes them without waiting for a flush point. */
+const BUFFERED_EVENTS_MAX = 500;
+/** A follower (the SSE stream, another process) sees an event at most this long after it is emitted. */
+export const SINK_FLUSH_AFTER_MS = 50;
+
 /**
- * Appends only while the run is still `running` here: once another process has ended it (it
- * judged this owner gone and marked it interrupted), the next append is refused, so the owner
- * stops calling the model and writing into a run the store says is over.
+ * The engine's run sink. `append` validates the event and buffers it; `flush` writes every buffered
+ * event in one statement, in `seq` order, so an iteration's events cost one write instead of one
+ * each (each write is a round-trip to the SQL writer thread and a commit).
+ *
+ * When events become durable (the flush points):
+ * - before each live model call and before the engine returns its result (the engine calls
+ *   `flush`, lib/reflect/run-log.ts): nothing is sent to a model, and no result is shown, until
+ *   every event that led to it is stored;
+ * - at most SINK_FLUSH_AFTER_MS after an event is appended (a timer), so a live view sees a slow
+ *   search's `tool.call` while the search runs, not when the next model call starts;
+ * - when BUFFERED_EVENTS_MAX events are waiting.
+ * A process that crashes between flush points loses only events that nothing was shown or sent
+ * on: the log stays gap-free and ordered, it just ends earlier, and the run is later marked
+ * interrupted like any run whose process stopped.
+ *
+ * A write happens only while the run is still `running` here: once another process has ended it
+ * (it judged this owner gone and marked it interrupted), the write is refused and the sink fails
+ * from then on, so the owner stops at its next flush point at the latest, before calling the model
+ * again, and never writes into a run the store says is over. Writes are serialized: a failed write
+ * fails every later append and flush, so a lost batch can never leave a gap in `seq`.
  */
-export function createRunSink(db: Db, runId: string): RunSink {
-  return {
-    async append(event) {
-      const parsed = RunEvent.parse(event);
-      if (parsed.runId !== runId) throw new Error(`event for run ${parsed.runId} appended to run ${runId}`);
+export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promise<void> } {
+  let buffered: RunEvent[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let failure: Error | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let lastSeq: number | null = null;
+
+  const write = async (events: RunEvent[]) => {
+    if (failure) throw failure;
+    const rows = events.map(
+      (e) => sql`(${runId}, ${e.seq}, ${e.at}, ${e.type}, ${e.iteration ?? null}, ${JSON.stringify(e.payload)})`,
+    );
+    try {
       const written = await db.run(sql`
         INSERT INTO ${runEvents} (run_id, seq, at, type, iteration, payload)
-        SELECT ${runId}, ${parsed.seq}, ${parsed.at}, ${parsed.type}, ${parsed.iteration ?? null},
-               ${JSON.stringify(parsed.payload)}
+        SELECT * FROM (VALUES ${sql.join(rows, sql`, `)})
         WHERE EXISTS (SELECT 1 FROM ${runs} WHERE ${runs.id} = ${runId} AND ${runs.status} = 'running')`);
       if (written.rowsAffected === 0) {
         throw new Error(`run ${runId} was ended by another process; this process stopped it here`);
       }
+    } catch (err) {
+      failure = err instanceof Error ? err : new Error(String(err));
+      throw failure;
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const events = buffered;
+    buffered = [];
+    if (events.length > 0) writing = writing.then(() => write(events));
+    else if (failure) return Promise.reject(failure);
+    return writing;
+  };
+
+  return {
+    async append(event) {
+      if (failure) throw failure;
+      const parsed = RunEvent.parse(event);
+      if (parsed.runId !== runId) throw new Error(`event for run ${parsed.runId} appended to run ${runId}`);
+      if (lastSeq !== null && parsed.seq !== lastSeq + 1) {
+        throw new Error(
+          `event seq ${parsed.seq} appended to run ${runId} after seq ${lastSeq}: the log would have a gap`,
+        );
+      }
+      lastSeq = parsed.seq;
+      buffered.push(parsed);
+      if (buffered.length >= BUFFERED_EVENTS_MAX) return flush();
+      // A timed flush's failure is kept in `failure` and reported by the next append or flush.
+      timer ??= setTimeout(() => void flush().catch(() => {}), SINK_FLUSH_AFTER_MS);
     },
+    flush,
   };
 }

@@ -58,8 +58,22 @@ export async function runReflect(
       forkedAtIteration: req.forkedAtIteration,
       warnings: [...warnings],
     });
-  if (req.mode === "facts") return runFactsMode(deps, req, log, warnings, runStarted, options.signal);
-  return new ReflectLoop(new RunContext(deps, req, log, warnings, options)).start(runStarted);
+  const run = () =>
+    req.mode === "facts"
+      ? runFactsMode(deps, req, log, warnings, runStarted, options.signal)
+      : new ReflectLoop(new RunContext(deps, req, log, warnings, options)).start(runStarted);
+  let result: ReflectResult;
+  try {
+    result = await run();
+  } catch (e) {
+    // The error is the news; what was emitted before it is still written when the store allows.
+    await log.flush().catch(() => {});
+    throw e;
+  }
+  // Flush point: the result is returned (and shown) only once the whole log, `run.finished`
+  // included, is stored.
+  await log.flush();
+  return result;
 }
 
 class ReflectLoop {

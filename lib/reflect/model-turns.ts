@@ -71,6 +71,9 @@ export class ModelTurns {
       return response;
     }
 
+    // Flush point: what led to this call (the request above, the tool results in it) is stored
+    // before the model is asked, and a run another process ended stops here (db/runs.ts).
+    await run.log.flush();
     const started = run.deps.clock.now();
     const response = wellFormed(
       await this.complete({

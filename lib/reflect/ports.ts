@@ -157,9 +157,16 @@ export interface ModelPort {
 
 // ---------- run sink, clock, ids ----------
 
+/**
+ * Where a run's events go. Events arrive in `seq` order. A sink may buffer: then `append` only
+ * takes the event in order and `flush` makes everything appended so far durable. The engine
+ * flushes before each model call and before it returns (run-log.ts), so no event is acted on or
+ * reported before it is stored. A sink without `flush` makes each event durable in `append`.
+ */
 export interface RunSink {
-  /** Appends one event; resolves once it is durable. Events arrive in `seq` order. */
   append(event: RunEvent): Promise<void>;
+  /** Resolves once every event appended so far is durable; rejects when they cannot be stored. */
+  flush?(): Promise<void>;
 }
 
 export interface Clock {

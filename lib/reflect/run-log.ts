@@ -28,4 +28,12 @@ export class RunLog {
     } as RunEvent;
     await this.deps.sink.append(event);
   }
+
+  /**
+   * Makes every event emitted so far durable (the sink may buffer them). The engine's flush
+   * points: before each live model call (model-turns.ts) and before the run returns (engine.ts).
+   */
+  async flush(): Promise<void> {
+    await this.deps.sink.flush?.();
+  }
 }

@@ -118,7 +118,8 @@ export async function startRun(
       {
         memory,
         model,
-        // Each append is durable before the engine goes on: a crash keeps every event so far.
+        // Events are written in batches at the engine's flush points (before each model call and
+        // before it returns) and within SINK_FLUSH_AFTER_MS: a crash keeps every event acted on.
         sink: createRunSink(db, runId),
         clock: { now: () => Date.now() },
         ids: { next: (prefix) => `${prefix}_${randomBytes(6).toString("hex")}` },

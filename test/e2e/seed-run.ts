@@ -37,6 +37,7 @@ export async function seedRun(app: RunningApp, runId: string, question: string):
   return {
     async append(events) {
       for (const e of events) await sink.append(e);
+      await sink.flush();
     },
     async finish(events) {
       const last = events.at(-1);

@@ -142,6 +142,71 @@ describe("mental model versions", () => {
     expect(await reason()).toBe("no newer memories in scope");
   });
 
+  it("counts a newer memory only when it carries every one of the model's tags, in any order, for any number of tags", async () => {
+    const at = (iso: string) => ({ at: iso });
+    await insertFacts(
+      t.db,
+      "acme",
+      [{ id: "x0", text: "Old.", kind: "world", tags: ["p", "q", "r", "s"], scope: "personal" }],
+      at("2025-12-01T00:00:00.000Z"),
+    );
+    const newer: [string, string[]][] = [
+      ["x1", ["p"]],
+      ["x2", ["p", "q"]],
+      ["x3", ["p", "q", "r"]],
+      ["x4", ["q", "r"]],
+      ["x5", ["p", "r"]],
+      ["x6", ["p", "q", "r", "s"]],
+      ["x7", ["r", "q", "p"]],
+    ];
+    await insertFacts(
+      t.db,
+      "acme",
+      newer.map(([id, tags]) => ({
+        id,
+        text: `Tagged ${tags.join(" ")}.`,
+        kind: "world" as const,
+        tags,
+        scope: "personal" as const,
+      })),
+      at("2026-02-01T00:00:00.000Z"),
+    );
+    // Expected: the newer facts whose tags include all of the model's.
+    const cases: [string[], number][] = [
+      [["p"], 6],
+      [["p", "q"], 4],
+      [["q", "p"], 4],
+      [["p", "q", "r"], 3],
+      [["r", "p", "q"], 3],
+      [["p", "q", "r", "s"], 1],
+      [["p", "s", "q"], 1],
+      [["p", "q", "s"], 1],
+      [["p", "q", "z"], 0],
+      [["p", "z", "q"], 0],
+    ];
+    const reasonFor = (n: number) =>
+      n === 0 ? "no newer memories in scope" : `${n} newer ${n === 1 ? "memory" : "memories"} in scope`;
+    const saved = [];
+    for (const [k, [tags]] of cases.entries()) {
+      saved.push(
+        await saveMentalModel(t.db, {
+          ...base,
+          id: `mm-tags-${k}`,
+          name: `Tags ${k}`,
+          tags,
+          content: `Tags ${tags.join(", ")}.`,
+          refreshedAt: "2026-01-01T00:00:00.000Z",
+          expectedVersion: 0,
+        }),
+      );
+    }
+    const listed = new Map((await listMentalModels(t.db, "acme")).map((m) => [m.id, m]));
+    for (const [k, [tags, n]] of cases.entries()) {
+      expect({ tags, saved: saved[k]?.stalenessReason }).toEqual({ tags, saved: reasonFor(n) });
+      expect({ tags, listed: listed.get(`mm-tags-${k}`)?.stalenessReason }).toEqual({ tags, listed: reasonFor(n) });
+    }
+  });
+
   it("deletes the live model and keeps its history under a tombstone", async () => {
     const versions = await getMentalModelVersions(t.db, "acme", "mm-ops");
     expect(versions.length).toBeGreaterThan(0);

@@ -50,6 +50,7 @@ describe("run store", () => {
     await newRun("run-1", "2025-05-01T00:00:00Z");
     const sink = createRunSink(t.db, "run-1");
     for (const seq of [0, 1, 2]) await sink.append(nudge("run-1", seq));
+    await sink.flush();
     expect((await getRunEvents(t.db, "run-1")).map((e) => e.seq)).toEqual([0, 1, 2]);
     const after = await getRunEvents(t.db, "run-1", { afterSeq: 0 });
     expect(after.map((e) => e.seq)).toEqual([1, 2]);
@@ -59,7 +60,10 @@ describe("run store", () => {
   it("rejects an invalid event or a duplicate seq", async () => {
     const sink = createRunSink(t.db, "run-1");
     await expect(sink.append({ ...nudge("run-1", 3), payload: { text: 1 } } as unknown as RunEvent)).rejects.toThrow();
-    await expect(sink.append(nudge("run-1", 2))).rejects.toThrow();
+    await sink.append(nudge("run-1", 2));
+    // The duplicate is refused when it is written, and the sink refuses everything after it.
+    await expect(sink.flush()).rejects.toThrow();
+    await expect(sink.append(nudge("run-1", 3))).rejects.toThrow();
     expect(await getRunEvents(t.db, "run-1")).toHaveLength(3);
   });
 
