@@ -51,7 +51,7 @@ describe("probe: what it searches and keeps", () => {
     const refusing: MemoryPort = {
       ...memory,
       countInScope: (q) => memory.countInScope(q),
-      countMentalModels: (b) => memory.countMentalModels(b),
+      countMentalModels: () => memory.countMentalModels(),
       permitsScope: (q) => memory.permitsScope(q),
       searchMentalModels: (q) => memory.searchMentalModels(q),
       searchObservations: (q) =>
