@@ -1,11 +1,19 @@
 /** The engine's memory port over the libSQL store (scope rules: see scope.ts). */
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
+import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { getBank } from "./banks";
 import type { Db } from "./client";
 import { countMentalModels, listMentalModels } from "./mental-models";
 import { isScopePermitted, readableScopes } from "./scope";
-import { countMemories, observationFreshness, searchFacts, searchMentalModelIds, searchObservations } from "./search";
+import {
+  countMemories,
+  observationFreshness,
+  searchFacts,
+  searchMentalModelIds,
+  searchMentalModelTexts,
+  searchObservations,
+} from "./search";
 
 export interface MemoryStoreOptions {
   /** Embeds a query for hybrid search; without it retrieval is BM25 only. */
@@ -86,6 +94,17 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
     async recall(q) {
       const facts = await searchFacts(db, await tierSearch(q));
       return facts.map(({ updatedAt: _updatedAt, ...fact }) => fact);
+    },
+
+    async probeSearch(tier, q) {
+      // The same searches as above, rules included (mental models ignore the scope), without the
+      // mental models' staleness and the observations' freshness: the probe reads neither.
+      const search = await tierSearch(q, tier !== "mental_models");
+      const hits =
+        tier === "mental_models"
+          ? (await searchMentalModelTexts(db, search)).map((m) => ({ ...m, text: mentalModelProbeText(m) }))
+          : await (tier === "observations" ? searchObservations : searchFacts)(db, search);
+      return hits.map(({ id, rank, score, text }) => ({ id, rank, score, text }));
     },
   };
 }

@@ -335,6 +335,15 @@ export async function searchMentalModelIds(db: Db, q: TierSearch): Promise<Ranke
   return rows.map((r, i) => ({ id: str(r.id), relevance: 1 / (i + 1), ...rankOf(r) }));
 }
 
+/** The same search with each model's name and content (no staleness: see the memory port's `probeSearch`). */
+export async function searchMentalModelTexts(
+  db: Db,
+  q: TierSearch,
+): Promise<({ id: string; name: string; content: string } & SearchRank)[]> {
+  const rows = await rankedRows(db, "mental_models", "m.id, m.name, m.content", q);
+  return rows.map((r) => ({ id: str(r.id), name: str(r.name), content: str(r.content), ...rankOf(r) }));
+}
+
 export interface ObservationFreshnessResult {
   pending: number;
   freshness: ObservationFreshness;
