@@ -5,7 +5,7 @@ import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { getBank } from "./banks";
 import type { Db } from "./client";
 import { countMentalModels, listMentalModels } from "./mental-models";
-import { isScopePermitted, readableScopes } from "./scope";
+import { isScopePermitted, readableScopes, teamOf } from "./scope";
 import {
   countMemories,
   observationFreshness,
@@ -23,10 +23,14 @@ export interface MemoryStoreOptions {
 export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): MemoryPort {
   const permittedTeams = async (bankId: string) => (await getBank(db, bankId))?.permittedTeams ?? [];
 
-  /** Resolves the run scope to readable memory scopes, rejecting a team the bank does not permit. */
-  const tierSearch = async (q: TierQuery, checkScope = true) => {
-    const teams = await permittedTeams(q.bankId);
-    if (checkScope && !isScopePermitted(q.scope, teams)) throw new ScopeNotPermittedError(q.scope, q.bankId);
+  /**
+   * Resolves the run scope to readable memory scopes, rejecting a team the bank does not permit.
+   * Only a team scope of a scoped tier needs the bank's teams: `personal` reads `personal` whatever
+   * they are, and mental models (`scoped` false) ignore the scope, so neither pays for the lookup.
+   */
+  const tierSearch = async (q: TierQuery, scoped = true) => {
+    const teams = scoped && teamOf(q.scope) !== null ? await permittedTeams(q.bankId) : [];
+    if (scoped && !isScopePermitted(q.scope, teams)) throw new ScopeNotPermittedError(q.scope, q.bankId);
     const embedding = options.embed && q.query.trim() ? await options.embed(q.query) : undefined;
     return {
       bankId: q.bankId,

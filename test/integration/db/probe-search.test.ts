@@ -65,4 +65,25 @@ describe("the store's probe search", () => {
     await expect(memory.probeSearch!("observations", q)).rejects.toBeInstanceOf(ScopeNotPermittedError);
     expect((await memory.probeSearch!("mental_models", q)).length).toBeGreaterThan(0);
   });
+
+  it("reads the bank's teams only for a team scope of a scoped tier", async () => {
+    const client = t.db.$client;
+    const execute = client.execute.bind(client);
+    const sql: string[] = [];
+    client.execute = ((stmt: Parameters<typeof execute>[0], args?: Parameters<typeof execute>[1]) => {
+      sql.push(typeof stmt === "string" ? stmt : stmt.sql);
+      return execute(stmt, args);
+    }) as typeof client.execute;
+    const bankReads = () => sql.filter((s) => /from "banks"/i.test(s)).length;
+    try {
+      await memory.recall(query("personal"));
+      await memory.searchMentalModels(query("team:core"));
+      await memory.probeSearch!("mental_models", query("team:growth"));
+      expect(bankReads()).toBe(0);
+      await memory.recall(query("team:core"));
+      expect(bankReads()).toBe(1);
+    } finally {
+      client.execute = execute;
+    }
+  });
 });
