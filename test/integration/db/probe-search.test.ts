@@ -3,6 +3,7 @@
  * observations' freshness, and nothing else: the same hits, ranks and scores as the tier searches,
  * the same scope rules (a team the bank does not permit is refused; mental models ignore scope).
  */
+import type { InArgs, InStatement } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
 import { createMemoryStore } from "@/db/memory-store";
@@ -70,9 +71,9 @@ describe("the store's probe search", () => {
     const client = t.db.$client;
     const execute = client.execute.bind(client);
     const sql: string[] = [];
-    client.execute = ((stmt: Parameters<typeof execute>[0], args?: Parameters<typeof execute>[1]) => {
+    client.execute = ((stmt: InStatement, args?: InArgs) => {
       sql.push(typeof stmt === "string" ? stmt : stmt.sql);
-      return execute(stmt, args);
+      return args === undefined ? execute(stmt) : execute(stmt as string, args);
     }) as typeof client.execute;
     const bankReads = () => sql.filter((s) => /from "banks"/i.test(s)).length;
     try {
