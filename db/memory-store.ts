@@ -1,12 +1,20 @@
 /** The engine's memory port over the libSQL store (scope rules: see scope.ts). */
 import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
+import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { searchTerms } from "@/lib/reflect/terms";
 import { getBank } from "./banks";
 import type { Db } from "./client";
 import { countMentalModels, listMentalModels } from "./mental-models";
-import { isScopePermitted, readableScopes } from "./scope";
-import { countMemories, observationFreshness, searchFacts, searchMentalModelIds, searchObservations } from "./search";
+import { isScopePermitted, readableScopes, teamOf } from "./scope";
+import {
+  countMemories,
+  observationFreshness,
+  searchFacts,
+  searchMentalModelIds,
+  searchMentalModelTexts,
+  searchObservations,
+} from "./search";
 
 export interface MemoryStoreOptions {
   /** Embeds a query for hybrid search; without it retrieval is BM25 only. */
@@ -16,10 +24,14 @@ export interface MemoryStoreOptions {
 export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): MemoryPort {
   const permittedTeams = async (bankId: string) => (await getBank(db, bankId))?.permittedTeams ?? [];
 
-  /** Resolves the run scope to readable memory scopes, rejecting a team the bank does not permit. */
-  const tierSearch = async (q: TierQuery, checkScope = true) => {
-    const teams = await permittedTeams(q.bankId);
-    if (checkScope && !isScopePermitted(q.scope, teams)) throw new ScopeNotPermittedError(q.scope, q.bankId);
+  /**
+   * Resolves the run scope to readable memory scopes, rejecting a team the bank does not permit.
+   * Only a team scope of a scoped tier needs the bank's teams: `personal` reads `personal` whatever
+   * they are, and mental models (`scoped` false) ignore the scope, so neither pays for the lookup.
+   */
+  const tierSearch = async (q: TierQuery, scoped = true) => {
+    const teams = scoped && teamOf(q.scope) !== null ? await permittedTeams(q.bankId) : [];
+    if (scoped && !isScopePermitted(q.scope, teams)) throw new ScopeNotPermittedError(q.scope, q.bankId);
     // Full-text search needs a search term; a semantic search can read any text.
     if (!options.embed && searchTerms(q.query).length === 0) throw new NothingToSearchError(q.query);
     const embedding = options.embed && q.query.trim() ? await options.embed(q.query) : undefined;
@@ -89,6 +101,17 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
     async recall(q) {
       const facts = await searchFacts(db, await tierSearch(q));
       return facts.map(({ updatedAt: _updatedAt, ...fact }) => fact);
+    },
+
+    async probeSearch(tier, q) {
+      // The same searches as above, rules included (mental models ignore the scope), without the
+      // mental models' staleness and the observations' freshness: the probe reads neither.
+      const search = await tierSearch(q, tier !== "mental_models");
+      const hits =
+        tier === "mental_models"
+          ? (await searchMentalModelTexts(db, search)).map((m) => ({ ...m, text: mentalModelProbeText(m) }))
+          : await (tier === "observations" ? searchObservations : searchFacts)(db, search);
+      return hits.map(({ id, rank, score, text }) => ({ id, rank, score, text }));
     },
   };
 }

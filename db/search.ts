@@ -18,6 +18,7 @@ import {
   ensureFreshIndex,
   ftsTable,
   isMissingIndexError,
+  PENDING_TABLE,
   type SearchedTable,
 } from "./search-index";
 
@@ -98,6 +99,10 @@ export const OR_RANKED_AT_MOST = 1_000;
  * (which scores them exactly as the OR query would); else the same with every word but one (three
  * words or more); else the OR query. bm25 costs a lookup per matched row, and on a large bank the
  * stricter matches score a small fraction of the OR's rows (bench: the OR's top 10 kept at 99 %).
+ *
+ * The first statement does what every search needs (`firstRows`): it checks the bank's index is up
+ * to date, counts the OR's matches and ranks the first match expression that count chooses, so a
+ * search answered by it costs one statement; the stricter levels' fallbacks run only when needed.
  */
 async function lexicalRows(
   db: Db,
@@ -108,17 +113,17 @@ async function lexicalRows(
   filter: Filter,
 ): Promise<Row[]> {
   const fts = ftsTable(table, q.bankId);
-  const search = async (expr: string) =>
-    // Mental models are a few curated rows per bank: the direct query is already at the floor.
-    table === "mental_models"
-      ? filteredFtsRows(db, table, fts, columns, q.limit, expr, filter)
-      : candidateRows(db, table, fts, columns, q.limit, expr, filter);
   try {
-    await ensureFreshIndex(db, q.bankId);
-    const any = matches.at(-1)!;
-    const tried = table !== "mental_models" && (await matchCount(db, fts, any)) > OR_RANKED_AT_MOST ? matches : [any];
+    const first = await firstRows(db, q.bankId, table, fts, columns, q.limit, matches, filter);
+    if (first.pending) {
+      // Something was written without its index update (another process, raw SQL): apply it, search again.
+      await ensureFreshIndex(db, q.bankId);
+      return lexicalRows(db, table, columns, q, matches, filter);
+    }
+    // Mental models are a few curated rows per bank: only the OR query, ranked directly.
+    const tried = table !== "mental_models" && first.orMatches > OR_RANKED_AT_MOST ? matches : [matches.at(-1)!];
     for (const [i, match] of tried.entries()) {
-      const rows = await search(match);
+      const rows = i === 0 ? first.rows : await candidateRows(db, table, fts, columns, q.limit, match, filter);
       if (rows.length >= q.limit || i === tried.length - 1) return rows;
     }
     return [];
@@ -131,13 +136,64 @@ async function lexicalRows(
   }
 }
 
-/** Memories matching, counted up to `OR_RANKED_AT_MOST + 1`. */
-async function matchCount(db: Db, fts: string, match: string): Promise<number> {
+/** Every FTS match joined to its row and filtered, then ranked: exact at any size (`match`: the MATCH's right side). */
+function filteredSql(table: SearchedTable, fts: string, columns: string, filter: Filter, match = "?"): string {
+  return `SELECT ${columns}, ${bm25(table, fts)} AS fts_score
+          FROM ${fts} JOIN ${table} m ON m.pk = ${fts}.rowid
+          WHERE ${fts} MATCH ${match} AND ${filter.where}
+          ORDER BY fts_score, m.id LIMIT ?`;
+}
+
+interface FirstRows {
+  /** The bank has index changes still to apply: nothing else here counts. */
+  pending: boolean;
+  /** The OR query's matches, counted up to `OR_RANKED_AT_MOST + 1` (0 when not counted: see `firstRows`). */
+  orMatches: number;
+  /** The exact answer of the first match expression the count chooses (see `lexicalRows`). */
+  rows: Row[];
+}
+
+/**
+ * One statement: whether the bank's index has changes still to apply (search-index.ts), the OR's
+ * match count, and the exact filtered answer of the first expression that count chooses — the OR
+ * while the count is at most `OR_RANKED_AT_MOST`, else the AND. The MATCH's right side is chosen
+ * inside the statement, so a search answered at this level costs one statement instead of four
+ * (index check, count, candidates, and their exact fallback when they prove nothing); the flag is
+ * read in the same snapshot as the rows, so rows of a stale index are never used. Mental models
+ * and one-word queries have one expression: nothing to count.
+ */
+async function firstRows(
+  db: Db,
+  bankId: string,
+  table: SearchedTable,
+  fts: string,
+  columns: string,
+  limit: number,
+  matches: string[],
+  filter: Filter,
+): Promise<FirstRows> {
+  const any = matches.at(-1)!;
+  const counted = table !== "mental_models" && matches.length > 1;
+  const count = counted ? `(SELECT COUNT(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?))` : "0";
+  const match = counted ? `(CASE WHEN (SELECT n FROM s) > ${OR_RANKED_AT_MOST} THEN ? ELSE ? END)` : "?";
   const { rows } = await db.$client.execute({
-    sql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`,
-    args: [match, OR_RANKED_AT_MOST + 1],
+    sql: `WITH s AS (SELECT EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = ?) AS pending, ${count} AS n)
+          SELECT s.pending AS fts_pending, s.n AS fts_matches, r.*
+          FROM s LEFT JOIN (${filteredSql(table, fts, columns, filter, match)}) r ON 1
+          ORDER BY r.fts_score, r.id`,
+    args: [
+      bankId,
+      ...(counted ? [any, OR_RANKED_AT_MOST + 1, matches[0]!, any] : [any]),
+      ...filter.args,
+      limit,
+    ] as InArgs,
   });
-  return Number(rows[0]?.n ?? 0);
+  return {
+    pending: Number(rows[0]?.fts_pending ?? 0) !== 0,
+    orMatches: Number(rows[0]?.fts_matches ?? 0),
+    // The LEFT JOIN gives the flag and count a row when nothing matched.
+    rows: rows.filter((r) => r.id !== null && r.id !== undefined),
+  };
 }
 
 /** Candidates taken from the bare FTS5 ranking before the filters; see `candidateRows`. */
@@ -192,9 +248,7 @@ async function filteredFtsRows(
   filter: Filter,
 ): Promise<Row[]> {
   const { rows } = await db.$client.execute({
-    sql: `SELECT ${columns}, ${bm25(table, fts)} AS fts_score FROM ${fts} JOIN ${table} m ON m.pk = ${fts}.rowid
-          WHERE ${fts} MATCH ? AND ${filter.where}
-          ORDER BY ${bm25(table, fts)}, m.id LIMIT ?`,
+    sql: filteredSql(table, fts, columns, filter),
     args: [match, ...filter.args, limit] as InArgs,
   });
   return rows;
@@ -279,6 +333,15 @@ export interface RankedMentalModel extends SearchRank {
 export async function searchMentalModelIds(db: Db, q: TierSearch): Promise<RankedMentalModel[]> {
   const rows = await rankedRows(db, "mental_models", "m.id", q);
   return rows.map((r, i) => ({ id: str(r.id), relevance: 1 / (i + 1), ...rankOf(r) }));
+}
+
+/** The same search with each model's name and content (no staleness: see the memory port's `probeSearch`). */
+export async function searchMentalModelTexts(
+  db: Db,
+  q: TierSearch,
+): Promise<({ id: string; name: string; content: string } & SearchRank)[]> {
+  const rows = await rankedRows(db, "mental_models", "m.id, m.name, m.content", q);
+  return rows.map((r) => ({ id: str(r.id), name: str(r.name), content: str(r.content), ...rankOf(r) }));
 }
 
 export interface ObservationFreshnessResult {

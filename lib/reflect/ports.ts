@@ -82,6 +82,12 @@ export interface TierQuery {
   probe?: boolean;
 }
 
+/** What the missed-evidence probe reads of a hit (probe.ts): a mental model's text is `name: content`. */
+export interface ProbeHitText extends SearchRank {
+  id: string;
+  text: string;
+}
+
 /**
  * Memory port. Scope is enforced here: a `team:<id>` the bank does not permit makes
  * `searchObservations` and `recall` throw `ScopeNotPermittedError` (classified `policy_reject`).
@@ -98,6 +104,13 @@ export interface MemoryPort {
   searchMentalModels(q: TierQuery): Promise<MentalModelHit[]>;
   searchObservations(q: TierQuery): Promise<ObservationSearch>;
   recall(q: TierQuery): Promise<FactHit[]>;
+  /**
+   * The missed-evidence probe's search of one tier (probe.ts): the tier search's ranking and its
+   * bank, scope and tag rules, returning only what the probe reads — not mental models' staleness
+   * or observations' freshness, which on a large bank cost more than the search. Optional: without
+   * it the probe calls the tier searches.
+   */
+  probeSearch?(tier: Tier, q: TierQuery): Promise<ProbeHitText[]>;
 }
 
 // ---------- model (OpenAI chat-completions shapes) ----------

@@ -14,7 +14,7 @@ import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
 import { isPlaceholderContent, normalizedContent } from "./freshness";
 import { fuseRanked, rrfScore } from "./fusion";
-import type { Clock, HitOf, MemoryPort } from "./ports";
+import type { Clock, HitOf, MemoryPort, ProbeHitText } from "./ports";
 import type { ProbeHit, ProbeResult } from "./request";
 import { searchTerms, termCoverage } from "./terms";
 
@@ -190,28 +190,36 @@ interface Listed {
   strongMatch: boolean;
 }
 
+/** The text the probe reads of a mental model (its match and preview): `name: content`. */
+export function mentalModelProbeText(model: { name: string; content: string }): string {
+  return `${model.name}: ${model.content}`;
+}
+
 function fullTextOf(tier: Tier, hit: HitOf<Tier>): string {
   return tier === "mental_models"
-    ? `${(hit as HitOf<"mental_models">).name}: ${(hit as HitOf<"mental_models">).content}`
+    ? mentalModelProbeText(hit as HitOf<"mental_models">)
     : (hit as HitOf<"raw_facts">).text;
 }
 
-function previewOf(tier: Tier, hit: HitOf<Tier>): string {
-  const text = fullTextOf(tier, hit);
+function previewOf(text: string): string {
   // A preview is plain text: markdown emphasis, heading and code marks are dropped.
   const plain = text.replace(/^\s{0,3}#{1,6}\s+/gm, "").replace(/\*\*|__|`/g, "");
   return truncateCodePoints(plain.replace(/\s+/g, " ").trim(), PREVIEW_CHARS);
 }
 
-async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise<HitOf<Tier>[]> {
+/** One probe search: the store's light probe search when it has one, else the tier's own search. */
+async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise<ProbeHitText[]> {
   const q = { ...tierQuery(input, tier, query, PROBE_SEARCH_LIMIT), probe: true };
+  if (input.memory.probeSearch) return input.memory.probeSearch(tier, q);
+  const texts = (hits: HitOf<Tier>[]) =>
+    hits.map((h) => ({ id: h.id, rank: h.rank, score: h.score, text: fullTextOf(tier, h) }));
   switch (tier) {
     case "mental_models":
-      return input.memory.searchMentalModels(q);
+      return texts(await input.memory.searchMentalModels(q));
     case "observations":
-      return (await input.memory.searchObservations(q)).observations;
+      return texts((await input.memory.searchObservations(q)).observations);
     case "raw_facts":
-      return input.memory.recall(q);
+      return texts(await input.memory.recall(q));
     default: {
       const unknown: never = tier;
       throw new Error(`no search for tier ${String(unknown)}`);
@@ -237,8 +245,8 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
           rank: h.rank ?? i + 1,
           searchScore: h.score ?? null,
           query,
-          preview: previewOf(tier, h),
-          strongMatch: isStrongMatch(query, fullTextOf(tier, h)),
+          preview: previewOf(h.text),
+          strongMatch: isStrongMatch(query, h.text),
         }));
       } catch (e) {
         // A query of only common words searches nothing: no hit to miss, and no failure.

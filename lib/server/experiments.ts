@@ -39,6 +39,7 @@ import { compareExperiments } from "@/lib/experiments/compare";
 import { evaluate } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, totalsOf } from "@/lib/experiments/rows";
 import type { MemoryPort, ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
+import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { getModel } from "./model";
 import { runOwner } from "./run-owner";
 import { startRun } from "./runs";
@@ -133,6 +134,17 @@ function overlayMentalModels(drafts: Map<string, MentalModelRecord>) {
           : hit;
       });
     },
+    // The missed-evidence probe reads the drafts' text too.
+    probeSearch:
+      memory.probeSearch &&
+      (async (tier, q) => {
+        const hits = await memory.probeSearch!(tier, q);
+        if (tier !== "mental_models") return hits;
+        return hits.map((hit) => {
+          const d = drafts.get(hit.id);
+          return d ? { ...hit, text: mentalModelProbeText(d) } : hit;
+        });
+      }),
   });
 }
 
