@@ -31,6 +31,7 @@ import type {
   ExperimentConfig,
   ExperimentProgress,
   ExperimentSummary,
+  ExperimentTotals,
   StartExperimentInput,
 } from "@/lib/contracts/experiments";
 import { defaultSkillOf } from "@/lib/contracts/skills";
@@ -39,6 +40,7 @@ import { compareExperiments } from "@/lib/experiments/compare";
 import { evaluate } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, totalsOf } from "@/lib/experiments/rows";
 import type { MemoryPort, ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
+import { plural } from "@/lib/timeline/format";
 import { getModel } from "./model";
 import { runOwner } from "./run-owner";
 import { startRun } from "./runs";
@@ -315,7 +317,7 @@ async function toExperiment(db: Db, record: ExperimentRecord): Promise<Experimen
   const runs = await getExperimentRuns(db, record.id);
   const rows = record.questions.map((q, idx) => {
     const run = runs.get(idx);
-    return buildRow(idx, q, run ? toRowRun(run) : null);
+    return buildRow(idx, q, run ? toRowRun(run) : null, record.status !== "running");
   });
   return {
     id: record.id,
@@ -388,4 +390,10 @@ export function progressOf(e: Experiment): ExperimentProgress {
 export async function suiteSkillNames(db: Db, bankId: string, suiteName: string): Promise<string[]> {
   const { suite, defaultSkillName } = await requireSuiteAndSkills(db, bankId, suiteName);
   return [...new Set(suite.questions.map((q) => q.skill ?? defaultSkillName ?? ""))].filter(Boolean).sort();
+}
+
+/** "3 questions: 1 passed, 0 failed, 2 skipped (not run)": the totals line of the CLI table and MCP. */
+export function totalsSentence(t: ExperimentTotals): string {
+  const skipped = t.skipped ? `, ${t.skipped} skipped (not run)` : "";
+  return `${plural(t.questions, "question")}: ${t.passed} passed, ${t.failed} failed${skipped}`;
 }

@@ -9,7 +9,9 @@ import { openDb } from "@/db/client";
 import { getSuite } from "@/db/suites";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { ExperimentJson } from "@/lib/contracts/experiments";
-import { cliRunner, root } from "./cli-process";
+import { cancelExperiment, listExperiments } from "@/lib/server/experiments";
+import { startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
+import { cliAsync, cliRunner, root } from "./cli-process";
 
 const dir = resolve(root, "test/.tmp", `cli-exp-${process.pid}-${Date.now()}`);
 const dbUrl = `file:${join(dir, "cli.db")}`;
@@ -59,7 +61,14 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(out.code).toBe(0);
     const json = ExperimentJson.parse(JSON.parse(out.stdout));
     expect(json.suite).toBe("demo-tour");
-    expect(json.totals).toEqual({ questions: 10, passed: 10, failed: 0, regressions: 0, improvements: 0 });
+    expect(json.totals).toEqual({
+      questions: 10,
+      passed: 10,
+      failed: 0,
+      skipped: 0,
+      regressions: 0,
+      improvements: 0,
+    });
     expect(json.results.every((r) => r.passed && r.runId?.startsWith("run_") && r.failures.length === 0)).toBe(true);
     expect(json.config).toMatchObject({ draft: false, model: { kind: "offline" } });
   });
@@ -103,6 +112,71 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(json.results.map((r) => r.regression)).toEqual([true, false]);
     // Compared with itself, the same state shows no regression: the gate passes.
     expect(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id).code).toBe(0);
+  });
+});
+
+describe("cli experiment run, cancelled", { timeout: 240_000 }, () => {
+  /**
+   * Three questions one at a time against the fake model; the first question's model call is held
+   * until the test has cancelled the experiment (from this process, as the page or API would), so
+   * the other two never start.
+   */
+  async function cancelledRun(...flags: string[]) {
+    const fake = await startFakeOpenAI();
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const answer = "No memory mentions the Zephyr deadline.";
+    fake.setScript((_body, i) => (i === 0 ? { content: answer, waitFor: gate } : { content: answer }));
+    const db = await openDb(dbUrl);
+    try {
+      const suite = `cancel-${flags.length ? "json" : "table"}`;
+      const path = file(`${suite}.jsonl`, jsonl({ question: "Q1 Zephyr?" }, { question: "Q2?" }, { question: "Q3?" }));
+      expect(cli("suite", "import", "--bank", "demo", "--suite", suite, path).code).toBe(0);
+      const env = { DATABASE_URL: dbUrl, REFLECT_LLM: "openai", OPENAI_API_KEY: "k", OPENAI_BASE_URL: fake.url };
+      const running = cliAsync(
+        env,
+        "experiment",
+        "run",
+        "--bank",
+        "demo",
+        "--suite",
+        suite,
+        "--concurrency",
+        "1",
+        ...flags,
+      );
+      while (!fake.requests.some((r) => r.path === "/v1/chat/completions")) await new Promise((r) => setTimeout(r, 50));
+      const [experiment] = await listExperiments(db, { bankId: "demo", suite });
+      expect(experiment?.status).toBe("running");
+      await cancelExperiment(db, experiment?.id ?? "");
+      open();
+      return await running;
+    } finally {
+      db.$client.close();
+      await fake.close();
+    }
+  }
+
+  it("--json: the questions that never ran are skipped with passed null; exit 3 (incomplete), not 1", async () => {
+    const out = await cancelledRun("--json");
+    expect(out.code).toBe(3);
+    expect(out.stderr).toContain("experiment cancelled: 2 questions skipped (not run); no expectation failed");
+    const json = ExperimentJson.parse(JSON.parse(out.stdout));
+    expect(json.results.map((r) => [r.status, r.passed, r.runId === null])).toEqual([
+      [expect.not.stringMatching(/skipped|pending/), true, false],
+      ["skipped", null, true],
+      ["skipped", null, true],
+    ]);
+    expect(json.results.every((r) => r.failures.length === 0)).toBe(true);
+    expect(json.totals).toMatchObject({ questions: 3, passed: 1, failed: 0, skipped: 2 });
+  });
+
+  it("the table says skip, never FAIL, and counts them apart", async () => {
+    const out = await cancelledRun();
+    expect(out.code).toBe(3);
+    expect(out.stdout).toMatch(/\n\s+2 {2}skip {4}skipped\s+0 {2}Q2\?/);
+    expect(out.stdout).not.toContain("FAIL");
+    expect(out.stdout).toMatch(/3 questions: 1 passed, 0 failed, 2 skipped \(not run\)/);
   });
 });
 

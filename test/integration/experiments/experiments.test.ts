@@ -126,7 +126,12 @@ describe("experiment lifecycle", { timeout: 120_000 }, () => {
     expect(experiment.status).toBe("cancelled");
     const started = experiment.rows.filter((r) => r.runId !== null);
     expect(started.length).toBeLessThan(10);
-    expect(experiment.rows.filter((r) => r.status === "pending").length).toBe(10 - started.length);
+    // The questions that never started say so: skipped, neither passed nor failed.
+    const skipped = experiment.rows.filter((r) => r.status === "skipped");
+    expect(skipped.length).toBe(10 - started.length);
+    expect(skipped.every((r) => r.passed === null && r.failures.length === 0)).toBe(true);
+    expect(experiment.totals.skipped).toBe(skipped.length);
+    expect(experiment.totals.passed + experiment.totals.failed).toBe(started.length);
     await expect(cancelExperiment(db, experimentId)).rejects.toSatisfy((e: unknown) => isAppError(e, "conflict"));
   });
 
