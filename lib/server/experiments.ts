@@ -71,6 +71,9 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
       fieldErrors: { "config.skill.name": ["unknown skill"] },
     });
   }
+  const edited = draft.mission !== undefined || draft.disposition !== undefined;
+  // The current version without edits is the current state: nothing to apply, and no draft.
+  if (!edited && (draft.version === undefined || draft.version === current.version)) return new Map();
   let base = toSkillSnapshot(current);
   if (draft.version !== undefined && draft.version !== current.version) {
     const version = (await getSkillVersions(db, bankId, current.id)).find((v) => v.version === draft.version);
@@ -93,7 +96,7 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
         mission: draft.mission ?? base.mission,
         disposition: draft.disposition ?? base.disposition,
         // Unsaved edits make the runs a draft on the version, never the saved skill (as "Try" does).
-        ...(draft.mission !== undefined || draft.disposition !== undefined ? { draft: true } : {}),
+        ...(edited ? { draft: true } : {}),
       },
     ],
   ]);
@@ -187,8 +190,9 @@ export async function startExperiment(
   if (input.baseline) {
     const base = await getExperimentRecord(db, input.baseline);
     if (!base || base.bankId !== bank.id) {
-      throw new AppError("not_found", `unknown baseline experiment "${input.baseline}" in bank ${bank.id}`, {
-        fieldErrors: { baseline: ["unknown experiment"] },
+      // The field's message is part of the sentence, so a one-line reader (CLI, MCP) says it once.
+      throw new AppError("not_found", `baseline "${input.baseline}" is not an experiment of bank ${bank.id}`, {
+        fieldErrors: { baseline: [`not an experiment of bank ${bank.id}`] },
       });
     }
     // A baseline of another suite aligns no question, so the gate could not fail: refused.
@@ -196,7 +200,7 @@ export async function startExperiment(
       throw new AppError(
         "invalid_input",
         `baseline ${base.id} ran suite ${base.suite}, not ${suite.name}: compare experiments of one suite`,
-        { fieldErrors: { baseline: [`an experiment of suite ${base.suite}`] } },
+        { fieldErrors: { baseline: [`ran suite ${base.suite}, not ${suite.name}`] } },
       );
     }
   }

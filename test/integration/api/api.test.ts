@@ -454,7 +454,10 @@ describe("bundles", () => {
     const copy = { ...exported.json, bank: { ...exported.json.bank, id: "copy", name: "Copy" } };
     const created = await call(importRoute.POST, {}, { body: copy });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ bankId: "copy", counts: { skills: exported.json.skills.length } });
+    expect(created.json).toMatchObject({
+      bankId: "copy",
+      counts: { skills: exported.json.skills.length, suites: exported.json.suites.length },
+    });
 
     const again = await call(importRoute.POST, {}, { body: copy });
     expect(again.status).toBe(400);

@@ -6,6 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
+import { getSkill } from "@/db/skills";
 import { getSuite } from "@/db/suites";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { ExperimentJson } from "@/lib/contracts/experiments";
@@ -71,6 +72,28 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     });
     expect(json.results.every((r) => r.passed && r.runId?.startsWith("run_") && r.failures.length === 0)).toBe(true);
     expect(json.config).toMatchObject({ draft: false, model: { kind: "offline" } });
+  });
+
+  it("--skill-version naming the current version is the current state, not a draft", async () => {
+    const path = file("one-recap.jsonl", jsonl({ question: "When did Atlas launch?", skill: "recap" }));
+    expect(cli("suite", "import", "--bank", "demo", "--suite", "one-recap", path).code).toBe(0);
+    const db = await openDb(dbUrl);
+    const version = (await getSkill(db, { bankId: "demo", name: "recap" }))?.version;
+    db.$client.close();
+    const out = cli(
+      "experiment",
+      "run",
+      "--bank",
+      "demo",
+      "--suite",
+      "one-recap",
+      "--skill-version",
+      String(version),
+      "--json",
+    );
+    expect(out.code).toBe(0);
+    const json = ExperimentJson.parse(JSON.parse(out.stdout));
+    expect(json.config).toMatchObject({ draft: false, skill: { name: "recap", version } });
   });
 
   it("one failing expectation exits 1 and names it in the table", () => {
@@ -220,13 +243,39 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
     }
   });
 
+  it("refuses a line naming a skill the bank does not have, by its number, and imports nothing (a saved suite stays)", async () => {
+    const good = file("known.jsonl", jsonl({ question: "A?", skill: "recap" }));
+    expect(cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", good).code).toBe(0);
+    const path = file(
+      "unknown-skill.jsonl",
+      `${jsonl({ question: "A?", skill: "recap" })}\n\n${jsonl({ question: "B?", skill: "nope" })}\n`,
+    );
+    const out = cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", path);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(
+      /^error: line 3: skill "nope" is not a skill of bank demo \(it has .*recap.*\); nothing was imported\n$/,
+    );
+    const db = await openDb(dbUrl);
+    try {
+      const suite = await getSuite(db, "demo", "skills-checked");
+      expect(suite?.version).toBe(1);
+      expect(suite?.questions.map((q) => q.question)).toEqual(["A?"]);
+    } finally {
+      db.$client.close();
+    }
+  });
+
   it.each([
     [["suite", "import", "--bank", "demo", "--suite", "has space", "x.jsonl"], /suite name is a slug/],
     [["suite", "export", "--bank", "demo", "--suite", "nope"], /unknown suite "nope"/],
     [["experiment", "run", "--bank", "demo"], /--suite is required/],
     [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--concurrency", "0"], /--concurrency/],
     [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--skill-version", "1"], /runs 5 skills/],
-    [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"], /unknown baseline/],
+    // Said once: the field's message used to be repeated after the sentence that held it.
+    [
+      ["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"],
+      /^error: baseline "exp_nope" is not an experiment of bank demo\n$/,
+    ],
   ])("bad input %j exits 2 with one line", (args, message) => {
     const out = cli(...args);
     expect(out.code).toBe(2);

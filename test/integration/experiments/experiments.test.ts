@@ -84,6 +84,8 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
       expectedVersion: 0,
     });
     const { finished } = await start({ suite: "one", config: { skill: { name: "recap", version: recap.version } } });
+    // An older version is not the current state: the experiment is a draft.
+    expect((await finished).config.draft).toBe(true);
     const run = await getRun(db, (await finished).rows[0]?.runId ?? "");
     expect(run?.skillVersion).toBe(recap.version);
     expect(run?.skillSnapshot?.mission).toBe(recap.mission);
