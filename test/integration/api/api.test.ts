@@ -400,6 +400,29 @@ describe("runs", () => {
     expect((await call(runEvents.GET, { id: "run_nope" })).status).toBe(404);
   });
 
+  it("a stored run carries its missed-evidence probe, as the finished result and the probe.finished event say", async () => {
+    const finished = await call(
+      reflect.POST,
+      { bank: "demo" },
+      { body: { question: "What did we decide about the launch date?", wait: true } },
+    );
+    expect(finished.json.probe).not.toBeNull();
+    const read = await call(run.GET, { id: finished.json.id });
+    expect(read.status).toBe(200);
+    const events = await call(runEvents.GET, { id: finished.json.id });
+    const probeEvent = events.json.events.find((e: { type: string }) => e.type === "probe.finished");
+    expect(read.json.probe).toEqual(probeEvent.payload);
+    expect(read.json.probe).toEqual(finished.json.probe);
+    // Facts mode makes no probe: null, not absent.
+    const facts = await call(
+      reflect.POST,
+      { bank: "demo" },
+      { body: { question: "Pricing decisions?", mode: "facts", wait: true } },
+    );
+    const factsRead = await call(run.GET, { id: facts.json.id });
+    expect(factsRead.json).toHaveProperty("probe", null);
+  });
+
   it("returns a run's events as JSON, after a seq when asked", async () => {
     const started = await call(
       reflect.POST,
