@@ -67,6 +67,8 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
         request.toolChoice === "auto"
           ? { completion: await create(request, "named"), form: null }
           : await forced(request);
+      const wrongShape = notAChatCompletion(completion);
+      if (wrongShape) throw new ModelCallError(`${prefix(config, host)} ${wrongShape}`, config.model);
       const choice = completion.choices?.[0];
       if (!choice) throw new ModelCallError(`${prefix(config, host)} returned no choices`, config.model);
       const message = choice.message ?? {};
@@ -142,6 +144,30 @@ class BodyReadingOpenAI extends OpenAI {
     const wrapped = body && typeof body === "object" && !("error" in body) ? { error: body } : body;
     return super.makeStatusError(status, wrapped, message, headers);
   }
+}
+
+const CHECK_BASE_URL = "check OPENAI_BASE_URL (an OpenAI-compatible server's usually ends in /v1)";
+
+/**
+ * What a 200 answer is when it is not a chat completion, or null when it is one. The SDK hands a
+ * body that is not JSON back as a string: a web page at a wrong base URL (a missing `/v1`) would
+ * otherwise be reported only as "no choices".
+ */
+export function notAChatCompletion(body: unknown): string | null {
+  if (typeof body === "string") {
+    return /^\s*</.test(body)
+      ? `answered with an HTML page, not the chat-completions format: ${CHECK_BASE_URL}`
+      : `answered with text that is not the chat-completions JSON: ${CHECK_BASE_URL}`;
+  }
+  if (typeof body !== "object" || body === null || !Array.isArray((body as { choices?: unknown }).choices)) {
+    return `answered JSON without \`choices\`, not the chat-completions format: ${CHECK_BASE_URL}`;
+  }
+  return null;
+}
+
+/** A request the server accepted and never answered within the time-out. */
+export function isTimeout(error: unknown): boolean {
+  return error instanceof OpenAI.APIConnectionTimeoutError;
 }
 
 function offersTools(request: ModelRequest): boolean {

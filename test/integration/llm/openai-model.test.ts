@@ -199,6 +199,16 @@ describe("OpenAI-compatible model over the real SDK", () => {
     expect(error.status).toBe(status);
   });
 
+  it("a 200 HTML page fails the call saying so and naming the base URL to check", async () => {
+    fake.setScript([
+      { rawBody: { contentType: "text/html; charset=utf-8", text: "\n<html><body>It works</body></html>" } },
+    ]);
+    const error = await callError(model().complete(autoRequest));
+    expect(error.message).toBe(
+      `model test-model at ${new URL(fake.url).host} answered with an HTML page, not the chat-completions format: check OPENAI_BASE_URL (an OpenAI-compatible server's usually ends in /v1)`,
+    );
+  });
+
   it("with a pinned named form, a server that rejects it fails with a hint naming the setting", async () => {
     fake.setScript([{ status: 400, body: { error: { message: "tool_choice must be 'auto' or 'none'" } } }]);
     const error = await callError(model({ forcedToolChoice: "named" }).complete(forcedRequest("recall")));
