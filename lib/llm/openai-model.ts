@@ -253,11 +253,44 @@ function connectionCause(error: Error): string {
   return message;
 }
 
+/**
+ * Keys that local servers accept whatever they are (their docs' examples): not secrets, and words
+ * a message holds for other reasons ("model ollama/llama3 not found"), so never redacted.
+ */
+const PLACEHOLDER_KEYS = new Set([
+  "ollama",
+  "lm-studio",
+  "lmstudio",
+  "vllm",
+  "empty",
+  "none",
+  "dummy",
+  "placeholder",
+  "not-needed",
+  "no-key",
+  "sk-no-key-required",
+  "local",
+  "key",
+  "test",
+]);
+/** A key this long is a random credential: any text holding it leaks it. */
+const LONG_KEY_CHARS = 16;
+
+/**
+ * The key as a credential in text: a long key wherever it appears; a short one only where it stands
+ * as a token of its own (after "Bearer ", in `?key=…`, between quotes), so a word that merely holds
+ * it stays readable; a well-known placeholder not at all.
+ */
+function redactKey(text: string, apiKey: string): string {
+  if (PLACEHOLDER_KEYS.has(apiKey.toLowerCase()) || apiKey.length < 4) return text;
+  if (apiKey.length >= LONG_KEY_CHARS) return text.split(apiKey).join("[redacted]");
+  const escaped = apiKey.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(new RegExp(`(?<![\\w.-])${escaped}(?![\\w-])`, "g"), "[redacted]");
+}
+
 /** One line, bounded, and never the key (servers echo it back, e.g. "Incorrect API key provided: sk-…"). */
 export function withoutKey(text: string, apiKey: string): string {
-  const scrubbed = text
-    .split(apiKey)
-    .join("[redacted]")
+  const scrubbed = redactKey(text, apiKey)
     .replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, "[redacted]")
     .replace(/\s+/g, " ")
     .trim();

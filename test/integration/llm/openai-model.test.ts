@@ -199,6 +199,28 @@ describe("OpenAI-compatible model over the real SDK", () => {
     expect(error.status).toBe(status);
   });
 
+  it("a placeholder key like `ollama` is no secret: a message naming the model ollama/… is kept whole", async () => {
+    fake.setScript([
+      { status: 404, body: { error: { message: 'model "ollama/llama3:8b" not found, try pulling it first' } } },
+    ]);
+    const error = await callError(model({ apiKey: "ollama" }).complete(autoRequest));
+    expect(error.message).toContain('HTTP 404: model "ollama/llama3:8b" not found, try pulling it first');
+    expect(error.message).not.toContain("[redacted]");
+  });
+
+  it("a short key is redacted where it stands as a credential, not inside another word", async () => {
+    fake.setScript([
+      {
+        status: 401,
+        body: { error: { message: "Bearer abc12345 is not valid for model abc12345-chat (key=abc12345)" } },
+      },
+    ]);
+    const error = await callError(model({ apiKey: "abc12345" }).complete(autoRequest));
+    expect(error.message).toContain(
+      "HTTP 401: Bearer [redacted] is not valid for model abc12345-chat (key=[redacted])",
+    );
+  });
+
   it("a 200 HTML page fails the call saying so and naming the base URL to check", async () => {
     fake.setScript([
       { rawBody: { contentType: "text/html; charset=utf-8", text: "\n<html><body>It works</body></html>" } },
