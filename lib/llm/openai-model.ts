@@ -92,7 +92,8 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
       const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content) : null;
       const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens;
       return {
-        content: text ? null : content,
+        // The prose beside text-written calls is the response's text, as beside structured calls.
+        content: text ? text.prose || null : content,
         toolCalls: text
           ? text.calls.map((c) => ({
               // Empty: the engine gives each call a fresh run-unique id.
@@ -108,9 +109,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
         },
         ...(reasoning ? { reasoning } : {}),
         ...(typeof reasoningTokens === "number" && reasoningTokens > 0 ? { reasoningTokens } : {}),
-        ...(text
-          ? { textToolCall: { format: text.format, calls: text.calls.length, droppedChars: text.droppedChars } }
-          : {}),
+        ...(text ? { textToolCall: { format: text.format, calls: text.calls.length } } : {}),
         ...(form && form !== "named" ? { warnings: [`forced_tool_choice_downgraded: named → ${form}`] } : {}),
       };
     },
