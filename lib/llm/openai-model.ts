@@ -39,7 +39,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
     try {
       return await client.chat.completions.create(buildBody(config, request, form), { signal: request.signal });
     } catch (error) {
-      throw toModelCallError(error, config, host);
+      throw toModelCallError(error, config, host, request.toolChoice === "auto");
     }
   };
 
@@ -212,7 +212,13 @@ function prefix(config: OpenAIModelConfig, host: string): string {
 }
 
 /** A failed SDK call as the one-line, key-free error the rest of the app reports. */
-export function toModelCallError(error: unknown, config: OpenAIModelConfig, host: string): ModelCallError {
+export function toModelCallError(
+  error: unknown,
+  config: OpenAIModelConfig,
+  host: string,
+  /** The request was a free turn under `tool_choice: "auto"`. */
+  autoTurn = false,
+): ModelCallError {
   const head = prefix(config, host);
   if (error instanceof OpenAI.APIUserAbortError) return new ModelCallError(`${head}: request aborted`, config.model);
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
@@ -228,8 +234,10 @@ export function toModelCallError(error: unknown, config: OpenAIModelConfig, host
     // The SDK's message starts with the status; keep only the server's explanation.
     const reason = withoutKey(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
     // A pinned named form is the user's choice: say how to change it.
-    const hint =
-      error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
+    const refusesAuto = autoTurn && error.status === 400 && /tool[ _]choice/i.test(reason);
+    const hint = refusesAuto
+      ? " (the server refuses tool_choice \"auto\", which every run's free turns send; there is no other form to fall back to: enable automatic tool choice on the server, e.g. vLLM's --enable-auto-tool-choice --tool-call-parser; `model check` tests this)"
+      : error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
         ? " (set REFLECT_FORCED_TOOL_CHOICE=required or omit, or unset it to downgrade automatically)"
         : "";
     return new ModelCallError(`${head} failed with HTTP ${error.status}: ${reason}${hint}`, config.model, error.status);

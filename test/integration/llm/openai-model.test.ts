@@ -221,6 +221,15 @@ describe("OpenAI-compatible model over the real SDK", () => {
     );
   });
 
+  it('a server that refuses tool_choice "auto" (vLLM without its flags) fails the turn saying why and what to enable', async () => {
+    const vllm = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
+    fake.setScript([{ status: 400, body: { object: "error", message: vllm } }]);
+    const error = await callError(model().complete(autoRequest));
+    expect(chatBodies()).toHaveLength(1);
+    expect(error.message).toContain(`HTTP 400: ${vllm} (the server refuses tool_choice "auto"`);
+    expect(error.message).toContain("enable automatic tool choice on the server");
+  });
+
   it("a 200 HTML page fails the call saying so and naming the base URL to check", async () => {
     fake.setScript([
       { rawBody: { contentType: "text/html; charset=utf-8", text: "\n<html><body>It works</body></html>" } },
