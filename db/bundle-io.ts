@@ -308,6 +308,7 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
       observations: bundle.observations.length,
       mentalModels: bundle.mentalModels.length,
       skills: bundle.skills.length,
+      suites: bundle.suites.length,
     },
   };
 }
@@ -443,6 +444,7 @@ export async function importBundleLines(
       observations: observationIds.size,
       mentalModels: later.mentalModels.length,
       skills: later.skills.length,
+      suites: later.suites.length,
     },
   };
 }

@@ -229,6 +229,29 @@ export async function getRunEvents(
   );
 }
 
+/** The run's last event of one type (its `probe.finished`, say), or null: one row, read newest first. */
+export async function getLastRunEvent<T extends RunEvent["type"]>(
+  db: Db,
+  runId: string,
+  type: T,
+): Promise<Extract<RunEvent, { type: T }> | null> {
+  const [row] = await db
+    .select()
+    .from(runEvents)
+    .where(and(eq(runEvents.runId, runId), eq(runEvents.type, type)))
+    .orderBy(desc(runEvents.seq))
+    .limit(1);
+  if (!row) return null;
+  return {
+    runId: row.runId,
+    seq: row.seq,
+    at: row.at,
+    type: row.type,
+    ...(row.iteration === null ? {} : { iteration: row.iteration }),
+    payload: row.payload,
+  } as Extract<RunEvent, { type: T }>;
+}
+
 export async function countRunEvents(db: Db, runId: string): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)` }).from(runEvents).where(eq(runEvents.runId, runId));
   return row?.n ?? 0;

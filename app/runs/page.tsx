@@ -2,6 +2,7 @@ import Link from "next/link";
 import { LiveRunTable } from "@/components/runs/live-run-table";
 import { RunFilters } from "@/components/runs/run-filters";
 import { isAppError } from "@/lib/contracts/errors";
+import { allowedParams, readQuery } from "@/lib/contracts/query";
 import { ListRunsQuery } from "@/lib/contracts/runs";
 import { bankOptions } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
@@ -12,21 +13,33 @@ export const dynamic = "force-dynamic";
 type Params = Record<string, string | string[] | undefined>;
 
 /**
- * The list's query from the URL: the valid fields, and the names of those that are not (a value
- * that fails its check, or a field given twice). The page says which it ignored, never silently.
+ * The list's query from the URL: the valid fields, the names of those that are not (a value that
+ * fails its check, or a field given twice), parameters that are no filter of this list, and what the
+ * bad ones may be. The page says which it ignored, never silently.
  */
-function readQuery(params: Params) {
-  const given = Object.entries(params).filter(([, v]) => v !== undefined && v !== "");
-  const twice = given.filter(([, v]) => Array.isArray(v)).map(([k]) => k);
-  const single = Object.fromEntries(given.filter(([, v]) => typeof v === "string"));
-  const parsed = ListRunsQuery.safeParse(single);
-  if (parsed.success) return { query: parsed.data, ignored: twice };
+function readListQuery(params: Params) {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    // The filter form sends every field; an empty one means "any".
+    for (const one of Array.isArray(value) ? value : [value]) if (one) search.append(key, one);
+  }
+  const read = readQuery(search, ListRunsQuery);
+  const parsed = ListRunsQuery.safeParse(read.values);
+  if (parsed.success) return { query: parsed.data, ignored: read.repeated, unknown: read.unknown, hints: [] };
   const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])));
-  const rest = Object.fromEntries(Object.entries(single).filter(([k]) => !bad.has(k)));
-  return { query: ListRunsQuery.safeParse(rest).data ?? {}, ignored: [...twice, ...bad] };
+  const hints = parsed.error.issues.flatMap((i) =>
+    i.code === "invalid_value" ? [`${String(i.path[0])} is one of ${i.values.join(", ")}`] : [],
+  );
+  const rest = Object.fromEntries(Object.entries(read.values).filter(([k]) => !bad.has(k)));
+  return {
+    query: ListRunsQuery.safeParse(rest).data ?? {},
+    ignored: [...read.repeated, ...bad],
+    unknown: read.unknown,
+    hints,
+  };
 }
 
-async function readPage(db: Awaited<ReturnType<typeof getAppDb>>, query: ReturnType<typeof readQuery>["query"]) {
+async function readPage(db: Awaited<ReturnType<typeof getAppDb>>, query: ReturnType<typeof readListQuery>["query"]) {
   try {
     return { page: await listRunItems(db, query), badCursor: false };
   } catch (err) {
@@ -39,12 +52,11 @@ async function readPage(db: Awaited<ReturnType<typeof getAppDb>>, query: ReturnT
 export default async function RunsPage({ searchParams }: { searchParams: Promise<Params> }) {
   const raw = await searchParams;
   const db = await getAppDb();
-  // The filter form sends every field; an empty one means "any".
-  const read = readQuery(raw);
+  const read = readListQuery(raw);
   // Taken before the list is read: the live table asks for every change after it.
   const since = Date.now();
   const [{ page, badCursor }, banks] = await Promise.all([readPage(db, read.query), bankOptions(db)]);
-  const ignored = badCursor ? [...read.ignored, "cursor"] : read.ignored;
+  const ignored = [...(badCursor ? [...read.ignored, "cursor"] : read.ignored), ...read.unknown];
   const { cursor: asked, limit, ...filters } = read.query;
   const cursor = badCursor ? undefined : asked;
   // The URL as the list reads it: what was ignored is not carried into the next page's link.
@@ -69,6 +81,8 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         >
           Ignored {ignored.length === 1 ? "a parameter" : "parameters"} that {ignored.length === 1 ? "is" : "are"} not
           valid here: {ignored.join(", ")}.{" "}
+          {read.unknown.length > 0 ? `The list filters by ${allowedParams(ListRunsQuery).join(", ")}. ` : null}
+          {read.hints.length > 0 ? `${read.hints.join("; ")}. ` : null}
           {ignored.includes("cursor")
             ? "This page link is not one this server gave out; showing the newest runs."
             : null}

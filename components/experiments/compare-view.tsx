@@ -8,8 +8,8 @@ function Side({ row }: { row: ExperimentRow | null }) {
   return (
     <div className="flex flex-col gap-0.5">
       <span className="flex items-center gap-1">
-        {row.status === "pending" ? (
-          <span className="text-slate-600">pending</span>
+        {row.status === "pending" || row.status === "skipped" ? (
+          <span className="text-slate-600">{row.status}</span>
         ) : (
           <RunStatusBadge status={row.status} />
         )}

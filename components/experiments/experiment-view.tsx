@@ -258,8 +258,8 @@ export function ExperimentView({
                     )}
                   </td>
                   <td className="py-1 pr-2">
-                    {r.status === "pending" ? (
-                      <span className="text-slate-600">pending</span>
+                    {r.status === "pending" || r.status === "skipped" ? (
+                      <span className="text-slate-600">{r.status}</span>
                     ) : (
                       <RunStatusBadge status={r.status} />
                     )}

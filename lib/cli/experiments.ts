@@ -1,7 +1,8 @@
 /**
  * `suite import|export` and `experiment run` (SPEC §7, a stable contract). `experiment run` exits 1
- * when any expectation fails or any regression against the baseline appears (and when the
- * experiment did not complete), 0 otherwise; bad input exits 2 like every command.
+ * when any expectation fails or any regression against the baseline appears; 3 when none did but
+ * the experiment did not complete (cancelled, or stopped by an error), so some questions were
+ * skipped — never run, so neither passed nor failed; 0 otherwise. Bad input exits 2 like every command.
  */
 
 import { readFileSync } from "node:fs";
@@ -19,7 +20,7 @@ import { SuiteName } from "@/lib/contracts/suites";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { Budget } from "@/lib/reflect";
 import { getCliDb } from "@/lib/server/db";
-import { getExperimentComparison, startExperiment, suiteSkillNames } from "@/lib/server/experiments";
+import { getExperimentComparison, startExperiment, suiteSkillNames, totalsSentence } from "@/lib/server/experiments";
 import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/suites";
 import { plural } from "@/lib/timeline/format";
 import { parseWith, usageError } from "./args";
@@ -84,7 +85,7 @@ function table(e: Experiment, cmp: ExperimentComparison | null): string {
   lines.push(`  #  result  status        calls  question`);
   for (const r of e.rows) {
     const q = regressed.get(r.index);
-    const result = r.passed === null ? "—" : r.passed ? "pass" : "FAIL";
+    const result = r.status === "skipped" ? "skip" : r.passed === null ? "—" : r.passed ? "pass" : "FAIL";
     lines.push(
       `${String(r.index + 1).padStart(3)}  ${result.padEnd(6)}  ${r.status.padEnd(12)}  ${String(r.llmCalls).padStart(5)}  ${short(r.question, 70)}`,
     );
@@ -95,7 +96,7 @@ function table(e: Experiment, cmp: ExperimentComparison | null): string {
   }
   const t = e.totals;
   lines.push(
-    `${plural(t.questions, "question")}: ${t.passed} passed, ${t.failed} failed${cmp ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}` : ""}`,
+    `${totalsSentence(t)}${cmp ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}` : ""}`,
   );
   if (e.error) lines.push(e.error);
   return lines.join("\n");
@@ -111,6 +112,7 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
       questions: e.totals.questions,
       passed: e.totals.passed,
       failed: e.totals.failed,
+      skipped: e.totals.skipped,
       regressions: cmp?.totals.regressions ?? 0,
       improvements: cmp?.totals.improvements ?? 0,
     },
@@ -119,7 +121,7 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
       runId: r.runId,
       status: r.status,
       llmCalls: r.llmCalls,
-      passed: r.passed === true,
+      passed: r.passed,
       failures: r.failures,
       regression: byIndex.get(r.index)?.regression ?? false,
       flags: r.flags,
@@ -177,7 +179,17 @@ export async function experimentCommand(argv: string[]): Promise<number> {
   const experiment = await finished;
   const cmp = args.baseline ? await getExperimentComparison(db, args.baseline, experiment.id) : null;
   console.log(args.json ? JSON.stringify(toExperimentJson(experiment, cmp)) : table(experiment, cmp));
-  const gateFails =
-    experiment.status !== "done" || experiment.totals.failed > 0 || (cmp !== null && cmp.totals.regressions > 0);
-  return gateFails ? 1 : 0;
+  return gateExitCode(experiment, cmp);
+}
+
+/** The gate (see the file comment): a failure beats an incomplete run; a skipped question is no failure. */
+function gateExitCode(experiment: Experiment, cmp: ExperimentComparison | null): number {
+  if (experiment.totals.failed > 0 || (cmp !== null && cmp.totals.regressions > 0)) return 1;
+  if (experiment.status !== "done") {
+    process.stderr.write(
+      `experiment ${experiment.status}: ${plural(experiment.totals.skipped, "question")} skipped (not run); no expectation failed among those that ran\n`,
+    );
+    return 3;
+  }
+  return 0;
 }

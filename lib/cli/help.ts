@@ -81,7 +81,7 @@ export const COMMAND_HELP = {
     usage:
       "experiment run --bank <id> --suite <name> [--budget low|mid|high] [--skill-version N [--skill <name>]] [--baseline <experimentId>] [--concurrency N] [--json]",
     summary:
-      "Run every question of a suite; exit 1 when an expectation fails or a regression against the baseline appears, else 0.",
+      "Run every question of a suite; exit 1 when an expectation fails or a regression against the baseline appears, 3 when none did but the experiment was cancelled or stopped (questions skipped), else 0.",
     options: [
       ["--bank <id>", "the memory bank (required)"],
       ["--suite <name>", "the suite to run (required)"],

@@ -15,6 +15,7 @@ import { embedAfterImport } from "@/lib/server/embeddings";
 import { cliError } from "@/lib/server/errors";
 import { flushTracePushes } from "@/lib/server/otlp-push";
 import { startRun } from "@/lib/server/runs";
+import { plural } from "@/lib/timeline/format";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
 import { embedCommand, formatEmbedCounts } from "./embed";
 import { experimentCommand, suiteCommand } from "./experiments";
@@ -86,7 +87,7 @@ async function importCommand(argv: string[]) {
   const db = await getCliDb();
   const c = result.counts;
   console.log(
-    `imported bank ${result.bankId}: ${c.facts} facts, ${c.observations} observations, ${c.mentalModels} mental models, ${c.skills} skills`,
+    `imported bank ${result.bankId}: ${plural(c.facts, "fact")}, ${plural(c.observations, "observation")}, ${plural(c.mentalModels, "mental model")}, ${plural(c.skills, "skill")}, ${plural(c.suites, "suite")}`,
   );
   const embedded = await embedAfterImport(db, result.bankId);
   if (embedded) console.log(`embedded ${formatEmbedCounts(embedded)}`);

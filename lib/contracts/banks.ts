@@ -23,7 +23,13 @@ export const ImportQuery = z.object({
 
 export const ImportResult = z.object({
   bankId: z.string(),
-  counts: z.object({ facts: z.number(), observations: z.number(), mentalModels: z.number(), skills: z.number() }),
+  counts: z.object({
+    facts: z.number(),
+    observations: z.number(),
+    mentalModels: z.number(),
+    skills: z.number(),
+    suites: z.number(),
+  }),
 });
 export type ImportResult = z.infer<typeof ImportResult>;
 

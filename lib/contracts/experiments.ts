@@ -75,15 +75,18 @@ export const ExperimentRow = z.object({
   question: z.string(),
   skill: z.string().nullable(),
   runId: z.string().nullable(),
-  /** `pending` until the question's run starts. */
-  status: z.union([RunStatus, z.literal("pending")]),
+  /**
+   * `pending` until the question's run starts; `skipped` when the experiment ended (cancelled, or
+   * stopped by an error) before it started: the question did not run, so it neither passed nor failed.
+   */
+  status: z.union([RunStatus, z.literal("pending"), z.literal("skipped")]),
   llmCalls: z.number().int(),
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
   durationMs: z.number().int().nullable(),
   citations: z.array(z.string()),
   flags: z.array(z.string()),
-  /** Null while the run is pending or running. */
+  /** Null while the run is pending or running, and for a skipped question. */
   passed: z.boolean().nullable(),
   failures: z.array(Failure),
   expectations: z.array(z.object({ expectation: ExpectationKey, met: z.boolean().nullable() })),
@@ -95,6 +98,8 @@ export const ExperimentTotals = z.object({
   finished: z.number().int(),
   passed: z.number().int(),
   failed: z.number().int(),
+  /** Questions that never ran: the experiment ended before they started. */
+  skipped: z.number().int(),
   /** Passed / finished, 0–1; null before any run finished. */
   passRate: z.number().nullable(),
   llmCalls: z.number().int(),
@@ -167,6 +172,8 @@ export const ExperimentJson = z.object({
     questions: z.number().int(),
     passed: z.number().int(),
     failed: z.number().int(),
+    /** Questions that never ran (the experiment was cancelled or stopped before they started). */
+    skipped: z.number().int(),
     regressions: z.number().int(),
     improvements: z.number().int(),
   }),
@@ -174,9 +181,11 @@ export const ExperimentJson = z.object({
     z.object({
       question: z.string(),
       runId: z.string().nullable(),
+      /** The run's status; `skipped` for a question that never ran. */
       status: z.string(),
       llmCalls: z.number().int(),
-      passed: z.boolean(),
+      /** Null for a skipped question: it did not run, so it neither passed nor failed. */
+      passed: z.boolean().nullable(),
       failures: z.array(Failure),
       regression: z.boolean(),
       flags: z.array(z.string()),

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { Budget, RunFlag, RunMode, RunStatus, Scope } from "@/lib/reflect/domain";
 import { RunEvent } from "@/lib/reflect/events";
-import { ReflectResultSchema } from "@/lib/reflect/request";
+import { ProbeResult, ReflectResultSchema } from "@/lib/reflect/request";
 import { McpBank, Question } from "./fields";
 
 // ---------- starting a run ----------
@@ -151,7 +151,7 @@ export type RunRef = z.infer<typeof RunRef>;
 export const RunParams = z.object({ id: z.string().min(1).meta({ description: "run id" }) });
 
 /** The stored run: while it runs, `answer` and `citations` are null. */
-/** The probe is in the run's events (`probe.finished`); the stored run keeps its flag. */
+/** The stored run; `probe` is read from its `probe.finished` event (the stored run keeps only its flag). */
 export const RunDetail = ReflectResultSchema.omit({ answer: true, citations: true, probe: true }).extend({
   id: z.string(),
   bankId: z.string(),
@@ -171,6 +171,10 @@ export const RunDetail = ReflectResultSchema.omit({ answer: true, citations: tru
   model: z.object({ kind: z.string(), name: z.string() }),
   answer: ReflectResultSchema.shape.answer.nullable(),
   citations: ReflectResultSchema.shape.citations.nullable(),
+  probe: ProbeResult.nullable().meta({
+    description:
+      "the missed-evidence probe (the run's `probe.finished` event): what searches the run did not make would have found; null while running, in facts mode, for a failed or interrupted run, and for runs recorded before the probe",
+  }),
   parentRunId: z.string().nullable(),
   forkedAtIteration: z.number().int().nullable(),
   createdAt: z.string(),

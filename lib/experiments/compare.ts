@@ -25,6 +25,7 @@ const OUTCOME_RANK: Record<string, number> = {
   failed: 1,
   running: 0,
   pending: 0,
+  skipped: 0,
 };
 
 /** The outcome the order ranks: the status, except a done run flagged `ungrounded`. */
@@ -72,8 +73,8 @@ function changes(base: ExperimentRow, head: ExperimentRow): { regressions: Chang
 
 const keyOf = (row: Pick<ExperimentRow, "question" | "skill">) => `${row.skill ?? ""}\u0000${row.question}`;
 
-/** Rows whose run has finished compare; a pending or running side is neither better nor worse yet. */
-const finished = (row: ExperimentRow) => row.status !== "pending" && row.status !== "running";
+/** Rows whose run has finished compare; a pending, running or skipped side is neither better nor worse. */
+const finished = (row: ExperimentRow) => row.passed !== null;
 
 export function compareExperiments(
   base: readonly ExperimentRow[],

@@ -3,7 +3,7 @@ import type { ExperimentRow, ExperimentTotals } from "@/lib/contracts/experiment
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { citedIds, evaluate, type RunOutcome } from "./evaluate";
 
-/** What a row reads of the question's run (null: not started yet). */
+/** What a row reads of the question's run (null: not started). */
 export interface RowRun extends RunOutcome {
   id: string;
   inputTokens: number;
@@ -11,7 +11,8 @@ export interface RowRun extends RunOutcome {
   durationMs: number | null;
 }
 
-export function buildRow(index: number, question: SuiteQuestion, run: RowRun | null): ExperimentRow {
+/** `ended`: the experiment is over, so a question with no run never will have one (skipped). */
+export function buildRow(index: number, question: SuiteQuestion, run: RowRun | null, ended = false): ExperimentRow {
   const keys = Object.keys(question.expect ?? {}) as ExperimentRow["expectations"][number]["expectation"][];
   const base = {
     index,
@@ -22,7 +23,7 @@ export function buildRow(index: number, question: SuiteQuestion, run: RowRun | n
   if (!run || run.status === "running") {
     return {
       ...base,
-      status: run ? "running" : "pending",
+      status: run ? "running" : ended ? "skipped" : "pending",
       llmCalls: run?.llmCalls ?? 0,
       inputTokens: run?.inputTokens ?? 0,
       outputTokens: run?.outputTokens ?? 0,
@@ -60,6 +61,7 @@ export function totalsOf(rows: readonly ExperimentRow[]): ExperimentTotals {
     finished: done.length,
     passed,
     failed: done.length - passed,
+    skipped: rows.filter((r) => r.status === "skipped").length,
     passRate: done.length ? passed / done.length : null,
     llmCalls: rows.reduce((n, r) => n + r.llmCalls, 0),
     tokens: rows.reduce((n, r) => n + r.inputTokens + r.outputTokens, 0),

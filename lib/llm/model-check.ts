@@ -16,7 +16,7 @@ import {
   recommendationText,
 } from "@/lib/contracts/model-check";
 import type { ModelConfig, OpenAIModelConfig } from "./config";
-import { createOpenAIClient, toModelCallError, withoutKey } from "./openai-model";
+import { createOpenAIClient, isTimeout, notAChatCompletion, toModelCallError, withoutKey } from "./openai-model";
 import { type ProviderStatus, providerStatus } from "./provider-status";
 import { splitReasoning } from "./reasoning";
 import { parseTextToolCalls } from "./text-tool-calls";
@@ -64,14 +64,17 @@ export async function checkModel(config: ModelConfig, options: ModelCheckOptions
     maxRetries: 0,
   });
   const probes: ProbeResult[] = [];
+  const timeoutMs = Math.min(config.timeoutMs, PROBE_TIMEOUT_MS);
   const plain = await probe(client, config, now, "plain_chat", {
     messages: [
       { role: "system", content: "Reply with the single word: ready." },
       { role: "user", content: "ping" },
     ],
   });
-  probes.push(plain);
-  const reachable = plain.ok;
+  probes.push(plain.result);
+  // A server that let one request time out is not asked again: each probe would wait as long.
+  let silent: ProbeName | null = plain.timedOut ? "plain_chat" : null;
+  const reachable = plain.result.ok;
   const toolBodies: [ProbeName, Partial<ChatCompletionCreateParamsNonStreaming>][] = [
     ["tools_auto", { tool_choice: "auto" }],
     ["named_choice", { tool_choice: { type: "function", function: { name: PROBE_TOOL.function.name } } }],
@@ -79,13 +82,25 @@ export async function checkModel(config: ModelConfig, options: ModelCheckOptions
     ["no_choice", {}],
   ];
   for (const [name, extra] of toolBodies) {
+    if (silent) {
+      probes.push(notSent(name, `not sent: the server did not answer the ${LABEL[silent]} request`));
+      continue;
+    }
     if (!reachable) {
       probes.push(notSent(name, "not sent: plain chat failed"));
       continue;
     }
-    probes.push(await probe(client, config, now, name, { messages: TOOL_MESSAGES, tools: [PROBE_TOOL], ...extra }));
+    const sent = await probe(client, config, now, name, { messages: TOOL_MESSAGES, tools: [PROBE_TOOL], ...extra });
+    probes.push(sent.result);
+    if (sent.timedOut) silent = name;
   }
-  return report(providerStatus(config), probes);
+  return report(
+    providerStatus(config),
+    probes,
+    silent ? { probe: LABEL[silent], seconds: Math.round(timeoutMs / 100) / 10 } : null,
+    // The plain request's answer was not a chat completion: a wrong base URL, not missing tools.
+    plain.result.ok || plain.completion === undefined ? null : notAChatCompletion(plain.completion),
+  );
 }
 
 async function probe(
@@ -94,7 +109,7 @@ async function probe(
   now: () => number,
   name: ProbeName,
   body: Partial<ChatCompletionCreateParamsNonStreaming>,
-): Promise<ProbeResult> {
+): Promise<{ result: ProbeResult; timedOut: boolean; completion?: unknown }> {
   const started = now();
   let completion: ChatCompletion;
   try {
@@ -105,9 +120,16 @@ async function probe(
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
     } as ChatCompletionCreateParamsNonStreaming);
   } catch (error) {
-    return { ...notSent(name, failure(error, config)), latencyMs: Math.max(0, now() - started) };
+    const latencyMs = Math.max(0, now() - started);
+    return { result: { ...notSent(name, failure(error, config)), latencyMs }, timedOut: isTimeout(error) };
   }
-  const latencyMs = Math.max(0, now() - started);
+  return { result: read(name, completion, config, Math.max(0, now() - started)), timedOut: false, completion };
+}
+
+/** One answered probe: what came back, as a result row. */
+function read(name: ProbeName, completion: ChatCompletion, config: OpenAIModelConfig, latencyMs: number): ProbeResult {
+  const wrongShape = notAChatCompletion(completion);
+  if (wrongShape) return { ...notSent(name, wrongShape), latencyMs };
   const message = completion.choices?.[0]?.message;
   if (!message) {
     return { ...notSent(name, "the response had no choices"), latencyMs };
@@ -170,7 +192,12 @@ function notSent(name: ProbeName, detail: string): ProbeResult {
   };
 }
 
-function report(provider: ProviderStatus, probes: ProbeResult[]): ModelCheckReport {
+function report(
+  provider: ProviderStatus,
+  probes: ProbeResult[],
+  silent: { probe: string; seconds: number } | null,
+  wrongShape: string | null,
+): ModelCheckReport {
   const byName = new Map(probes.map((p) => [p.probe, p]));
   const calls = probes.filter((p) => p.probe !== "plain_chat" && p.ok);
   const toolCalls = calls.some((p) => p.call === "structured")
@@ -190,15 +217,19 @@ function report(provider: ProviderStatus, probes: ProbeResult[]): ModelCheckRepo
   // fails every run after the forced searches, however well the forced forms work.
   const auto = byName.get("tools_auto");
   const autoFails = toolCalls !== "none" && auto?.ok === false && auto.call === null;
-  const summary = autoFails
-    ? `Tools work only when forced: the request under tool_choice "auto" failed (${auto?.detail}), and every run sends its free turns that way, so runs would fail. Enable automatic tool choice on the server (see the README's table of servers).`
-    : toolCalls === "none"
-      ? byName.get("plain_chat")?.ok
-        ? "This server cannot call tools in any form the app reads: runs would fail. Enable tool calling on the server (see the README's table of servers)."
-        : "The server did not answer a plain chat request: check OPENAI_BASE_URL, the key and REFLECT_MODEL."
-      : toolCalls === "text"
-        ? "Tools work as text only: the app reads the calls from the text and records each recovery in the timeline. Server-side tool parsing is more reliable."
-        : "Tools work as structured calls.";
+  const summary = silent
+    ? `The server accepted the connection but did not answer the ${silent.probe} request within ${silent.seconds} s, so the check stopped there: is the model loaded, and is REFLECT_MODEL a model the server serves? (REFLECT_LLM_TIMEOUT_MS sets the wait, at most 30 s here.)`
+    : wrongShape
+      ? `The server ${wrongShape}.`
+      : autoFails
+        ? `Tools work only when forced: the request under tool_choice "auto" failed (${auto?.detail}), and every run sends its free turns that way, so runs would fail. Enable automatic tool choice on the server (see the README's table of servers).`
+        : toolCalls === "none"
+          ? byName.get("plain_chat")?.ok
+            ? "This server cannot call tools in any form the app reads: runs would fail. Enable tool calling on the server (see the README's table of servers)."
+            : "The server did not answer a plain chat request: check OPENAI_BASE_URL, the key and REFLECT_MODEL."
+          : toolCalls === "text"
+            ? "Tools work as text only: the app reads the calls from the text and records each recovery in the timeline. Server-side tool parsing is more reliable."
+            : "Tools work as structured calls.";
   return {
     provider,
     probes,

@@ -39,7 +39,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
     try {
       return await client.chat.completions.create(buildBody(config, request, form), { signal: request.signal });
     } catch (error) {
-      throw toModelCallError(error, config, host);
+      throw toModelCallError(error, config, host, request.toolChoice === "auto");
     }
   };
 
@@ -67,6 +67,8 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
         request.toolChoice === "auto"
           ? { completion: await create(request, "named"), form: null }
           : await forced(request);
+      const wrongShape = notAChatCompletion(completion);
+      if (wrongShape) throw new ModelCallError(`${prefix(config, host)} ${wrongShape}`, config.model);
       const choice = completion.choices?.[0];
       if (!choice) throw new ModelCallError(`${prefix(config, host)} returned no choices`, config.model);
       const message = choice.message ?? {};
@@ -90,7 +92,8 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
       const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content) : null;
       const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens;
       return {
-        content: text ? null : content,
+        // The prose beside text-written calls is the response's text, as beside structured calls.
+        content: text ? text.prose || null : content,
         toolCalls: text
           ? text.calls.map((c) => ({
               // Empty: the engine gives each call a fresh run-unique id.
@@ -106,9 +109,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
         },
         ...(reasoning ? { reasoning } : {}),
         ...(typeof reasoningTokens === "number" && reasoningTokens > 0 ? { reasoningTokens } : {}),
-        ...(text
-          ? { textToolCall: { format: text.format, calls: text.calls.length, droppedChars: text.droppedChars } }
-          : {}),
+        ...(text ? { textToolCall: { format: text.format, calls: text.calls.length } } : {}),
         ...(form && form !== "named" ? { warnings: [`forced_tool_choice_downgraded: named → ${form}`] } : {}),
       };
     },
@@ -142,6 +143,30 @@ class BodyReadingOpenAI extends OpenAI {
     const wrapped = body && typeof body === "object" && !("error" in body) ? { error: body } : body;
     return super.makeStatusError(status, wrapped, message, headers);
   }
+}
+
+const CHECK_BASE_URL = "check OPENAI_BASE_URL (an OpenAI-compatible server's usually ends in /v1)";
+
+/**
+ * What a 200 answer is when it is not a chat completion, or null when it is one. The SDK hands a
+ * body that is not JSON back as a string: a web page at a wrong base URL (a missing `/v1`) would
+ * otherwise be reported only as "no choices".
+ */
+export function notAChatCompletion(body: unknown): string | null {
+  if (typeof body === "string") {
+    return /^\s*</.test(body)
+      ? `answered with an HTML page, not the chat-completions format: ${CHECK_BASE_URL}`
+      : `answered with text that is not the chat-completions JSON: ${CHECK_BASE_URL}`;
+  }
+  if (typeof body !== "object" || body === null || !Array.isArray((body as { choices?: unknown }).choices)) {
+    return `answered JSON without \`choices\`, not the chat-completions format: ${CHECK_BASE_URL}`;
+  }
+  return null;
+}
+
+/** A request the server accepted and never answered within the time-out. */
+export function isTimeout(error: unknown): boolean {
+  return error instanceof OpenAI.APIConnectionTimeoutError;
 }
 
 function offersTools(request: ModelRequest): boolean {
@@ -187,7 +212,13 @@ function prefix(config: OpenAIModelConfig, host: string): string {
 }
 
 /** A failed SDK call as the one-line, key-free error the rest of the app reports. */
-export function toModelCallError(error: unknown, config: OpenAIModelConfig, host: string): ModelCallError {
+export function toModelCallError(
+  error: unknown,
+  config: OpenAIModelConfig,
+  host: string,
+  /** The request was a free turn under `tool_choice: "auto"`. */
+  autoTurn = false,
+): ModelCallError {
   const head = prefix(config, host);
   if (error instanceof OpenAI.APIUserAbortError) return new ModelCallError(`${head}: request aborted`, config.model);
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
@@ -203,8 +234,10 @@ export function toModelCallError(error: unknown, config: OpenAIModelConfig, host
     // The SDK's message starts with the status; keep only the server's explanation.
     const reason = withoutKey(error.message.replace(/^\d{3}\s*/, ""), config.apiKey);
     // A pinned named form is the user's choice: say how to change it.
-    const hint =
-      error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
+    const refusesAuto = autoTurn && error.status === 400 && /tool[ _]choice/i.test(reason);
+    const hint = refusesAuto
+      ? " (the server refuses tool_choice \"auto\", which every run's free turns send; there is no other form to fall back to: enable automatic tool choice on the server, e.g. vLLM's --enable-auto-tool-choice --tool-call-parser; `model check` tests this)"
+      : error.status === 400 && /tool_choice/i.test(reason) && config.forcedToolChoice === "named"
         ? " (set REFLECT_FORCED_TOOL_CHOICE=required or omit, or unset it to downgrade automatically)"
         : "";
     return new ModelCallError(`${head} failed with HTTP ${error.status}: ${reason}${hint}`, config.model, error.status);
@@ -227,11 +260,44 @@ function connectionCause(error: Error): string {
   return message;
 }
 
+/**
+ * Keys that local servers accept whatever they are (their docs' examples): not secrets, and words
+ * a message holds for other reasons ("model ollama/llama3 not found"), so never redacted.
+ */
+const PLACEHOLDER_KEYS = new Set([
+  "ollama",
+  "lm-studio",
+  "lmstudio",
+  "vllm",
+  "empty",
+  "none",
+  "dummy",
+  "placeholder",
+  "not-needed",
+  "no-key",
+  "sk-no-key-required",
+  "local",
+  "key",
+  "test",
+]);
+/** A key this long is a random credential: any text holding it leaks it. */
+const LONG_KEY_CHARS = 16;
+
+/**
+ * The key as a credential in text: a long key wherever it appears; a short one only where it stands
+ * as a token of its own (after "Bearer ", in `?key=…`, between quotes), so a word that merely holds
+ * it stays readable; a well-known placeholder not at all.
+ */
+function redactKey(text: string, apiKey: string): string {
+  if (PLACEHOLDER_KEYS.has(apiKey.toLowerCase()) || apiKey.length < 4) return text;
+  if (apiKey.length >= LONG_KEY_CHARS) return text.split(apiKey).join("[redacted]");
+  const escaped = apiKey.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(new RegExp(`(?<![\\w.-])${escaped}(?![\\w-])`, "g"), "[redacted]");
+}
+
 /** One line, bounded, and never the key (servers echo it back, e.g. "Incorrect API key provided: sk-…"). */
 export function withoutKey(text: string, apiKey: string): string {
-  const scrubbed = text
-    .split(apiKey)
-    .join("[redacted]")
+  const scrubbed = redactKey(text, apiKey)
     .replace(/\bsk-[A-Za-z0-9_*-]{6,}/g, "[redacted]")
     .replace(/\s+/g, " ")
     .trim();

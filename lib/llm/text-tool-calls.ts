@@ -24,8 +24,8 @@ export interface TextToolCall {
 export interface TextToolCalls {
   format: TextToolCallFormat;
   calls: TextToolCall[];
-  /** Characters of text outside the recognised blocks, dropped from the content. */
-  droppedChars: number;
+  /** The text outside the recognised blocks (paragraphs joined by a blank line): the response's text. */
+  prose: string;
 }
 
 const HERMES_OPEN = "<tool_call>";
@@ -55,12 +55,12 @@ export function parseTextToolCalls(content: string | null | undefined): TextTool
 
 function hermes(content: string): TextToolCalls | null {
   const calls: TextToolCall[] = [];
-  let dropped = 0;
+  const prose: string[] = [];
   let at = 0;
   for (;;) {
     const open = content.indexOf(HERMES_OPEN, at);
     if (open < 0) break;
-    dropped += content.slice(at, open).trim().length;
+    prose.push(content.slice(at, open));
     const bodyStart = open + HERMES_OPEN.length;
     const close = content.indexOf(HERMES_CLOSE, bodyStart);
     // A response cut at the end (or a template that stops before the close tag) leaves the last block open.
@@ -70,15 +70,15 @@ function hermes(content: string): TextToolCalls | null {
     calls.push(call);
     at = close < 0 ? content.length : close + HERMES_CLOSE.length;
   }
-  dropped += content.slice(at).trim().length;
-  return calls.length > 0 ? { format: "hermes", calls, droppedChars: dropped } : null;
+  prose.push(content.slice(at));
+  return calls.length > 0 ? { format: "hermes", calls, prose: joinProse(prose) } : null;
 }
 
 function mistral(content: string): TextToolCalls | null {
   const first = content.indexOf(MISTRAL_MARK);
   const calls: TextToolCall[] = [];
   let rest = content.slice(first + MISTRAL_MARK.length).trimStart();
-  let dropped = content.slice(0, first).trim().length;
+  const prose = [content.slice(0, first)];
   while (rest) {
     if (rest.startsWith("[") || rest.startsWith("{")) {
       // Before v11: one JSON list (or object) of {name, arguments}.
@@ -109,11 +109,11 @@ function mistral(content: string): TextToolCalls | null {
     rest = rest.trimStart();
     if (rest.startsWith(MISTRAL_MARK)) rest = rest.slice(MISTRAL_MARK.length).trimStart();
     else {
-      dropped += rest.trim().length;
+      prose.push(rest);
       break;
     }
   }
-  return calls.length > 0 ? { format: "mistral", calls, droppedChars: dropped } : null;
+  return calls.length > 0 ? { format: "mistral", calls, prose: joinProse(prose) } : null;
 }
 
 function bareJson(content: string): TextToolCalls | null {
@@ -126,7 +126,14 @@ function bareJson(content: string): TextToolCalls | null {
   if (!isObject(value) || !Object.keys(value).every((k) => BARE_KEYS.has(k))) return null;
   if (!("arguments" in value || "parameters" in value)) return null;
   const call = callFrom(value);
-  return call ? { format: "bare_json", calls: [call], droppedChars: 0 } : null;
+  return call ? { format: "bare_json", calls: [call], prose: "" } : null;
+}
+
+function joinProse(parts: readonly string[]): string {
+  return parts
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .join("\n\n");
 }
 
 /** `{"name", "arguments"|"parameters"}` with arguments as an object or a JSON string. */

@@ -91,13 +91,12 @@ export class ModelTurns {
     await this.record(i, response, Math.max(0, run.deps.clock.now() - started), false);
     const text = response.textToolCall;
     if (text) {
-      const dropped = text.droppedChars > 0 ? `; dropped ${text.droppedChars} characters of text around them` : "";
       await run.log.emit(
         "guard.output",
         {
           pattern: "text_tool_call",
           action: "recovered",
-          detail: `read ${text.calls} tool call${text.calls === 1 ? "" : "s"} the model wrote as text (${FORMAT_WORDS[text.format]})${dropped}`,
+          detail: `read ${text.calls} tool call${text.calls === 1 ? "" : "s"} the model wrote as text (${FORMAT_WORDS[text.format]})`,
           format: text.format,
         },
         i,

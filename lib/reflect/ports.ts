@@ -160,7 +160,7 @@ export interface ModelResponse {
   /** Reasoning tokens, when the server counts them (`usage.completion_tokens_details.reasoning_tokens`). */
   reasoningTokens?: number;
   /** Set when `toolCalls` were read from text the model wrote (no structured calls came back). */
-  textToolCall?: { format: TextToolCallFormat; calls: number; droppedChars: number };
+  textToolCall?: { format: TextToolCallFormat; calls: number };
 }
 
 export interface ModelPort {

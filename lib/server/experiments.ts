@@ -31,6 +31,7 @@ import type {
   ExperimentConfig,
   ExperimentProgress,
   ExperimentSummary,
+  ExperimentTotals,
   StartExperimentInput,
 } from "@/lib/contracts/experiments";
 import { defaultSkillOf } from "@/lib/contracts/skills";
@@ -40,6 +41,7 @@ import { evaluate } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, totalsOf } from "@/lib/experiments/rows";
 import type { MemoryPort, ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
 import { mentalModelProbeText } from "@/lib/reflect/probe";
+import { plural } from "@/lib/timeline/format";
 import { getModel } from "./model";
 import { runOwner } from "./run-owner";
 import { startRun } from "./runs";
@@ -70,6 +72,9 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
       fieldErrors: { "config.skill.name": ["unknown skill"] },
     });
   }
+  const edited = draft.mission !== undefined || draft.disposition !== undefined;
+  // The current version without edits is the current state: nothing to apply, and no draft.
+  if (!edited && (draft.version === undefined || draft.version === current.version)) return new Map();
   let base = toSkillSnapshot(current);
   if (draft.version !== undefined && draft.version !== current.version) {
     const version = (await getSkillVersions(db, bankId, current.id)).find((v) => v.version === draft.version);
@@ -92,7 +97,7 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
         mission: draft.mission ?? base.mission,
         disposition: draft.disposition ?? base.disposition,
         // Unsaved edits make the runs a draft on the version, never the saved skill (as "Try" does).
-        ...(draft.mission !== undefined || draft.disposition !== undefined ? { draft: true } : {}),
+        ...(edited ? { draft: true } : {}),
       },
     ],
   ]);
@@ -197,8 +202,9 @@ export async function startExperiment(
   if (input.baseline) {
     const base = await getExperimentRecord(db, input.baseline);
     if (!base || base.bankId !== bank.id) {
-      throw new AppError("not_found", `unknown baseline experiment "${input.baseline}" in bank ${bank.id}`, {
-        fieldErrors: { baseline: ["unknown experiment"] },
+      // The field's message is part of the sentence, so a one-line reader (CLI, MCP) says it once.
+      throw new AppError("not_found", `baseline "${input.baseline}" is not an experiment of bank ${bank.id}`, {
+        fieldErrors: { baseline: [`not an experiment of bank ${bank.id}`] },
       });
     }
     // A baseline of another suite aligns no question, so the gate could not fail: refused.
@@ -206,7 +212,7 @@ export async function startExperiment(
       throw new AppError(
         "invalid_input",
         `baseline ${base.id} ran suite ${base.suite}, not ${suite.name}: compare experiments of one suite`,
-        { fieldErrors: { baseline: [`an experiment of suite ${base.suite}`] } },
+        { fieldErrors: { baseline: [`ran suite ${base.suite}, not ${suite.name}`] } },
       );
     }
   }
@@ -327,7 +333,7 @@ async function toExperiment(db: Db, record: ExperimentRecord): Promise<Experimen
   const runs = await getExperimentRuns(db, record.id);
   const rows = record.questions.map((q, idx) => {
     const run = runs.get(idx);
-    return buildRow(idx, q, run ? toRowRun(run) : null);
+    return buildRow(idx, q, run ? toRowRun(run) : null, record.status !== "running");
   });
   return {
     id: record.id,
@@ -400,4 +406,10 @@ export function progressOf(e: Experiment): ExperimentProgress {
 export async function suiteSkillNames(db: Db, bankId: string, suiteName: string): Promise<string[]> {
   const { suite, defaultSkillName } = await requireSuiteAndSkills(db, bankId, suiteName);
   return [...new Set(suite.questions.map((q) => q.skill ?? defaultSkillName ?? ""))].filter(Boolean).sort();
+}
+
+/** "3 questions: 1 passed, 0 failed, 2 skipped (not run)": the totals line of the CLI table and MCP. */
+export function totalsSentence(t: ExperimentTotals): string {
+  const skipped = t.skipped ? `, ${t.skipped} skipped (not run)` : "";
+  return `${plural(t.questions, "question")}: ${t.passed} passed, ${t.failed} failed${skipped}`;
 }

@@ -21,7 +21,7 @@ import { foldRun } from "@/lib/timeline/fold";
 import { plural } from "@/lib/timeline/format";
 import { requireBank } from "./banks";
 import { mcpError } from "./errors";
-import { getExperimentComparison, startExperiment } from "./experiments";
+import { getExperimentComparison, startExperiment, totalsSentence } from "./experiments";
 import { retainFacts } from "./retain";
 import { startRun } from "./runs";
 
@@ -186,10 +186,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         const e = await finished;
         const cmp = args.baseline ? await getExperimentComparison(db, args.baseline, e.id) : null;
         const regressed = new Map(cmp?.questions.filter((q) => q.head && q.regression).map((q) => [q.head?.index, q]));
-        const t = e.totals;
         const lines = [
           `Experiment ${e.id} (suite ${e.suite} v${e.suiteVersion}): ${e.status}`,
-          `${plural(t.questions, "question")}: ${t.passed} passed, ${t.failed} failed` +
+          totalsSentence(e.totals) +
             (cmp
               ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}`
               : ""),

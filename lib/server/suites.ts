@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { getRun } from "@/db/runs";
+import { listSkills } from "@/db/skills";
 import { deleteSuite, getSuite, getSuiteVersions, listSuites, saveSuite } from "@/db/suites";
 import { AppError } from "@/lib/contracts/errors";
 import type {
@@ -17,7 +18,7 @@ import type {
   SuiteWithHistory,
 } from "@/lib/contracts/suites";
 import { citedIds } from "@/lib/experiments/evaluate";
-import { parseSuiteJsonl, toSuiteJsonl } from "@/lib/experiments/jsonl";
+import { badJsonlLine, parseSuiteJsonlLines, toSuiteJsonl } from "@/lib/experiments/jsonl";
 import { Scope } from "@/lib/reflect/domain";
 
 async function requireBank(db: Db, bankId: string) {
@@ -72,8 +73,16 @@ export async function addToSuite(db: Db, input: z.output<typeof AddToSuiteInput>
  */
 export async function importSuiteJsonl(db: Db, bankId: string, name: string, text: string): Promise<Suite> {
   await requireBank(db, bankId);
-  const questions = parseSuiteJsonl(text);
-  if (questions.length === 0) throw new AppError("invalid_input", "the file holds no questions; nothing was imported");
+  const lines = parseSuiteJsonlLines(text);
+  if (lines.length === 0) throw new AppError("invalid_input", "the file holds no questions; nothing was imported");
+  // A question naming a skill the bank does not have could never run: refused here, by its line.
+  const skills = (await listSkills(db, bankId)).map((s) => s.name);
+  const unknown = lines.find(({ question }) => question.skill !== undefined && !skills.includes(question.skill));
+  if (unknown) {
+    const has = skills.length ? `it has ${skills.join(", ")}` : "it has no skills";
+    throw badJsonlLine(unknown.line, `skill "${unknown.question.skill}" is not a skill of bank ${bankId} (${has})`);
+  }
+  const questions = lines.map((l) => l.question);
   const current = await getSuite(db, bankId, name);
   return saveSuite(db, {
     bankId,

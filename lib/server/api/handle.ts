@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { AppError, invalidInput } from "@/lib/contracts/errors";
+import { parseQuery } from "@/lib/contracts/query";
 import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
 import { admit, refuseIfFull, type Slot } from "../admission";
 import { getAppDb } from "../db";
@@ -93,13 +94,10 @@ export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInpu
       const db = await getAppDb();
       const bank = typeof rawParams.bank === "string" ? rawParams.bank : undefined;
       if (bank !== undefined && !(await getBank(db, bank))) throw new AppError("not_found", `unknown bank "${bank}"`);
-      const query = endpoint.query
-        ? parseOrThrow(
-            endpoint.query,
-            assertValidText(Object.fromEntries(new URL(request.url).searchParams), "the query"),
-            "query parameters",
-          )
-        : undefined;
+      // Every endpoint reads its query: a parameter it does not take is refused, not ignored.
+      const search = new URL(request.url).searchParams;
+      assertValidText(Object.fromEntries(search), "the query");
+      const query = parseQuery(search, endpoint.query);
       let rawBody: unknown;
       let body: unknown;
       if (endpoint.body) {

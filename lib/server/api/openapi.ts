@@ -52,6 +52,11 @@ const SHARED_RESPONSES = {
       "refused by the request policy (SECURITY.md): a Host that is neither loopback nor INSPECTOR_PUBLIC_URL's (code `forbidden_host`), a write from another origin (`forbidden_origin`), or a team scope the bank does not permit (`scope_not_permitted`)",
     content: { "application/json": { schema: ERROR_REF } },
   },
+  BadQuery: {
+    description:
+      "a query parameter this operation does not list, or one given twice (code `invalid_input`; the message names the parameters it takes)",
+    content: { "application/json": { schema: ERROR_REF } },
+  },
   UnsupportedMediaType: {
     description: "a write without `Content-Type: application/json` (code `unsupported_media_type`)",
     content: { "application/json": { schema: ERROR_REF } },
@@ -147,6 +152,8 @@ export function buildOpenApiDocument() {
         ...(requestBody ? { requestBody } : {}),
         responses: {
           ...responseObjects,
+          // Every operation reads its query string: an unknown or repeated parameter is refused.
+          ...("400" in responseObjects ? {} : { 400: { $ref: "#/components/responses/BadQuery" } }),
           401: { $ref: "#/components/responses/Unauthorized" },
           // The request policy and the token throttle answer before any route does.
           ...("403" in responseObjects ? {} : { 403: { $ref: "#/components/responses/Forbidden" } }),
@@ -169,7 +176,7 @@ export function buildOpenApiDocument() {
       title: "Reflect Inspector API",
       version: "1",
       description:
-        "Reflect over memory banks, search and retain memories, curate mental models and skills, and follow runs. Errors are `{error: {code, message, fieldErrors?}}` (the `Error` schema). A method a path does not list answers 405 with that body (code `method_not_allowed`) and an `Allow` header naming the methods it has; OPTIONS answers 204 with the same `Allow`.",
+        "Reflect over memory banks, search and retain memories, curate mental models and skills, and follow runs. Errors are `{error: {code, message, fieldErrors?}}` (the `Error` schema). A method a path does not list answers 405 with that body (code `method_not_allowed`) and an `Allow` header naming the methods it has; OPTIONS answers 204 with the same `Allow`. A query parameter an operation does not list, or one given twice, is refused with 400 (code `invalid_input`) naming the parameters the operation takes; it is never ignored.",
       contact: { name: "Reflect Inspector maintainers (see the README)" },
       license: { name: "UNLICENSED" },
     },

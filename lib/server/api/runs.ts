@@ -1,13 +1,13 @@
 /** Runs for the API: list, detail, and the event log as JSON or as a server-sent event stream. */
 import type { Db } from "@/db/client";
-import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
+import { getLastRunEvent, getRun, getRunEvents, type RunRecord } from "@/db/runs";
 import { AppError } from "@/lib/contracts/errors";
 import { type RunDetail, type RunEventList, runLinks } from "@/lib/contracts/runs";
 import { sseResponse } from "./sse";
 
 export const SSE_POLL_MS = 250;
 
-function toRunDetail(r: RunRecord): RunDetail {
+function toRunDetail(r: RunRecord, probe: RunDetail["probe"]): RunDetail {
   return {
     id: r.id,
     bankId: r.bankId,
@@ -27,6 +27,7 @@ function toRunDetail(r: RunRecord): RunDetail {
     status: r.status,
     answer: r.answer,
     citations: r.citations,
+    probe,
     dropped: r.dropped,
     flags: r.flags,
     warnings: r.warnings,
@@ -50,7 +51,8 @@ async function requireRun(db: Db, id: string): Promise<RunRecord> {
 }
 
 export async function runDetail(db: Db, id: string) {
-  return toRunDetail(await requireRun(db, id));
+  const [run, probe] = await Promise.all([requireRun(db, id), getLastRunEvent(db, id, "probe.finished")]);
+  return toRunDetail(run, probe?.payload ?? null);
 }
 
 export async function runEventList(db: Db, id: string, after: number | undefined): Promise<RunEventList> {

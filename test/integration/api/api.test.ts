@@ -360,9 +360,67 @@ describe("runs", () => {
     expect(garbage.json.error).toMatchObject({ code: "invalid_input", fieldErrors: { cursor: [expect.any(String)] } });
   });
 
+  it("refuses a list filter it does not take or a value outside the allowed set, naming the allowed ones", async () => {
+    // `flag` is not the list's filter (`badge` is): it used to be dropped and every run listed.
+    const unknown = await call(runs.GET, {}, { query: "?flag=bogus" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.code).toBe("invalid_input");
+    expect(unknown.json.error.message).toBe(
+      'Unknown query parameter "flag": it takes bank, skill, status, badge, q, cursor, limit.',
+    );
+    expect(unknown.json.error.fieldErrors.flag[0]).toMatch(/allowed: bank, skill, status, badge/);
+    const badValue = await call(runs.GET, {}, { query: "?badge=bogus" });
+    expect(badValue.status).toBe(400);
+    expect(badValue.json.error.message).toMatch(/^Invalid query parameter badge: .*"missed_evidence"/);
+    const twice = await call(runs.GET, {}, { query: "?status=done&status=failed" });
+    expect(twice.status).toBe(400);
+    expect(twice.json.error.fieldErrors).toEqual({ status: ["given more than once; give it once"] });
+    // The same filters, spelled right, still list.
+    expect((await call(runs.GET, {}, { query: "?badge=missed_evidence&status=done" })).status).toBe(200);
+  });
+
+  it("other lists and reads refuse query parameters they do not take", async () => {
+    for (const [handler, params] of [
+      [skills.GET, { bank: "demo" }],
+      [mentalModels.GET, { bank: "demo" }],
+      [banks.GET, {}],
+    ] as const) {
+      const res = await call(handler, params, { query: "?status=done" });
+      expect(res.status).toBe(400);
+      expect(res.json.error.message).toBe('Unknown query parameter "status": it takes no query parameters.');
+      expect((await call(handler, params)).status).toBe(200);
+    }
+    const events = await call(runEvents.GET, { id: "run_nope" }, { query: "?since=3" });
+    expect(events.status).toBe(400);
+    expect(events.json.error.message).toMatch(/"since": it takes after\./);
+  });
+
   it("answers 404 for an unknown run", async () => {
     expect((await call(run.GET, { id: "run_nope" })).status).toBe(404);
     expect((await call(runEvents.GET, { id: "run_nope" })).status).toBe(404);
+  });
+
+  it("a stored run carries its missed-evidence probe, as the finished result and the probe.finished event say", async () => {
+    const finished = await call(
+      reflect.POST,
+      { bank: "demo" },
+      { body: { question: "What did we decide about the launch date?", wait: true } },
+    );
+    expect(finished.json.probe).not.toBeNull();
+    const read = await call(run.GET, { id: finished.json.id });
+    expect(read.status).toBe(200);
+    const events = await call(runEvents.GET, { id: finished.json.id });
+    const probeEvent = events.json.events.find((e: { type: string }) => e.type === "probe.finished");
+    expect(read.json.probe).toEqual(probeEvent.payload);
+    expect(read.json.probe).toEqual(finished.json.probe);
+    // Facts mode makes no probe: null, not absent.
+    const facts = await call(
+      reflect.POST,
+      { bank: "demo" },
+      { body: { question: "Pricing decisions?", mode: "facts", wait: true } },
+    );
+    const factsRead = await call(run.GET, { id: facts.json.id });
+    expect(factsRead.json).toHaveProperty("probe", null);
   });
 
   it("returns a run's events as JSON, after a seq when asked", async () => {
@@ -419,7 +477,10 @@ describe("bundles", () => {
     const copy = { ...exported.json, bank: { ...exported.json.bank, id: "copy", name: "Copy" } };
     const created = await call(importRoute.POST, {}, { body: copy });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ bankId: "copy", counts: { skills: exported.json.skills.length } });
+    expect(created.json).toMatchObject({
+      bankId: "copy",
+      counts: { skills: exported.json.skills.length, suites: exported.json.suites.length },
+    });
 
     const again = await call(importRoute.POST, {}, { body: copy });
     expect(again.status).toBe(400);

@@ -139,6 +139,20 @@ describe("suites API", () => {
     expect(res.json.error.message).toMatch(/^line 2: budget: .*nothing was imported/);
     expect((await call(suite.GET, { bank: "demo", suite: "never" })).status).toBe(404);
   });
+
+  it("refuses a line naming a skill the bank does not have, by number, and imports nothing", async () => {
+    const res = await call(
+      suiteImport.POST,
+      { bank: "demo", suite: "never" },
+      { body: { jsonl: '{"question":"A?","skill":"recap"}\n{"question":"B?","skill":"no-such-skill"}' } },
+    );
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toMatch(
+      /^line 2: skill "no-such-skill" is not a skill of bank demo \(it has .*recap/,
+    );
+    expect(res.json.error.fieldErrors).toEqual({ "line 2": [expect.stringContaining("no-such-skill")] });
+    expect((await call(suite.GET, { bank: "demo", suite: "never" })).status).toBe(404);
+  });
 });
 
 describe("experiments API", { timeout: 120_000 }, () => {

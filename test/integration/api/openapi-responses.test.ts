@@ -164,6 +164,9 @@ describe("real responses match the OpenAPI document", () => {
 
   it("banks: list, export, import (201, 400, 413)", async () => {
     await expectDocumented("listBanks", await call(banks.GET, {}, "/banks"));
+    const unknownParam = await call(banks.GET, {}, "/banks?flag=x");
+    expect(unknownParam.status).toBe(400);
+    await expectDocumented("listBanks", unknownParam);
     const exported = (await expectDocumented(
       "exportBundle",
       await call(bankExport.GET, { bank: "demo" }, "/banks/demo/export"),

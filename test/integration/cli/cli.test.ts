@@ -84,7 +84,7 @@ describe("cli import / export", { timeout: 60_000 }, () => {
     // The fresh database seeds the demo bank on first use, so import with --replace.
     const imported = run("import", file, "--replace");
     expect(imported.status).toBe(0);
-    expect(imported.stdout).toMatch(/imported bank demo: 185 facts/);
+    expect(imported.stdout).toMatch(/imported bank demo: 185 facts, .* skills, 1 suite\n/);
     const second = run("export", "--bank", "demo");
     expect(second.stdout).toBe(first.stdout);
   });

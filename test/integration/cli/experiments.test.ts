@@ -6,10 +6,13 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
+import { getSkill } from "@/db/skills";
 import { getSuite } from "@/db/suites";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { ExperimentJson } from "@/lib/contracts/experiments";
-import { cliRunner, root } from "./cli-process";
+import { cancelExperiment, listExperiments } from "@/lib/server/experiments";
+import { startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
+import { cliAsync, cliRunner, root } from "./cli-process";
 
 const dir = resolve(root, "test/.tmp", `cli-exp-${process.pid}-${Date.now()}`);
 const dbUrl = `file:${join(dir, "cli.db")}`;
@@ -59,9 +62,38 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(out.code).toBe(0);
     const json = ExperimentJson.parse(JSON.parse(out.stdout));
     expect(json.suite).toBe("demo-tour");
-    expect(json.totals).toEqual({ questions: 10, passed: 10, failed: 0, regressions: 0, improvements: 0 });
+    expect(json.totals).toEqual({
+      questions: 10,
+      passed: 10,
+      failed: 0,
+      skipped: 0,
+      regressions: 0,
+      improvements: 0,
+    });
     expect(json.results.every((r) => r.passed && r.runId?.startsWith("run_") && r.failures.length === 0)).toBe(true);
     expect(json.config).toMatchObject({ draft: false, model: { kind: "offline" } });
+  });
+
+  it("--skill-version naming the current version is the current state, not a draft", async () => {
+    const path = file("one-recap.jsonl", jsonl({ question: "When did Atlas launch?", skill: "recap" }));
+    expect(cli("suite", "import", "--bank", "demo", "--suite", "one-recap", path).code).toBe(0);
+    const db = await openDb(dbUrl);
+    const version = (await getSkill(db, { bankId: "demo", name: "recap" }))?.version;
+    db.$client.close();
+    const out = cli(
+      "experiment",
+      "run",
+      "--bank",
+      "demo",
+      "--suite",
+      "one-recap",
+      "--skill-version",
+      String(version),
+      "--json",
+    );
+    expect(out.code).toBe(0);
+    const json = ExperimentJson.parse(JSON.parse(out.stdout));
+    expect(json.config).toMatchObject({ draft: false, skill: { name: "recap", version } });
   });
 
   it("one failing expectation exits 1 and names it in the table", () => {
@@ -106,6 +138,71 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
   });
 });
 
+describe("cli experiment run, cancelled", { timeout: 240_000 }, () => {
+  /**
+   * Three questions one at a time against the fake model; the first question's model call is held
+   * until the test has cancelled the experiment (from this process, as the page or API would), so
+   * the other two never start.
+   */
+  async function cancelledRun(...flags: string[]) {
+    const fake = await startFakeOpenAI();
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const answer = "No memory mentions the Zephyr deadline.";
+    fake.setScript((_body, i) => (i === 0 ? { content: answer, waitFor: gate } : { content: answer }));
+    const db = await openDb(dbUrl);
+    try {
+      const suite = `cancel-${flags.length ? "json" : "table"}`;
+      const path = file(`${suite}.jsonl`, jsonl({ question: "Q1 Zephyr?" }, { question: "Q2?" }, { question: "Q3?" }));
+      expect(cli("suite", "import", "--bank", "demo", "--suite", suite, path).code).toBe(0);
+      const env = { DATABASE_URL: dbUrl, REFLECT_LLM: "openai", OPENAI_API_KEY: "k", OPENAI_BASE_URL: fake.url };
+      const running = cliAsync(
+        env,
+        "experiment",
+        "run",
+        "--bank",
+        "demo",
+        "--suite",
+        suite,
+        "--concurrency",
+        "1",
+        ...flags,
+      );
+      while (!fake.requests.some((r) => r.path === "/v1/chat/completions")) await new Promise((r) => setTimeout(r, 50));
+      const [experiment] = await listExperiments(db, { bankId: "demo", suite });
+      expect(experiment?.status).toBe("running");
+      await cancelExperiment(db, experiment?.id ?? "");
+      open();
+      return await running;
+    } finally {
+      db.$client.close();
+      await fake.close();
+    }
+  }
+
+  it("--json: the questions that never ran are skipped with passed null; exit 3 (incomplete), not 1", async () => {
+    const out = await cancelledRun("--json");
+    expect(out.code).toBe(3);
+    expect(out.stderr).toContain("experiment cancelled: 2 questions skipped (not run); no expectation failed");
+    const json = ExperimentJson.parse(JSON.parse(out.stdout));
+    expect(json.results.map((r) => [r.status, r.passed, r.runId === null])).toEqual([
+      [expect.not.stringMatching(/skipped|pending/), true, false],
+      ["skipped", null, true],
+      ["skipped", null, true],
+    ]);
+    expect(json.results.every((r) => r.failures.length === 0)).toBe(true);
+    expect(json.totals).toMatchObject({ questions: 3, passed: 1, failed: 0, skipped: 2 });
+  });
+
+  it("the table says skip, never FAIL, and counts them apart", async () => {
+    const out = await cancelledRun();
+    expect(out.code).toBe(3);
+    expect(out.stdout).toMatch(/\n\s+2 {2}skip {4}skipped\s+0 {2}Q2\?/);
+    expect(out.stdout).not.toContain("FAIL");
+    expect(out.stdout).toMatch(/3 questions: 1 passed, 0 failed, 2 skipped \(not run\)/);
+  });
+});
+
 describe("cli suite import / export", { timeout: 120_000 }, () => {
   it("round-trips JSONL", () => {
     const lines = [
@@ -146,13 +243,39 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
     }
   });
 
+  it("refuses a line naming a skill the bank does not have, by its number, and imports nothing (a saved suite stays)", async () => {
+    const good = file("known.jsonl", jsonl({ question: "A?", skill: "recap" }));
+    expect(cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", good).code).toBe(0);
+    const path = file(
+      "unknown-skill.jsonl",
+      `${jsonl({ question: "A?", skill: "recap" })}\n\n${jsonl({ question: "B?", skill: "nope" })}\n`,
+    );
+    const out = cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", path);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(
+      /^error: line 3: skill "nope" is not a skill of bank demo \(it has .*recap.*\); nothing was imported\n$/,
+    );
+    const db = await openDb(dbUrl);
+    try {
+      const suite = await getSuite(db, "demo", "skills-checked");
+      expect(suite?.version).toBe(1);
+      expect(suite?.questions.map((q) => q.question)).toEqual(["A?"]);
+    } finally {
+      db.$client.close();
+    }
+  });
+
   it.each([
     [["suite", "import", "--bank", "demo", "--suite", "has space", "x.jsonl"], /suite name is a slug/],
     [["suite", "export", "--bank", "demo", "--suite", "nope"], /unknown suite "nope"/],
     [["experiment", "run", "--bank", "demo"], /--suite is required/],
     [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--concurrency", "0"], /--concurrency/],
     [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--skill-version", "1"], /runs 5 skills/],
-    [["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"], /unknown baseline/],
+    // Said once: the field's message used to be repeated after the sentence that held it.
+    [
+      ["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"],
+      /^error: baseline "exp_nope" is not an experiment of bank demo\n$/,
+    ],
   ])("bad input %j exits 2 with one line", (args, message) => {
     const out = cli(...args);
     expect(out.code).toBe(2);

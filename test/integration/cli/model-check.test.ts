@@ -2,8 +2,6 @@
  * `cli model check` as a user runs it: a real process, the real `openai` SDK against the loopback
  * fake server answering like four kinds of servers, and the offline model.
  */
-import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelCheckReport } from "@/lib/contracts/model-check";
 import {
@@ -12,28 +10,10 @@ import {
   serverProfile,
   startFakeOpenAI,
 } from "@/test/fixtures/fake-openai-server";
+import { cliAsync } from "./cli-process";
 
-const root = resolve(import.meta.dirname, "../../..");
 const KEY = "local-secret-key-7f3a9c";
-
-/** Async: the fake server answers from this process, so the CLI must not block it. */
-function cli(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
-      cwd: root,
-      env: { ...process.env, OPENAI_API_KEY: "", OPENAI_BASE_URL: "", REFLECT_FORCED_TOOL_CHOICE: "", ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
-}
+const cli = cliAsync;
 
 let fake: FakeOpenAI;
 beforeAll(async () => {

@@ -53,7 +53,10 @@ describe("importBundle", () => {
     const fresh = await openTempDb("bundle-count");
     cleanups.push(fresh.cleanup);
     const result = await importBundle(fresh.db, sampleBundle());
-    expect(result).toEqual({ bankId: "acme", counts: { facts: 4, observations: 1, mentalModels: 2, skills: 1 } });
+    expect(result).toEqual({
+      bankId: "acme",
+      counts: { facts: 4, observations: 1, mentalModels: 2, skills: 1, suites: 0 },
+    });
     expect(await getSkillVersions(fresh.db, "acme", "sk-recap")).toHaveLength(1);
   });
 

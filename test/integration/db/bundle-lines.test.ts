@@ -68,7 +68,10 @@ describe("import from JSON lines", () => {
         suite,
       ];
       const result = await importBundleLines(t.db, linesOf(lines));
-      expect(result).toEqual({ bankId: "big", counts: { facts: MANY, observations: 1, mentalModels: 1, skills: 1 } });
+      expect(result).toEqual({
+        bankId: "big",
+        counts: { facts: MANY, observations: 1, mentalModels: 1, skills: 1, suites: 1 },
+      });
       const exported = await exportBundle(t.db, "big");
       expect(exported?.facts).toHaveLength(MANY);
       expect(exported?.suites.map((x) => x.name)).toEqual(["billing-gate"]);

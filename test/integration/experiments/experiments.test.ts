@@ -84,6 +84,8 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
       expectedVersion: 0,
     });
     const { finished } = await start({ suite: "one", config: { skill: { name: "recap", version: recap.version } } });
+    // An older version is not the current state: the experiment is a draft.
+    expect((await finished).config.draft).toBe(true);
     const run = await getRun(db, (await finished).rows[0]?.runId ?? "");
     expect(run?.skillVersion).toBe(recap.version);
     expect(run?.skillSnapshot?.mission).toBe(recap.mission);
@@ -126,7 +128,12 @@ describe("experiment lifecycle", { timeout: 120_000 }, () => {
     expect(experiment.status).toBe("cancelled");
     const started = experiment.rows.filter((r) => r.runId !== null);
     expect(started.length).toBeLessThan(10);
-    expect(experiment.rows.filter((r) => r.status === "pending").length).toBe(10 - started.length);
+    // The questions that never started say so: skipped, neither passed nor failed.
+    const skipped = experiment.rows.filter((r) => r.status === "skipped");
+    expect(skipped.length).toBe(10 - started.length);
+    expect(skipped.every((r) => r.passed === null && r.failures.length === 0)).toBe(true);
+    expect(experiment.totals.skipped).toBe(skipped.length);
+    expect(experiment.totals.passed + experiment.totals.failed).toBe(started.length);
     await expect(cancelExperiment(db, experimentId)).rejects.toSatisfy((e: unknown) => isAppError(e, "conflict"));
   });
 

@@ -49,6 +49,65 @@ describe("checkModel", () => {
     expect(formatModelCheck(report)).toContain("HTTP 403");
   });
 
+  it("a server that accepts a request and never answers: the check stops at the first time-out and says so", async () => {
+    const never = new Promise(() => {});
+    // Plain chat answers; every tool request hangs (it used to take four time-outs, then say "cannot call tools").
+    fake.setScript((body) => (body.tools ? { content: "x", waitFor: never } : { content: "ready" }));
+    fake.requests.length = 0;
+    const report = await checkModel({
+      kind: "openai",
+      apiKey: KEY,
+      baseURL: fake.url,
+      model: "m",
+      timeoutMs: 800,
+      maxRetries: 0,
+    });
+    expect(fake.requests.filter((r) => r.path.endsWith("/chat/completions"))).toHaveLength(2);
+    expect(report.probes.map((p) => p.detail)).toEqual([
+      "answered",
+      "timed out after 800 ms",
+      ...Array(3).fill("not sent: the server did not answer the tools, tool_choice auto request"),
+    ]);
+    expect(report.exitCode).toBe(1);
+    expect(report.summary).toMatch(
+      /^The server accepted the connection but did not answer the tools, tool_choice auto request within 0\.8 s/,
+    );
+    expect(report.summary).not.toMatch(/cannot call tools/);
+    expect(formatModelCheck(report)).toContain("did not answer the tools, tool_choice auto request within 0.8 s");
+
+    // Silent from the first request: one request, and the summary says so.
+    fake.setScript(() => ({ content: "x", waitFor: never }));
+    fake.requests.length = 0;
+    const silent = await checkModel({
+      kind: "openai",
+      apiKey: KEY,
+      baseURL: fake.url,
+      model: "m",
+      timeoutMs: 800,
+      maxRetries: 0,
+    });
+    expect(fake.requests.filter((r) => r.path.endsWith("/chat/completions"))).toHaveLength(1);
+    expect(silent.summary).toMatch(/did not answer the plain chat request within 0\.8 s/);
+  });
+
+  it("a 200 HTML page (a base URL without /v1) is named as such with the base URL to check, not 'no choices'", async () => {
+    fake.setScript(() => ({
+      rawBody: { contentType: "text/html", text: "<!doctype html><html><body>Welcome</body></html>" },
+    }));
+    const report = await check();
+    expect(report.probes[0]?.detail).toBe(
+      "answered with an HTML page, not the chat-completions format: check OPENAI_BASE_URL (an OpenAI-compatible server's usually ends in /v1)",
+    );
+    expect(report.summary).toMatch(
+      /^The server answered with an HTML page, not the chat-completions format: check OPENAI_BASE_URL/,
+    );
+    expect(report.exitCode).toBe(1);
+    fake.setScript(() => ({ rawBody: { contentType: "application/json", text: '{"status":"ok"}' } }));
+    expect((await check()).probes[0]?.detail).toMatch(
+      /^answered JSON without `choices`, not the chat-completions format/,
+    );
+  });
+
   it("a server that echoes the key as a tool name: the key in no field", async () => {
     fake.setScript((body) =>
       body.tool_choice === "required"

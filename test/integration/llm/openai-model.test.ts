@@ -199,6 +199,47 @@ describe("OpenAI-compatible model over the real SDK", () => {
     expect(error.status).toBe(status);
   });
 
+  it("a placeholder key like `ollama` is no secret: a message naming the model ollama/… is kept whole", async () => {
+    fake.setScript([
+      { status: 404, body: { error: { message: 'model "ollama/llama3:8b" not found, try pulling it first' } } },
+    ]);
+    const error = await callError(model({ apiKey: "ollama" }).complete(autoRequest));
+    expect(error.message).toContain('HTTP 404: model "ollama/llama3:8b" not found, try pulling it first');
+    expect(error.message).not.toContain("[redacted]");
+  });
+
+  it("a short key is redacted where it stands as a credential, not inside another word", async () => {
+    fake.setScript([
+      {
+        status: 401,
+        body: { error: { message: "Bearer abc12345 is not valid for model abc12345-chat (key=abc12345)" } },
+      },
+    ]);
+    const error = await callError(model({ apiKey: "abc12345" }).complete(autoRequest));
+    expect(error.message).toContain(
+      "HTTP 401: Bearer [redacted] is not valid for model abc12345-chat (key=[redacted])",
+    );
+  });
+
+  it('a server that refuses tool_choice "auto" (vLLM without its flags) fails the turn saying why and what to enable', async () => {
+    const vllm = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
+    fake.setScript([{ status: 400, body: { object: "error", message: vllm } }]);
+    const error = await callError(model().complete(autoRequest));
+    expect(chatBodies()).toHaveLength(1);
+    expect(error.message).toContain(`HTTP 400: ${vllm} (the server refuses tool_choice "auto"`);
+    expect(error.message).toContain("enable automatic tool choice on the server");
+  });
+
+  it("a 200 HTML page fails the call saying so and naming the base URL to check", async () => {
+    fake.setScript([
+      { rawBody: { contentType: "text/html; charset=utf-8", text: "\n<html><body>It works</body></html>" } },
+    ]);
+    const error = await callError(model().complete(autoRequest));
+    expect(error.message).toBe(
+      `model test-model at ${new URL(fake.url).host} answered with an HTML page, not the chat-completions format: check OPENAI_BASE_URL (an OpenAI-compatible server's usually ends in /v1)`,
+    );
+  });
+
   it("with a pinned named form, a server that rejects it fails with a hint naming the setting", async () => {
     fake.setScript([{ status: 400, body: { error: { message: "tool_choice must be 'auto' or 'none'" } } }]);
     const error = await callError(model({ forcedToolChoice: "named" }).complete(forcedRequest("recall")));

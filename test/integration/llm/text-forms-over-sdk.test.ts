@@ -51,7 +51,7 @@ describe("text tool calls over the wire", () => {
       { content: `\`\`\`json\n${JSON.stringify({ name: "done", arguments: JSON.stringify(DONE_ARGS) })}\n\`\`\`` },
       "bare_json",
     ],
-  ])("done written as %s finishes the run and records the recovery", async (_label, _id, reply, format) => {
+  ])("done written as %s finishes the run and records the recovery", async (_label, id, reply, format) => {
     const { result, events, bodies } = await reflectOverWire(
       fake,
       followForced(() => reply),
@@ -61,9 +61,10 @@ describe("text tool calls over the wire", () => {
     const recovered = guards(events).filter((g) => g.pattern === "text_tool_call");
     expect(recovered).toHaveLength(1);
     expect(recovered[0]).toMatchObject({ action: "recovered", format });
-    // The response as recorded holds the call, not the text; nothing of it went back to the model.
+    // The response as recorded holds the call and the prose beside it (none but the Hermes case's),
+    // never the call's markup; no markup went back to the model.
     const last = responses(events).at(-1);
-    expect(last?.text).toBeNull();
+    expect(last?.text).toBe(id === "hermes" ? "Done searching." : null);
     expect(last?.toolCalls.map((c) => c.name)).toEqual(["done"]);
     expect(last?.toolCalls[0]?.id).toMatch(/^call_/);
     expect(JSON.stringify(bodies)).not.toMatch(/<tool_call>|\[TOOL_CALLS\]/);

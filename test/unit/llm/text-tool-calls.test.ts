@@ -12,7 +12,7 @@ describe("parseTextToolCalls", () => {
       expect(parsed).toEqual({
         format: "hermes",
         calls: [{ name: "recall", arguments: JSON.stringify(args) }],
-        droppedChars: 0,
+        prose: "",
       });
     });
 
@@ -26,7 +26,7 @@ describe("parseTextToolCalls", () => {
         { name: "recall", arguments: raw },
         { name: "search_observations", arguments: '{"query":"launch"}' },
       ]);
-      expect(parsed?.droppedChars).toBe("Let me search.".length);
+      expect(parsed?.prose).toBe("Let me search.");
     });
 
     it("reads a last block the response left open", () => {
@@ -63,7 +63,7 @@ describe("parseTextToolCalls", () => {
           { name: "recall", arguments: JSON.stringify(args) },
           { name: "done", arguments: '{"answer":"a"}' },
         ],
-        droppedChars: 0,
+        prose: "",
       });
     });
 
@@ -77,10 +77,10 @@ describe("parseTextToolCalls", () => {
       ]);
     });
 
-    it("skips a [CALL_ID] and drops text before and after the calls", () => {
+    it("skips a [CALL_ID] and keeps the text before and after the calls as prose", () => {
       const parsed = parseTextToolCalls('Sure.[TOOL_CALLS]recall[CALL_ID]a1B2c3D4e[ARGS]{"query": "x"} trailing');
       expect(parsed?.calls).toEqual([{ name: "recall", arguments: '{"query":"x"}' }]);
-      expect(parsed?.droppedChars).toBe("Sure.".length + "trailing".length);
+      expect(parsed?.prose).toBe("Sure.\n\ntrailing");
     });
 
     it("an unclosed or broken list stays prose", () => {
@@ -97,7 +97,7 @@ describe("parseTextToolCalls", () => {
         expect(parseTextToolCalls(text)).toEqual({
           format: "bare_json",
           calls: [{ name: "recall", arguments: JSON.stringify(args) }],
-          droppedChars: 0,
+          prose: "",
         });
       }
     });
