@@ -528,8 +528,9 @@ export function createRunFolder(): RunFolder {
     };
   }
 
+  /** `rows` with each cited tier row's ids; the same array when none of them is cited. */
   function withCitedIds(rows: TimelineRow[], cited: Map<string, Set<string>>): TimelineRow[] {
-    if (cited.size === 0) return rows;
+    if (cited.size === 0 || !rows.some((row) => row.kind === "tier" && cited.has(row.id))) return rows;
     return rows.map((row) => {
       const ids = row.kind === "tier" ? cited.get(row.id) : undefined;
       return ids ? { ...row, citedIds: ids } : row;
@@ -598,7 +599,8 @@ export function createRunFolder(): RunFolder {
         rowsBefore: withCitedIds(rowsOf("before", walk.before), cited),
         iterations: walk.iterations.map((it) => {
           const view = iterationOf(it);
-          return cited.size === 0 ? view : { ...view, rows: withCitedIds(view.rows, cited) };
+          const rows = withCitedIds(view.rows, cited);
+          return rows === view.rows ? view : { ...view, rows };
         }),
         rowsAfter: withCitedIds(rowsOf("after", walk.after), cited),
         answer: f?.answer ?? null,
