@@ -1,11 +1,10 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { AnswerPanel } from "@/components/timeline/answer-panel";
-import { MessagesView } from "@/components/timeline/messages-view";
 import { ProbeSection } from "@/components/timeline/probe-section";
-import { RowDetail } from "@/components/timeline/row-detail";
 import { RunEventsContext } from "@/components/timeline/run-events-context";
 import { RunHeader } from "@/components/timeline/run-header";
 import { RunTiming } from "@/components/timeline/run-timing";
@@ -28,6 +27,13 @@ import {
 } from "@/lib/timeline/fold";
 import { plural } from "@/lib/timeline/format";
 import { runTiming } from "@/lib/timeline/timing";
+
+// Shown only on request (a row's detail, the Messages tab): their code loads after the page is
+// ready, not before its first paint.
+const loadRowDetail = () => import("@/components/timeline/row-detail").then((m) => m.RowDetail);
+const loadMessagesView = () => import("@/components/timeline/messages-view").then((m) => m.MessagesView);
+const RowDetail = dynamic(loadRowDetail, { ssr: false });
+const MessagesView = dynamic(loadMessagesView, { ssr: false });
 
 interface LiveState {
   events: RunEvent[];
@@ -184,6 +190,14 @@ export function RunView({
     renderedRunning.current = false;
     router.refresh();
   }, [status, router]);
+
+  // Fetch the on-request parts once the page is idle, so a first Enter or click opens at once.
+  useEffect(() => {
+    const preload = () => void Promise.all([loadRowDetail(), loadMessagesView()]).catch(() => undefined);
+    if (typeof window.requestIdleCallback !== "function") return void setTimeout(preload, 200);
+    const id = window.requestIdleCallback(preload, { timeout: 2000 });
+    return () => window.cancelIdleCallback(id);
+  }, []);
 
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
   const [focusedKey, setFocusedKey] = useState<string | null>(null);

@@ -1,7 +1,16 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
+import {
+  type Key,
+  type KeyboardEvent,
+  type ReactNode,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import type { TimelineItem } from "@/lib/timeline/flatten";
 import type { TimelineRow } from "@/lib/timeline/fold";
 import type { IterationTiming } from "@/lib/timeline/timing";
@@ -48,6 +57,12 @@ function RowBody({ row, selected, bankId }: { row: TimelineRow; selected: boolea
     }
   }
 }
+
+/**
+ * Items rendered in the page's HTML, before the script that virtualizes the list has run: more
+ * than a tall screen holds, so the first rows show as soon as the HTML arrives.
+ */
+const SERVER_ROWS = 40;
 
 export interface TimelineListProps {
   items: TimelineItem[];
@@ -97,6 +112,12 @@ export function TimelineList({
   const [hasFocus, setHasFocus] = useState(false);
   const indexByKey = useMemo(() => new Map(items.map((it, i) => [it.key, i])), [items]);
   const focusedIndex = focusedKey === null ? -1 : (indexByKey.get(focusedKey) ?? -1);
+
+  // The server and the hydrating client render the first rows in flow (the virtualizer needs the
+  // list's size, which only the browser knows); the virtualized list takes over before the first
+  // paint after hydration.
+  const [virtualized, setVirtualized] = useState(false);
+  useLayoutEffect(() => setVirtualized(true), []);
 
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -162,6 +183,67 @@ export function TimelineList({
 
   const activeId = focusedIndex >= 0 && items[focusedIndex] ? `tl-${items[focusedIndex].key}` : undefined;
 
+  /** One row of the list: at `position` when virtualized, in flow before that. */
+  const renderRow = (item: TimelineItem, index: number, key: Key, position?: { start: number }): ReactNode => {
+    const focused = index === focusedIndex;
+    const focusRing = focused && hasFocus ? "outline-2 -outline-offset-2 outline-indigo-600" : "";
+    return (
+      // biome-ignore lint/a11y/useSemanticElements: virtualized rows are positioned divs; a <tr> cannot be.
+      <div
+        key={key}
+        ref={position ? virtualizer.measureElement : undefined}
+        data-index={index}
+        id={`tl-${item.key}`}
+        role="row"
+        aria-rowindex={index + 1}
+        aria-level={item.type === "row" && item.row.iteration !== null ? 2 : 1}
+        aria-expanded={item.type === "iteration" ? !item.collapsed : undefined}
+        aria-selected={focused}
+        tabIndex={-1}
+        className={`${position ? "absolute left-0 top-0" : ""} w-full ${focusRing}`}
+        style={position ? { transform: `translateY(${position.start}px)` } : undefined}
+      >
+        {/* biome-ignore lint/a11y/useSemanticElements: the one cell of a virtualized row (see above). */}
+        <div role="gridcell" tabIndex={-1}>
+          {item.type === "section" ? (
+            <div className="border-b border-slate-200 bg-slate-50 px-2 py-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+              {item.label}
+            </div>
+          ) : item.type === "iteration" ? (
+            <IterationHeader
+              iteration={item.iteration}
+              collapsed={item.collapsed}
+              onToggle={() => onToggleIteration(item.iteration.index)}
+              replayNote={replayNotes?.get(item.iteration.index)}
+              runEnded={runEnded}
+              timing={timing?.get(item.iteration.index)}
+            />
+          ) : (
+            <div
+              data-testid="timeline-row"
+              data-kind={item.row.kind}
+              data-replayed={(item.row.iteration !== null && replayedIterations.has(item.row.iteration)) || undefined}
+              data-row-id={item.row.id}
+              data-selected={item.row.id === selectedRowId || undefined}
+              data-highlighted={item.row.id === highlightedRowId || undefined}
+              className={`border-b border-l-4 border-b-slate-100 py-1 pr-2 pl-3 ${rowRule(item.row)} ${
+                item.row.iteration !== null && replayedIterations.has(item.row.iteration) ? "border-dashed" : ""
+              } ${
+                item.row.id === highlightedRowId
+                  ? "bg-yellow-50"
+                  : item.row.id === selectedRowId
+                    ? "bg-indigo-50/60"
+                    : "hover:bg-slate-50"
+              }`}
+            >
+              <RowBody row={item.row} selected={item.row.id === selectedRowId} bankId={bankId} />
+            </div>
+          )}
+        </div>
+      </div>
+    );
+  };
+
   return (
     <div
       ref={scrollRef}
@@ -195,75 +277,20 @@ export function TimelineList({
       }}
       className="relative h-[calc(100vh-260px)] min-h-[420px] overflow-auto rounded border border-slate-200 bg-white"
       data-testid="timeline"
+      // Set once the list is virtualized and its keys and clicks are handled (after hydration).
+      data-ready={virtualized || undefined}
     >
       {items.length === 0 ? (
         <p className="p-4 text-[12px] text-slate-600">No timeline rows: the run made no model call and no retrieval.</p>
-      ) : (
+      ) : virtualized ? (
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
           {virtualizer.getVirtualItems().map((v) => {
             const item = items[v.index];
-            if (!item) return null;
-            const focused = v.index === focusedIndex;
-            const focusRing = focused && hasFocus ? "outline-2 -outline-offset-2 outline-indigo-600" : "";
-            return (
-              // biome-ignore lint/a11y/useSemanticElements: virtualized rows are positioned divs; a <tr> cannot be.
-              <div
-                key={v.key}
-                ref={virtualizer.measureElement}
-                data-index={v.index}
-                id={`tl-${item.key}`}
-                role="row"
-                aria-rowindex={v.index + 1}
-                aria-level={item.type === "row" && item.row.iteration !== null ? 2 : 1}
-                aria-expanded={item.type === "iteration" ? !item.collapsed : undefined}
-                aria-selected={focused}
-                tabIndex={-1}
-                className={`absolute left-0 top-0 w-full ${focusRing}`}
-                style={{ transform: `translateY(${v.start}px)` }}
-              >
-                {/* biome-ignore lint/a11y/useSemanticElements: the one cell of a virtualized row (see above). */}
-                <div role="gridcell" tabIndex={-1}>
-                  {item.type === "section" ? (
-                    <div className="border-b border-slate-200 bg-slate-50 px-2 py-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
-                      {item.label}
-                    </div>
-                  ) : item.type === "iteration" ? (
-                    <IterationHeader
-                      iteration={item.iteration}
-                      collapsed={item.collapsed}
-                      onToggle={() => onToggleIteration(item.iteration.index)}
-                      replayNote={replayNotes?.get(item.iteration.index)}
-                      runEnded={runEnded}
-                      timing={timing?.get(item.iteration.index)}
-                    />
-                  ) : (
-                    <div
-                      data-testid="timeline-row"
-                      data-kind={item.row.kind}
-                      data-replayed={
-                        (item.row.iteration !== null && replayedIterations.has(item.row.iteration)) || undefined
-                      }
-                      data-row-id={item.row.id}
-                      data-selected={item.row.id === selectedRowId || undefined}
-                      data-highlighted={item.row.id === highlightedRowId || undefined}
-                      className={`border-b border-l-4 border-b-slate-100 py-1 pr-2 pl-3 ${rowRule(item.row)} ${
-                        item.row.iteration !== null && replayedIterations.has(item.row.iteration) ? "border-dashed" : ""
-                      } ${
-                        item.row.id === highlightedRowId
-                          ? "bg-yellow-50"
-                          : item.row.id === selectedRowId
-                            ? "bg-indigo-50/60"
-                            : "hover:bg-slate-50"
-                      }`}
-                    >
-                      <RowBody row={item.row} selected={item.row.id === selectedRowId} bankId={bankId} />
-                    </div>
-                  )}
-                </div>
-              </div>
-            );
+            return item ? renderRow(item, v.index, v.key, v) : null;
           })}
         </div>
+      ) : (
+        <div>{items.slice(0, SERVER_ROWS).map((item, i) => renderRow(item, i, item.key))}</div>
       )}
     </div>
   );

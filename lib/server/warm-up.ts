@@ -3,7 +3,22 @@
  * listens, it asks for `/api/health` (opens and seeds the database), the newest run's page (or a
  * missing run's page when there is none) and its events route. Failures are ignored: warming only
  * saves the first visitor's time.
+ *
+ * With no run yet, the missing run's page is asked for with a secret only this process knows: the
+ * page then renders an empty run view instead of "not found", so the run view's code is loaded
+ * and compiled before the first run is opened.
  */
+import { randomUUID } from "node:crypto";
+/** The header that carries the warm-up's secret. */
+export const WARM_UP_HEADER = "x-inspector-warm-up";
+const SECRET_ENV = "__INSPECTOR_WARM_UP_SECRET";
+
+/** Whether a request is this process's warm-up (the header holds the secret it made at boot). */
+export function isWarmUpRequest(header: string | null): boolean {
+  const secret = process.env[SECRET_ENV];
+  return Boolean(secret) && header === secret;
+}
+
 const ATTEMPTS = 50;
 const RETRY_MS = 100;
 
@@ -25,9 +40,14 @@ async function warm(): Promise<void> {
   const list = await get(origin, "/api/v1/runs?limit=1", headers);
   const newest = list.ok ? ((await list.json()) as { runs?: { id: string }[] }).runs?.[0]?.id : undefined;
   const id = encodeURIComponent(newest ?? "run_warm_up");
+  // process.env, not a module variable: the page is bundled apart from this module.
+  const secret = randomUUID();
+  process.env[SECRET_ENV] = secret;
+  const page = get(origin, `/runs/${id}`, { ...headers, [WARM_UP_HEADER]: secret });
   await Promise.all(
-    [`/runs/${id}`, `/api/runs/${id}/events`].map(async (path) => (await get(origin, path, headers)).arrayBuffer()),
+    [page, get(origin, `/api/runs/${id}/events`, headers)].map(async (res) => (await res).arrayBuffer()),
   );
+  delete process.env[SECRET_ENV];
 }
 
 export function warmUp(): void {

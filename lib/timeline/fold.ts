@@ -280,17 +280,22 @@ function tierRow(step: ToolStep): TierRow {
   };
 }
 
-function rowBase<K extends RowKind>(step: VerdictStep, kind: K): RowBase & { kind: K } {
-  return { id: `e${step.seq}`, kind, iteration: step.iteration, seqs: [step.seq], at: step.at };
-}
-
 /** The row a verdict shows as. */
 function verdictRow(step: VerdictStep): TimelineRow {
   const ev = step.event;
+  // The common fields as shorthand in each literal, not spread from a helper: a large run has
+  // thousands of these rows, and a spread then added fields costs several times a plain literal.
+  const id = `e${step.seq}`;
+  const { iteration, at } = step;
+  const seqs = [step.seq];
   switch (ev.type) {
     case "freshness.check":
       return {
-        ...rowBase(step, "freshness"),
+        id,
+        kind: "freshness",
+        iteration,
+        seqs,
+        at,
         budget: ev.payload.budget,
         models: ev.payload.models,
         verdict: ev.payload.verdict,
@@ -298,7 +303,11 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "steering.nudge":
       return {
-        ...rowBase(step, "steering"),
+        id,
+        kind: "steering",
+        iteration,
+        seqs,
+        at,
         action: "nudge",
         text: ev.payload.text,
         trigger: ev.payload.trigger,
@@ -307,7 +316,11 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "steering.halt":
       return {
-        ...rowBase(step, "steering"),
+        id,
+        kind: "steering",
+        iteration,
+        seqs,
+        at,
         action: "halt",
         text: ev.payload.reason,
         trigger: ev.payload.trigger,
@@ -316,7 +329,11 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "steering.anchor":
       return {
-        ...rowBase(step, "steering"),
+        id,
+        kind: "steering",
+        iteration,
+        seqs,
+        at,
         action: "anchor",
         text: ev.payload.text,
         trigger: "every",
@@ -325,7 +342,11 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "guard.output":
       return {
-        ...rowBase(step, "guard"),
+        id,
+        kind: "guard",
+        iteration,
+        seqs,
+        at,
         action: "output",
         pattern: ev.payload.pattern,
         outcome: ev.payload.action,
@@ -334,19 +355,36 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "guard.done_rejected":
       return {
-        ...rowBase(step, "guard"),
+        id,
+        kind: "guard",
+        iteration,
+        seqs,
+        at,
         action: "done_rejected",
         callId: ev.payload.callId,
         why: ev.payload.why,
         message: ev.payload.message,
       };
     case "guard.calls_dropped":
-      return { ...rowBase(step, "guard"), action: "calls_dropped", reason: ev.payload.reason, calls: ev.payload.calls };
+      return {
+        id,
+        kind: "guard",
+        iteration,
+        seqs,
+        at,
+        action: "calls_dropped",
+        reason: ev.payload.reason,
+        calls: ev.payload.calls,
+      };
     case "llm.warning":
-      return { ...rowBase(step, "guard"), action: "provider_warning", message: ev.payload.message };
+      return { id, kind: "guard", iteration, seqs, at, action: "provider_warning", message: ev.payload.message };
     case "citations.validated":
       return {
-        ...rowBase(step, "citations"),
+        id,
+        kind: "citations",
+        iteration,
+        seqs,
+        at,
         kept: ev.payload.kept,
         dropped: ev.payload.dropped,
         ungrounded: ev.payload.ungrounded,
@@ -528,8 +566,9 @@ export function createRunFolder(): RunFolder {
     };
   }
 
+  /** `rows` with each cited tier row's ids; the same array when none of them is cited. */
   function withCitedIds(rows: TimelineRow[], cited: Map<string, Set<string>>): TimelineRow[] {
-    if (cited.size === 0) return rows;
+    if (cited.size === 0 || !rows.some((row) => row.kind === "tier" && cited.has(row.id))) return rows;
     return rows.map((row) => {
       const ids = row.kind === "tier" ? cited.get(row.id) : undefined;
       return ids ? { ...row, citedIds: ids } : row;
@@ -598,7 +637,8 @@ export function createRunFolder(): RunFolder {
         rowsBefore: withCitedIds(rowsOf("before", walk.before), cited),
         iterations: walk.iterations.map((it) => {
           const view = iterationOf(it);
-          return cited.size === 0 ? view : { ...view, rows: withCitedIds(view.rows, cited) };
+          const rows = withCitedIds(view.rows, cited);
+          return rows === view.rows ? view : { ...view, rows };
         }),
         rowsAfter: withCitedIds(rowsOf("after", walk.after), cited),
         answer: f?.answer ?? null,

@@ -4,13 +4,15 @@
  * words agree with the timeline rows they summarize.
  */
 import { TIER_INFO } from "@/lib/reflect/domain";
-import type { RunWalk, ToolStep } from "./walk";
+import type { RunWalk, ToolStep, WalkStep } from "./walk";
 import { walkSteps } from "./walk";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** How the halt rule that fired reads: what repeated, and how often. */
 function haltWords(walk: RunWalk): string | null {
+  // The walk flags `halted` on the first steering.halt: without it there is no halt step to read.
+  if (!walk.flags.includes("halted")) return walk.finished?.payload.status === "halted" ? "halted" : null;
   const bySignature = new Map<string, ToolStep>();
   let lastTool: ToolStep | null = null;
   for (const step of walkSteps(walk)) {
@@ -38,26 +40,41 @@ function haltWords(walk: RunWalk): string | null {
  */
 export function outcomeWords(walk: RunWalk): string[] {
   const words: string[] = [];
-  const tools = walkSteps(walk).filter((s): s is ToolStep => s.kind === "tool" && s.result !== null);
-  const searches = tools.filter((s) => s.tier !== null);
   const finished = walk.finished?.payload ?? null;
 
   const halt = haltWords(walk);
   if (halt) words.push(halt);
 
+  // One pass over the tool steps with results, counting in place: this runs on every fold of a
+  // run of tens of thousands of steps.
+  let searches = 0;
+  let onlyMentalModels = true;
+  let rejections = 0;
+  let emptySearches = 0;
+  let errors = 0;
+  const count = (steps: readonly WalkStep[]) => {
+    for (const s of steps) {
+      if (s.kind !== "tool" || s.result === null) continue;
+      const outcome = s.result.payload.outcome;
+      if (outcome === "policy_reject") rejections += 1;
+      if (outcome === "error") errors += 1;
+      if (s.tier === null) continue;
+      searches += 1;
+      if (s.tier !== "mental_models") onlyMentalModels = false;
+      if (outcome === "empty") emptySearches += 1;
+    }
+  };
+  count(walk.before);
+  for (const it of walk.iterations) count(it.steps);
+  count(walk.after);
+
   const answered = finished !== null && (finished.status === "done" || finished.status === "degraded");
-  if (answered && searches.length > 0 && searches.every((s) => s.tier === "mental_models")) {
+  if (answered && searches > 0 && onlyMentalModels) {
     words.push(`answered from ${TIER_INFO.mental_models.label} only`);
   }
-
-  const rejections = tools.filter((s) => s.result?.payload.outcome === "policy_reject").length;
   if (rejections > 0) words.push(plural(rejections, "scope rejection"));
-
-  const empty = searches.filter((s) => s.result?.payload.outcome === "empty").length;
-  if (empty > 0 && finished?.status === "no_evidence")
-    words.push(`no evidence: ${plural(empty, "empty search", "empty searches")}`);
-
-  const errors = tools.filter((s) => s.result?.payload.outcome === "error").length;
+  if (emptySearches > 0 && finished?.status === "no_evidence")
+    words.push(`no evidence: ${plural(emptySearches, "empty search", "empty searches")}`);
   if (errors > 0) words.push(plural(errors, "tool error"));
   return words;
 }

@@ -200,9 +200,21 @@ export function createRunWalker(): RunWalker {
     return it;
   }
 
-  function open(ev: RunEvent, step: WalkStep): Slot {
+  function listFor(iteration: WalkIteration | null): WalkStep[] {
+    return iteration ? iteration.steps : walk.iterations.length === 0 ? walk.before : walk.after;
+  }
+
+  /** Adds a step that no later event replaces (a verdict, the probe). */
+  function open(ev: RunEvent, step: WalkStep): void {
     const iteration = iterationFor(ev);
-    const list = iteration ? iteration.steps : walk.iterations.length === 0 ? walk.before : walk.after;
+    listFor(iteration).push(step);
+    if (iteration) iteration.version += 1;
+  }
+
+  /** Adds a step a later event replaces (a request its response, a call its result): where it sits. */
+  function openSlot(ev: RunEvent, step: WalkStep): Slot {
+    const iteration = iterationFor(ev);
+    const list = listFor(iteration);
     list.push(step);
     if (iteration) iteration.version += 1;
     return { list, index: list.length - 1, iteration };
@@ -259,7 +271,7 @@ export function createRunWalker(): RunWalker {
         open(ev, { kind: "probe", seq: ev.seq, at: ev.at, iteration: ev.iteration ?? null, event: ev });
         return;
       case "llm.request": {
-        const slot = open(ev, modelStep(ev, ev, null));
+        const slot = openSlot(ev, modelStep(ev, ev, null));
         const key = ev.iteration ?? null;
         const queue = awaiting.get(key);
         if (queue) queue.push(slot);
@@ -280,7 +292,7 @@ export function createRunWalker(): RunWalker {
       }
       case "tool.call": {
         const p = ev.payload;
-        openCalls.set(p.callId, open(ev, toolStep(ev, p, ev, null)));
+        openCalls.set(p.callId, openSlot(ev, toolStep(ev, p, ev, null)));
         return;
       }
       case "tool.result": {

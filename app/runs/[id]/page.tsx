@@ -1,3 +1,4 @@
+import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { addToSuiteAction, startExperimentAction } from "@/app/actions/experiments";
 import { forkAction, rerunAction } from "@/app/actions/rerun";
@@ -8,6 +9,7 @@ import { getAppDb } from "@/lib/server/db";
 import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
 import { FIRST_PAINT_EVENTS, getRunWithEvents } from "@/lib/server/runs";
 import { addToSuiteContext } from "@/lib/server/suites";
+import { isWarmUpRequest, WARM_UP_HEADER } from "@/lib/server/warm-up";
 
 export const dynamic = "force-dynamic";
 
@@ -25,13 +27,17 @@ function replayNotesOf(divergence: Awaited<ReturnType<typeof getReplayDivergence
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const db = await getAppDb();
-  const found = await getRunWithEvents(db, id, { limit: FIRST_PAINT_EVENTS });
-  if (!found) notFound();
-  const [context, divergence, suiteContext] = await Promise.all([
+  const [found, context, divergence, suiteContext] = await Promise.all([
+    getRunWithEvents(db, id, { limit: FIRST_PAINT_EVENTS }),
     getRerunContext(db, id),
     getReplayDivergence(db, id),
     addToSuiteContext(db, id),
   ]);
+  if (!found) {
+    // The server's warm-up before any run exists: an empty run view loads the page's code.
+    if (isWarmUpRequest((await headers()).get(WARM_UP_HEADER))) return <RunView runId={id} initialEvents={[]} />;
+    notFound();
+  }
   return (
     <div className="flex flex-col gap-2">
       {context && (

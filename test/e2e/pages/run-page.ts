@@ -10,6 +10,8 @@ export const runIdOf = (url: string): string => {
 export async function openRun(page: Page, appUrl: string, runId: string): Promise<void> {
   await page.goto(`${appUrl}/runs/${runId}`);
   await page.getByTestId("run-view").waitFor();
+  // The page's HTML already shows the first rows; clicks and keys work once the list is ready.
+  await page.locator("[data-testid=timeline][data-ready]").waitFor();
 }
 
 export async function waitForStatus(page: Page, status: string, timeout = 30_000): Promise<void> {

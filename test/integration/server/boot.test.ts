@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventLoopDelay } from "@/lib/server/event-loop";
-import { warmUp } from "@/lib/server/warm-up";
+import { isWarmUpRequest, WARM_UP_HEADER, warmUp } from "@/lib/server/warm-up";
 
 describe("event-loop delay", () => {
   it("reports a synchronous stall in the window it happened in", async () => {
@@ -38,9 +38,16 @@ describe("warm-up at boot", () => {
   });
 
   async function server(runs: { id: string }[]) {
-    const seen: { url: string; authorization?: string }[] = [];
+    const seen: { url: string; authorization?: string; warmUp?: string; warmUpKnown: boolean }[] = [];
     const srv = createServer((req: IncomingMessage, res) => {
-      seen.push({ url: req.url ?? "", authorization: req.headers.authorization });
+      const warmUp = req.headers[WARM_UP_HEADER] as string | undefined;
+      seen.push({
+        url: req.url ?? "",
+        authorization: req.headers.authorization,
+        warmUp,
+        // What the page decides while the request is served.
+        warmUpKnown: isWarmUpRequest(warmUp ?? null),
+      });
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify(req.url?.startsWith("/api/v1/runs") ? { runs, nextCursor: null } : { ok: true }));
     });
@@ -78,6 +85,25 @@ describe("warm-up at boot", () => {
     await settle(s.seen, 4);
     expect(s.seen.map((r) => r.url)).toContain("/runs/run_warm_up");
     expect(s.seen.every((r) => r.authorization === "Bearer secret-token")).toBe(true);
+    await s.close();
+  });
+
+  it("marks only its own page request as the warm-up, with a secret that ends with it", async () => {
+    const s = await server([]);
+    process.env.__NEXT_PRIVATE_ORIGIN = s.origin;
+    delete process.env.INSPECTOR_TOKEN;
+    warmUp();
+    await settle(s.seen, 4);
+    const page = s.seen.find((r) => r.url === "/runs/run_warm_up");
+    expect(page?.warmUp).toMatch(/^[0-9a-f-]{36}$/);
+    expect(page?.warmUpKnown).toBe(true);
+    // Only the page request carries it, and nothing else passes for it.
+    expect(s.seen.filter((r) => r.warmUp !== undefined).map((r) => r.url)).toEqual(["/runs/run_warm_up"]);
+    expect(isWarmUpRequest(null)).toBe(false);
+    expect(isWarmUpRequest("")).toBe(false);
+    await new Promise((r) => setTimeout(r, 50));
+    // Once the warm-up is over, its secret no longer makes an empty run page.
+    expect(isWarmUpRequest(page?.warmUp ?? null)).toBe(false);
     await s.close();
   });
 });
