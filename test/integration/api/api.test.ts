@@ -508,7 +508,7 @@ describe("a query with nothing to search for (only common words)", () => {
     expect(res.json.error.message).toContain("nothing was searched");
   });
 
-  it("reflect fails saying nothing was searched, never no_evidence (\"no relevant memories\")", async () => {
+  it('reflect fails saying nothing was searched, never no_evidence ("no relevant memories")', async () => {
     for (const mode of ["synthesize", "facts"] as const) {
       const res = await call(reflect.POST, { bank: "demo" }, { body: { question: "What is it?", mode, wait: true } });
       expect(res.status).toBe(200);
