@@ -101,6 +101,9 @@ export function MemoryChip({
 function MemoryCard({ id, tier, cited, seqs }: { id: string; tier: Tier; cited: boolean; seqs: readonly number[] }) {
   const { events, bankId } = useRunEvents();
   const result = seqs.map((seq) => findEvent(events, seq)).find((e) => e?.type === "tool.result");
+  const started = events[0]?.type === "run.started" ? events[0] : undefined;
+  const draft =
+    tier === "mental_models" ? started?.payload.skill.mentalModelDrafts?.find((d) => d.id === id) : undefined;
   const hit =
     result?.type === "tool.result"
       ? memoryHitFromContent(result.payload.content, tier, id)
@@ -116,6 +119,14 @@ function MemoryCard({ id, tier, cited, seqs }: { id: string; tier: Tier; cited: 
           {cited ? "cited in the answer" : "not cited"}
         </span>
       </p>
+      {draft && (
+        <p
+          className="rounded border border-amber-300 bg-amber-50 px-1.5 py-1 text-amber-900"
+          data-testid="memory-card-draft"
+        >
+          An unsaved draft based on v{draft.baseVersion}: the text below is what this run read, not a saved version.
+        </p>
+      )}
       <ScrollRegion
         label={`Text of ${id}`}
         className="max-h-48 overflow-auto text-[12px] leading-snug [overflow-wrap:anywhere] [&_p]:my-1"
