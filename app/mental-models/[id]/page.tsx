@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import {
   acceptRefreshAction,
   deleteMentalModelAction,
+  discardRefreshAction,
   refreshMentalModelAction,
   restoreMentalModelAction,
   saveMentalModelAction,
@@ -70,6 +71,7 @@ export default async function MentalModelPage({
               version={model.version}
               refresh={refreshMentalModelAction}
               accept={acceptRefreshAction}
+              discard={discardRefreshAction}
               actions={
                 <DeleteModelButton
                   bankId={bankId}
