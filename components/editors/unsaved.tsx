@@ -10,6 +10,8 @@ const GUARD = "__unsavedGuard";
 const LEAVE_TITLE = "Leave with unsaved changes?";
 const LEAVE_TEXT = "Your edit is not saved. It stays as a draft in this browser, but leaving now closes the editor.";
 
+const isGuardEntry = (state: unknown) => typeof state === "object" && state !== null && GUARD in state;
+
 /**
  * Asks before unsaved changes are left behind: a reload or closing the tab (the browser's own
  * prompt), a click on an in-app link, and Back (an extra history entry catches it). Returns the
@@ -44,7 +46,7 @@ export function useUnsavedGuard(dirty: boolean) {
     // asks, and staying re-adds it.
     const arm = () => {
       const state: unknown = window.history.state;
-      if (state && typeof state === "object" && GUARD in state) return;
+      if (isGuardEntry(state)) return;
       window.history.pushState({ ...(state as object | null), [GUARD]: true }, "", window.location.href);
     };
     arm();
@@ -61,6 +63,19 @@ export function useUnsavedGuard(dirty: boolean) {
       document.removeEventListener("click", onClick, true);
       window.removeEventListener("popstate", onPopState);
     };
+  }, [dirty]);
+
+  // Saved or reverted: the guard's duplicate entry of this page stays in the history. The Back
+  // that leaves it lands on this page's own entry, so it goes on back: one Back leaves the page.
+  useEffect(() => {
+    if (dirty || !isGuardEntry(window.history.state)) return;
+    const href = window.location.href;
+    const onPopState = () => {
+      window.removeEventListener("popstate", onPopState);
+      if (window.location.href === href && !isGuardEntry(window.history.state)) window.history.back();
+    };
+    window.addEventListener("popstate", onPopState);
+    return () => window.removeEventListener("popstate", onPopState);
   }, [dirty]);
 
   const leave = () => {

@@ -11,8 +11,8 @@ import {
 import { DeleteModelButton } from "@/components/editors/delete-model-button";
 import { FieldChanges } from "@/components/editors/field-changes";
 import { formatTime } from "@/components/editors/format-time";
+import { HeldMentalModelEditor } from "@/components/editors/held-mental-model-editor";
 import { MarkdownPreview } from "@/components/editors/markdown-preview";
-import { MentalModelEditor } from "@/components/editors/mental-model-editor";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
 import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
@@ -115,7 +115,7 @@ export default async function MentalModelPage({
                 <MarkdownPreview markdown={model.content} />
               </div>
             ) : (
-              <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
+              <HeldMentalModelEditor bankId={bankId} model={model} save={saveMentalModelAction} />
             )}
           </div>
           <div className="space-y-4">
