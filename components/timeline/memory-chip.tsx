@@ -24,6 +24,8 @@ export function MemoryChip({
   cited,
   selected,
   resultSeqs,
+  tabIndex,
+  onFocus,
 }: {
   id: string;
   tier: Tier;
@@ -32,6 +34,9 @@ export function MemoryChip({
   selected: boolean;
   /** The tool.result event that returned it. */
   resultSeqs: readonly number[];
+  /** The row's chips are one Tab stop (roving tabindex): -1 for all but the active chip. */
+  tabIndex?: number;
+  onFocus?: () => void;
 }) {
   const [open, setOpen] = useState(false);
   const byHover = useRef(false);
@@ -58,6 +63,8 @@ export function MemoryChip({
         type="button"
         data-testid="memory-chip"
         data-memory-id={id}
+        tabIndex={tabIndex}
+        onFocus={onFocus}
         data-cited={cited || undefined}
         onPointerEnter={(e) => e.pointerType === "mouse" && later(true, OPEN_DELAY_MS)}
         onPointerLeave={(e) => e.pointerType === "mouse" && byHover.current !== false && later(false, CLOSE_DELAY_MS)}
