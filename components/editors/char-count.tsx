@@ -30,7 +30,10 @@ export interface LimitedField {
 export function overLimitReason(fields: readonly LimitedField[], verb: string): string | null {
   const over = fields.filter((f) => f.value.length > f.max);
   if (over.length === 0) return null;
-  const parts = over.map((f) => `${f.label} is ${thousands(f.value.length - f.max)} characters over the limit`);
+  const parts = over.map((f) => {
+    const n = f.value.length - f.max;
+    return `${f.label} is ${thousands(n)} ${n === 1 ? "character" : "characters"} over the limit`;
+  });
   return `Shorten it to ${verb}: ${parts.join("; ")}.`;
 }
 
