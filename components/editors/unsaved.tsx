@@ -13,6 +13,12 @@ const LEAVE_TEXT = "Your edit is not saved. It stays as a draft in this browser,
 const isGuardEntry = (state: unknown) => typeof state === "object" && state !== null && GUARD in state;
 
 /**
+ * The page whose guard entry is still in the history (the router may replace the entry's state,
+ * so it is remembered here, across editors remounted on a new version); null when none is.
+ */
+let guardEntryOf: string | null = null;
+
+/**
  * Asks before unsaved changes are left behind: a reload or closing the tab (the browser's own
  * prompt), a click on an in-app link, and Back (an extra history entry catches it). Returns the
  * dialog to render.
@@ -48,6 +54,7 @@ export function useUnsavedGuard(dirty: boolean) {
       const state: unknown = window.history.state;
       if (isGuardEntry(state)) return;
       window.history.pushState({ ...(state as object | null), [GUARD]: true }, "", window.location.href);
+      guardEntryOf = window.location.href;
     };
     arm();
     const onPopState = () => {
@@ -68,11 +75,12 @@ export function useUnsavedGuard(dirty: boolean) {
   // Saved or reverted: the guard's duplicate entry of this page stays in the history. The Back
   // that leaves it lands on this page's own entry, so it goes on back: one Back leaves the page.
   useEffect(() => {
-    if (dirty || !isGuardEntry(window.history.state)) return;
     const href = window.location.href;
+    if (dirty || guardEntryOf !== href) return;
     const onPopState = () => {
       window.removeEventListener("popstate", onPopState);
-      if (window.location.href === href && !isGuardEntry(window.history.state)) window.history.back();
+      guardEntryOf = null;
+      if (window.location.href === href) window.history.back();
     };
     window.addEventListener("popstate", onPopState);
     return () => window.removeEventListener("popstate", onPopState);
@@ -84,7 +92,10 @@ export function useUnsavedGuard(dirty: boolean) {
     setPending(null);
     if (target?.kind === "link") router.push(target.href);
     // Past the guard entry re-added on popstate and this page's own entry.
-    else if (target?.kind === "back") window.history.go(-2);
+    else if (target?.kind === "back") {
+      guardEntryOf = null;
+      window.history.go(-2);
+    }
   };
   /** Lets a deliberate navigation (a save that moves on, "Try") through without asking. */
   const allow = useCallback(() => {

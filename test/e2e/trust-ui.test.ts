@@ -90,9 +90,8 @@ describe("the UI says what actually happened", () => {
     await shots(page, "run-mental-model-draft");
     await page.mouse.move(0, 0);
     // The freshness check's version link says the run read a draft on that version.
-    expect(await page.getByTestId("model-version-link").first().textContent()).toContain(
-      `draft on v${saved.mentalModel.version}`,
-    );
+    const versionLink = page.locator('[data-testid="model-version-link"][href*="mm-pricing"]').first();
+    expect(await versionLink.textContent()).toContain(`draft on v${saved.mentalModel.version}`);
 
     // The runs list.
     await page.goto(`${url}/runs`);
@@ -124,14 +123,15 @@ describe("the UI says what actually happened", () => {
     const other = await startRunViaApi(url, { question: "When did Atlas launch?", skill: "recap", wait: true });
     await page.setViewportSize({ width: 390, height: 900 });
     try {
-      for (const path of [
-        "/runs",
-        `/runs/${draftRunId}`,
-        `/runs/compare?a=${draftRunId}&b=${other}`,
-        "/runs/compare",
-      ]) {
+      const pages = [
+        { path: "/runs", ready: "run-table" },
+        { path: `/runs/${draftRunId}`, ready: "timeline" },
+        { path: `/runs/compare?a=${draftRunId}&b=${other}`, ready: "compare-run-B" },
+        { path: "/runs/compare", ready: "compare-pick-submit" },
+      ];
+      for (const { path, ready } of pages) {
         await page.goto(`${url}${path}`);
-        await page.waitForLoadState("networkidle");
+        await page.getByTestId(ready).first().waitFor();
         expect({ path, overflow: await overflowX(page) }).toEqual({ path, overflow: 0 });
       }
     } finally {
@@ -274,7 +274,7 @@ describe("the UI says what actually happened", () => {
     expect(await page.getByTestId("save-model").isDisabled()).toBe(false);
     await page.getByTestId("model-content").fill("c".repeat(50_001));
 
-    await page.goto(`${url}/skills/recap?bank=demo`);
+    await page.goto(`${url}/skills/skill-recap?bank=demo`);
     const mission = page.getByTestId("skill-mission");
     await mission.waitFor();
     await mission.fill("m".repeat(4_001));
