@@ -16,6 +16,7 @@ import type { Db } from "./client";
 import {
   banks,
   facts,
+  mentalModelRefreshes,
   mentalModels,
   mentalModelTombstones,
   mentalModelVersions,
@@ -130,6 +131,7 @@ function bankStatements(db: Db, bank: Bundle["bank"], existing: boolean): InStat
       mentalModels,
       mentalModelVersions,
       mentalModelTombstones,
+      mentalModelRefreshes,
       skills,
       skillVersions,
       suites,

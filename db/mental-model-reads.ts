@@ -33,20 +33,46 @@ export async function listRunsThatRead(db: Db, bankId: string, modelId: string, 
   return res.rows.map(toRunRef);
 }
 
+/** A refresh run with its answer and what was decided about its proposal (null fields: nothing recorded). */
+export interface RefreshRunRow extends RunRef {
+  answer: string | null;
+  /** Null when no proposal of this model was recorded for the run (runs made before decisions were). */
+  baseVersion: number | null;
+  decision: "accepted" | "discarded" | null;
+  acceptedVersion: number | null;
+}
+
 /**
- * Refresh runs of a source query: runs asking exactly that question with the mental-model tier
- * left out (a refresh never reads its own tier), newest first.
+ * Refresh runs of a model: runs asking exactly its source query with the mental-model tier left
+ * out (a refresh never reads its own tier), newest first, each with the decision recorded on its
+ * proposal for this model (mental_model_refreshes).
  */
-export async function listRefreshRuns(db: Db, bankId: string, sourceQuery: string, limit = 10): Promise<RunRef[]> {
+export async function listRefreshRuns(
+  db: Db,
+  bankId: string,
+  modelId: string,
+  sourceQuery: string,
+  limit = 10,
+): Promise<RefreshRunRow[]> {
   const res = await db.$client.execute({
-    sql: `SELECT r.id, r.question, r.status, r.created_at FROM runs r
+    sql: `SELECT r.id, r.question, r.status, r.created_at, r.answer,
+                 d.base_version, d.decision, d.accepted_version
+          FROM runs r
           JOIN run_events e ON e.run_id = r.id AND e.type = 'run.started'
+          LEFT JOIN mental_model_refreshes d ON d.run_id = r.id AND d.bank_id = r.bank_id AND d.model_id = ?
           WHERE r.bank_id = ? AND r.question = ?
             AND NOT EXISTS (SELECT 1 FROM json_each(e.payload, '$.enabledTiers') t WHERE t.value = 'mental_models')
           ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
-    args: [bankId, sourceQuery, limit],
+    args: [modelId, bankId, sourceQuery, limit],
   });
-  return res.rows.map(toRunRef);
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return res.rows.map((row) => ({
+    ...toRunRef(row),
+    answer: row.answer === null ? null : String(row.answer),
+    baseVersion: num(row.base_version),
+    decision: row.decision === "accepted" || row.decision === "discarded" ? row.decision : null,
+    acceptedVersion: num(row.accepted_version),
+  }));
 }
 
 function toRunRef(row: Record<string, unknown>): RunRef {

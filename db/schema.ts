@@ -128,6 +128,27 @@ export const mentalModelTombstones = sqliteTable(
   (t) => [primaryKey({ columns: [t.bankId, t.modelId] })],
 );
 
+/**
+ * What became of a refresh proposal: one row per refresh run made from the editor, written when
+ * the proposal is shown (`decision` null: open) and updated by Accept (`accepted`, with the version
+ * it became) or Discard. The runs' own rows say whether a proposal was usable at all.
+ */
+export const mentalModelRefreshes = sqliteTable(
+  "mental_model_refreshes",
+  {
+    runId: text("run_id").primaryKey(),
+    bankId: text("bank_id").notNull(),
+    modelId: text("model_id").notNull(),
+    /** The version the proposal was diffed against. */
+    baseVersion: integer("base_version").notNull(),
+    decision: text("decision", { enum: ["accepted", "discarded"] }),
+    /** The version an accepted proposal was saved as. */
+    acceptedVersion: integer("accepted_version"),
+    decidedAt: text("decided_at"),
+  },
+  (t) => [index("mental_model_refreshes_model_idx").on(t.bankId, t.modelId)],
+);
+
 export interface SkillRetrieval {
   tags: string[];
   types: ("observation" | "episodic")[];

@@ -2,6 +2,7 @@
 
 import {
   AcceptRefreshInput,
+  DiscardRefreshInput,
   MentalModelDraft,
   MentalModelRef,
   RefreshMentalModelInput,
@@ -11,7 +12,7 @@ import { NewSkillInput, SkillDraft, SkillRef, TrySkillInput } from "@/lib/contra
 import { defineAction } from "@/lib/server/action";
 import { getAppDb } from "@/lib/server/db";
 import { deleteMentalModelById, restoreMentalModelVersion, saveMentalModelDraft } from "@/lib/server/mental-models";
-import { acceptRefresh, refreshMentalModel } from "@/lib/server/refresh";
+import { acceptRefresh, discardRefresh, refreshMentalModel } from "@/lib/server/refresh";
 import { createBankSkill, deleteBankSkill, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
 
 /** Creates or edits a mental model; a stale edit comes back as a conflict carrying the newer model. */
@@ -31,6 +32,11 @@ export async function refreshMentalModelAction(input: RefreshMentalModelInput) {
 /** Stores a usable refresh proposal as a new version (conflict-checked against the version it was proposed from). */
 export async function acceptRefreshAction(input: AcceptRefreshInput) {
   return defineAction(AcceptRefreshInput, async (d) => acceptRefresh(await getAppDb(), d))(input);
+}
+
+/** Discards a refresh proposal: nothing is saved; the refresh run's list says "discarded". */
+export async function discardRefreshAction(input: DiscardRefreshInput) {
+  return defineAction(DiscardRefreshInput, async (d) => discardRefresh(await getAppDb(), d))(input);
 }
 
 /** Restores an old version as a new one (conflict-checked). */

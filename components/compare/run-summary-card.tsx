@@ -1,5 +1,5 @@
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
-import { DraftBadge } from "@/components/timeline/badge";
+import { DraftBadge, MentalModelDraftNote } from "@/components/timeline/badge";
 import type { RunSummary } from "@/lib/timeline/compare";
 import { formatCount, skillLabel } from "@/lib/timeline/format";
 
@@ -47,6 +47,11 @@ export function RunSummaryCard({ side, run, other }: { side: "A" | "B"; run: Run
           </dd>
         </div>
       </dl>
+      {run.skill?.mentalModelDrafts?.length ? (
+        <p className="mt-1.5">
+          <MentalModelDraftNote drafts={run.skill.mentalModelDrafts} />
+        </p>
+      ) : null}
     </section>
   );
 }

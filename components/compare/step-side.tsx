@@ -11,7 +11,9 @@ export function StepSide({ step }: { step: StepSideData | null }) {
       className={`flex flex-col gap-1 text-[12px] ${step.replayed ? "border-l-2 border-dashed border-slate-300 pl-1.5" : ""}`}
     >
       <div className="flex flex-wrap items-center gap-1.5 text-slate-600">
-        <span className="font-mono">{step.toolChoice === "auto" ? "auto" : step.toolChoice.replace(":", " · ")}</span>
+        <span className="min-w-0 font-mono [overflow-wrap:anywhere]">
+          {step.toolChoice === "auto" ? "auto" : step.toolChoice.replace(":", " · ")}
+        </span>
         {step.replayed && <span className="rounded border border-slate-300 px-1 text-[11px]">replayed</span>}
         <span className="ml-auto tabular-nums">
           {step.llmCalls === 0 ? "no model call" : `${step.tokensIn} in / ${step.tokensOut} out`}
@@ -23,12 +25,13 @@ export function StepSide({ step }: { step: StepSideData | null }) {
             {c.tier && (
               <span className={`rounded border px-1 text-[11px] ${tierClass(c.tier)}`}>{tierLabel(c.tier)}</span>
             )}
-            <span className="font-mono font-medium text-slate-900">{c.tool}</span>
-            {c.query && <span className="text-slate-700">“{c.query}”</span>}
+            {/* A narrow column (390 px) breaks a long tool name or query rather than overflow the page. */}
+            <span className="min-w-0 font-mono font-medium text-slate-900 [overflow-wrap:anywhere]">{c.tool}</span>
+            {c.query && <span className="min-w-0 text-slate-700 [overflow-wrap:anywhere]">“{c.query}”</span>}
             {c.outcome && c.outcome !== "success" && <span className="text-amber-800">{words(c.outcome)}</span>}
           </div>
           {TIERS.some((t) => c.ids[t].length > 0) && (
-            <p className="mt-0.5 break-words font-mono text-[11px] text-slate-600">
+            <p className="mt-0.5 font-mono text-[11px] text-slate-600 [overflow-wrap:anywhere]">
               {TIERS.flatMap((t) => c.ids[t]).join(" ")}
             </p>
           )}

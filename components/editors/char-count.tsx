@@ -18,3 +18,31 @@ export function CharCount({ value, max, testId }: { value: string; max: number; 
     </p>
   );
 }
+
+/** A field checked against its limit before a save or run. */
+export interface LimitedField {
+  label: string;
+  value: string;
+  max: number;
+}
+
+/** Why the form cannot be sent yet: the fields over their limit, in words; null when none is. */
+export function overLimitReason(fields: readonly LimitedField[], verb: string): string | null {
+  const over = fields.filter((f) => f.value.length > f.max);
+  if (over.length === 0) return null;
+  const parts = over.map((f) => {
+    const n = f.value.length - f.max;
+    return `${f.label} is ${thousands(n)} ${n === 1 ? "character" : "characters"} over the limit`;
+  });
+  return `Shorten it to ${verb}: ${parts.join("; ")}.`;
+}
+
+/** The reason beside a disabled Submit; its id is the button's aria-describedby. */
+export function OverLimitNote({ id, reason }: { id: string; reason: string | null }) {
+  if (!reason) return null;
+  return (
+    <p id={id} className="text-[12px] text-red-700" data-testid="over-limit-reason">
+      {reason}
+    </p>
+  );
+}

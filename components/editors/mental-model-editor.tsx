@@ -2,14 +2,14 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useId, useState } from "react";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } from "@/lib/contracts/mental-models";
 import { mentalModelHref } from "@/lib/query/curation";
 import { unwrap } from "@/lib/query/unwrap";
-import { CharCount } from "./char-count";
+import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
@@ -33,10 +33,16 @@ export function MentalModelEditor({
   bankId,
   model,
   save,
+  onHold,
 }: {
   bankId: string;
   model: MentalModelDetail | null;
   save: (draft: MentalModelDraft) => Promise<ActionResult<MentalModelDetail>>;
+  /**
+   * A save conflict holds this editor on the version it was loaded from (true) while the page
+   * refreshes to show the newer version; a save or "Load newer" lets go (false).
+   */
+  onHold?: (hold: boolean) => void;
 }) {
   const router = useRouter();
   const [name, setName] = useState(model?.name ?? "");
@@ -54,6 +60,15 @@ export function MentalModelEditor({
     override !== (model.staleOverride ?? "auto");
   // A new model's form counts as changed once something is typed.
   const changed = model ? dirty : name !== "" || sourceQuery !== "" || content !== "" || tags.length > 0;
+  // Over a limit the server would refuse it: the button says why instead.
+  const blocked = overLimitReason(
+    [
+      { label: "the source query", value: sourceQuery, max: LIMITS.questionChars },
+      { label: "the content", value: content, max: LIMITS.contentChars },
+    ],
+    "save",
+  );
+  const blockedId = useId();
   const guard = useUnsavedGuard(changed);
   const draft = useDraft({
     entity: `mental-model:${bankId}:${model?.id ?? "new"}`,
@@ -74,8 +89,16 @@ export function MentalModelEditor({
     onSuccess: (saved) => {
       draft.clear();
       guard.allow();
+      onHold?.(false);
       if (model) router.refresh();
       else router.push(mentalModelHref(bankId, saved.id));
+    },
+    onError: (err) => {
+      // The page (Versions, header) shows the version someone else saved; this form keeps the edit.
+      if (model && isAppError(err, "conflict")) {
+        onHold?.(true);
+        router.refresh();
+      }
     },
   });
   const error = mutation.error;
@@ -155,7 +178,10 @@ export function MentalModelEditor({
                 ]
               : []
           }
-          onLoadNewer={() => router.refresh()}
+          onLoadNewer={() => {
+            onHold?.(false);
+            router.refresh();
+          }}
           reapply={reapplyOffer}
         />
       ) : null}
@@ -245,13 +271,15 @@ export function MentalModelEditor({
       <div className="flex items-center gap-3">
         <button
           type="submit"
-          disabled={mutation.isPending || !dirty}
+          disabled={mutation.isPending || !dirty || blocked !== null}
+          aria-describedby={blocked ? blockedId : undefined}
           className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
           data-testid="save-model"
         >
           {mutation.isPending ? "Saving…" : model ? `Save as version ${model.version + 1}` : "Create"}
         </button>
         {model ? <span className="text-[11px] text-slate-500">editing version {model.version}</span> : null}
+        <OverLimitNote id={blockedId} reason={blocked} />
         {error && !conflict ? (
           <p className="text-[12px] text-red-700" role="alert" data-testid="save-error">
             {error.message}

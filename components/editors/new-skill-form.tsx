@@ -2,12 +2,12 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useId, useState } from "react";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { NewSkillInput, Skill } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
-import { CharCount } from "./char-count";
+import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { FieldLabel } from "./field-label";
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
@@ -28,6 +28,8 @@ export function NewSkillForm({
       unwrap(create({ bankId, skill: { name, mission, retrieval: { types: ["observation", "episodic"] } } })),
     onSuccess: (skill) => router.push(`/skills/${encodeURIComponent(skill.id)}?bank=${encodeURIComponent(bankId)}`),
   });
+  const blocked = overLimitReason([{ label: "the mission", value: mission, max: LIMITS.missionChars }], "create it");
+  const blockedId = useId();
   const errors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   return (
     <form
@@ -61,12 +63,16 @@ export function NewSkillForm({
       <div className="flex items-start pt-4">
         <button
           type="submit"
-          disabled={mutation.isPending || !name.trim()}
+          disabled={mutation.isPending || !name.trim() || blocked !== null}
+          aria-describedby={blocked ? blockedId : undefined}
           className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
           data-testid="create-skill"
         >
           {mutation.isPending ? "Creating…" : "Create skill"}
         </button>
+      </div>
+      <div className="md:col-span-3">
+        <OverLimitNote id={blockedId} reason={blocked} />
       </div>
       {mutation.error ? (
         <p className="text-[12px] text-red-700 md:col-span-3" role="alert" data-testid="create-skill-error">

@@ -7,6 +7,7 @@ import type { ReactNode } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type {
   AcceptRefreshInput,
+  DiscardRefreshInput,
   MentalModelDetail,
   RefreshMentalModelInput,
   RefreshProposal,
@@ -31,6 +32,7 @@ export function RefreshModelButton({
   version,
   refresh,
   accept,
+  discard,
   actions,
 }: {
   bankId: string;
@@ -38,10 +40,22 @@ export function RefreshModelButton({
   version: number;
   refresh: (input: RefreshMentalModelInput) => Promise<ActionResult<RefreshProposal>>;
   accept: (input: AcceptRefreshInput) => Promise<ActionResult<MentalModelDetail>>;
+  discard: (input: DiscardRefreshInput) => Promise<ActionResult<void>>;
   actions?: ReactNode;
 }) {
   const router = useRouter();
-  const propose = useMutation({ mutationFn: () => unwrap(refresh({ bankId, id, expectedVersion: version })) });
+  // The refresh runs list shows the new run as an open proposal, then as accepted or discarded.
+  const propose = useMutation({
+    mutationFn: () => unwrap(refresh({ bankId, id, expectedVersion: version })),
+    onSuccess: () => router.refresh(),
+  });
+  const drop = useMutation({
+    mutationFn: (p: RefreshProposal) => unwrap(discard({ bankId, id, runId: p.runId })),
+    onSuccess: () => {
+      propose.reset();
+      router.refresh();
+    },
+  });
   const save = useMutation({
     mutationFn: (p: RefreshProposal) => unwrap(accept({ bankId, id, runId: p.runId, expectedVersion: p.baseVersion })),
     onSuccess: () => {
@@ -70,6 +84,7 @@ export function RefreshModelButton({
           disabled={propose.isPending || save.isPending}
           onClick={() => {
             save.reset();
+            drop.reset();
             propose.mutate();
           }}
           className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
@@ -131,16 +146,16 @@ export function RefreshModelButton({
             ) : null}
             <button
               type="button"
-              disabled={save.isPending}
-              onClick={() => propose.reset()}
+              disabled={save.isPending || drop.isPending}
+              onClick={() => (proposal.usable ? drop.mutate(proposal) : propose.reset())}
               className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
               data-testid="discard-refresh"
             >
               {proposal.usable ? "Discard" : "Close"}
             </button>
-            {save.error ? (
+            {(save.error ?? drop.error) ? (
               <p className="text-[12px] text-red-700" role="alert" data-testid="accept-error">
-                {save.error.message}
+                {(save.error ?? drop.error)?.message}
               </p>
             ) : null}
           </div>

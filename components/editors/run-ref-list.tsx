@@ -1,4 +1,5 @@
 import Link from "next/link";
+import type { RefreshOutcome } from "@/lib/contracts/mental-models";
 import type { RunRef } from "@/lib/contracts/runs";
 import { formatTime } from "./format-time";
 
@@ -10,7 +11,8 @@ export function RunRefList({
   testId,
 }: {
   title: string;
-  runs: RunRef[];
+  /** A refresh run says what became of its proposal instead of its bare status. */
+  runs: (RunRef & { outcome?: RefreshOutcome; outcomeLabel?: string })[];
   empty: string;
   testId: string;
 }) {
@@ -26,7 +28,13 @@ export function RunRefList({
               <Link href={`/runs/${r.id}`} className="truncate text-slate-800 hover:text-indigo-700 hover:underline">
                 {r.question}
               </Link>
-              <span className="ml-auto shrink-0 text-[11px] text-slate-500">{r.status.replace("_", " ")}</span>
+              <span
+                className="ml-auto shrink-0 text-[11px] text-slate-600"
+                data-testid="run-ref-outcome"
+                data-outcome={r.outcome}
+              >
+                {r.outcomeLabel ?? r.status.replace("_", " ")}
+              </span>
               <span className="shrink-0 text-[11px] text-slate-600">{formatTime(r.createdAt)}</span>
             </li>
           ))}

@@ -2,13 +2,13 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useId, useState } from "react";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
-import { CharCount } from "./char-count";
+import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
@@ -70,6 +70,15 @@ export function SkillEditor({
     anchorEvery !== String(skill.anchorEvery) ||
     outputFormat !== skill.outputFormat ||
     answerFormat !== skill.answerFormat;
+  // Over a limit the server would refuse it: the button says why instead.
+  const missionField = { label: "the mission", value: mission, max: LIMITS.missionChars };
+  const saveBlocked = overLimitReason([missionField], "save");
+  const tryBlocked = overLimitReason(
+    [missionField, { label: "the question", value: question, max: LIMITS.questionChars }],
+    "try it",
+  );
+  const saveBlockedId = useId();
+  const tryBlockedId = useId();
 
   const guard = useUnsavedGuard(dirty);
   const stored = useDraft({
@@ -169,6 +178,7 @@ export function SkillEditor({
           data-testid="skill-mission"
           aria-label="Mission"
         />
+        <CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />
       </FieldLabel>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <FieldLabel label="Disposition (adjectives)" errors={errorsOf("disposition")}>
@@ -268,7 +278,8 @@ export function SkillEditor({
         <div className="col-span-2 flex items-end gap-3">
           <button
             type="submit"
-            disabled={saving.isPending || !dirty}
+            disabled={saving.isPending || !dirty || saveBlocked !== null}
+            aria-describedby={saveBlocked ? saveBlockedId : undefined}
             title={dirty ? undefined : "Nothing changed yet"}
             className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
             data-testid="save-skill"
@@ -276,6 +287,7 @@ export function SkillEditor({
             {saving.isPending ? "Saving…" : `Save as version ${skill.version + 1}`}
           </button>
           <span className="pb-1.5 text-[11px] text-slate-500">editing version {skill.version}</span>
+          <OverLimitNote id={saveBlockedId} reason={saveBlocked} />
         </div>
       </div>
       {failure && !conflict ? (
@@ -299,7 +311,8 @@ export function SkillEditor({
         </div>
         <button
           type="button"
-          disabled={trying.isPending}
+          disabled={trying.isPending || tryBlocked !== null}
+          aria-describedby={tryBlocked ? tryBlockedId : undefined}
           onClick={() => trying.mutate({ draft: draft(), question })}
           className="rounded border border-slate-300 bg-white px-3 py-1.5 font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
           data-testid="try-skill"
@@ -307,6 +320,7 @@ export function SkillEditor({
           {trying.isPending ? "Starting…" : "Try"}
         </button>
       </div>
+      <OverLimitNote id={tryBlockedId} reason={tryBlocked} />
     </form>
   );
 }

@@ -10,6 +10,14 @@ const GUARD = "__unsavedGuard";
 const LEAVE_TITLE = "Leave with unsaved changes?";
 const LEAVE_TEXT = "Your edit is not saved. It stays as a draft in this browser, but leaving now closes the editor.";
 
+const isGuardEntry = (state: unknown) => typeof state === "object" && state !== null && GUARD in state;
+
+/**
+ * The page whose guard entry is still in the history (the router may replace the entry's state,
+ * so it is remembered here, across editors remounted on a new version); null when none is.
+ */
+let guardEntryOf: string | null = null;
+
 /**
  * Asks before unsaved changes are left behind: a reload or closing the tab (the browser's own
  * prompt), a click on an in-app link, and Back (an extra history entry catches it). Returns the
@@ -44,8 +52,9 @@ export function useUnsavedGuard(dirty: boolean) {
     // asks, and staying re-adds it.
     const arm = () => {
       const state: unknown = window.history.state;
-      if (state && typeof state === "object" && GUARD in state) return;
+      if (isGuardEntry(state)) return;
       window.history.pushState({ ...(state as object | null), [GUARD]: true }, "", window.location.href);
+      guardEntryOf = window.location.href;
     };
     arm();
     const onPopState = () => {
@@ -63,13 +72,30 @@ export function useUnsavedGuard(dirty: boolean) {
     };
   }, [dirty]);
 
+  // Saved or reverted: the guard's duplicate entry of this page stays in the history. The Back
+  // that leaves it lands on this page's own entry, so it goes on back: one Back leaves the page.
+  useEffect(() => {
+    const href = window.location.href;
+    if (dirty || guardEntryOf !== href) return;
+    const onPopState = () => {
+      window.removeEventListener("popstate", onPopState);
+      guardEntryOf = null;
+      if (window.location.href === href) window.history.back();
+    };
+    window.addEventListener("popstate", onPopState);
+    return () => window.removeEventListener("popstate", onPopState);
+  }, [dirty]);
+
   const leave = () => {
     const target = pending;
     disarmed.current = true;
     setPending(null);
     if (target?.kind === "link") router.push(target.href);
     // Past the guard entry re-added on popstate and this page's own entry.
-    else if (target?.kind === "back") window.history.go(-2);
+    else if (target?.kind === "back") {
+      guardEntryOf = null;
+      window.history.go(-2);
+    }
   };
   /** Lets a deliberate navigation (a save that moves on, "Try") through without asking. */
   const allow = useCallback(() => {

@@ -2,8 +2,8 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type ReactNode, type RefObject, useCallback, useEffect, useReducer, useRef, useState } from "react";
-import { CharCount } from "@/components/editors/char-count";
+import { type ReactNode, type RefObject, useCallback, useEffect, useId, useReducer, useRef, useState } from "react";
+import { CharCount, type LimitedField, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
 import { ScopeWarning } from "@/components/editors/scope-warning";
 import { useUnsavedGuard } from "@/components/editors/unsaved";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -212,6 +212,22 @@ function RerunForm({
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const { edits, skillChanged } = changesOf(data, draft);
 
+  // Over a limit the server would refuse it: the buttons say why instead.
+  const draftFields: LimitedField[] = [
+    ...(data.skill ? [{ label: "the mission", value: draft.mission, max: LIMITS.missionChars }] : []),
+    ...data.mentalModels.map((m) => ({
+      label: `${m.name}'s content`,
+      value: draft.models[m.id]?.content ?? m.content,
+      max: LIMITS.contentChars,
+    })),
+  ];
+  const rerunBlocked = overLimitReason(
+    [{ label: "the question", value: draft.question, max: LIMITS.questionChars }, ...draftFields],
+    "run it",
+  );
+  const suiteBlocked = overLimitReason(draftFields, "run the suite");
+  const blockedId = useId();
+
   const [suite, setSuite] = useState(suiteRun?.suites[0] ?? "");
   const experiment = useMutation({
     mutationFn: (input: StartExperimentInput) => unwrap(suiteRun?.start(input) ?? Promise.reject()),
@@ -264,7 +280,7 @@ function RerunForm({
         className="flex flex-1 flex-col gap-3 overflow-y-auto px-4 py-3"
         onSubmit={(e) => {
           e.preventDefault();
-          submit();
+          if (!rerunBlocked) submit();
         }}
       >
         <label>
@@ -327,6 +343,7 @@ function RerunForm({
                 value={draft.mission}
                 onChange={set("mission")}
               />
+              <CharCount value={draft.mission} max={LIMITS.missionChars} testId="mission-count" />
               {fieldErrors.mission && <p className="text-[11px] text-red-700">{fieldErrors.mission.join("; ")}</p>}
             </label>
             <label className="mt-2 block">
@@ -393,6 +410,7 @@ function RerunForm({
                         value={d.content}
                         onChange={(e) => dispatch({ type: "model", id: m.id, patch: { content: e.target.value } })}
                       />
+                      <CharCount value={d.content} max={LIMITS.contentChars} testId="content-count" />
                       <label className="flex items-center gap-2 text-[12px]">
                         <span className="text-slate-600">Staleness override</span>
                         <select
@@ -430,7 +448,12 @@ function RerunForm({
           </p>
         )}
       </form>
-      <div className="flex items-center justify-end gap-2 border-t border-slate-200 px-4 py-2">
+      <div className="flex flex-wrap items-center justify-end gap-2 border-t border-slate-200 px-4 py-2">
+        {rerunBlocked ? (
+          <div className="basis-full">
+            <OverLimitNote id={blockedId} reason={rerunBlocked} />
+          </div>
+        ) : null}
         <span className="mr-auto text-[11px] text-slate-600">
           {edits.length > 0 || skillChanged
             ? `Saves ${[skillChanged ? "the skill" : "", edits.length ? `${edits.length} mental model${edits.length > 1 ? "s" : ""}` : ""].filter(Boolean).join(" and ")} as new versions.`
@@ -452,7 +475,8 @@ function RerunForm({
             <button
               type="button"
               onClick={runSuite}
-              disabled={experiment.isPending || !suite}
+              disabled={experiment.isPending || !suite || suiteBlocked !== null}
+              aria-describedby={suiteBlocked ? blockedId : undefined}
               className="rounded border border-indigo-600 px-3 py-1 text-[13px] text-indigo-800 hover:bg-indigo-50 disabled:opacity-50"
               title="Runs every question of the suite with these edits applied only inside the experiment (nothing is saved)"
               data-testid="rerun-run-suite"
@@ -464,7 +488,8 @@ function RerunForm({
         <button
           type="button"
           onClick={submit}
-          disabled={mutation.isPending}
+          disabled={mutation.isPending || rerunBlocked !== null}
+          aria-describedby={rerunBlocked ? blockedId : undefined}
           className="rounded bg-indigo-600 px-3 py-1 text-[13px] font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
           data-testid="rerun-submit"
         >

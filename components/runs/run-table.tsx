@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import { DraftBadge } from "@/components/timeline/badge";
+import { DraftBadge, MentalModelDraftNote } from "@/components/timeline/badge";
 import { ScrollRegion } from "@/components/ui/scroll-region";
 import type { RunListItem } from "@/lib/contracts/runs";
 import { FlagBadges } from "./flag-badges";
@@ -124,6 +124,11 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
                     </span>
                   ) : null}
                   {r.skillDraft ? <DraftBadge /> : null}
+                  {r.mentalModelDrafts.length ? (
+                    <span className="block text-[11px]">
+                      <MentalModelDraftNote drafts={r.mentalModelDrafts} />
+                    </span>
+                  ) : null}
                 </td>
                 <td className="pr-2 text-slate-600">
                   {r.budget} · {r.mode}

@@ -2,8 +2,8 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
-import { CharCount } from "@/components/editors/char-count";
+import { useId, useMemo, useState } from "react";
+import { CharCount, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
 import { ScopeWarning } from "@/components/editors/scope-warning";
 import type { BankOption } from "@/lib/contracts/banks";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
@@ -51,6 +51,8 @@ export function StartRunForm({
     mutationFn: (input: StartRunInput) => unwrap(startRun(input)),
     onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
   });
+  const blocked = overLimitReason([{ label: "the question", value: question, max: LIMITS.questionChars }], "start it");
+  const blockedId = useId();
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const errorOf = (name: string) =>
     fieldErrors[name]?.length ? (
@@ -164,9 +166,11 @@ export function StartRunForm({
             {mutation.error.message}
           </p>
         ) : null}
+        <OverLimitNote id={blockedId} reason={blocked} />
         <button
           type="submit"
-          disabled={mutation.isPending}
+          disabled={mutation.isPending || blocked !== null}
+          aria-describedby={blocked ? blockedId : undefined}
           className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
           data-testid="start-run"
         >

@@ -2,10 +2,14 @@ import Link from "next/link";
 import { mentalModelHref } from "@/lib/query/curation";
 import type { FreshnessRow as FreshnessRowData } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
+import { useRunEvents } from "./run-events-context";
 
 /** Each model's verdict as of this run; its version links to that version, diffed against today's. */
 export function FreshnessRow({ row, bankId }: { row: FreshnessRowData; bankId: string | null }) {
   const released = row.verdict === "release";
+  const { events } = useRunEvents();
+  const started = events[0]?.type === "run.started" ? events[0] : undefined;
+  const drafts = new Set(started?.payload.skill.mentalModelDrafts?.map((d) => d.id));
   return (
     <div className="flex flex-col gap-0.5">
       <div className="flex items-center gap-2">
@@ -27,11 +31,15 @@ export function FreshnessRow({ row, bankId }: { row: FreshnessRowData; bankId: s
                     href={`${mentalModelHref(bankId, m.id)}&seen=${m.version}`}
                     className="text-[11px] text-indigo-700 hover:underline"
                     data-testid="model-version-link"
-                    title="Open the version this run read, with its diff to the current version"
+                    title={
+                      drafts.has(m.id)
+                        ? "This run read an unsaved draft based on this version; open the saved version"
+                        : "Open the version this run read, with its diff to the current version"
+                    }
                     onClick={(e) => e.stopPropagation()}
                   >
                     {" "}
-                    v{m.version}
+                    {drafts.has(m.id) ? `draft on v${m.version}` : `v${m.version}`}
                   </Link>
                 ) : m.version !== null ? (
                   <span className="text-[11px] text-slate-500"> v{m.version}</span>

@@ -24,6 +24,8 @@ export function MemoryChip({
   cited,
   selected,
   resultSeqs,
+  tabIndex,
+  onFocus,
 }: {
   id: string;
   tier: Tier;
@@ -32,6 +34,9 @@ export function MemoryChip({
   selected: boolean;
   /** The tool.result event that returned it. */
   resultSeqs: readonly number[];
+  /** The row's chips are one Tab stop (roving tabindex): -1 for all but the active chip. */
+  tabIndex?: number;
+  onFocus?: () => void;
 }) {
   const [open, setOpen] = useState(false);
   const byHover = useRef(false);
@@ -58,6 +63,8 @@ export function MemoryChip({
         type="button"
         data-testid="memory-chip"
         data-memory-id={id}
+        tabIndex={tabIndex}
+        onFocus={onFocus}
         data-cited={cited || undefined}
         onPointerEnter={(e) => e.pointerType === "mouse" && later(true, OPEN_DELAY_MS)}
         onPointerLeave={(e) => e.pointerType === "mouse" && byHover.current !== false && later(false, CLOSE_DELAY_MS)}
@@ -101,6 +108,9 @@ export function MemoryChip({
 function MemoryCard({ id, tier, cited, seqs }: { id: string; tier: Tier; cited: boolean; seqs: readonly number[] }) {
   const { events, bankId } = useRunEvents();
   const result = seqs.map((seq) => findEvent(events, seq)).find((e) => e?.type === "tool.result");
+  const started = events[0]?.type === "run.started" ? events[0] : undefined;
+  const draft =
+    tier === "mental_models" ? started?.payload.skill.mentalModelDrafts?.find((d) => d.id === id) : undefined;
   const hit =
     result?.type === "tool.result"
       ? memoryHitFromContent(result.payload.content, tier, id)
@@ -116,6 +126,14 @@ function MemoryCard({ id, tier, cited, seqs }: { id: string; tier: Tier; cited: 
           {cited ? "cited in the answer" : "not cited"}
         </span>
       </p>
+      {draft && (
+        <p
+          className="rounded border border-amber-300 bg-amber-50 px-1.5 py-1 text-amber-900"
+          data-testid="memory-card-draft"
+        >
+          An unsaved draft based on v{draft.baseVersion}: the text below is what this run read, not a saved version.
+        </p>
+      )}
       <ScrollRegion
         label={`Text of ${id}`}
         className="max-h-48 overflow-auto text-[12px] leading-snug [overflow-wrap:anywhere] [&_p]:my-1"

@@ -4,7 +4,7 @@ import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
 import type { RunHeader as RunHeaderData } from "@/lib/timeline/fold";
 import { formatCount, formatMs, skillLabel } from "@/lib/timeline/format";
-import { Badge, DraftBadge } from "./badge";
+import { Badge, DraftBadge, MentalModelDraftNote } from "./badge";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -104,6 +104,14 @@ export const RunHeader = memo(function RunHeader({
           {header.skill.mission}
         </p>
       )}
+      {header.skill?.mentalModelDrafts.length ? (
+        <p className="mt-1 text-[12px]">
+          <MentalModelDraftNote drafts={header.skill.mentalModelDrafts} />{" "}
+          <span className="text-slate-600">
+            — the saved model is unchanged; its memory cards below show the text this run read.
+          </span>
+        </p>
+      ) : null}
       {header.parentRunId && (
         <p className="mt-1 text-[12px] text-slate-600">
           {header.forkedAtIteration !== null ? "Forked from" : "Re-run of"}{" "}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { type KeyboardEvent, useState } from "react";
 import { TIERS } from "@/lib/reflect/domain";
 import type { OutcomeClass } from "@/lib/reflect/events";
 import type { BadgeTone } from "@/lib/timeline/badges";
@@ -26,6 +26,27 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
   const ids = r ? TIERS.flatMap((t) => r.ids[t]) : [];
   const [expanded, setExpanded] = useState(false);
   const shown = expanded ? ids : ids.slice(0, MAX_IDS_SHOWN);
+  // One Tab stop for the chips (roving tabindex): arrows, Home and End move between them.
+  const [active, setActive] = useState(0);
+  const onChipKey = (e: KeyboardEvent<HTMLUListElement>) => {
+    const chips = [...e.currentTarget.querySelectorAll<HTMLElement>('[data-testid="memory-chip"]')];
+    const at = chips.indexOf(e.target as HTMLElement);
+    if (at < 0) return;
+    const next =
+      e.key === "ArrowRight"
+        ? Math.min(chips.length - 1, at + 1)
+        : e.key === "ArrowLeft"
+          ? Math.max(0, at - 1)
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? chips.length - 1
+              : null;
+    if (next === null) return;
+    e.preventDefault();
+    setActive(next);
+    chips[next]?.focus();
+  };
   return (
     <div className="flex flex-col gap-0.5">
       <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
@@ -64,8 +85,12 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
         </p>
       )}
       {shown.length > 0 && (
-        <ul className="flex flex-wrap gap-1 pl-1" aria-label="Ids returned">
-          {shown.map((id) => (
+        <ul
+          className="flex flex-wrap gap-1 pl-1"
+          aria-label="Ids returned (arrow keys move between them)"
+          onKeyDown={onChipKey}
+        >
+          {shown.map((id, i) => (
             <li key={id} data-cited={row.citedIds.has(id) || undefined}>
               {row.tier ? (
                 <MemoryChip
@@ -74,6 +99,8 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
                   cited={row.citedIds.has(id)}
                   selected={selected}
                   resultSeqs={row.seqs}
+                  tabIndex={i === Math.min(active, shown.length - 1) ? 0 : -1}
+                  onFocus={() => setActive(i)}
                 />
               ) : (
                 <span className="rounded bg-slate-100 px-1 font-mono text-[11px] text-slate-700">{id}</span>

@@ -93,12 +93,28 @@ export const MentalModelList = z.object({ mentalModels: z.array(MentalModel) });
 export const MentalModelWithHistory = z.object({ mentalModel: MentalModel, versions: z.array(MentalModelVersion) });
 export type MentalModelWithHistory = z.infer<typeof MentalModelWithHistory>;
 
+/** What became of a refresh proposal (its run's status says whether it was usable at all). */
+export const RefreshOutcome = z.enum([
+  "running",
+  "accepted",
+  "discarded",
+  "unusable",
+  "open",
+  "superseded",
+  "unrecorded",
+]);
+export type RefreshOutcome = z.infer<typeof RefreshOutcome>;
+
+/** A refresh run in the editor's list, with what became of its proposal in words ("accepted as v4"). */
+export const RefreshRunRef = RunRef.extend({ outcome: RefreshOutcome, outcomeLabel: z.string() });
+export type RefreshRunRef = z.infer<typeof RefreshRunRef>;
+
 /** The editor's page. */
 export const MentalModelPage = z.object({
   model: MentalModelDetail,
   versions: z.array(z.custom<VersionEntry>()),
   readers: z.array(RunRef),
-  refreshRuns: z.array(RunRef),
+  refreshRuns: z.array(RefreshRunRef),
   /** A version a run read (`?seen=N`), with what changed between it and the current version. */
   seen: z.object({ version: z.number().int(), changes: z.array(z.custom<FieldChange>()) }).nullable(),
   /** A deleted model (a tombstone): `model` is its last version, shown read-only. */
@@ -180,6 +196,10 @@ export const AcceptRefreshInput = MentalModelRef.extend({
   expectedVersion: z.number().int().min(1),
 });
 export type AcceptRefreshInput = z.input<typeof AcceptRefreshInput>;
+
+/** Discard a refresh proposal: nothing is saved; the refresh run is recorded as discarded. */
+export const DiscardRefreshInput = MentalModelRef.extend({ runId: z.string().min(1) });
+export type DiscardRefreshInput = z.input<typeof DiscardRefreshInput>;
 
 /** Restore an old version: saved as a new version on top of `expectedVersion`. */
 export const RestoreVersionInput = MentalModelRef.extend({

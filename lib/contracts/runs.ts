@@ -4,7 +4,7 @@
  * Re-running and forking live in rerun.ts.
  */
 import { z } from "zod";
-import { Budget, RunFlag, RunMode, RunStatus, Scope } from "@/lib/reflect/domain";
+import { Budget, MentalModelDraftRead, RunFlag, RunMode, RunStatus, Scope } from "@/lib/reflect/domain";
 import { RunEvent } from "@/lib/reflect/events";
 import { ProbeResult, ReflectResultSchema } from "@/lib/reflect/request";
 import { McpBank, Question } from "./fields";
@@ -113,6 +113,10 @@ export const RunListStreamFrames = z
   .string()
   .meta({ description: "`id: <cursor>\\nevent: run|remove|reset\\ndata: <JSON>\\n\\n` frames" });
 
+/** A mental model a run read as an unsaved draft: which one, on which saved version (the text is in its events). */
+export const MentalModelDraftRef = MentalModelDraftRead.pick({ id: true, name: true, baseVersion: true });
+export type MentalModelDraftRef = z.infer<typeof MentalModelDraftRef>;
+
 export const RunListItem = z.object({
   id: z.string(),
   bankId: z.string(),
@@ -122,6 +126,8 @@ export const RunListItem = z.object({
   skillVersion: z.number().int(),
   /** The run tried an unsaved draft based on `skillVersion`. */
   skillDraft: z.boolean(),
+  /** Mental models the run read as unsaved drafts (an experiment's), each on the saved version it was based on. */
+  mentalModelDrafts: z.array(MentalModelDraftRef),
   budget: Budget,
   mode: RunMode,
   scope: z.string(),
@@ -165,6 +171,9 @@ export const RunDetail = ReflectResultSchema.omit({ answer: true, citations: tru
     })
     .nullable()
     .meta({ description: "the skill version the run used" }),
+  mentalModelDrafts: z.array(MentalModelDraftRef).meta({
+    description: "mental models the run read as an experiment's unsaved drafts (the saved models are unchanged)",
+  }),
   budget: Budget,
   mode: RunMode,
   scope: z.string(),

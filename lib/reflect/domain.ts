@@ -154,6 +154,21 @@ export type RunFlag = z.infer<typeof RunFlag>;
 export const AnswerFormat = z.enum(["prose", "json"]);
 export type AnswerFormat = z.infer<typeof AnswerFormat>;
 
+/**
+ * A mental model a run read as an experiment's unsaved draft: the text and staleness it read, and
+ * the saved version the draft was based on (the saved model itself is unchanged).
+ */
+export const MentalModelDraftRead = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  baseVersion: z.number().int().positive(),
+  content: z.string(),
+  staleOverride: z.enum(["stale", "fresh"]).nullable(),
+  isStale: z.boolean(),
+  stalenessReason: z.string(),
+});
+export type MentalModelDraftRead = z.infer<typeof MentalModelDraftRead>;
+
 /** The exact skill a run used; stored on the run so later edits never rewrite history. */
 export const SkillSnapshot = z.object({
   id: z.string().min(1),
@@ -173,6 +188,8 @@ export const SkillSnapshot = z.object({
   answerFormat: AnswerFormat.default("prose"),
   /** A "Try" of an unsaved edit: the fields are the draft's, `version` the version it was based on. */
   draft: z.boolean().optional(),
+  /** Mental models the run read as unsaved drafts (an experiment's), recorded with the run's configuration. */
+  mentalModelDrafts: z.array(MentalModelDraftRead).optional(),
 });
 export type SkillSnapshot = z.infer<typeof SkillSnapshot>;
 

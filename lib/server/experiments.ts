@@ -18,7 +18,7 @@ import {
   linkExperimentRun,
   listExperimentRecords,
 } from "@/db/experiments";
-import { getMentalModel, type MentalModelRecord, previewMentalModel } from "@/db/mental-models";
+import { getMentalModel, previewMentalModel } from "@/db/mental-models";
 import type { RunRecord } from "@/db/runs";
 import { isScopePermitted } from "@/db/scope";
 import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/skills";
@@ -39,7 +39,14 @@ import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { compareExperiments } from "@/lib/experiments/compare";
 import { evaluate } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, totalsOf } from "@/lib/experiments/rows";
-import type { MemoryPort, ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
+import {
+  isUsableContent,
+  type MemoryPort,
+  type MentalModelDraftRead,
+  type ModelPort,
+  type ScopeValue,
+  type SkillSnapshot,
+} from "@/lib/reflect";
 import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { plural } from "@/lib/timeline/format";
 import { getModel } from "./model";
@@ -103,13 +110,9 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
   ]);
 }
 
-/** The mental models as the draft would have them (staleness recomputed), by id. */
-async function mentalModelDraftOf(
-  db: Db,
-  bankId: string,
-  config: ExperimentConfig,
-): Promise<Map<string, MentalModelRecord>> {
-  const out = new Map<string, MentalModelRecord>();
+/** The mental models as the draft would have them (staleness recomputed), as each run records them. */
+async function mentalModelDraftOf(db: Db, bankId: string, config: ExperimentConfig): Promise<MentalModelDraftRead[]> {
+  const out: MentalModelDraftRead[] = [];
   for (const [i, edit] of config.mentalModels.entries()) {
     const current = await getMentalModel(db, bankId, edit.id);
     if (!current) {
@@ -117,25 +120,41 @@ async function mentalModelDraftOf(
         fieldErrors: { [`config.mentalModels[${i}].id`]: ["unknown mental model"] },
       });
     }
-    out.set(edit.id, await previewMentalModel(db, current, edit));
+    const d = await previewMentalModel(db, current, edit);
+    out.push({
+      id: d.id,
+      name: d.name,
+      baseVersion: current.version,
+      content: d.content,
+      staleOverride: d.staleOverride,
+      isStale: d.isStale,
+      stalenessReason: d.stalenessReason,
+    });
   }
   return out;
 }
 
 /**
  * What the runs read with the mental-model draft applied: the hits keep their rank (search ranks
- * the saved text), and carry the draft's content and staleness.
+ * the saved text), and carry the draft's content and staleness — exactly what each run records.
  */
-function overlayMentalModels(drafts: Map<string, MentalModelRecord>) {
-  if (drafts.size === 0) return undefined;
+function overlayMentalModels(drafts: readonly MentalModelDraftRead[]) {
+  if (drafts.length === 0) return undefined;
+  const byId = new Map(drafts.map((d) => [d.id, d]));
   return (memory: MemoryPort): MemoryPort => ({
     ...memory,
     async searchMentalModels(q) {
       const hits = await memory.searchMentalModels(q);
       return hits.map((hit) => {
-        const d = drafts.get(hit.id);
+        const d = byId.get(hit.id);
         return d
-          ? { ...hit, content: d.content, isStale: d.isStale, stalenessReason: d.stalenessReason, usable: d.usable }
+          ? {
+              ...hit,
+              content: d.content,
+              isStale: d.isStale,
+              stalenessReason: d.stalenessReason,
+              usable: isUsableContent(d.content),
+            }
           : hit;
       });
     },
@@ -146,7 +165,7 @@ function overlayMentalModels(drafts: Map<string, MentalModelRecord>) {
         const hits = await memory.probeSearch!(tier, q);
         if (tier !== "mental_models") return hits;
         return hits.map((hit) => {
-          const d = drafts.get(hit.id);
+          const d = byId.get(hit.id);
           return d ? { ...hit, text: mentalModelProbeText(d) } : hit;
         });
       }),
@@ -222,7 +241,7 @@ export async function startExperiment(
   const config: ConfigSnapshot = {
     ...input.config,
     model: { kind: model.info.kind, name: model.info.name },
-    draft: skillDrafts.size > 0 || mmDrafts.size > 0,
+    draft: skillDrafts.size > 0 || mmDrafts.length > 0,
   };
   const id = newExperimentId();
   const questions = suite.questions;
@@ -263,7 +282,12 @@ export async function startExperiment(
         mode: q.mode ?? "synthesize",
         scope: q.scope,
       },
-      { model: options.model ?? getModel({ db, bankId: bank.id }), skillOverride, memoryOverlay: overlay },
+      {
+        model: options.model ?? getModel({ db, bankId: bank.id }),
+        skillOverride,
+        memoryOverlay: overlay,
+        mentalModelDrafts: mmDrafts,
+      },
     );
     await linkExperimentRun(db, id, idx, runId);
     const result = await finished;

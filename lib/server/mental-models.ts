@@ -30,6 +30,7 @@ import { mentalModelChanges, versionHistory } from "@/lib/timeline/version-chang
 import { requireBank } from "./banks";
 import { editConflict, saveOrConflict } from "./edit-conflict";
 import { stalenessState } from "./memory";
+import { refreshOutcomeOf } from "./refresh-outcome";
 
 export function toMentalModelDetail(m: MentalModelRecord, readBy: number): MentalModelDetail {
   return {
@@ -82,7 +83,7 @@ export async function getMentalModelPage(
     mentalModelDetailOf(db, m),
     getMentalModelVersions(db, bankId, id),
     listRunsThatRead(db, bankId, id),
-    listRefreshRuns(db, bankId, m.sourceQuery),
+    listRefreshRuns(db, bankId, id, m.sourceQuery),
   ]);
   const seenRow = versions.find((v) => v.version === seenVersion);
   const currentRow = versions.find((v) => v.version === m.version);
@@ -92,7 +93,13 @@ export async function getMentalModelPage(
     model,
     versions: versionHistory(versions, mentalModelChanges),
     readers,
-    refreshRuns,
+    refreshRuns: refreshRuns.map((r) => ({
+      id: r.id,
+      question: r.question,
+      status: r.status,
+      createdAt: r.createdAt,
+      ...refreshOutcomeOf(r, m, versions),
+    })),
     seen,
     deleted: tombstone ? { at: tombstone.deletedAt } : null,
   };

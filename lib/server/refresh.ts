@@ -6,34 +6,22 @@
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
+import { getRefreshDecision, recordRefreshDecision, recordRefreshProposal } from "@/db/mental-model-refreshes";
 import { getMentalModel, saveMentalModel } from "@/db/mental-models";
 import { getRun, type RunRecord } from "@/db/runs";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   AcceptRefreshInput,
+  DiscardRefreshInput,
   MentalModelDetail,
   RefreshMentalModelInput,
   RefreshProposal,
 } from "@/lib/contracts/mental-models";
-import { isUsableContent, type ModelPort, type RunStatus } from "@/lib/reflect";
+import type { ModelPort } from "@/lib/reflect";
 import { editConflict, saveOrConflict } from "./edit-conflict";
 import { mentalModelDetailOf, toMentalModelDetail } from "./mental-models";
+import { unusableRefresh } from "./refresh-outcome";
 import { startRun } from "./runs";
-
-/** Refresh answers that would make a worse model than the current one are never stored. */
-const UNUSABLE_STATUSES = new Set<RunStatus>(["no_evidence", "failed", "interrupted", "running"]);
-
-/** Why a finished refresh run cannot become the model's content, or null when it can. */
-export function unusableRefresh(run: Pick<RunRecord, "status" | "answer">, error?: string): string | null {
-  if (UNUSABLE_STATUSES.has(run.status as RunStatus)) {
-    const why = error ? `: ${error}` : "";
-    return `The refresh run ended "${run.status}" without a usable answer${why}. It cannot be accepted; the content stays as it is.`;
-  }
-  if (!isUsableContent(run.answer)) {
-    return "The refresh answer is placeholder text (no real summary), so it cannot be accepted as fresh; the content stays as it is.";
-  }
-  return null;
-}
 
 const citedIds = (run: Pick<RunRecord, "citations">) => [
   ...new Set([...(run.citations?.memory_ids ?? []), ...(run.citations?.observation_ids ?? [])]),
@@ -60,6 +48,7 @@ export async function refreshMentalModel(
     { model: options.model, excludeTiers: ["mental_models"] },
   );
   const result = await finished;
+  await recordRefreshProposal(db, { runId, bankId: input.bankId, modelId: input.id, baseVersion: before.version });
   const base = { runId, baseVersion: before.version, current: before.content };
   const reason = unusableRefresh(result, result.error?.message);
   if (reason) return { ...base, usable: false, proposed: result.answer ?? null, reason };
@@ -84,12 +73,7 @@ export async function acceptRefresh(
   if (!before || before.version !== input.expectedVersion) {
     throw editConflict("mental model", input.expectedVersion, await asShown());
   }
-  const run = await getRun(db, input.runId);
-  if (!run || run.bankId !== input.bankId || run.question !== before.sourceQuery) {
-    throw new AppError("invalid_input", `run ${input.runId} is not a refresh run of ${input.id}`, {
-      fieldErrors: { runId: ["not a refresh run of this model"] },
-    });
-  }
+  const run = await requireRefreshRun(db, input, before.sourceQuery);
   const reason = unusableRefresh(run);
   if (reason) throw new AppError("invalid_input", reason, { fieldErrors: { runId: [reason] } });
   const saved = await saveOrConflict(
@@ -107,5 +91,48 @@ export async function acceptRefresh(
       }),
     asShown,
   );
+  await recordRefreshDecision(db, {
+    runId: run.id,
+    bankId: input.bankId,
+    modelId: input.id,
+    baseVersion: before.version,
+    decision: "accepted",
+    acceptedVersion: saved.version,
+  });
   return mentalModelDetailOf(db, saved);
+}
+
+/** The run of a refresh of this model, or an `invalid_input` naming the run. */
+async function requireRefreshRun(db: Db, input: { bankId: string; id: string; runId: string }, sourceQuery: string) {
+  const run = await getRun(db, input.runId);
+  if (!run || run.bankId !== input.bankId || run.question !== sourceQuery) {
+    throw new AppError("invalid_input", `run ${input.runId} is not a refresh run of ${input.id}`, {
+      fieldErrors: { runId: ["not a refresh run of this model"] },
+    });
+  }
+  return run;
+}
+
+/**
+ * Discards a refresh proposal: nothing is saved, and the refresh run is recorded as discarded so
+ * the editor's list says so. A proposal already accepted stays accepted (a `conflict`).
+ */
+export async function discardRefresh(db: Db, input: z.output<typeof DiscardRefreshInput>): Promise<void> {
+  const model = await getMentalModel(db, input.bankId, input.id);
+  if (!model) throw new AppError("not_found", `mental model ${input.id} does not exist`);
+  const run = await requireRefreshRun(db, input, model.sourceQuery);
+  const recorded = await getRefreshDecision(db, run.id);
+  if (recorded?.decision === "accepted") {
+    throw new AppError(
+      "conflict",
+      `the refresh of run ${run.id} was already accepted as version ${recorded.acceptedVersion}`,
+    );
+  }
+  await recordRefreshDecision(db, {
+    runId: run.id,
+    bankId: input.bankId,
+    modelId: input.id,
+    baseVersion: recorded?.baseVersion ?? model.version,
+    decision: "discarded",
+  });
 }

@@ -21,11 +21,12 @@ import {
 import { isScopePermitted } from "@/db/scope";
 import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
 import { AppError } from "@/lib/contracts/errors";
-import type { ListRunsQuery, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
+import type { ListRunsQuery, MentalModelDraftRef, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
 import { DEFAULT_SKILL_NAME, defaultSkillOf } from "@/lib/contracts/skills";
 import {
   failedRunResult,
   type MemoryPort,
+  type MentalModelDraftRead,
   type ModelPort,
   type ReflectOptions,
   type ReflectResult,
@@ -64,6 +65,8 @@ export async function startRun(
     skillOverride?: SkillSnapshot;
     /** An experiment's draft: what the run reads, changed only for this run (nothing is saved). */
     memoryOverlay?: (memory: MemoryPort) => MemoryPort;
+    /** The overlay's mental-model drafts, recorded in the run's snapshot so the run says it read a draft. */
+    mentalModelDrafts?: MentalModelDraftRead[];
   } = {},
 ): Promise<StartedRun> {
   const bank = await getBank(db, input.bankId);
@@ -75,7 +78,11 @@ export async function startRun(
     : input.skill
       ? await getSkill(db, { bankId: bank.id, name: input.skill })
       : defaultSkillOf(await listSkills(db, bank.id));
-  const skill = options.skillOverride ?? (skillRecord && toSkillSnapshot(skillRecord));
+  const skillUsed = options.skillOverride ?? (skillRecord && toSkillSnapshot(skillRecord));
+  const skill =
+    skillUsed && options.mentalModelDrafts?.length
+      ? { ...skillUsed, mentalModelDrafts: options.mentalModelDrafts }
+      : skillUsed;
   if (!skill) {
     throw new AppError("not_found", `unknown skill "${input.skill ?? DEFAULT_SKILL_NAME}" in bank ${bank.id}`, {
       fieldErrors: { skill: ["unknown skill"] },
@@ -170,6 +177,11 @@ function storedOutcome(result: ReflectResult, stored: RunRecord): ReflectResult 
   };
 }
 
+/** The mental models a stored run read as drafts (from its snapshot), without their text. */
+export function mentalModelDraftRefs(r: RunRecord): MentalModelDraftRef[] {
+  return (r.skillSnapshot?.mentalModelDrafts ?? []).map(({ id, name, baseVersion }) => ({ id, name, baseVersion }));
+}
+
 export function toRunListItem(r: RunRecord): RunListItem {
   return {
     id: r.id,
@@ -179,6 +191,7 @@ export function toRunListItem(r: RunRecord): RunListItem {
     skillName: r.skillName ?? "—",
     skillVersion: r.skillVersion ?? 0,
     skillDraft: r.skillSnapshot?.draft === true,
+    mentalModelDrafts: mentalModelDraftRefs(r),
     budget: r.budget,
     mode: r.mode,
     scope: r.scope,

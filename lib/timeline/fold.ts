@@ -166,7 +166,12 @@ export interface RunHeader {
   runId: string | null;
   bankId: string | null;
   question: string;
-  skill: Pick<SkillSnapshot, "name" | "version" | "mission" | "disposition" | "draft"> | null;
+  skill:
+    | (Pick<SkillSnapshot, "name" | "version" | "mission" | "disposition" | "draft"> & {
+        /** Mental models the run read as unsaved drafts: which, on which saved version. */
+        mentalModelDrafts: { id: string; name: string; baseVersion: number }[];
+      })
+    | null;
   budget: Budget | null;
   mode: RunMode | null;
   scope: string | null;
@@ -608,6 +613,11 @@ export function createRunFolder(): RunFolder {
               mission: s.skill.mission,
               disposition: s.skill.disposition,
               draft: s.skill.draft ?? false,
+              mentalModelDrafts: (s.skill.mentalModelDrafts ?? []).map(({ id, name, baseVersion }) => ({
+                id,
+                name,
+                baseVersion,
+              })),
             }
           : null,
         budget: s?.budget ?? null,

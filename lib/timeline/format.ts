@@ -4,6 +4,11 @@ export function skillLabel(skill: { name: string; version: number; draft?: boole
   return skill.draft ? `${skill.name} draft (based on v${skill.version})` : `${skill.name} v${skill.version}`;
 }
 
+/** What a run read as unsaved mental-model drafts, e.g. "mental-model draft: Team norms (based on v3)". */
+export function mentalModelDraftLabel(drafts: readonly { name: string; baseVersion: number }[]): string {
+  return drafts.map((d) => `mental-model draft: ${d.name} (based on v${d.baseVersion})`).join(" · ");
+}
+
 /** Compact human formats for durations and counts on the run page. */
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import {
   acceptRefreshAction,
   deleteMentalModelAction,
+  discardRefreshAction,
   refreshMentalModelAction,
   restoreMentalModelAction,
   saveMentalModelAction,
@@ -10,8 +11,8 @@ import {
 import { DeleteModelButton } from "@/components/editors/delete-model-button";
 import { FieldChanges } from "@/components/editors/field-changes";
 import { formatTime } from "@/components/editors/format-time";
+import { HeldMentalModelEditor } from "@/components/editors/held-mental-model-editor";
 import { MarkdownPreview } from "@/components/editors/markdown-preview";
-import { MentalModelEditor } from "@/components/editors/mental-model-editor";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
 import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
@@ -70,6 +71,7 @@ export default async function MentalModelPage({
               version={model.version}
               refresh={refreshMentalModelAction}
               accept={acceptRefreshAction}
+              discard={discardRefreshAction}
               actions={
                 <DeleteModelButton
                   bankId={bankId}
@@ -113,7 +115,7 @@ export default async function MentalModelPage({
                 <MarkdownPreview markdown={model.content} />
               </div>
             ) : (
-              <MentalModelEditor key={model.version} bankId={bankId} model={model} save={saveMentalModelAction} />
+              <HeldMentalModelEditor bankId={bankId} model={model} save={saveMentalModelAction} />
             )}
           </div>
           <div className="space-y-4">

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { getLastRunEvent, getRun, getRunEvents, type RunRecord } from "@/db/runs";
 import { AppError } from "@/lib/contracts/errors";
 import { type RunDetail, type RunEventList, runLinks } from "@/lib/contracts/runs";
+import { mentalModelDraftRefs } from "../runs";
 import { sseResponse } from "./sse";
 
 export const SSE_POLL_MS = 250;
@@ -20,6 +21,7 @@ function toRunDetail(r: RunRecord, probe: RunDetail["probe"]): RunDetail {
           draft: r.skillSnapshot.draft === true,
         }
       : null,
+    mentalModelDrafts: mentalModelDraftRefs(r),
     budget: r.budget,
     mode: r.mode,
     scope: r.scope,

@@ -20,7 +20,7 @@ import {
   restoreMentalModelVersion,
   saveMentalModelDraft,
 } from "@/lib/server/mental-models";
-import { acceptRefresh, refreshMentalModel } from "@/lib/server/refresh";
+import { acceptRefresh, discardRefresh, refreshMentalModel } from "@/lib/server/refresh";
 import { startRun, toRunListItem } from "@/lib/server/runs";
 import { createBankSkill, deleteBankSkill, getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
 import { done, followForced, reply, ScriptedModel } from "../../fixtures/scripted-model";
@@ -271,6 +271,69 @@ describe("refresh now", () => {
       runId,
       expectedVersion: before.version,
     }).catch((e: unknown) => e);
+    expect(isAppError(refused, "invalid_input")).toBe(true);
+  });
+});
+
+describe("what became of each refresh proposal", () => {
+  const outcomeOf = async (id: string, runId: string) =>
+    (await pageOf(id)).refreshRuns.find((r) => r.id === runId)?.outcomeLabel;
+
+  it("lists refresh runs as open, accepted as vN, discarded, not accepted once the model moved on, or unusable", async () => {
+    const id = "mm-launch-plan";
+    const propose = async () => {
+      const m = (await pageOf(id)).model;
+      return refreshMentalModel(
+        db,
+        { bankId: "demo", id, expectedVersion: m.version },
+        { model: createOfflineModel() },
+      );
+    };
+    const open = await propose();
+    if (!open.usable) throw new Error("the offline refresh should be usable");
+    expect(await outcomeOf(id, open.runId)).toBe("open proposal");
+
+    const discarded = await propose();
+    await discardRefresh(db, { bankId: "demo", id, runId: discarded.runId });
+    expect(await outcomeOf(id, discarded.runId)).toBe("discarded");
+    // Discarding saves nothing.
+    expect((await pageOf(id)).model.version).toBe(open.baseVersion);
+
+    const accepted = await propose();
+    const saved = await acceptRefresh(db, {
+      bankId: "demo",
+      id,
+      runId: accepted.runId,
+      expectedVersion: accepted.baseVersion,
+    });
+    expect(await outcomeOf(id, accepted.runId)).toBe(`accepted as v${saved.version}`);
+    // An accepted proposal cannot be discarded afterwards.
+    const late = await discardRefresh(db, { bankId: "demo", id, runId: accepted.runId }).catch((e: unknown) => e);
+    expect(isAppError(late, "conflict")).toBe(true);
+    expect(await outcomeOf(id, accepted.runId)).toBe(`accepted as v${saved.version}`);
+    // The first proposal was never decided and the model moved on: it is no longer open.
+    expect(await outcomeOf(id, open.runId)).toBe(`not accepted (proposed on v${open.baseVersion})`);
+    expect(await outcomeOf(id, discarded.runId)).toBe("discarded");
+
+    const broken = new ScriptedModel(() => {
+      throw new Error("model unreachable");
+    });
+    const failed = await refreshMentalModel(db, { bankId: "demo", id }, { model: broken });
+    expect((await getRun(db, failed.runId))?.status).toBe("failed");
+    expect(await outcomeOf(id, failed.runId)).toBe("not used (unusable: failed)");
+    const placeholder = new ScriptedModel(followForced("launch", () => reply(done("*Generating content...*"))));
+    const empty = await refreshMentalModel(db, { bankId: "demo", id }, { model: placeholder });
+    expect(await outcomeOf(id, empty.runId)).toBe("not used (unusable: placeholder text)");
+  });
+
+  it("refuses to discard a run that is not a refresh of this model", async () => {
+    const { runId, finished } = await startRun(
+      db,
+      { bankId: "demo", question: "Something else entirely?", budget: "low", mode: "synthesize" },
+      { model: createOfflineModel() },
+    );
+    await finished;
+    const refused = await discardRefresh(db, { bankId: "demo", id: "mm-launch-plan", runId }).catch((e: unknown) => e);
     expect(isAppError(refused, "invalid_input")).toBe(true);
   });
 });

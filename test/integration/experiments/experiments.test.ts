@@ -16,6 +16,7 @@ import { getSuite, saveSuite } from "@/db/suites";
 import { isAppError } from "@/lib/contracts/errors";
 import { ConfigSnapshot, StartExperimentInput } from "@/lib/contracts/experiments";
 import { cancelExperiment, getExperimentComparison, startExperiment } from "@/lib/server/experiments";
+import { mentalModelDraftRefs, toRunListItem } from "@/lib/server/runs";
 import { sampleBundle } from "../db/sample-bundle";
 import { openTempDb } from "../db/temp-db";
 
@@ -70,6 +71,72 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     expect(await getSkillVersions(db, "demo", skillBefore?.id ?? "")).toEqual(skillVersionsBefore);
     expect(await getMentalModel(db, "demo", "mm-pricing")).toEqual(modelBefore);
     expect(await getMentalModelVersions(db, "demo", "mm-pricing")).toEqual(modelVersionsBefore);
+  });
+
+  it("records a mental-model draft in each run's snapshot and lists the run as a draft; the saved model is unchanged", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "pricing",
+      description: "",
+      questions: [{ question: "How much does the Team plan cost?", skill: "recap" }],
+      expectedVersion: 0,
+    });
+    const modelBefore = await getMentalModel(db, "demo", "mm-pricing");
+    if (!modelBefore) throw new Error("no mm-pricing");
+    const modelVersionsBefore = await getMentalModelVersions(db, "demo", "mm-pricing");
+    const draftContent = "DRAFT-ONLY pricing: the Team plan costs $59 per editor seat per month.";
+    // Only the mental model is drafted: the skill is the saved one.
+    const { finished } = await start({
+      suite: "pricing",
+      config: { mentalModels: [{ id: "mm-pricing", content: draftContent, staleOverride: "fresh" }] },
+    });
+    const experiment = await finished;
+    expect(experiment.config.draft).toBe(true);
+    const runId = experiment.rows[0]?.runId ?? "";
+    const run = await getRun(db, runId);
+    if (!run) throw new Error("no run");
+    // Not a skill draft ...
+    expect(run.skillSnapshot?.draft).toBeUndefined();
+    // ... but the snapshot says which model was read as a draft, with what, on which saved version.
+    expect(run.skillSnapshot?.mentalModelDrafts).toEqual([
+      {
+        id: "mm-pricing",
+        name: modelBefore.name,
+        baseVersion: modelBefore.version,
+        content: draftContent,
+        staleOverride: "fresh",
+        isStale: false,
+        stalenessReason: "manual override",
+      },
+    ]);
+    // The runs list and the API's run say so (without the text).
+    expect(toRunListItem(run).mentalModelDrafts).toEqual([
+      { id: "mm-pricing", name: modelBefore.name, baseVersion: modelBefore.version },
+    ]);
+    expect(mentalModelDraftRefs(run)).toEqual(toRunListItem(run).mentalModelDrafts);
+    // The run's own events carry it too (the run page's header and memory cards read them).
+    const events = await getRunEvents(db, runId);
+    const started = events.find((e) => e.type === "run.started");
+    expect(started?.type === "run.started" && started.payload.skill.mentalModelDrafts?.[0]?.content).toBe(draftContent);
+    // The text the run read is the draft's; the saved model is exactly as it was.
+    const read = events.find((e) => e.type === "tool.result" && e.payload.content.includes('"mm-pricing"'));
+    expect(read?.type === "tool.result" && read.payload.content).toContain("DRAFT-ONLY pricing");
+    expect(await getMentalModel(db, "demo", "mm-pricing")).toEqual(modelBefore);
+    expect(await getMentalModelVersions(db, "demo", "mm-pricing")).toEqual(modelVersionsBefore);
+  });
+
+  it("runs without a mental-model draft record none", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "plain",
+      description: "",
+      questions: [{ question: "How much does the Team plan cost?", skill: "recap" }],
+      expectedVersion: 0,
+    });
+    const run = await getRun(db, (await (await start({ suite: "plain" })).finished).rows[0]?.runId ?? "");
+    if (!run) throw new Error("no run");
+    expect(run.skillSnapshot?.mentalModelDrafts).toBeUndefined();
+    expect(toRunListItem(run).mentalModelDrafts).toEqual([]);
   });
 
   it("runs a saved skill version other than the current one", async () => {
