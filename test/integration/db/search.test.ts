@@ -4,7 +4,7 @@ import { createMemoryStore } from "@/db/memory-store";
 import { searchFacts } from "@/db/search";
 import { ftsTable, SEARCHED_TABLES } from "@/db/search-index";
 import type { BundleInput } from "@/lib/contracts/bundle";
-import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort } from "@/lib/reflect/ports";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
@@ -55,8 +55,15 @@ describe("BM25 retrieval", () => {
     expect(migration[0]).toMatchObject({ kind: "world", tags: ["billing", "infra"], scope: "personal" });
   });
 
-  it("returns nothing (and no SQL error) for a query with only stop words or FTS syntax", async () => {
-    expect(await memory.recall(q("the and of"))).toEqual([]);
+  it("refuses a query of only stop words (nothing to search), and FTS syntax is no SQL error", async () => {
+    // The store's SQL finds nothing; the port says nothing was searched rather than "no hits".
+    expect(
+      await searchFacts(t.db, { bankId: "acme", query: "the and of", limit: 5, tags: [], scopes: ["personal"] }),
+    ).toEqual([]);
+    await expect(memory.recall(q("the and of"))).rejects.toBeInstanceOf(NothingToSearchError);
+    await expect(memory.searchMentalModels(q("what is it?"))).rejects.toBeInstanceOf(NothingToSearchError);
+    // With semantic search configured any text can be searched: no refusal.
+    expect(await createMemoryStore(t.db, { embed: async () => [1, 0, 0] }).recall(q("the and of"))).toEqual([]);
     expect(await memory.recall(q('" OR ( NEAR * -'))).toEqual([]);
     expect((await memory.recall(q('billing" OR "x'))).length).toBeGreaterThan(0);
   });
