@@ -1,17 +1,5 @@
-import type { AlignedStep, DiffAspect, RunComparison } from "@/lib/timeline/compare";
-import { plural } from "@/lib/timeline/format";
+import { type AlignedStep, ASPECT_LABEL, divergenceSummary, type RunComparison } from "@/lib/timeline/compare";
 import { StepSide } from "./step-side";
-
-const ASPECT_LABEL: Record<DiffAspect, string> = {
-  presence: "only one run got here",
-  tool_choice: "tool choice",
-  tool: "tool",
-  query: "query",
-  ids: "returned ids",
-  outcome: "outcome",
-  freshness: "freshness verdict",
-  steering: "steering",
-};
 
 function StepRow({ step, first }: { step: AlignedStep; first: boolean }) {
   const differs = step.differences.length > 0;
@@ -66,11 +54,7 @@ export function AlignedSteps({ comparison, replayDrift = 0 }: { comparison: RunC
         <span>B</span>
       </div>
       <p className="border-b border-slate-200 px-2 py-1.5 text-[12px] text-slate-800" data-testid="divergence-summary">
-        {first
-          ? `First divergence at iteration ${first.iteration}: ${ASPECT_LABEL[first.aspect]}.`
-          : replayDrift > 0
-            ? `The runs took the same steps, but ${plural(replayDrift, "replayed step")} of the fork did not replay as the parent ran (see above).`
-            : "No divergence: both runs took the same steps and got the same results."}
+        {divergenceSummary(comparison, replayDrift)}
       </p>
       <ol>
         {comparison.steps.map((s) => (

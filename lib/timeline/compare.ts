@@ -17,7 +17,7 @@ import {
   type Tier,
 } from "@/lib/reflect/domain";
 import { type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
-import { skillLabel } from "./format";
+import { plural, skillLabel } from "./format";
 import { type DiffOp, diffLines, diffWords, hasChanges, readsInline } from "./text-diff";
 import { modelUsage, type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
 
@@ -547,4 +547,32 @@ export function replayDivergence(
 /** How many replayed steps (iterations) differ from the parent's. */
 export function driftedSteps(divergences: readonly ReplayDivergence[]): number {
   return new Set(divergences.map((d) => d.iteration)).size;
+}
+
+/** What each kind of step difference is called in the compare view. */
+export const ASPECT_LABEL: Record<DiffAspect, string> = {
+  presence: "only one run got here",
+  tool_choice: "tool choice",
+  tool: "tool",
+  query: "query",
+  ids: "returned ids",
+  outcome: "outcome",
+  freshness: "freshness verdict",
+  steering: "steering",
+};
+
+/**
+ * The one sentence over the aligned steps. "No divergence" only when nothing differs: not the
+ * steps, not a fork's replay, and not the inputs — two runs can find the same memory ids while
+ * reading different text (a mental-model draft, another mission), and "the same results" would
+ * then hide it.
+ */
+export function divergenceSummary(comparison: RunComparison, replayDrift = 0): string {
+  const first = comparison.firstDivergence;
+  if (first) return `First divergence at iteration ${first.iteration}: ${ASPECT_LABEL[first.aspect]}.`;
+  if (replayDrift > 0)
+    return `The runs took the same steps, but ${plural(replayDrift, "replayed step")} of the fork did not replay as the parent ran (see above).`;
+  if (comparison.inputs.length + comparison.mentalModels.length > 0)
+    return "The runs took the same steps and their searches found the same memories, but their inputs differ (see Inputs that changed).";
+  return "No divergence: both runs took the same steps and got the same results.";
 }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { screenshot, useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydrated } from "./pages/hydrated";
 import { createMentalModel } from "./pages/mental-model";
 import { runIdOf } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
@@ -17,7 +18,7 @@ describe("unsaved edits and drafts", () => {
     // The reload's own "leave site?" prompt is the browser's: accept it.
     page.on("dialog", (d) => void d.accept());
     await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=demo`);
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "model-content");
     const content = page.getByTestId("model-content");
     const edited = `${await content.inputValue()}\n\nUnsaved note from the safety test.`;
     await content.fill(edited);

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@/test/fixtures/free-port";
 import { type Browser, launchBrowser, type RunningApp, startApp } from "./harness";
+import { waitForHydrated } from "./pages/hydrated";
 import { seedRun } from "./seed-run";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -269,13 +270,8 @@ describe("markdown never loads remote resources", () => {
       if (m.type() === "error" && /Content Security Policy/i.test(m.text())) errors.push(m.text());
     });
     await browser.page.goto(`${app.url}/runs`);
-    const table = browser.page.getByTestId("live-run-table");
-    await table.waitFor();
-    // React hydrated the page (its scripts ran with the nonce): the element carries React's fiber.
-    await browser.page.waitForFunction(() => {
-      const el = document.querySelector('[data-testid="live-run-table"]');
-      return el !== null && Object.keys(el).some((k) => k.startsWith("__react"));
-    });
+    // React hydrated the page (its scripts ran with the nonce).
+    await waitForHydrated(browser.page, "live-run-table");
     expect(errors).toEqual([]);
   });
 });

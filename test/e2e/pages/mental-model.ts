@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core";
+import { waitForHydrated } from "./hydrated";
 
 /** Creates a mental model in the demo bank through the editor and waits for its page (v1). */
 export async function createMentalModel(
@@ -7,6 +8,7 @@ export async function createMentalModel(
   model: { name: string; sourceQuery: string; content: string },
 ): Promise<void> {
   await page.goto(`${appUrl}/mental-models/new?bank=demo`);
+  await waitForHydrated(page, "model-name");
   await page.getByTestId("model-name").fill(model.name);
   await page.getByTestId("model-source-query").fill(model.sourceQuery);
   await page.getByTestId("model-content").fill(model.content);

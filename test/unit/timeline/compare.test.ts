@@ -1,7 +1,7 @@
 /** Run comparison on golden pairs produced by the real engine with scripted models. */
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "@/lib/reflect/events";
-import { compareRuns, diffStep, driftedSteps, replayDivergence } from "@/lib/timeline/compare";
+import { compareRuns, diffStep, divergenceSummary, driftedSteps, replayDivergence } from "@/lib/timeline/compare";
 import { observation } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { ATLAS_OBSERVATIONS, atlasMemory, run, SKILL } from "../reflect/harness";
@@ -38,6 +38,24 @@ describe("compareRuns", () => {
     expect(cmp.inputs).toEqual([]);
     expect(cmp.mentalModels).toEqual([]);
     expect(cmp.citations.every((c) => c.added.length === 0 && c.removed.length === 0)).toBe(true);
+  });
+
+  it("says no divergence only when the inputs are the same too", async () => {
+    const same = compareRuns(await scenario("fresh"), await scenario("fresh"));
+    expect(divergenceSummary(same)).toBe("No divergence: both runs took the same steps and got the same results.");
+    expect(divergenceSummary(same, 2)).toContain("2 replayed steps of the fork did not replay");
+    // Same steps and the same memories found, but another question asked: not "the same results".
+    const s = SCENARIOS.fresh();
+    const a = (await run(s.memory, s.model, s.overrides)).events;
+    const t = SCENARIOS.fresh();
+    const b = (await run(t.memory, t.model, { ...t.overrides, question: "What is the Atlas launch date again?" }))
+      .events;
+    const asked = compareRuns(a, b);
+    expect(asked.firstDivergence).toBeNull();
+    expect(asked.inputs.map((c) => c.field)).toContain("question");
+    expect(divergenceSummary(asked)).toBe(
+      "The runs took the same steps and their searches found the same memories, but their inputs differ (see Inputs that changed).",
+    );
   });
 
   it("marks the first divergence at the freshness check when a stale model becomes fresh", async () => {
