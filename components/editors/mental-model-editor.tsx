@@ -61,7 +61,7 @@ export function MentalModelEditor({
   // A new model's form counts as changed once something is typed.
   const changed = model ? dirty : name !== "" || sourceQuery !== "" || content !== "" || tags.length > 0;
   // Over a limit the server would refuse it: the button says why instead.
-  const blocked = overLimitReason(
+  const overLimit = overLimitReason(
     [
       { label: "the source query", value: sourceQuery, max: LIMITS.questionChars },
       { label: "the content", value: content, max: LIMITS.contentChars },
@@ -104,6 +104,12 @@ export function MentalModelEditor({
   const error = mutation.error;
   const conflict = isAppError(error, "conflict") ? error : null;
   const newer = conflict ? conflictCurrent(conflict, MentalModelDetail) : undefined;
+  // Held on an older version after a conflict, a save would only conflict again: say what to do.
+  const superseded =
+    model && newer && newer.version > model.version
+      ? `Version ${newer.version} was saved meanwhile: load it or re-apply your edit on it (above) to save.`
+      : null;
+  const blocked = overLimit ?? superseded;
   const fieldErrors = isAppError(error) ? (error.details.fieldErrors ?? {}) : {};
   const fieldsOf = (m: MentalModelDetail) => ({
     name: m.name,

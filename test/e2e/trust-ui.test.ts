@@ -211,6 +211,11 @@ describe("the UI says what actually happened", () => {
       // ... and the form still holds the edit, with the conflict shown.
       expect(await second.getByTestId("model-content").inputValue()).toBe(mine);
       expect(await second.getByTestId("conflict-notice").count()).toBe(1);
+      // Saving again would only conflict again: the button says what to do instead.
+      expect(await second.getByTestId("save-model").isDisabled()).toBe(true);
+      expect(await second.getByTestId("over-limit-reason").textContent()).toContain(
+        `Version ${loaded + 1} was saved meanwhile`,
+      );
       await shots(second, "model-conflict");
       // Loading the newer version replaces the form and offers the edit back as a draft.
       await second.getByTestId("load-newer").click();
