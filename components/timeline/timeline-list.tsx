@@ -127,8 +127,13 @@ export function TimelineList({
     overscan: 12,
   });
 
+  // The first focus (a `?step=` deep link) is centred: at the list's bottom edge it can sit below
+  // the window. Later moves (j/k) scroll only as far as they must.
+  const focusedBefore = useRef(false);
   useEffect(() => {
-    if (focusedIndex >= 0) virtualizer.scrollToIndex(focusedIndex, { align: "auto" });
+    if (focusedIndex < 0) return;
+    virtualizer.scrollToIndex(focusedIndex, { align: focusedBefore.current ? "auto" : "center" });
+    focusedBefore.current = true;
   }, [focusedIndex, virtualizer]);
 
   const move = (delta: number) => {

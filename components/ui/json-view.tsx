@@ -51,14 +51,16 @@ function Node({ name, value, depth, openDepth }: { name?: string; value: unknown
       </div>
     );
   return (
-    <details open={depth < openDepth} className="group" data-testid="json-node">
+    // Each node reads its own <details>: `group-open:` would match any open ancestor, and a closed
+    // node inside an open one would look open and empty.
+    <details open={depth < openDepth} data-testid="json-node">
       <summary className="cursor-pointer list-none marker:hidden select-none hover:bg-slate-100">
-        <span className="inline-block w-3 text-slate-600 group-open:rotate-90" aria-hidden="true">
+        <span className="inline-block w-3 text-slate-600 [details[open]>summary>&]:rotate-90" aria-hidden="true">
           ▸
         </span>
         {key}
         {open}
-        <span className="text-slate-500 group-open:hidden">
+        <span className="text-slate-500 [details[open]>summary>&]:hidden">
           {" "}
           {entries.length} {Array.isArray(v) ? "items" : "keys"} {close}
         </span>

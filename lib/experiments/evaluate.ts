@@ -61,12 +61,27 @@ function check(key: ExpectationKey, expect: Expectation, run: RunOutcome, cited:
   }
 }
 
-/** The run against the question's expectations; a question without any passes when its run finishes. */
+/** Run endings that produced no answer because something broke (SPEC §3.5b). */
+const BROKEN: readonly RunStatus[] = ["failed", "interrupted"];
+
+/**
+ * The run against the question's expectations. A run that failed or was interrupted fails its
+ * question unless a `status` expectation names that ending: a gate must not pass on runs that broke
+ * (a model server down, a search that could not run). Otherwise a question without expectations
+ * passes when its run finishes.
+ */
 export function evaluate(question: { expect?: Expectation }, run: RunOutcome): Evaluation {
   const expect = question.expect ?? {};
   const cited = new Set(citedIds(run.citations));
   const failures: Failure[] = [];
   const checked: Evaluation["checked"] = [];
+  if (expect.status === undefined && BROKEN.includes(run.status)) {
+    checked.push({ expectation: "status", met: false });
+    failures.push({
+      expectation: "status",
+      detail: `the run ${run.status === "failed" ? "failed" : "was interrupted"}; add "${run.status}" to the question's status expectation if that is intended`,
+    });
+  }
   for (const key of EXPECTATION_KEYS) {
     if (expect[key] === undefined) continue;
     const detail = check(key, expect, run, cited);

@@ -1,3 +1,5 @@
+import { wordsOf } from "./terms";
+
 /** Thrown by a memory port when the run asks for a team scope its bank does not permit. */
 export class ScopeNotPermittedError extends Error {
   readonly code = "scope_not_permitted";
@@ -18,9 +20,16 @@ export class ScopeNotPermittedError extends Error {
 export class NothingToSearchError extends Error {
   readonly code = "nothing_to_search";
   constructor(readonly query: string) {
-    super(
-      `the query "${query.length > 80 ? `${query.slice(0, 80)}…` : query}" has no words to search for (only common words such as "what" or "is"), so nothing was searched; search with specific words: names, topics, dates`,
-    );
+    const shown = query.length > 80 ? `${query.slice(0, 80)}…` : query;
+    const words = wordsOf(query);
+    const why =
+      words.length === 0
+        ? "no letters or digits to search for"
+        : `no words to search for (only common words: ${words
+            .slice(0, 6)
+            .map((w) => `"${w}"`)
+            .join(", ")}${words.length > 6 ? ", …" : ""})`;
+    super(`the query "${shown}" has ${why}, so nothing was searched; search with specific words: names, topics, dates`);
     this.name = "NothingToSearchError";
   }
 }

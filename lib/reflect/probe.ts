@@ -172,7 +172,9 @@ export function probeQueries(
   const distinct: string[] = [];
   for (const q of [question, ...modelQueries]) {
     const key = normalizedQuery(q);
-    if (key === "" || seen.has(key)) continue;
+    // A query with no search term can place no strong hit (see isStrongMatch), and a full-text
+    // store refuses it: it is not a probe search, and takes no place under the cap.
+    if (key === "" || seen.has(key) || searchTerms(q).length === 0) continue;
     seen.add(key);
     distinct.push(q.trim());
   }

@@ -17,13 +17,14 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 
+/** The distinct words of a text, lower-cased, stop words included, in order of first appearance. */
+export function wordsOf(text: string): string[] {
+  return [...new Set(text.toLowerCase().match(WORD) ?? [])];
+}
+
 /** The distinct search terms of a text, in order of first appearance. */
 export function searchTerms(text: string): string[] {
-  const seen = new Set<string>();
-  for (const token of text.toLowerCase().match(WORD) ?? []) {
-    if (!STOP_WORDS.has(token)) seen.add(token);
-  }
-  return [...seen];
+  return wordsOf(text).filter((token) => !STOP_WORDS.has(token));
 }
 
 /**

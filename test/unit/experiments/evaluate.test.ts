@@ -67,8 +67,15 @@ describe("evaluate", () => {
     ]);
   });
 
-  it("a question without expectations passes; a null answer or citations count as empty", () => {
-    expect(evaluate({}, run({ status: "failed" })).passed).toBe(true);
+  it("a question without expectations passes when its run ends; a null answer or citations count as empty", () => {
+    expect(evaluate({}, run({ status: "no_evidence" })).passed).toBe(true);
+    // A run that broke fails its question unless a status expectation names that ending.
+    for (const status of ["failed", "interrupted"] as const) {
+      const broken = evaluate({ expect: { contains: [] } }, run({ status }));
+      expect(broken.passed, status).toBe(false);
+      expect(broken.failures[0]).toMatchObject({ expectation: "status" });
+      expect(evaluate({ expect: { status: [status] } }, run({ status })).passed).toBe(true);
+    }
     const v = evaluate({ expect: { mustCite: ["fact_1"], contains: ["x"] } }, run({ answer: null, citations: null }));
     expect(v.failures.map((f) => f.expectation)).toEqual(["mustCite", "contains"]);
   });

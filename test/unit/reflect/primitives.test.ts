@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { truncateCodePoints } from "@/lib/reflect/anchor";
 import { callSignature, canonicalJson, signatureTool } from "@/lib/reflect/call-signature";
+import { NothingToSearchError } from "@/lib/reflect/errors";
 import { normalizeToolName } from "@/lib/reflect/tool-names";
 import {
   capContent,
@@ -131,5 +132,14 @@ describe("anchor truncation", () => {
   it("cuts at code points and appends an ellipsis", () => {
     expect(truncateCodePoints("😀".repeat(501), 500)).toBe(`${"😀".repeat(500)}…`);
     expect(truncateCodePoints("short", 500)).toBe("short");
+  });
+});
+
+describe("NothingToSearchError", () => {
+  it("names the common words it found, or says there are no letters or digits", () => {
+    expect(new NothingToSearchError("What is it?").message).toContain(
+      'has no words to search for (only common words: "what", "is", "it"), so nothing was searched',
+    );
+    expect(new NothingToSearchError("🚀 ?").message).toContain("has no letters or digits to search for");
   });
 });

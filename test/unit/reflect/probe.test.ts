@@ -138,6 +138,13 @@ describe("probe: what it searches and keeps", () => {
     expect(skipped).toBe(1 + 10 - (PROBE_MAX_QUERIES - 1));
   });
 
+  it("drops a question or query with nothing to search for, before the cap", () => {
+    const model = ["what is it?", "🚀", ...Array.from({ length: PROBE_MAX_QUERIES - 1 }, (_, i) => `query ${i}`)];
+    const { queries, skipped } = probeQueries("What is it?", model);
+    expect(queries).toEqual(Array.from({ length: PROBE_MAX_QUERIES - 1 }, (_, i) => `query ${i}`));
+    expect(skipped).toBe(0);
+  });
+
   it("names the query that ranked a hit best, with its per-search rank and the store's score", async () => {
     const hit = (id: string, rank: number): FactHit => ({ ...fact(id, `text of ${id}`), rank, score: 10 - rank });
     const memory = portReturning({ "When is the Atlas launch?": [hit("a", 1), hit("b", 2)], "b first": [hit("b", 1)] });
