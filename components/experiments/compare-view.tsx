@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
 import { type ExperimentComparison, type ExperimentRow, experimentHref } from "@/lib/contracts/experiments";
-import { comparisonCounts } from "@/lib/experiments/compare";
+import { comparisonCounts, notCompared } from "@/lib/experiments/compare";
 
 function Side({ row }: { row: ExperimentRow | null }) {
   if (!row) return <span className="text-slate-600">not in this experiment</span>;
@@ -50,6 +50,7 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
       <p className="text-[13px] text-slate-900" data-testid="compare-totals">
         <strong className="text-red-800">{cmp.totals.regressions} regressed</strong> ·{" "}
         <strong className="text-emerald-800">{cmp.totals.improvements} improved</strong> · {counts.unchanged} unchanged
+        {counts.notCompared ? ` · ${counts.notCompared} not compared (a side never ran)` : ""}
         {counts.added ? ` · ${counts.added} only in head` : ""}
         {counts.removed ? ` · ${counts.removed} only in base` : ""}
       </p>
@@ -96,6 +97,10 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
                     ))}
                     {!q.base || !q.head ? (
                       <li className="text-slate-700">{q.base ? "removed from the suite" : "added to the suite"}</li>
+                    ) : notCompared(q) ? (
+                      <li className="text-slate-700" data-testid="not-compared">
+                        not compared: {notCompared(q)}
+                      </li>
                     ) : (
                       !q.regression && !q.improvement && <li className="text-slate-600">no change</li>
                     )}

@@ -76,6 +76,20 @@ const keyOf = (row: Pick<ExperimentRow, "question" | "skill">) => `${row.skill ?
 /** Rows whose run has finished compare; a pending, running or skipped side is neither better nor worse. */
 const finished = (row: ExperimentRow) => row.passed !== null;
 
+/** Why an aligned question was not compared ("head skipped (never ran)"), or null when it was. */
+export function notCompared(q: Pick<QuestionComparison, "base" | "head">): string | null {
+  if (!q.base || !q.head) return null;
+  const sides = [
+    ["base", q.base],
+    ["head", q.head],
+  ] as const;
+  const open = sides.filter(([, row]) => !finished(row));
+  if (open.length === 0) return null;
+  return open
+    .map(([side, row]) => `${side} ${row.status === "skipped" ? "skipped (never ran)" : `${row.status}, not finished`}`)
+    .join("; ");
+}
+
 export function compareExperiments(
   base: readonly ExperimentRow[],
   head: readonly ExperimentRow[],
@@ -124,10 +138,14 @@ export function compareExperiments(
  */
 export function comparisonCounts(questions: readonly QuestionComparison[]) {
   const aligned = questions.filter((q) => q.base && q.head);
+  // A side that never finished (skipped by a cancelled experiment, still pending or running) was not
+  // compared: it is neither a change nor "unchanged".
+  const compared = aligned.filter((q) => !notCompared(q));
   return {
     regressed: aligned.filter((q) => q.regression).length,
     improved: aligned.filter((q) => q.improvement).length,
-    unchanged: aligned.filter((q) => !q.regression && !q.improvement).length,
+    unchanged: compared.filter((q) => !q.regression && !q.improvement).length,
+    notCompared: aligned.length - compared.length,
     added: questions.filter((q) => !q.base).length,
     removed: questions.filter((q) => !q.head).length,
   };

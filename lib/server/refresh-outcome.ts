@@ -48,7 +48,12 @@ export function refreshOutcomeOf(
   }
   if (run.decision === "discarded") return { outcome: "discarded", outcomeLabel: "discarded" };
   if (run.baseVersion === null) {
-    const became = versions.find((v) => v.refreshedAt !== null && v.content === run.answer);
+    // Only a version refreshed after the run began can be its answer accepted: a later refresh that
+    // proposed the same text again (a deterministic model) was never accepted as that version.
+    const became = versions.find(
+      (v) =>
+        v.refreshedAt !== null && v.content === run.answer && Date.parse(v.refreshedAt) >= Date.parse(run.createdAt),
+    );
     return became
       ? { outcome: "accepted", outcomeLabel: `accepted as v${became.version}` }
       : { outcome: "unrecorded", outcomeLabel: "no decision recorded" };

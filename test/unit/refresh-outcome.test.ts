@@ -42,6 +42,13 @@ describe("refresh outcome", () => {
     expect(
       label(legacy, [{ version: 5, content: "Atlas launches on March 3.", refreshedAt: "2026-11-01T01:00:00Z" }]),
     ).toBe("accepted as v5");
+    // The same answer proposed again after that version was saved (an upgraded database's later,
+    // undecided refresh) was not accepted as it.
+    expect(
+      label(run({ baseVersion: null, createdAt: "2026-11-01T02:00:00.000Z" }), [
+        { version: 5, content: "Atlas launches on March 3.", refreshedAt: "2026-11-01T01:00:00Z" },
+      ]),
+    ).toBe("no decision recorded");
     // A hand edit that happens to hold the same text is not a refresh.
     expect(label(legacy, [{ version: 5, content: "Atlas launches on March 3.", refreshedAt: null }])).toBe(
       "no decision recorded",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ExperimentRow } from "@/lib/contracts/experiments";
-import { compareExperiments, comparisonCounts, outcomeRank } from "@/lib/experiments/compare";
+import { compareExperiments, comparisonCounts, notCompared, outcomeRank } from "@/lib/experiments/compare";
 import { evaluate, type RunOutcome } from "@/lib/experiments/evaluate";
 import { parseSuiteJsonl, toSuiteJsonl } from "@/lib/experiments/jsonl";
 import { buildRow, totalsOf } from "@/lib/experiments/rows";
@@ -112,8 +112,19 @@ describe("compareExperiments", () => {
   it("counts a question in one experiment only as added or removed, never unchanged", () => {
     const other = row({ question: "Something else?" });
     const counts = comparisonCounts(compareExperiments([row()], [other]));
-    expect(counts).toEqual({ regressed: 0, improved: 0, unchanged: 0, added: 1, removed: 1 });
+    expect(counts).toEqual({ regressed: 0, improved: 0, unchanged: 0, notCompared: 0, added: 1, removed: 1 });
     expect(comparisonCounts(compareExperiments([row()], [row()]))).toMatchObject({ unchanged: 1, added: 0 });
+  });
+
+  it("a question the head skipped (cancelled experiment) is not compared, not counted unchanged", () => {
+    const skipped = buildRow(0, { question: "When is the launch?", expect: { status: ["done"] } }, null, true);
+    expect(skipped.status).toBe("skipped");
+    const questions = compareExperiments([row()], [skipped]);
+    expect(comparisonCounts(questions)).toMatchObject({ regressed: 0, improved: 0, unchanged: 0, notCompared: 1 });
+    const [first] = questions;
+    expect(first && notCompared(first)).toBe("head skipped (never ran)");
+    const [same] = compareExperiments([row()], [row()]);
+    expect(same && notCompared(same)).toBeNull();
   });
 
   it("flags a regression for a newly failed expectation, a worse status, a lost citation and more LLM calls", () => {
