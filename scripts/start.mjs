@@ -6,17 +6,11 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isLoopback } from "./loopback.mjs";
 
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT ?? "3000";
 
-function isLoopback(h) {
-  const bare = h
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "");
-  return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
-}
 
 const MIN_TOKEN_CHARS = 32;
 const token = process.env.INSPECTOR_TOKEN?.trim() ?? "";

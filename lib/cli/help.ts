@@ -153,7 +153,7 @@ export function overviewHelp(): string {
     ...table(commands),
     "",
     "Run `cli help <command>` or `cli <command> --help` for a command's flags, defaults and examples.",
-    "Bad input prints one line to stderr and exits 2; a finished run of any status exits 0 (experiment run: 1 when the gate fails).",
+    "Bad input prints one line to stderr and exits 2; a finished run of any status exits 0 (experiment run: 1 when the gate fails, 3 when the experiment did not complete).",
     "",
     "environment:",
     ...table(ENVIRONMENT),

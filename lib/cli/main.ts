@@ -1,6 +1,7 @@
 /**
  * `npm run cli -- <command>`: import / export bank bundles, run a reflect. Bad input prints one
- * line to stderr and exits 2; a finished run of any status exits 0. `--help` / `-h` / `help`
+ * line to stderr and exits 2; a finished run of any status exits 0 (experiment run: 1 when the gate
+ * fails, 3 when the experiment did not complete). `--help` / `-h` / `help`
  * print usage to stdout and exit 0. Traces of the runs it finished reach the configured OTLP
  * collector before the process exits.
  */

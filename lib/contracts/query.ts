@@ -54,6 +54,12 @@ export function parseQuery(search: URLSearchParams, schema: z.ZodObject | undefi
     throw new AppError("invalid_input", `Query parameter given more than once: ${read.repeated.join(", ")}.`, {
       fieldErrors,
     });
+  // `?bank=` is no filter a reader can see: refused like an unknown one, not read as "every bank".
+  const empty = Object.keys(read.values).filter((k) => read.values[k] === "");
+  if (empty.length) {
+    for (const key of empty) fieldErrors[key] = ["empty: give a value or leave the parameter out"];
+    throw new AppError("invalid_input", `Empty query parameter: ${empty.join(", ")}.`, { fieldErrors });
+  }
   if (!schema) return undefined;
   const parsed = schema.safeParse(read.values);
   if (parsed.success) return parsed.data;

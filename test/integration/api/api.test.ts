@@ -375,6 +375,10 @@ describe("runs", () => {
     const twice = await call(runs.GET, {}, { query: "?status=done&status=failed" });
     expect(twice.status).toBe(400);
     expect(twice.json.error.fieldErrors).toEqual({ status: ["given more than once; give it once"] });
+    // An empty value filters nothing a reader can see: refused, not read as "every bank".
+    const empty = await call(runs.GET, {}, { query: "?bank=" });
+    expect(empty.status).toBe(400);
+    expect(empty.json.error.fieldErrors).toEqual({ bank: ["empty: give a value or leave the parameter out"] });
     // The same filters, spelled right, still list.
     expect((await call(runs.GET, {}, { query: "?badge=missed_evidence&status=done" })).status).toBe(200);
   });
