@@ -20,17 +20,36 @@ export async function countMentalModelReads(db: Db, bankId: string): Promise<Map
   return new Map(res.rows.map((row) => [String(row.id), Number(row.runs)]));
 }
 
-/** The newest runs that read one mental model. */
-export async function listRunsThatRead(db: Db, bankId: string, modelId: string, limit = 20): Promise<RunRef[]> {
+/**
+ * The newest runs that read one mental model. A run of an experiment that applied an unsaved draft
+ * of this model read the draft's text, not a saved version: its label says so.
+ */
+export async function listRunsThatRead(
+  db: Db,
+  bankId: string,
+  modelId: string,
+  limit = 20,
+): Promise<(RunRef & { outcomeLabel?: string })[]> {
   const res = await db.$client.execute({
-    sql: `SELECT r.id, r.question, r.status, r.created_at FROM runs r
-          WHERE r.bank_id = ? AND EXISTS (
+    sql: `SELECT r.id, r.question, r.status, r.created_at,
+                 (SELECT json_extract(d.value, '$.baseVersion') FROM json_each(r.skill_snapshot, '$.mentalModelDrafts') d
+                  WHERE json_extract(d.value, '$.id') = ?2 LIMIT 1) AS draft_base
+          FROM runs r
+          WHERE r.bank_id = ?1 AND EXISTS (
             SELECT 1 FROM run_events e JOIN json_each(e.payload, '$.ids.mental_models') j
-            WHERE e.run_id = r.id AND e.type = 'tool.result' AND j.value = ?)
-          ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+            WHERE e.run_id = r.id AND e.type = 'tool.result' AND j.value = ?2)
+          ORDER BY r.created_at DESC, r.id DESC LIMIT ?3`,
     args: [bankId, modelId, limit],
   });
-  return res.rows.map(toRunRef);
+  return res.rows.map((row) => {
+    const ref = toRunRef(row);
+    return row.draft_base === null || row.draft_base === undefined
+      ? ref
+      : {
+          ...ref,
+          outcomeLabel: `${ref.status.replace("_", " ")} · read an unsaved draft (based on v${row.draft_base})`,
+        };
+  });
 }
 
 /** A refresh run with its answer and what was decided about its proposal (null fields: nothing recorded). */

@@ -47,6 +47,17 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
           ({cmp.head.totals.passed}/{cmp.head.totals.questions} passed)
         </span>
       </div>
+      {(cmp.base.config.draft || cmp.head.config.draft) && (
+        // A draft side did not run the current state: a difference may be the draft, not the memory.
+        <p className="text-[12px] text-amber-900" data-testid="compare-draft">
+          <span className="mr-1 rounded border border-amber-300 bg-amber-50 px-1 text-[11px]">draft</span>
+          {cmp.base.config.draft && cmp.head.config.draft
+            ? "Both experiments ran under a draft"
+            : `The ${cmp.head.config.draft ? "head" : "base"} ran under a draft`}{" "}
+          (a skill version other than the current one, or edits applied only inside the experiment): a difference may
+          come from the draft, not from the memory.
+        </p>
+      )}
       <p className="text-[13px] text-slate-900" data-testid="compare-totals">
         <strong className="text-red-800">{cmp.totals.regressions} regressed</strong> ·{" "}
         <strong className="text-emerald-800">{cmp.totals.improvements} improved</strong> · {counts.unchanged} unchanged

@@ -118,10 +118,16 @@ export function ExperimentView({
 
       <dl className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-6" data-testid="experiment-totals">
         {[
-          ["Pass rate", t.passRate === null ? "—" : `${Math.round(t.passRate * 100)}%`],
+          // Of the questions that ran: a cancelled experiment's skipped ones are said, never counted as passed.
+          [
+            "Pass rate",
+            t.passRate === null
+              ? "—"
+              : `${Math.round(t.passRate * 100)}%${t.skipped > 0 ? ` of ${t.finished} that ran` : ""}`,
+          ],
           ["Passed", `${t.passed} / ${t.finished}`],
           ["Failed", String(t.failed)],
-          ["Questions", String(t.questions)],
+          ["Questions", t.skipped > 0 ? `${t.questions} (${t.skipped} skipped)` : String(t.questions)],
           ["LLM calls", String(t.llmCalls)],
           ["Tokens", t.tokens.toLocaleString("en-US")],
         ].map(([label, value]) => (

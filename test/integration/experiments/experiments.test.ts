@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { createExperiment, getExperimentRecord, markAbandonedExperiments } from "@/db/experiments";
+import { listRunsThatRead } from "@/db/mental-model-reads";
 import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
 import { processInstances } from "@/db/schema";
@@ -123,6 +124,9 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     expect(read?.type === "tool.result" && read.payload.content).toContain("DRAFT-ONLY pricing");
     expect(await getMentalModel(db, "demo", "mm-pricing")).toEqual(modelBefore);
     expect(await getMentalModelVersions(db, "demo", "mm-pricing")).toEqual(modelVersionsBefore);
+    // The model's page lists the run among its readers, saying it read a draft, not a saved version.
+    const reader = (await listRunsThatRead(db, "demo", "mm-pricing")).find((r) => r.id === runId);
+    expect(reader?.outcomeLabel).toBe(`done · read an unsaved draft (based on v${modelBefore.version})`);
   });
 
   it("runs without a mental-model draft record none", async () => {
