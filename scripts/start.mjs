@@ -11,7 +11,6 @@ import { isLoopback } from "./loopback.mjs";
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT ?? "3000";
 
-
 const MIN_TOKEN_CHARS = 32;
 const token = process.env.INSPECTOR_TOKEN?.trim() ?? "";
 
