@@ -33,15 +33,20 @@ afterEach(() => cleanup());
 const start = (input: Partial<StartExperimentInput> & { suite: string }) =>
   startExperiment(db, StartExperimentInput.parse({ bankId: "demo", ...input }));
 
+/** A demo-bank suite of one question for the recap skill. */
+function oneQuestionSuite(name: string, question: string) {
+  return saveSuite(db, {
+    bankId: "demo",
+    name,
+    description: "",
+    questions: [{ question, skill: "recap" }],
+    expectedVersion: 0,
+  });
+}
+
 describe("experiment drafts", { timeout: 120_000 }, () => {
   it("applies a skill mission and a mental-model edit only inside the experiment: nothing is saved", async () => {
-    await saveSuite(db, {
-      bankId: "demo",
-      name: "pricing",
-      description: "",
-      questions: [{ question: "How much does the Team plan cost?", skill: "recap" }],
-      expectedVersion: 0,
-    });
+    await oneQuestionSuite("pricing", "How much does the Team plan cost?");
     const skillBefore = await getSkill(db, { bankId: "demo", name: "recap" });
     const skillVersionsBefore = await getSkillVersions(db, "demo", skillBefore?.id ?? "");
     const modelBefore = await getMentalModel(db, "demo", "mm-pricing");
@@ -75,13 +80,7 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
   });
 
   it("records a mental-model draft in each run's snapshot and lists the run as a draft; the saved model is unchanged", async () => {
-    await saveSuite(db, {
-      bankId: "demo",
-      name: "pricing",
-      description: "",
-      questions: [{ question: "How much does the Team plan cost?", skill: "recap" }],
-      expectedVersion: 0,
-    });
+    await oneQuestionSuite("pricing", "How much does the Team plan cost?");
     const modelBefore = await getMentalModel(db, "demo", "mm-pricing");
     if (!modelBefore) throw new Error("no mm-pricing");
     const modelVersionsBefore = await getMentalModelVersions(db, "demo", "mm-pricing");
@@ -130,13 +129,7 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
   });
 
   it("runs without a mental-model draft record none", async () => {
-    await saveSuite(db, {
-      bankId: "demo",
-      name: "plain",
-      description: "",
-      questions: [{ question: "How much does the Team plan cost?", skill: "recap" }],
-      expectedVersion: 0,
-    });
+    await oneQuestionSuite("plain", "How much does the Team plan cost?");
     const run = await getRun(db, (await (await start({ suite: "plain" })).finished).rows[0]?.runId ?? "");
     if (!run) throw new Error("no run");
     expect(run.skillSnapshot?.mentalModelDrafts).toBeUndefined();
@@ -147,13 +140,7 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
     const recap = await getSkill(db, { bankId: "demo", name: "recap" });
     if (!recap) throw new Error("no recap skill");
     await saveSkill(db, { ...recap, expectedVersion: recap.version, mission: `${recap.mission} Newer.` });
-    await saveSuite(db, {
-      bankId: "demo",
-      name: "one",
-      description: "",
-      questions: [{ question: "When did Atlas launch?", skill: "recap" }],
-      expectedVersion: 0,
-    });
+    await oneQuestionSuite("one", "When did Atlas launch?");
     const { finished } = await start({ suite: "one", config: { skill: { name: "recap", version: recap.version } } });
     // An older version is not the current state: the experiment is a draft.
     expect((await finished).config.draft).toBe(true);
@@ -176,13 +163,7 @@ describe("experiment drafts", { timeout: 120_000 }, () => {
   });
 
   it("refuses a baseline that ran another suite (no question would align, the gate could not fail)", async () => {
-    await saveSuite(db, {
-      bankId: "demo",
-      name: "other-suite",
-      description: "",
-      questions: [{ question: "When did Atlas launch?", skill: "recap" }],
-      expectedVersion: 0,
-    });
+    await oneQuestionSuite("other-suite", "When did Atlas launch?");
     const other = await (await start({ suite: "other-suite" })).finished;
     await expect(start({ suite: "demo-tour", baseline: other.id })).rejects.toSatisfy(
       (e: unknown) => isAppError(e, "invalid_input") && /ran suite other-suite/.test((e as Error).message),
