@@ -10,6 +10,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydrated } from "./pages/hydrated";
 import { openRun, waitForStatus } from "./pages/run-page";
 
 const SHOTS = "/work/shots/s23-trust-ui";
@@ -263,6 +264,8 @@ describe("the UI says what actually happened", () => {
     };
 
     await page.goto(`${url}/runs/new`);
+    // Typed before hydration, text is reset by React: fill only once each form is live.
+    await waitForHydrated(page, "start-run");
     const question = page.locator('textarea[name="question"]');
     await question.fill("q".repeat(4_001));
     expect(await describedReason("start-run")).toContain("the question is 1 character over the limit");
@@ -271,7 +274,7 @@ describe("the UI says what actually happened", () => {
     expect(await page.getByTestId("start-run").getAttribute("aria-describedby")).toBeNull();
 
     await page.goto(`${url}/mental-models/mm-pipeline?bank=demo`);
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "model-content");
     await page.getByTestId("model-content").fill("c".repeat(50_001));
     expect(await describedReason("save-model")).toContain("the content is 1 character over the limit");
     await shots(page, "model-over-limit");
@@ -281,7 +284,7 @@ describe("the UI says what actually happened", () => {
 
     await page.goto(`${url}/skills/skill-recap?bank=demo`);
     const mission = page.getByTestId("skill-mission");
-    await mission.waitFor();
+    await waitForHydrated(page, "skill-mission");
     await mission.fill("m".repeat(4_001));
     expect(await describedReason("save-skill")).toContain("the mission is 1 character over the limit");
     expect(await describedReason("try-skill")).toContain("the mission is 1 character over the limit");
