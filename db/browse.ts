@@ -4,7 +4,15 @@
  */
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { Db } from "./client";
-import { type FactRow, type ObservationRow, type SearchRank, searchFacts, searchObservations } from "./search";
+import {
+  FACT_COLUMNS,
+  type FactRow,
+  factRowOf,
+  type ObservationRow,
+  type SearchRank,
+  searchFacts,
+  searchObservations,
+} from "./search";
 
 export interface TierCounts {
   facts: number;
@@ -52,20 +60,11 @@ export async function browseFacts(
     return found.map(withoutRank);
   }
   const res = await db.$client.execute({
-    sql: `SELECT id, text, kind, tags, scope, occurred_at, recorded_at, updated_at FROM facts
-          WHERE bank_id = ? AND (? IS NULL OR id = ?) ORDER BY recorded_at DESC, id DESC LIMIT ? OFFSET ?`,
+    sql: `SELECT ${FACT_COLUMNS} FROM facts m
+          WHERE m.bank_id = ? AND (? IS NULL OR m.id = ?) ORDER BY m.recorded_at DESC, m.id DESC LIMIT ? OFFSET ?`,
     args: [q.bankId, q.id ?? null, q.id ?? null, q.limit, q.offset ?? 0],
   });
-  return res.rows.map((r) => ({
-    id: String(r.id),
-    text: String(r.text),
-    kind: r.kind === "experience" ? "experience" : "world",
-    tags: parseList(r.tags),
-    scope: String(r.scope) as ScopeValue,
-    occurredAt: r.occurred_at === null ? null : String(r.occurred_at),
-    recordedAt: String(r.recorded_at),
-    updatedAt: String(r.updated_at),
-  }));
+  return res.rows.map(factRowOf);
 }
 
 /** Observations newest first (by `updatedAt`), or ranked by BM25 when `query` is given. */

@@ -41,9 +41,17 @@ export const facts = sqliteTable(
     recordedAt: text("recorded_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     documentId: text("document_id"),
+    /** Who said or wrote it (a conversation's speaker). */
+    speaker: text("speaker"),
+    /** The conversation session or document it belongs to; its date is `occurredAt`. */
+    sessionId: text("session_id"),
+    /** Its order within the session (0-based or 1-based, as given). */
+    position: integer("position"),
   },
   (t) => [
     uniqueIndex("facts_bank_id_uq").on(t.bankId, t.id),
+    index("facts_bank_session_idx").on(t.bankId, t.sessionId, t.position),
+    index("facts_bank_speaker_idx").on(t.bankId, t.speaker),
     index("facts_bank_updated_idx").on(t.bankId, t.updatedAt),
     index("facts_bank_recorded_idx").on(t.bankId, t.recordedAt),
   ],

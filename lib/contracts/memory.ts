@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Scope } from "@/lib/reflect/domain";
-import { Id, IsoTime, LIMITS, McpBank, Tags, underLimit } from "./fields";
+import { ConversationFields, Id, IsoTime, LIMITS, McpBank, positionNeedsSession, Tags, underLimit } from "./fields";
 import { MentalModelItem } from "./mental-models";
 
 export const FactKind = z.enum(["world", "experience"]);
@@ -18,6 +18,9 @@ export const FactItem = z.object({
   occurredAt: z.string().nullable(),
   recordedAt: z.string(),
   updatedAt: z.string(),
+  speaker: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  position: z.number().int().nullable(),
 });
 export type FactItem = z.infer<typeof FactItem>;
 
@@ -98,11 +101,12 @@ export const NewFact = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "the source document the fact came from" }),
+  ...ConversationFields,
 });
 
 export const RetainBody = z.strictObject({
   facts: z
-    .array(NewFact)
+    .array(NewFact.superRefine(positionNeedsSession))
     .min(1, "send at least one fact")
     .max(1000, "send at most 1,000 facts per request")
     .superRefine((facts, ctx) => {
@@ -129,7 +133,7 @@ export type RetainResult = z.infer<typeof RetainResult>;
 export const McpRetainInput = z.strictObject({
   bank: McpBank,
   facts: z
-    .array(NewFact.omit({ id: true, documentId: true }))
+    .array(NewFact.omit({ id: true, documentId: true }).superRefine(positionNeedsSession))
     .min(1)
     .max(100)
     .meta({ description: "the new facts, 1 to 100; mental models whose scope covers them become stale" }),
