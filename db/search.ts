@@ -336,6 +336,44 @@ export async function searchFacts(
     .map((f, i) => ({ ...f, rank: i + 1 }));
 }
 
+/**
+ * The turns right before and after each given fact in its session, read in the same scopes (a
+ * neighbour the scope cannot read is left out). Facts without a session have none.
+ */
+export async function factContext(
+  db: Db,
+  q: Pick<TierSearch, "bankId" | "scopes">,
+  hits: readonly Pick<FactRow, "id" | "sessionId" | "position">[],
+): Promise<Map<string, { before: FactRow | null; after: FactRow | null }>> {
+  const wanted = hits.flatMap((h) =>
+    h.sessionId !== null && h.position !== null
+      ? [
+          [h.sessionId, h.position - 1],
+          [h.sessionId, h.position + 1],
+        ]
+      : [],
+  );
+  const out = new Map<string, { before: FactRow | null; after: FactRow | null }>();
+  if (wanted.length === 0) return out;
+  const filter = memoryFilter({ ...q, tags: [] }, true);
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${FACT_COLUMNS} FROM json_each(?) j
+          CROSS JOIN facts m INDEXED BY facts_bank_session_idx
+            ON m.session_id = json_extract(j.value, '$[0]') AND m.position = json_extract(j.value, '$[1]')
+          WHERE ${filter.where}`,
+    args: [JSON.stringify(wanted), ...filter.args] as InArgs,
+  });
+  const at = new Map(rows.map((r) => factRowOf(r)).map((f) => [`${f.sessionId}\u0000${f.position}`, f]));
+  for (const h of hits) {
+    if (h.sessionId === null || h.position === null) continue;
+    out.set(h.id, {
+      before: at.get(`${h.sessionId}\u0000${h.position - 1}`) ?? null,
+      after: at.get(`${h.sessionId}\u0000${h.position + 1}`) ?? null,
+    });
+  }
+  return out;
+}
+
 export interface ObservationRow {
   id: string;
   text: string;

@@ -15,10 +15,10 @@ import type { ChatMessage, ModelPort, ModelRequest, ModelResponse, ToolCall } fr
 import { type AnswerShape, answerShape, composeAnswer, favourShape } from "./offline/answer";
 import { type OfflineTier, type RetrievedItem, retrievedItems, toolCallsSoFar } from "./offline/conversation";
 import { chooseLead } from "./offline/newest";
-import { shortAnswer } from "./offline/short-answer";
-import { askedSpeaker, favourSpeaker, NOT_MENTIONED, saidBySomeoneElse, speakersOf } from "./offline/speakers";
 import { analyzeQuestion, keywordQuery, type Question } from "./offline/question";
 import { coverage, type Passage, rankPassages, relevantPassages } from "./offline/relevance";
+import { shortAnswer } from "./offline/short-answer";
+import { askedSpeaker, favourSpeaker, NOT_MENTIONED, saidBySomeoneElse, speakersOf } from "./offline/speakers";
 import { questionStems, type TermStats, type TermStatsPort, weigh } from "./offline/weights";
 
 export type { TermStats, TermStatsPort } from "./offline/weights";
@@ -350,7 +350,7 @@ function answer(question: Question, reading: Reading, shape: AnswerShape, items:
   const lead = chooseLead(question, relevant, reading.read);
   const citations = { memory_ids: [] as string[], observation_ids: [] as string[], mental_model_ids: [] as string[] };
   if (!lead) return { tool: DONE, args: { answer: NO_ANSWER_TEXT, ...citations }, note: null };
-  const other = saidBySomeoneElse(speaker, lead.lead, relevant, speakers);
+  const other = saidBySomeoneElse(question, speaker, lead.lead, relevant, speakers);
   if (other && speaker) {
     // Quoting the other person's words would attribute them to the one asked about: decline, cite nothing.
     const said = `What the memories hold on this was said by ${other}, not ${speaker}.`;

@@ -169,7 +169,8 @@ function lengthNorm(s: Sentence): number {
  */
 function promptsOf(items: readonly RetrievedItem[]): Map<RetrievedItem, RetrievedItem> {
   const at = new Map<string, RetrievedItem>();
-  for (const item of items) if (item.sessionId !== null && item.position !== null) at.set(`${item.sessionId}#${item.position}`, item);
+  for (const item of items)
+    if (item.sessionId !== null && item.position !== null) at.set(`${item.sessionId}#${item.position}`, item);
   const out = new Map<RetrievedItem, RetrievedItem>();
   for (const item of items) {
     if (item.sessionId === null || item.position === null) continue;
@@ -216,8 +217,10 @@ export function rankPassages(question: Question, items: readonly RetrievedItem[]
     const prior = (onTopic ? item.tier.prior : 1) * (item.trusted ? 1 : RELEVANCE_TUNING.stale);
     for (const unit of units(item)) {
       const prompt = prompts.get(item);
+      // A turn is about its speaker: "Ana" in the question is met by what Ana said.
+      const named = item.speaker ? new Set([...itemName, ...stemSet(item.speaker)]) : itemName;
       const context: Context = {
-        nameStems: unit.parentStems.size > 0 ? new Set([...itemName, ...unit.parentStems]) : itemName,
+        nameStems: unit.parentStems.size > 0 ? new Set([...named, ...unit.parentStems]) : named,
         tagStems,
         occurredAt: item.occurredAt,
         promptStems: prompt ? stemSet(oneLine(prompt.text)) : null,

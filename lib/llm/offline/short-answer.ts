@@ -54,7 +54,11 @@ function wordsOf(clause: string): { raw: string; word: string; stem: string }[] 
     .filter(Boolean)
     .map((raw) => {
       const token = tokenize(raw)[0];
-      return { raw: raw.replace(/^[^\p{L}\p{N}$€£]+|[^\p{L}\p{N}%]+$/gu, ""), word: token?.word ?? "", stem: token?.stem ?? "" };
+      return {
+        raw: raw.replace(/^[^\p{L}\p{N}$€£]+|[^\p{L}\p{N}%]+$/gu, ""),
+        word: token?.word ?? "",
+        stem: token?.stem ?? "",
+      };
     })
     .filter((w) => w.raw !== "");
 }
@@ -98,7 +102,9 @@ function trimPhrase(words: { raw: string; word: string; stem: string }[], asked:
  */
 function phrase(question: Question, passage: Passage): string | null {
   const asked = questionStems(question);
-  const clauses = answeringSentence(question, passage).split(CLAUSE_BREAK).filter((c) => c.trim());
+  const clauses = answeringSentence(question, passage)
+    .split(CLAUSE_BREAK)
+    .filter((c) => c.trim());
   const scored = clauses.map((c, i) => {
     const words = wordsOf(c);
     return { i, words, hits: words.filter((w) => asked.has(w.stem)).length, rest: trimPhrase(words, asked) };
@@ -158,7 +164,11 @@ function when(passage: Passage): string | null {
 function statedNumber(passage: Passage): string | null {
   const words = wordsOf(answeringSentenceAny(passage));
   for (const [i, w] of words.entries()) {
-    const n = /^\d+(?:\.\d+)?$/.test(w.raw) ? w.raw : NUMBER_WORDS[w.word] !== undefined ? String(NUMBER_WORDS[w.word]) : null;
+    const n = /^\d+(?:\.\d+)?$/.test(w.raw)
+      ? w.raw
+      : NUMBER_WORDS[w.word] !== undefined
+        ? String(NUMBER_WORDS[w.word])
+        : null;
     if (n === null) continue;
     const unit = words[i + 1];
     return unit && /^[a-z]+$/.test(unit.word) && !STOP_WORDS.has(unit.word) ? `${n} ${unit.raw}` : n;
@@ -190,15 +200,48 @@ const REASON_CLAUSE = /\b(?:because|since|so that|as|to)\b\s+([^.;!?]+)/i;
 function why(question: Question, passage: Passage): string | null {
   const sentence = answeringSentence(question, passage);
   const reason = sentence.match(REASON_CLAUSE)?.[1];
-  return reason ? wordsOf(reason).slice(0, MAX_PHRASE_WORDS).map((w) => w.raw).join(" ") : phrase(question, passage);
+  return reason
+    ? wordsOf(reason)
+        .slice(0, MAX_PHRASE_WORDS)
+        .map((w) => w.raw)
+        .join(" ")
+    : phrase(question, passage);
 }
 
 const NEGATION = /\b(?:not|no|never|n't|nope|neither|nor)\b/i;
+
+/**
+ * A question that asks for several things ("What books has Ana read?", "Which sports does Ben
+ * play?"): a what/which question whose thing asked about is plural.
+ */
+export function asksForSeveral(question: Question): boolean {
+  if (!/^\s*(?:what|which)\b/i.test(question.text)) return false;
+  const head = question.terms.find((t) => t.head && t.role === "subject");
+  return head !== undefined && /[^su]s$/.test(head.word) && head.stems[0] !== head.word;
+}
+
+/** Distinct occasions' answers, in the order the passages rank: one per session (or day). */
+function several(question: Question, lead: Passage, relevant: readonly Passage[]): string | null {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const p of [lead, ...relevant]) {
+    const occasion = p.item.sessionId ?? p.item.date?.slice(0, 10) ?? p.item.id;
+    if (seen.has(occasion)) continue;
+    seen.add(occasion);
+    const part = phrase(question, p);
+    if (part && !parts.some((x) => x.toLowerCase() === part.toLowerCase())) parts.push(part);
+    if (parts.length >= MAX_PARTS) break;
+  }
+  return parts.length > 0 ? parts.join(", ") : null;
+}
+const MAX_PARTS = 3;
 
 /** The short answer for a question from the passage that answers it (and the others relevant to it). */
 export function shortAnswer(question: Question, lead: Passage, relevant: readonly Passage[]): string {
   const text = question.text.trim();
   if (YES_NO.test(text)) return NEGATION.test(answeringSentence(question, lead)) ? "No" : "Yes";
+  if (question.answerKind === null && asksForSeveral(question))
+    return (several(question, lead, relevant) ?? lead.text).trim();
   const answer =
     question.answerKind === "date"
       ? when(lead)

@@ -46,7 +46,11 @@ export function speakersOf(items: readonly RetrievedItem[]): string[] {
 }
 
 /** Passages re-ranked so the asked person's own words come first among equals. */
-export function favourSpeaker(speaker: string | null, passages: readonly Passage[], speakers: readonly string[]): Passage[] {
+export function favourSpeaker(
+  speaker: string | null,
+  passages: readonly Passage[],
+  speakers: readonly string[],
+): Passage[] {
   if (!speaker) return [...passages];
   return passages
     .map((p) => ({ ...p, score: personOf(p.item, speakers) === speaker ? p.score * ASKED_SPEAKER_FACTOR : p.score }))
@@ -59,13 +63,26 @@ export function favourSpeaker(speaker: string | null, passages: readonly Passage
  * never decide it.
  */
 export function saidBySomeoneElse(
+  question: Question,
   speaker: string | null,
   lead: Passage,
   relevant: readonly Passage[],
   speakers: readonly string[],
 ): string | null {
-  const other = personOf(lead.item, speakers);
-  if (!speaker || other === null || other === speaker) return null;
-  if (relevant.some((p) => personOf(p.item, speakers) === speaker)) return null;
-  return other;
+  if (!speaker) return null;
+  // A passage counts when it says something asked about, not only by being the asked person's.
+  const says = (p: Passage) =>
+    [...p.satisfied].some(
+      ([i, how]) => ["literal", "prompt", "kind"].includes(how) && !speakerWord(question, i, speaker),
+    );
+  const saying = [lead, ...relevant].filter(says);
+  if (saying.some((p) => personOf(p.item, speakers) === speaker)) return null;
+  const other = saying.map((p) => personOf(p.item, speakers)).find((person) => person !== null) ?? null;
+  return other !== null && other !== speaker ? other : null;
+}
+
+/** Whether the question's term `i` is the asked person's name. */
+function speakerWord(question: Question, i: number, speaker: string): boolean {
+  const word = question.terms[i]?.word ?? "";
+  return speaker.toLowerCase().split(/\s+/).includes(word);
 }
