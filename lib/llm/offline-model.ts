@@ -168,7 +168,7 @@ function decide(request: ModelRequest, question: Question): Decision {
   // A skill that wants the answer alone, as said, reads it from the record whatever a summary says.
   const unread = [...offered].reverse().find((t) => !used.has(t.tool) && !t.curated);
   const onlySummaries = reading.best.every((p) => p.item.tier.curated);
-  if (unread && onlySummaries && (!answered || shape === "short" || summaryOnly(question, reading.best))) {
+  if (unread && onlySummaries && (shape === "short" || (answered && summaryOnly(question, reading.best)))) {
     return search(unread.tool, query, `The mental models summarize this without stating it; checking ${unread.label}.`);
   }
   if (answered) return answerNow();
