@@ -7,8 +7,9 @@
  * are added at runtime (db/embeddings.ts) because their dimension is configurable.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { type ConfigSnapshot, EXPERIMENT_STATUSES } from "@/lib/contracts/experiments";
+import { type ConfigSnapshot, EXPERIMENT_STATUSES, type RetrievedMemory } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
+
 import {
   type Citations,
   type DroppedCitation,
@@ -241,6 +242,11 @@ export const runs = sqliteTable(
     durationMs: integer("duration_ms"),
     /** The process instance running it (`process_instances.id`); null for runs made before owners existed. */
     ownerId: text("owner_id"),
+    /**
+     * What the run retrieved, each memory once at its best rank in any one search (from its
+     * `tool.result` events, written when it finishes); null for runs finished before this existed.
+     */
+    retrieved: text("retrieved", { mode: "json" }).$type<RetrievedMemory[]>(),
   },
   (t) => [
     index("runs_created_idx").on(t.createdAt, t.id),

@@ -34,7 +34,11 @@ const list = <T extends z.ZodType>(item: T) =>
 
 /** A gold answer: one text, or its parts (each scored on its own, as LoCoMo scores multi-hop answers). */
 const GoldAnswer = z.union([
-  z.string().trim().min(1, "give the answer").max(SUITE_LIMITS.phraseChars, underLimit("answer", SUITE_LIMITS.phraseChars)),
+  z
+    .string()
+    .trim()
+    .min(1, "give the answer")
+    .max(SUITE_LIMITS.phraseChars, underLimit("answer", SUITE_LIMITS.phraseChars)),
   list(Phrase).min(1, "give at least one part"),
 ]);
 

@@ -3,18 +3,11 @@
  * Each expectation key is checked on its own, so a row can say which were met and which not, and
  * every unmet one says why in one line.
  */
-import type { Failure } from "@/lib/contracts/experiments";
+import type { Failure, RetrievedMemory } from "@/lib/contracts/experiments";
 import { EXPECTATION_KEYS, type Expectation, type ExpectationKey } from "@/lib/contracts/suites";
-import { CITATION_KEYS, type Citations, type RunStatus, type Tier } from "@/lib/reflect/domain";
+import { CITATION_KEYS, type Citations, type RunStatus } from "@/lib/reflect/domain";
 import { saysNothingFound } from "@/lib/reflect/probe";
 import { containsAnswer, multiPartF1, tokenF1 } from "./answer-score";
-
-/** Where a run retrieved a memory: its best 1-based rank in any one search. */
-export interface RetrievedMemory {
-  id: string;
-  tier: Tier;
-  rank: number;
-}
 
 /** An LLM judge's verdict on the run's answer (recorded as a run of its own). */
 export interface Judgement {
