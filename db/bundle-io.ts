@@ -9,7 +9,7 @@ import { asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill } from "@/lib/contracts/bundle";
-import { AppError, fieldErrorsOf, formatPath } from "@/lib/contracts/errors";
+import { AppError, fieldErrorsOf, formatPath, gotValue } from "@/lib/contracts/errors";
 import { BundleSuite } from "@/lib/contracts/suites";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
@@ -52,9 +52,10 @@ export function validateBundle(json: unknown): Bundle {
   const parsed = Bundle.safeParse(json);
   if (!parsed.success) {
     throw invalidBundle(
-      parsed.error.issues
-        .slice(0, MAX_ISSUES)
-        .map((issue: z.core.$ZodIssue) => ({ path: formatPath(issue.path), message: issue.message })),
+      parsed.error.issues.slice(0, MAX_ISSUES).map((issue: z.core.$ZodIssue) => ({
+        path: formatPath(issue.path),
+        message: `${issue.message}${gotValue(json, issue.path)}`,
+      })),
     );
   }
   const bundle = parsed.data;
@@ -366,7 +367,7 @@ export async function importBundleLines(
     const parsed = LINE_RECORDS[kind].safeParse((json as Record<string, unknown>)[kind]);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw bad(formatPath([kind, ...issue.path]), issue.message);
+      throw bad(formatPath([kind, ...issue.path]), `${issue.message}${gotValue(json, [kind, ...issue.path])}`);
     }
     return { kind, value: parsed.data } as LineRecord;
   };

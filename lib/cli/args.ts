@@ -24,6 +24,11 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.out
   return parsed.data;
 }
 
+/** Flags and positionals of a command line (strict: an unknown flag is a usage error). */
+export function parseFlags<O extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: O) {
+  return parse(argv, options);
+}
+
 function parse<O extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: O) {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });

@@ -103,6 +103,23 @@ export const COMMAND_HELP = {
     options: [["--bank <id>", "only this bank (default: every bank)"]],
     examples: [`REFLECT_EMBEDDINGS=openai ${CLI} embed --bank demo`],
   },
+  bench: {
+    usage:
+      "bench import locomo <locomo.json> [--prefix <p>] [--summaries fresh|stale] [--min-f1 <0-1>] [--replace] [--json]",
+    summary:
+      "Import a public benchmark: LoCoMo's file becomes one bank per conversation (turns with speaker, session and date; its observations; optionally its session summaries as mental models) and one suite per conversation of every question, tagged by category. Malformed data is repaired or dropped and reported.",
+    options: [
+      ["--prefix <p>", 'bank id prefix: bank "<p><sample_id>" (default: locomo-)'],
+      ["--summaries fresh|stale", "add the session summaries as mental models (default: none)"],
+      ["--min-f1 <0-1>", "the answer F1 a question must reach to pass (default: 0.5)"],
+      ["--replace", "replace banks that exist (default: refuse, and import nothing)"],
+      ["--json", "print one JSON object {benchmark, banks, repairs} (default: lines)"],
+    ],
+    examples: [
+      `${CLI} bench import locomo ../shared/benchmarks/locomo/locomo-dev.json`,
+      `${CLI} experiment run --bank locomo-conv-26 --suite locomo-conv-26`,
+    ],
+  },
   model: {
     usage: "model check [--json]",
     summary:

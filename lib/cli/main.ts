@@ -18,6 +18,7 @@ import { flushTracePushes } from "@/lib/server/otlp-push";
 import { startRun } from "@/lib/server/runs";
 import { plural } from "@/lib/timeline/format";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
+import { benchCommand } from "./bench";
 import { embedCommand, formatEmbedCounts } from "./embed";
 import { experimentCommand, suiteCommand } from "./experiments";
 import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
@@ -134,6 +135,7 @@ const COMMANDS: Record<CommandName, (argv: string[]) => Promise<unknown>> = {
   model: modelCommand,
   suite: suiteCommand,
   experiment: experimentCommand,
+  bench: benchCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -128,16 +128,43 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return path.map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`)).join("");
 }
 
-export function fieldErrorsOf(issues: readonly { path: readonly PropertyKey[]; message: string }[]): FieldErrors {
+/**
+ * Messages by path; given the input that was refused, each message quotes the value it refused
+ * (cut short), so "facts[3].scope" says what it found there.
+ */
+export function fieldErrorsOf(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  input?: unknown,
+): FieldErrors {
   const out: FieldErrors = {};
   for (const issue of issues) {
     const key = formatPath(issue.path) || "_";
-    out[key] = [...(out[key] ?? []), issue.message];
+    const message = input === undefined ? issue.message : `${issue.message}${gotValue(input, issue.path)}`;
+    out[key] = [...(out[key] ?? []), message];
   }
   return out;
 }
 
-/** A zod failure as the one error: `invalid_input` with every message by path. */
-export function invalidInput(error: z.ZodError, message = "Some fields are invalid."): AppError<"invalid_input"> {
-  return new AppError("invalid_input", message, { fieldErrors: fieldErrorsOf(error.issues) });
+const GOT_CHARS = 60;
+
+/** ` (got "x")`: the value at a path of the input, as JSON cut to a few dozen characters; "" at the root. */
+export function gotValue(input: unknown, path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "";
+  let v: unknown = input;
+  for (const key of path) {
+    if (v === null || typeof v !== "object") return "";
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  if (v === undefined) return " (missing)";
+  const text = JSON.stringify(v) ?? String(v);
+  return ` (got ${text.length > GOT_CHARS ? `${text.slice(0, GOT_CHARS)}…` : text})`;
+}
+
+/** A zod failure as the one error: `invalid_input` with every message by path (quoting the values refused). */
+export function invalidInput(
+  error: z.ZodError,
+  message = "Some fields are invalid.",
+  input?: unknown,
+): AppError<"invalid_input"> {
+  return new AppError("invalid_input", message, { fieldErrors: fieldErrorsOf(error.issues, input) });
 }

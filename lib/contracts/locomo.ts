@@ -32,11 +32,15 @@ export const LocomoQuestion = z.looseObject({
 });
 export type LocomoQuestion = z.infer<typeof LocomoQuestion>;
 
-/** `session_N_observation`: per speaker, `[text, dia_id | dia_id[] | "D1:2, D1:3"]` pairs. */
-export const LocomoObservations = z.record(
-  z.string(),
-  z.record(z.string(), z.array(z.tuple([z.string(), z.union([z.string(), z.array(z.string())])]))),
-);
+/**
+ * `session_N_observation`: per speaker, `[text, dia_id | dia_id[] | "D1:2, D1:3"]` pairs (an
+ * array of two rather than a tuple: OpenAPI tools read `items`, not `prefixItems`).
+ */
+const ObservationPair = z
+  .array(z.union([z.string(), z.array(z.string())]))
+  .length(2, "an observation is [text, source dialog id(s)]")
+  .refine((pair) => typeof pair[0] === "string", "an observation's first element is its text");
+export const LocomoObservations = z.record(z.string(), z.record(z.string(), z.array(ObservationPair)));
 
 export const LocomoSample = z.looseObject({
   sample_id: z.string().min(1),

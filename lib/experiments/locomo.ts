@@ -15,6 +15,7 @@ import {
   type LocomoSample,
   type LocomoTurn,
 } from "@/lib/contracts/locomo";
+import { SUITE_LIMITS, type SuiteQuestion } from "@/lib/contracts/suites";
 
 export interface LocomoSession {
   /** 1, 2, … as LoCoMo numbers them. */
@@ -182,9 +183,10 @@ export function readLocomoSample(sample: LocomoSample): LocomoConversation {
     const session = Number(key.match(/^session_(\d+)_observation$/)?.[1] ?? Number.NaN);
     if (!Number.isFinite(session)) continue;
     for (const [speaker, list] of Object.entries(bySpeaker)) {
-      list.forEach(([text, source], i) => {
+      list.forEach(([first, source], i) => {
         const path = `observation.${key}.${speaker}[${i}]`;
-        const sourceFactIds = repairIds(Array.isArray(source) ? source : [source], known, path, repairs);
+        const text = typeof first === "string" ? first : "";
+        const sourceFactIds = repairIds(Array.isArray(source) ? source : [source ?? ""], known, path, repairs);
         if (!text.trim()) return;
         observations.push({
           id: `O${session}:${speaker}:${i + 1}`,
@@ -227,6 +229,48 @@ export interface LocomoBankOptions {
   summaries?: "fresh" | "stale" | null;
   /** A shared photo's caption in its turn's text (default true). */
   captions?: boolean;
+  /** The suite of the conversation's questions (default true), each passing at this F1 (default 0.5). */
+  suite?: boolean;
+  minF1?: number;
+}
+
+export const DEFAULT_MIN_F1 = 0.5;
+
+/**
+ * A question as a suite question, meaning what LoCoMo means: the gold answer reached (token F1 of
+ * the answer's first line at least `minF1`; a multi-hop answer's comma-separated parts each scored,
+ * an open-domain answer up to its first ";") and one of its evidence turns cited; an adversarial
+ * question declined. Tagged with its category. Null for a question that cannot be expressed (a
+ * gold answer or question over the suite limits), which the caller reports.
+ */
+export function locomoSuiteQuestion(item: LocomoItem, minF1 = DEFAULT_MIN_F1): SuiteQuestion | null {
+  const tags = [item.categoryName];
+  const base = { question: item.question, skill: LOCOMO_SKILL.name, tags };
+  if (item.category === 5) return { ...base, expect: { abstains: true } };
+  if (item.answer === null) return null;
+  const gold = item.category === 3 ? (item.answer.split(";")[0] ?? "").trim() : item.answer.trim();
+  const parts =
+    item.category === 1
+      ? gold
+          .split(",")
+          .map((p) => p.trim())
+          .filter(Boolean)
+      : [gold];
+  if (parts.length === 0 || parts.length > SUITE_LIMITS.listItems) return null;
+  if (parts.some((p) => p.length > SUITE_LIMITS.phraseChars) || item.question.length > 4000) return null;
+  const evidence = item.evidence.slice(0, SUITE_LIMITS.listItems);
+  return {
+    ...base,
+    expect: {
+      answer: parts.length === 1 ? parts[0]! : parts,
+      minF1,
+      ...(evidence.length > 0 ? { mustCiteAny: evidence } : {}),
+    },
+  };
+}
+
+export function locomoSuiteName(sampleId: string): string {
+  return `locomo-${sampleId}`.replace(/[^A-Za-z0-9_.:-]+/g, "-");
 }
 
 /**
@@ -320,6 +364,19 @@ export function locomoBundle(conv: LocomoConversation, options: LocomoBankOption
         };
       })
     : [];
+  const suites: Bundle["suites"] =
+    options.suite === false
+      ? []
+      : [
+          {
+            name: locomoSuiteName(conv.sampleId),
+            description: `LoCoMo ${conv.sampleId}: every question of the conversation, tagged by category (${Object.values(LOCOMO_CATEGORIES).join(", ")}). A question passes when its answer reaches the gold answer (F1 ≥ ${options.minF1 ?? DEFAULT_MIN_F1}) and cites one of its evidence turns; an adversarial one when it declines.`,
+            questions: conv.items.flatMap((item) => {
+              const q = locomoSuiteQuestion(item, options.minF1);
+              return q ? [q] : [];
+            }),
+          },
+        ];
   return {
     version: 1,
     bank: { id: bankId, name: `LoCoMo ${conv.sampleId}: ${conv.speakers.join(" & ")}`, permittedTeams: [] },
@@ -327,6 +384,22 @@ export function locomoBundle(conv: LocomoConversation, options: LocomoBankOption
     observations,
     mentalModels,
     skills: [LOCOMO_SKILL],
-    suites: [],
+    suites,
   };
+}
+
+/** Questions the suite could not hold (over a limit), as repairs: never dropped silently. */
+export function unsuitedQuestions(conv: LocomoConversation): LocomoRepair[] {
+  return conv.items.flatMap((item) =>
+    locomoSuiteQuestion(item) === null
+      ? [
+          {
+            path: `qa[${item.index - 1}]`,
+            value: item.question.slice(0, 80),
+            action: "dropped" as const,
+            detail: item.answer === null ? "no gold answer outside category 5" : "over a suite limit",
+          },
+        ]
+      : [],
+  );
 }

@@ -24,7 +24,17 @@ export interface Endpoint {
   summary: string;
   /** What the operation does and how, for the OpenAPI document (required: Spectral's `operation-description`). */
   description: string;
-  tag: "banks" | "reflect" | "memory" | "mental-models" | "skills" | "runs" | "suites" | "experiments" | "meta";
+  tag:
+    | "banks"
+    | "reflect"
+    | "memory"
+    | "mental-models"
+    | "skills"
+    | "runs"
+    | "suites"
+    | "experiments"
+    | "benchmarks"
+    | "meta";
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;

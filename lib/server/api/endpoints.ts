@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import { OpenApiDocument } from "@/lib/contracts/api";
 import { BankItemParams, BankList, BankParams, ExportResult, ImportQuery, ImportResult } from "@/lib/contracts/banks";
+import { BenchmarkImportResult, LocomoImportQuery } from "@/lib/contracts/benchmarks";
 import { Bundle } from "@/lib/contracts/bundle";
 import { ApiErrorBody } from "@/lib/contracts/errors";
 import {
@@ -16,6 +17,7 @@ import {
   ListExperimentsQuery,
   StartExperimentBody,
 } from "@/lib/contracts/experiments";
+import { LocomoFile } from "@/lib/contracts/locomo";
 import { RecallBody, RecallResult, RetainBody, RetainResult } from "@/lib/contracts/memory";
 import {
   CreateMentalModelBody,
@@ -88,6 +90,24 @@ export const endpoints = {
     responses: {
       201: { description: "imported", schema: ImportResult },
       400: err("invalid bundle, or the bank exists and replace is not set; fieldErrors by JSON path"),
+      ...TOO_LARGE,
+    },
+  }),
+  importLocomo: defineEndpoint({
+    method: "POST",
+    path: "/benchmarks/locomo",
+    operationId: "importLocomo",
+    summary: "Import LoCoMo as banks and suites",
+    description:
+      "Takes LoCoMo's data file as published (or part of it) and makes one bank per conversation — every turn a raw fact with its speaker, session and date, LoCoMo's observations with their source turns, optionally its session summaries as mental models (`summaries`) — with the `qa` skill and a suite of every question tagged by category (a question passes when its answer reaches the gold answer at `minF1` and cites one of its evidence turns; an adversarial one when it declines). Everything is validated before anything is written; an existing bank is refused unless `replace=true`. Every repair of malformed data (split, fixed or dropped ids) is reported.",
+    tag: "benchmarks",
+    query: LocomoImportQuery,
+    body: LocomoFile,
+    maxBodyBytes: BUNDLE_MAX_BYTES,
+    responses: {
+      201: { description: "imported: the banks and suites made, and every data repair", schema: BenchmarkImportResult },
+      400: err("not LoCoMo's shape (the error names the path and quotes the value)"),
+      409: err("a bank already exists and replace is not set; nothing was imported"),
       ...TOO_LARGE,
     },
   }),

@@ -74,7 +74,7 @@ async function readBody(request: Request, maxBytes: number): Promise<unknown> {
 function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw invalidInput(parsed.error, `Some ${what} are invalid.`);
+  throw invalidInput(parsed.error, `Some ${what} are invalid.`, value);
 }
 
 /**

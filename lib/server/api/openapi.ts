@@ -24,6 +24,11 @@ const TAGS: { name: Endpoint["tag"]; description: string }[] = [
     description: "Question suites: versioned questions with expectations, imported and exported as JSONL.",
   },
   {
+    name: "benchmarks",
+    description:
+      "Public benchmarks (LoCoMo) imported as banks and suites, to run as experiments and score per category.",
+  },
+  {
     name: "experiments",
     description: "Run a suite under one configuration (current state or a draft), follow it, cancel it, compare two.",
   },

@@ -23,11 +23,13 @@ import * as skill from "@/app/api/v1/banks/[bank]/skills/[id]/route";
 import * as skills from "@/app/api/v1/banks/[bank]/skills/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
 import * as banks from "@/app/api/v1/banks/route";
+import * as locomo from "@/app/api/v1/benchmarks/locomo/route";
 import * as runEvents from "@/app/api/v1/runs/[id]/events/route";
 import * as run from "@/app/api/v1/runs/[id]/route";
 import * as runs from "@/app/api/v1/runs/route";
 import { ReflectFinished } from "@/lib/contracts/runs";
 import { getAppDb } from "@/lib/server/db";
+import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 
@@ -564,5 +566,25 @@ describe("a query with nothing to search for (only common words)", () => {
   it("a question with one real word still searches and answers", async () => {
     const res = await call(reflect.POST, { bank: "demo" }, { body: { question: "What is SSO?", wait: true } });
     expect(["done", "degraded"]).toContain(res.json.status);
+  });
+});
+
+describe("POST /benchmarks/locomo", () => {
+  it("imports LoCoMo's file as banks and suites, reports repairs, refuses it again without replace", async () => {
+    const res = await call(locomo.POST, {}, { body: MINI_LOCOMO, query: "?prefix=api-&minF1=0.6" });
+    expect(res.status).toBe(201);
+    expect(res.json.banks[0]).toMatchObject({ bankId: "api-mini-1", suite: "locomo-mini-1" });
+    expect(res.json.repairs.count).toBe(5);
+    const again = await call(locomo.POST, {}, { body: MINI_LOCOMO, query: "?prefix=api-" });
+    expect(again.status).toBe(409);
+    expect((await call(locomo.POST, {}, { body: MINI_LOCOMO, query: "?prefix=api-&replace=true" })).status).toBe(201);
+  });
+
+  it("answers 400 naming the path and the value for a file that is not LoCoMo's shape, or a bad option", async () => {
+    const res = await call(locomo.POST, {}, { body: [{ sample_id: "x", conversation: { speaker_a: "A" } }] });
+    expect(res.status).toBe(400);
+    expect(res.json.error.fieldErrors["[0].conversation.speaker_b"][0]).toMatch(/\(missing\)$/);
+    expect((await call(locomo.POST, {}, { body: MINI_LOCOMO, query: "?minF1=2" })).status).toBe(400);
+    expect((await call(locomo.POST, {}, { body: MINI_LOCOMO, query: "?summaries=maybe" })).status).toBe(400);
   });
 });

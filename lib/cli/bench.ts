@@ -1,0 +1,62 @@
+/**
+ * `bench import locomo <file>`: a public benchmark as banks and suites (lib/server/benchmarks.ts).
+ * Prints each bank and suite made and every repair of the data (or one JSON object with --json).
+ */
+import { readFileSync } from "node:fs";
+import { LocomoImportOptions } from "@/lib/contracts/benchmarks";
+import { isAppError } from "@/lib/contracts/errors";
+import { decodeUtf8 } from "@/lib/contracts/text";
+import { importLocomo } from "@/lib/server/benchmarks";
+import { getCliDb } from "@/lib/server/db";
+import { plural } from "@/lib/timeline/format";
+import { parseFlags, parseWith, usageError } from "./args";
+import { COMMAND_HELP } from "./help";
+
+export async function benchCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseFlags(argv, {
+    prefix: { type: "string" },
+    summaries: { type: "string" },
+    replace: { type: "boolean" },
+    "min-f1": { type: "string" },
+    json: { type: "boolean" },
+  });
+  const [action, benchmark, file, ...extra] = positionals;
+  if (action !== "import" || benchmark !== "locomo" || !file || extra.length > 0) {
+    throw usageError(`usage: ${COMMAND_HELP.bench.usage}`);
+  }
+  const minF1 = values["min-f1"] === undefined ? undefined : Number(values["min-f1"]);
+  const options = parseWith(LocomoImportOptions, {
+    prefix: values.prefix,
+    summaries: values.summaries,
+    replace: values.replace === true,
+    minF1: Number.isNaN(minF1) ? values["min-f1"] : minF1,
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(decodeUtf8(readFileSync(file), file));
+  } catch (err) {
+    if (isAppError(err)) throw err;
+    throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+  }
+  const result = await importLocomo(await getCliDb(), json, options);
+  if (values.json) {
+    console.log(JSON.stringify(result));
+    return;
+  }
+  for (const b of result.banks) {
+    console.log(
+      `imported bank ${b.bankId}: ${plural(b.counts.facts, "fact")}, ${plural(b.counts.observations, "observation")}, ${plural(b.counts.mentalModels, "mental model")}; suite ${b.suite}`,
+    );
+  }
+  const r = result.repairs;
+  console.log(
+    r.count === 0
+      ? "no data repairs"
+      : `${plural(r.count, "data repair")}: ${r.byAction.split} split, ${r.byAction.fixed} fixed, ${r.byAction.dropped} dropped`,
+  );
+  for (const e of r.examples) console.log(`  ${e.path}: "${e.value}" ${e.action} (${e.detail})`);
+  if (r.count > r.examples.length)
+    console.log(`  … and ${r.count - r.examples.length} more (--json lists the first 20)`);
+  const first = result.banks[0];
+  if (first?.suite) console.log(`next: npm run cli -- experiment run --bank ${first.bankId} --suite ${first.suite}`);
+}

@@ -1,0 +1,97 @@
+/**
+ * LoCoMo imported as banks and suites (lib/server/benchmarks.ts) over a real libSQL file, from the
+ * hand-written LoCoMo-shaped fixture: what is made, what is reported, what is refused, and an
+ * experiment on the imported suite saying why a question failed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getBank } from "@/db/banks";
+import { getSuite } from "@/db/suites";
+import { isAppError } from "@/lib/contracts/errors";
+import { importLocomo } from "@/lib/server/benchmarks";
+import { startExperiment } from "@/lib/server/experiments";
+import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
+import { openTempDb } from "../db/temp-db";
+
+let t: Awaited<ReturnType<typeof openTempDb>>;
+const options = { prefix: "locomo-", replace: false, minF1: 0.5 };
+
+beforeAll(async () => {
+  t = await openTempDb("locomo-import");
+});
+afterAll(() => t.cleanup());
+
+describe("bench import locomo", () => {
+  it("makes a bank per conversation with the qa skill and a suite of every question, reporting each repair", async () => {
+    const result = await importLocomo(t.db, MINI_LOCOMO, options);
+    expect(result.banks).toEqual([
+      {
+        bankId: "locomo-mini-1",
+        counts: { facts: 9, observations: 4, mentalModels: 0, skills: 1, suites: 1 },
+        suite: "locomo-mini-1",
+      },
+    ]);
+    expect(result.repairs.count).toBe(5);
+    expect(result.repairs.byAction).toEqual({ split: 2, fixed: 1, dropped: 2 });
+    expect(result.repairs.examples[0]?.path).toMatch(/^mini-1 /);
+
+    const suite = await getSuite(t.db, "locomo-mini-1", "locomo-mini-1");
+    expect(suite?.questions).toHaveLength(6);
+    const [temporal, multiHop, , openDomain, adversarial] = suite!.questions;
+    expect(temporal).toMatchObject({
+      skill: "qa",
+      tags: ["temporal"],
+      expect: { answer: "31 December 2023", minF1: 0.5, mustCiteAny: ["D1:2"] },
+    });
+    expect(multiHop?.tags).toEqual(["multi-hop"]);
+    expect(openDomain?.expect?.answer).toBe("2");
+    expect(adversarial).toMatchObject({ tags: ["adversarial"], expect: { abstains: true } });
+  });
+
+  it("refuses an existing bank without replace and imports nothing; with replace, replaces it", async () => {
+    const two = [MINI_LOCOMO[0], { ...MINI_LOCOMO[0], sample_id: "mini-2" }];
+    const err = await importLocomo(t.db, two, options).catch((e: unknown) => e);
+    expect(isAppError(err, "conflict")).toBe(true);
+    expect((err as Error).message).toMatch(/bank locomo-mini-1 already exists.*Nothing was imported/);
+    // mini-2 comes after the existing bank in the file, and was not made either.
+    expect(await getBank(t.db, "locomo-mini-2")).toBeNull();
+    const replaced = await importLocomo(t.db, two, { ...options, replace: true });
+    expect(replaced.banks.map((b) => b.bankId)).toEqual(["locomo-mini-1", "locomo-mini-2"]);
+  });
+
+  it("adds the session summaries as fresh mental models when asked", async () => {
+    const result = await importLocomo(t.db, MINI_LOCOMO, { ...options, prefix: "fresh-", summaries: "fresh" });
+    expect(result.banks[0]?.counts.mentalModels).toBe(2);
+  });
+
+  it("names the path and quotes the value of a file that is not LoCoMo's shape", async () => {
+    const bad = structuredClone(MINI_LOCOMO) as unknown as { qa: { category: unknown }[] }[];
+    bad[0]!.qa[2]!.category = 7;
+    const err = await importLocomo(t.db, bad, { ...options, prefix: "bad-" }).catch((e: unknown) => e);
+    expect(isAppError(err, "invalid_input")).toBe(true);
+    expect((err as Error).message).toMatch(
+      /^not a LoCoMo file, nothing was imported: \[0\]\.qa\[2\]\.category: .+ \(got 7\)$/,
+    );
+    expect(await getBank(t.db, "bad-mini-1")).toBeNull();
+  });
+
+  it("an experiment on the imported suite says why a question failed and where its evidence was", async () => {
+    const { finished } = await startExperiment(t.db, {
+      bankId: "locomo-mini-1",
+      suite: "locomo-mini-1",
+      config: { mentalModels: [] },
+      concurrency: 2,
+    });
+    const experiment = await finished;
+    expect(experiment.status).toBe("done");
+    expect(experiment.totals.finished).toBe(6);
+    const details = experiment.rows.flatMap((r) => r.failures.map((f) => `${f.expectation}: ${f.detail}`));
+    // "Where does Ana work?": her bakery turns never say "work", and the run never read them.
+    expect(details).toContain("mustCiteAny: none of D2:2, D3:1 cited; none was retrieved");
+    expect(
+      details.some((d) => /^minF1: F1 \d\.\d\d of the first line ".+" against ".+", at least 0\.5 expected$/.test(d)),
+    ).toBe(true);
+    // The adversarial question is declined by the offline reader.
+    const adversarial = experiment.rows.find((r) => r.question === "What did Ana name her puppy?");
+    expect(adversarial?.passed).toBe(true);
+  });
+});
