@@ -119,7 +119,15 @@ describe("architecture", () => {
     expect(sourceFiles("lib/experiments").length).toBeGreaterThan(2);
     const pure = (t: string) =>
       t === "zod" ||
-      under(t, "lib/experiments", "lib/contracts", "lib/reflect/domain", "lib/reflect/porter", "lib/reflect/dates", "lib/reflect/probe");
+      under(
+        t,
+        "lib/experiments",
+        "lib/contracts",
+        "lib/reflect/domain",
+        "lib/reflect/porter",
+        "lib/reflect/dates",
+        "lib/reflect/probe",
+      );
     expect(violations("lib/experiments", pure)).toEqual([]);
   });
 

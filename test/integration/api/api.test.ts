@@ -172,7 +172,10 @@ describe("POST /banks/{bank}/recall", () => {
     expect(obs.json).toHaveProperty("freshness");
     const models = await call(recall.POST, { bank: "demo" }, { body: { query: "launch", tier: "mental_models" } });
     expect(models.json.tier).toBe("mental_models");
-    expect(models.json.mentalModels[0]).toMatchObject({ isStale: expect.any(Boolean), stalenessReason: expect.any(String) });
+    expect(models.json.mentalModels[0]).toMatchObject({
+      isStale: expect.any(Boolean),
+      stalenessReason: expect.any(String),
+    });
     expect(models.json).not.toHaveProperty("memories");
     const facts = await call(recall.POST, { bank: "demo" }, { body: { query: "SSO" } });
     expect(facts.json.tier).toBe("raw_facts");
@@ -187,7 +190,13 @@ describe("POST /banks/{bank}/recall", () => {
         body: {
           facts: [
             { id: "chat-1", text: "Any plans for the weekend?", speaker: "Ana", sessionId: "chat", position: 1 },
-            { id: "chat-2", text: "Kayaking on Lake Zurvan with my sister.", speaker: "Ben", sessionId: "chat", position: 2 },
+            {
+              id: "chat-2",
+              text: "Kayaking on Lake Zurvan with my sister.",
+              speaker: "Ben",
+              sessionId: "chat",
+              position: 2,
+            },
           ],
         },
       },

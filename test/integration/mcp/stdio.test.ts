@@ -110,7 +110,10 @@ describe("MCP over stdio", { timeout: 60_000 }, () => {
     const found = await client.callTool({ name: "memory_recall", arguments: { query: "SSO", tier: "observations" } });
     expect(found.isError, textOf(found)).toBeFalsy();
     expect(textOf(found)).toMatch(/^\d+ observations from bank "demo":\n- \[o-[\w-]+\] .+ \(from f-\d+/);
-    const models = await client.callTool({ name: "memory_recall", arguments: { query: "launch", tier: "mental_models" } });
+    const models = await client.callTool({
+      name: "memory_recall",
+      arguments: { query: "launch", tier: "mental_models" },
+    });
     expect(textOf(models)).toMatch(/mental models from bank "demo":\n- \[mm-[\w-]+\] .+ \((fresh|stale: .+)\)/);
   });
 

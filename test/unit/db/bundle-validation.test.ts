@@ -58,7 +58,9 @@ describe("bundle validation", () => {
   it("rejects a team scope with no id", () => {
     const b = bundle();
     (b.facts[1] as Record<string, unknown>).scope = "team:";
-    expect(issuesOf(b)).toEqual([{ path: "facts[1].scope", message: 'scope must be "personal" or "team:<id>" (got "team:")' }]);
+    expect(issuesOf(b)).toEqual([
+      { path: "facts[1].scope", message: 'scope must be "personal" or "team:<id>" (got "team:")' },
+    ]);
   });
 
   it("rejects a source fact id that does not exist", () => {

@@ -4,15 +4,26 @@
  * counts, several-part answers and a reply read as the answer to the question before it.
  */
 import { describe, expect, it } from "vitest";
-import { createOfflineModel } from "@/lib/llm/offline-model";
 import { LOCOMO_SKILL } from "@/lib/experiments/locomo";
+import { createOfflineModel } from "@/lib/llm/offline-model";
 import type { SkillSnapshot } from "@/lib/reflect/domain";
 import { buildSystemPrompt } from "@/lib/reflect/prompt";
 import { auto, conversation, forcedDone, memories, mentalModels, onlyCall, type Turn } from "./chat";
 
 const { id, name, version, mission, disposition, retrieval, budget, anchorEvery, outputFormat, answerFormat } =
   LOCOMO_SKILL;
-const SKILL: SkillSnapshot = { id, name, version, mission, disposition, retrieval, budget, anchorEvery, outputFormat, answerFormat };
+const SKILL: SkillSnapshot = {
+  id,
+  name,
+  version,
+  mission,
+  disposition,
+  retrieval,
+  budget,
+  anchorEvery,
+  outputFormat,
+  answerFormat,
+};
 const SYSTEM = buildSystemPrompt(SKILL, "personal", ["mental_models", "observations", "raw_facts"], true);
 
 interface Done {
@@ -21,7 +32,9 @@ interface Done {
 }
 
 async function ask(question: string, turns: Turn[]): Promise<Done & { first: string }> {
-  const call = onlyCall(await createOfflineModel().complete(forcedDone(conversation(question, turns, { system: SYSTEM }))));
+  const call = onlyCall(
+    await createOfflineModel().complete(forcedDone(conversation(question, turns, { system: SYSTEM }))),
+  );
   expect(call.name).toBe("done");
   const args = call.args as unknown as Done;
   return { ...args, first: args.answer.split("\n")[0] ?? "" };
@@ -39,7 +52,10 @@ const turn = (id: string, speaker: string, text: string, day: string, position: 
 describe("dates, resolved against the day they were said", () => {
   it("answers 'when' with the day a 'yesterday' meant, across a month end", async () => {
     const { first, memory_ids } = await ask("When did Ana go to the pottery fair?", [
-      { tool: "recall", result: memories([turn("D1", "Ana", "I went to the pottery fair yesterday, so fun!", "2023-03-01", 1)]) },
+      {
+        tool: "recall",
+        result: memories([turn("D1", "Ana", "I went to the pottery fair yesterday, so fun!", "2023-03-01", 1)]),
+      },
     ]);
     expect(first).toBe("28 February 2023");
     expect(memory_ids).toEqual(["D1"]);
@@ -47,14 +63,20 @@ describe("dates, resolved against the day they were said", () => {
 
   it("answers with a year for 'last year' said in January", async () => {
     const { first } = await ask("When did Ben paint the lake sunrise?", [
-      { tool: "recall", result: memories([turn("D1", "Ben", "I painted that lake sunrise last year!", "2024-01-04", 1)]) },
+      {
+        tool: "recall",
+        result: memories([turn("D1", "Ben", "I painted that lake sunrise last year!", "2024-01-04", 1)]),
+      },
     ]);
     expect(first).toBe("2023");
   });
 
   it("answers 'the week before' a day for 'last week'", async () => {
     const { first } = await ask("When did Ana give a talk at the school?", [
-      { tool: "recall", result: memories([turn("D1", "Ana", "I gave a talk at the school last week.", "2023-06-09", 1)]) },
+      {
+        tool: "recall",
+        result: memories([turn("D1", "Ana", "I gave a talk at the school last week.", "2023-06-09", 1)]),
+      },
     ]);
     expect(first).toBe("the week before 9 June 2023");
   });
@@ -65,7 +87,9 @@ describe("speakers", () => {
   const reaction = turn("D3", "Ana", "Aww, congrats! Send me pictures.", "2024-02-20", 3);
 
   it("answers a question about the person who said it", async () => {
-    const { first } = await ask("What is the name of Ben's puppy?", [{ tool: "recall", result: memories([puppy, reaction]) }]);
+    const { first } = await ask("What is the name of Ben's puppy?", [
+      { tool: "recall", result: memories([puppy, reaction]) },
+    ]);
     expect(first).toBe("Biscuit");
   });
 
@@ -96,7 +120,10 @@ describe("speakers", () => {
 describe("counts and several-part answers", () => {
   it("states a number the memory gives, with what it counts", async () => {
     const { first } = await ask("How long has Ana had her bakery?", [
-      { tool: "recall", result: memories([turn("D1", "Ana", "My bakery has been open for 4 years now.", "2024-02-20", 1)]) },
+      {
+        tool: "recall",
+        result: memories([turn("D1", "Ana", "My bakery has been open for 4 years now.", "2024-02-20", 1)]),
+      },
     ]);
     expect(first).toBe("4 years");
   });
@@ -135,7 +162,12 @@ describe("a fresh summary is a pointer, the record is the answer", () => {
     const model = createOfflineModel();
     const messages = conversation(
       "When did Ana go to the pottery fair?",
-      [{ tool: "search_mental_models", result: mentalModels([{ id: "mm-1", content: "Ana went to a pottery fair and loved it." }]) }],
+      [
+        {
+          tool: "search_mental_models",
+          result: mentalModels([{ id: "mm-1", content: "Ana went to a pottery fair and loved it." }]),
+        },
+      ],
       { system: SYSTEM },
     );
     const next = onlyCall(await model.complete(auto(messages)));
