@@ -11,7 +11,7 @@ import {
   TIER_INFO,
 } from "./domain";
 import type { ModelCall } from "./execute";
-import { isNegativeAnswer, isProbedStatus, probeWithinDeadline } from "./probe";
+import { isNegativeAnswer, isProbedStatus, probeWithinDeadline, readButUnused } from "./probe";
 import type { ReflectResult } from "./request";
 import type { RunContext } from "./run-context";
 
@@ -23,9 +23,12 @@ export async function finishRun(
   dropped: DroppedCitation[],
   error: { message: string; phase: string } | null,
 ): Promise<ReflectResult> {
-  const probe = isProbedStatus(status) ? await probeRun(run) : null;
-  if (probe?.strong && isNegativeAnswer(status, answer, run.flags, citationCount(citations)))
-    run.flags.add("missed_evidence");
+  const searched = isProbedStatus(status) ? await probeRun(run) : null;
+  const negative = isNegativeAnswer(status, answer, run.flags, citationCount(citations));
+  // v2: a negative answer with a strong match in hand is a miss too, named with its rank.
+  const unused = searched && negative ? readButUnused(run.req.question, run.evidence, citations) : [];
+  const probe = searched && unused.length > 0 ? { ...searched, unused } : searched;
+  if (probe && negative && (probe.strong || unused.length > 0)) run.flags.add("missed_evidence");
   if (probe) await run.log.emit("probe.finished", probe);
   const result: ReflectResult = {
     status,

@@ -4,10 +4,21 @@ import type { HitOf, Retrieved } from "./ports";
 
 export class Evidence {
   private readonly byTier = perTier(() => new Map<string, HitOf<Tier>>());
+  private readonly bestRank = perTier(() => new Map<string, number>());
 
   add(retrieved: Retrieved): void {
     const hits = this.byTier[retrieved.tier];
-    for (const h of retrieved.hits) hits.set(h.id, h);
+    const ranks = this.bestRank[retrieved.tier];
+    retrieved.hits.forEach((h, i) => {
+      hits.set(h.id, h);
+      const rank = h.rank ?? i + 1;
+      ranks.set(h.id, Math.min(rank, ranks.get(h.id) ?? rank));
+    });
+  }
+
+  /** A hit's best 1-based rank in any of the run's searches of its tier (undefined: never retrieved). */
+  rankOf(tier: Tier, id: string): number | undefined {
+    return this.bestRank[tier].get(id);
   }
 
   /** Every hit of one tier, in first-retrieved order. */

@@ -8,14 +8,23 @@
 
 import { truncateCodePoints } from "./anchor";
 import { type DeadlineScope, errorMessage, withinDeadline } from "./deadline";
-import type { RunFlag, RunStatus, ScopeValue, Tier } from "./domain";
+import {
+  CITATION_KEYS,
+  type Citations,
+  type RunFlag,
+  type RunStatus,
+  type ScopeValue,
+  TIER_REGISTRY,
+  type Tier,
+} from "./domain";
 import { NothingToSearchError } from "./errors";
 import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
 import { isPlaceholderContent, normalizedContent } from "./freshness";
 import { fuseRanked, rrfScore } from "./fusion";
 import type { Clock, HitOf, MemoryPort, ProbeHitText } from "./ports";
-import type { ProbeHit, ProbeResult } from "./request";
+import { shapeQuery } from "./query-shape";
+import type { ProbeHit, ProbeResult, UnusedHit } from "./request";
 import { searchTerms, termCoverage } from "./terms";
 
 /** Searched at most: the question plus seven of the model's queries (the rest are counted, not searched). */
@@ -46,9 +55,12 @@ export function isStrongRank(bestRank: number): boolean {
   return rrfScore(bestRank) >= STRONG_RRF_SCORE;
 }
 
-/** A hit's match with the query that ranked it best: terms held, of how many. */
+/**
+ * A hit's match with the query that ranked it best: terms held, of how many. The dates a query
+ * states are not terms here (a memory of 13 October rarely writes "October 13"), as in the search.
+ */
 export function isStrongMatch(query: string, text: string): boolean {
-  const terms = searchTerms(query);
+  const terms = searchTerms(shapeQuery(query, []).lexical);
   if (terms.length === 0) return false;
   const coverage = termCoverage(terms, text);
   const held = Math.round(coverage * terms.length);
@@ -295,6 +307,30 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
     durationMs: Math.max(0, input.clock.now() - started),
     errors,
   };
+}
+
+/**
+ * Probe v2, "read but not used": memories the run did retrieve, placed in the top `STRONG_RANK` of
+ * one of its own searches and holding enough of the question's terms (`isStrongMatch`, the probe's
+ * own rule), that the answer does not cite. With a negative answer each one is a miss the run made
+ * with the evidence in hand ("the run read D4:15 at rank 3 and did not use it"). Best rank first.
+ */
+export function readButUnused(question: string, evidence: Evidence, citations: Citations): UnusedHit[] {
+  const cited = new Set(CITATION_KEYS.flatMap((k) => citations[k]));
+  const out: UnusedHit[] = [];
+  for (const { id: tier } of TIER_REGISTRY) {
+    for (const hit of evidence.hitsOf(tier)) {
+      const rank = evidence.rankOf(tier, hit.id) ?? Number.POSITIVE_INFINITY;
+      if (cited.has(hit.id) || !isStrongRank(rank)) continue;
+      const text = fullTextOf(tier, hit);
+      // A conversation's turn is its speaker's: "Ana" in the question is met by what Ana said.
+      const speaker = tier === "raw_facts" ? (hit as HitOf<"raw_facts">).speaker : null;
+      if (isStrongMatch(question, speaker ? `${speaker}: ${text}` : text)) {
+        out.push({ id: hit.id, tier, rank, preview: previewOf(text) });
+      }
+    }
+  }
+  return out.sort((a, b) => a.rank - b.rank).slice(0, PROBE_TOP_K);
 }
 
 /**

@@ -66,6 +66,20 @@ export const ProbeHit = z.object({
 });
 export type ProbeHit = z.infer<typeof ProbeHit>;
 
+/**
+ * A memory the run read that answers the question strongly, while its answer is negative: "read but
+ * not used" (probe.ts `readButUnused`).
+ */
+export const UnusedHit = z.object({
+  id: z.string(),
+  tier: Tier,
+  /** Its best 1-based rank in one of the run's own searches. */
+  rank: z.number().int().positive(),
+  /** The memory's text, cut short for display. */
+  preview: z.string(),
+});
+export type UnusedHit = z.infer<typeof UnusedHit>;
+
 /** What the missed-evidence probe searched and found (SPEC §8): the `probe.finished` event and `result.probe`. */
 export const ProbeResult = z.object({
   /** Searched in this order: the question first, then each distinct query the model issued. */
@@ -78,6 +92,11 @@ export const ProbeResult = z.object({
   durationMs: z.number().nonnegative(),
   /** Searches that failed (tier, query and why): the probe is partial when this is not empty. */
   errors: z.array(z.string()),
+  /**
+   * With a negative answer: memories the run did retrieve that match the question strongly (read
+   * but not used). Absent when there are none, as in runs recorded before it existed.
+   */
+  unused: z.array(UnusedHit).optional(),
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 

@@ -3,6 +3,8 @@
  * no topic. One home for the rule: the store builds its FTS5 queries from these terms
  * (db/fts-query.ts), and the missed-evidence probe measures how many of them a hit holds.
  */
+import { porterStem } from "./porter";
+
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "a about above after again all also am an and any are as at be been before being below between both but by can " +
@@ -30,15 +32,9 @@ export function searchTerms(text: string): string[] {
   return wordsOf(text).filter((token) => !STOP_WORDS.has(token) && (token.length > 1 || /\d/.test(token)));
 }
 
-/**
- * A crude stem that lets "launch", "launches" and "launched" meet (the store's porter stemmer is
- * not available here): words of six letters or more compare on their first five.
- */
-const stemKey = (word: string) => (word.length >= 6 ? word.slice(0, 5) : word);
-
-/** The share of `terms` (0–1) that occur in `text`, compared by stem key; 0 when there are none. */
+/** The share of `terms` (0–1) that occur in `text`, compared by porter stem as the search compares them; 0 when there are none. */
 export function termCoverage(terms: readonly string[], text: string): number {
   if (terms.length === 0) return 0;
-  const keys = new Set((text.toLowerCase().match(WORD) ?? []).map(stemKey));
-  return terms.filter((t) => keys.has(stemKey(t))).length / terms.length;
+  const stems = new Set((text.toLowerCase().match(WORD) ?? []).map(porterStem));
+  return terms.filter((t) => stems.has(porterStem(t))).length / terms.length;
 }

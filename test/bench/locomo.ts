@@ -23,6 +23,7 @@ import { LOCOMO_SKILL, type LocomoConversation, type LocomoItem, locomoBankId } 
 import { createOfflineModel } from "@/lib/llm";
 import { runReflect } from "@/lib/reflect";
 import type { RunEvent } from "@/lib/reflect/events";
+import { isNegativeAnswer } from "@/lib/reflect/probe";
 import { termStatsPort } from "@/lib/server/model";
 import { DEFAULT_LOCOMO_PATH, importLocomo, readLocomo } from "./locomo-data";
 import { type BenchRow, median, openBenchDb, percentile, row } from "./report";
@@ -102,6 +103,9 @@ const OFF: Record<string, Partial<ConversationTuning>> = {
 interface ReflectRow {
   item: LocomoItem;
   status: string;
+  /** The answer says the memory does not hold it (or cites nothing): what the probe checks. */
+  negative: boolean;
+  flagged: boolean;
   firstLine: string;
   answer: string;
   score: number;
@@ -152,9 +156,15 @@ async function reflectAll(db: Db, asked: Asked[]): Promise<ReflectRow[]> {
     const ms = performance.now() - started;
     const retrievedIds = events.flatMap((e) => (e.type === "tool.result" ? e.payload.ids.raw_facts : []));
     const firstLine = result.answer.split("\n")[0] ?? "";
+    const cited =
+      result.citations.memory_ids.length +
+      result.citations.observation_ids.length +
+      result.citations.mental_model_ids.length;
     rows.push({
       item: a.item,
       status: result.status,
+      negative: isNegativeAnswer(result.status, result.answer, new Set(result.flags), cited),
+      flagged: result.flags.includes("missed_evidence"),
       firstLine,
       answer: result.answer,
       score: locomoScore(a.item, firstLine),
@@ -273,11 +283,20 @@ export async function benchLocomo(log: (line: string) => void, args: readonly st
     );
 
     // Offline reflect, without and then with fresh mental models.
-    const plain = reflectTable(log, "offline reflect (no mental models)", await reflectAll(db, asked));
+    const lastRows = await reflectAll(db, asked);
+    const plain = reflectTable(log, "offline reflect (no mental models)", lastRows);
     await importLocomo(db, conversations, { prefix: "fresh-", summaries: "fresh" });
     const freshRows = await reflectAll(db, questionsOf(conversations, "fresh-"));
     const fresh = reflectTable(log, "offline reflect with the session summaries as fresh mental models", freshRows);
     const s = plain.score.all!.mean;
+    const plainRows = lastRows;
+    const share = (rs: ReflectRow[]) => (rs.length === 0 ? Number.NaN : rs.filter((r) => r.flagged).length / rs.length);
+    const missed = plainRows.filter((r) => r.negative && r.item.category !== 5 && r.item.evidence.length > 0);
+    const positive = plainRows.filter((r) => !r.negative);
+    const declined = plainRows.filter((r) => r.negative && r.item.category === 5);
+    log(
+      `  probe: flags ${pct(share(missed))} % of ${missed.length} negative answers to answerable questions, ${pct(share(positive))} % of ${positive.length} positive answers, ${pct(share(declined))} % of ${declined.length} adversarial declines (a decline with the other speaker's evidence read)`,
+    );
     rows.push(
       row(SECTION, "offline reflect: LoCoMo score (F1 of the short answer, cat. 5 declined)", pct(s), "", {
         target: "≥ 25",
@@ -298,6 +317,14 @@ export async function benchLocomo(log: (line: string) => void, args: readonly st
       row(SECTION, "offline reflect: category 5 declined", pct(plain.score["5"]!.mean), "%", {
         target: "≥ 50 %",
         met: plain.score["5"]!.mean >= 0.5,
+      }),
+      row(SECTION, "probe: negative answers to answerable questions flagged missed_evidence", pct(share(missed)), "%", {
+        target: "≥ 50 %",
+        met: share(missed) >= 0.5,
+      }),
+      row(SECTION, "probe: positive answers flagged (false alarms)", pct(share(positive)), "%", {
+        target: "≤ 10 %",
+        met: share(positive) <= 0.1,
       }),
       row(SECTION, "offline reflect: LLM calls per run", Math.round(plain.calls.all!.mean * 100) / 100, "", {
         target: "≤ 4.5",
