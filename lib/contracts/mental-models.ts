@@ -196,6 +196,24 @@ export const RefreshProposal = z.discriminatedUnion("usable", [
 ]);
 export type RefreshProposal = z.infer<typeof RefreshProposal>;
 
+/** A run page's word on a refresh run: which model it proposed content for, and what became of it. */
+export const RunRefreshProposal = z.object({
+  bankId: z.string(),
+  modelId: z.string(),
+  modelName: z.string(),
+  /** The version the proposal was made on. */
+  baseVersion: z.number().int(),
+  /** Null once the model was deleted. */
+  currentVersion: z.number().int().nullable(),
+  outcome: RefreshOutcome,
+  outcomeLabel: z.string(),
+  /** The model's content now, and the run's answer: the diff to decide on. */
+  current: z.string(),
+  proposed: z.string().nullable(),
+  basedOnIds: z.array(z.string()),
+});
+export type RunRefreshProposal = z.infer<typeof RunRefreshProposal>;
+
 /** Accept a refresh proposal: the server re-reads the run's answer (never the client's text). */
 export const AcceptRefreshInput = MentalModelRef.extend({
   runId: z.string().min(1),

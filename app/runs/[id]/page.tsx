@@ -1,11 +1,14 @@
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
+import { acceptRefreshAction, discardRefreshAction } from "@/app/actions/curation";
 import { addToSuiteAction, startExperimentAction } from "@/app/actions/experiments";
 import { forkAction, rerunAction } from "@/app/actions/rerun";
+import { RefreshRunNotice } from "@/components/runs/refresh-run-notice";
 import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
 import { AddToSuite } from "@/components/suites/add-to-suite";
 import { getAppDb } from "@/lib/server/db";
+import { getRefreshOfRun } from "@/lib/server/refresh";
 import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
 import { FIRST_PAINT_EVENTS, getRunWithEvents } from "@/lib/server/runs";
 import { addToSuiteContext } from "@/lib/server/suites";
@@ -27,11 +30,12 @@ function replayNotesOf(divergence: Awaited<ReturnType<typeof getReplayDivergence
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const db = await getAppDb();
-  const [found, context, divergence, suiteContext] = await Promise.all([
+  const [found, context, divergence, suiteContext, refresh] = await Promise.all([
     getRunWithEvents(db, id, { limit: FIRST_PAINT_EVENTS }),
     getRerunContext(db, id),
     getReplayDivergence(db, id),
     addToSuiteContext(db, id),
+    getRefreshOfRun(db, id),
   ]);
   if (!found) {
     // The server's warm-up before any run exists: an empty run view loads the page's code.
@@ -40,6 +44,14 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   }
   return (
     <div className="flex flex-col gap-2">
+      {refresh && (
+        <RefreshRunNotice
+          runId={found.run.id}
+          refresh={refresh}
+          accept={acceptRefreshAction}
+          discard={discardRefreshAction}
+        />
+      )}
       {context && (
         <RunActions
           data={context}
