@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
-import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
+import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
 import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
@@ -19,6 +19,7 @@ export function RunActions({
   finished,
   parentRunId,
   rerun,
+  saveChanges,
   fork,
   addToSuite,
   suiteRun,
@@ -28,6 +29,7 @@ export function RunActions({
   finished: boolean;
   parentRunId: string | null;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
+  saveChanges: (input: SaveRerunChangesInput) => Promise<ActionResult<SavedChanges>>;
   fork: (input: ForkInput) => Promise<ActionResult<RunStarted>>;
   /** "Add to suite" (components/suites), once the run has finished. */
   addToSuite?: ReactNode;
@@ -47,6 +49,7 @@ export function RunActions({
       <RerunDrawer
         data={data}
         rerun={rerun}
+        saveChanges={saveChanges}
         suiteRun={suiteRun}
         trigger={
           <button type="button" className={button} data-testid="open-rerun">

@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { acceptRefreshAction, discardRefreshAction } from "@/app/actions/curation";
 import { addToSuiteAction, startExperimentAction } from "@/app/actions/experiments";
-import { forkAction, rerunAction } from "@/app/actions/rerun";
+import { forkAction, rerunAction, saveRerunChangesAction } from "@/app/actions/rerun";
 import { RefreshRunNotice } from "@/components/runs/refresh-run-notice";
 import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
@@ -59,6 +59,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           finished={context.run.status !== "running"}
           parentRunId={context.run.parentRunId}
           rerun={rerunAction}
+          saveChanges={saveRerunChangesAction}
           fork={forkAction}
           addToSuite={suiteContext && <AddToSuite {...suiteContext} add={addToSuiteAction} />}
           suiteRun={
