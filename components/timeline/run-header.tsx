@@ -4,6 +4,7 @@ import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
 import type { RunHeader as RunHeaderData } from "@/lib/timeline/fold";
 import { formatCount, formatMs, skillLabel } from "@/lib/timeline/format";
+import { flagTerm, statusTerm } from "@/lib/timeline/glossary";
 import { Badge, DraftBadge, MentalModelDraftNote } from "./badge";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
@@ -44,7 +45,7 @@ export const RunHeader = memo(function RunHeader({
         <h1 className="min-w-[16rem] flex-1 text-base font-semibold leading-snug text-slate-900">
           {header.question || "(question not recorded yet)"}
         </h1>
-        <Badge tone={STATUS_TONE[status]} title="Run status">
+        <Badge tone={STATUS_TONE[status]} title="Run status" term={statusTerm(status)}>
           <span data-testid="run-status" data-status={status}>
             {statusLabel(status)}
           </span>
@@ -71,7 +72,7 @@ export const RunHeader = memo(function RunHeader({
         <ul className="mt-2 flex flex-wrap gap-1.5" aria-label="Run badges">
           {badges.map((b) => (
             <li key={b.flag} data-testid="run-badge" data-flag={b.flag}>
-              <Badge tone={b.tone} title={b.description}>
+              <Badge tone={b.tone} title={b.description} term={flagTerm(b.flag)}>
                 {b.label}
               </Badge>
             </li>
