@@ -66,8 +66,8 @@ export function ConflictNotice({
             <section className="mt-2 rounded border border-indigo-200 bg-white p-2" data-testid="reapply-preview">
               <p className="text-[12px] text-slate-800">
                 Your edit merged onto version {newerVersion}, as it would be saved as version {newerVersion + 1} (
-                <span className="text-red-800">−</span> version {newerVersion}, <span className="text-emerald-800">+</span>{" "}
-                merged):
+                <span className="text-red-800">−</span> version {newerVersion},{" "}
+                <span className="text-emerald-800">+</span> merged):
               </p>
               {reapply.preview
                 .filter((f) => f.mine !== f.theirs)

@@ -130,8 +130,18 @@ export function MentalModelEditor({
           preview: merge.ok
             ? [
                 { field: "name", mine: merge.merged.name, theirs: newer.name, by: "words" as const },
-                { field: "source query", mine: merge.merged.sourceQuery, theirs: newer.sourceQuery, by: "words" as const },
-                { field: "tags", mine: merge.merged.tags.join(", "), theirs: newer.tags.join(", "), by: "words" as const },
+                {
+                  field: "source query",
+                  mine: merge.merged.sourceQuery,
+                  theirs: newer.sourceQuery,
+                  by: "words" as const,
+                },
+                {
+                  field: "tags",
+                  mine: merge.merged.tags.join(", "),
+                  theirs: newer.tags.join(", "),
+                  by: "words" as const,
+                },
                 {
                   field: "staleness override",
                   mine: merge.merged.override,

@@ -337,7 +337,7 @@ export function RunView({
         status={status}
         badges={view.badges}
         onExport={exportJson}
-        replayDrift={replayNoteByIteration.size}
+        replayDrift={replayNotes ?? []}
       />
       <RunTiming timing={timing} />
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">

@@ -22,11 +22,11 @@ export const RunHeader = memo(function RunHeader({
   status,
   badges,
   onExport,
-  replayDrift = 0,
+  replayDrift = [],
 }: {
   header: RunHeaderData;
-  /** Fork: how many replayed steps differ from the parent's (tool results, freshness, offered tools). */
-  replayDrift?: number;
+  /** Fork: the replayed steps that differ from the parent's (tool results, freshness, offered tools), in words. */
+  replayDrift?: readonly { iteration: number; text: string }[];
   /** Displayed status (may come from the server when the log has no run.finished). */
   status: RunStatus;
   badges: RunBadge[];
@@ -128,16 +128,26 @@ export const RunHeader = memo(function RunHeader({
           {header.outcome.join(" · ")}
         </p>
       )}
-      {replayDrift > 0 && (
-        <p
+      {replayDrift.length > 0 && (
+        <div
           className="mt-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
           data-testid="replay-drift"
         >
-          {replayDrift === 1
-            ? "1 replayed step differs from the parent run"
-            : `${replayDrift} replayed steps differ from the parent run`}{" "}
-          (the tools re-ran against today's memory; the marked iterations below say what changed).
-        </p>
+          <p>
+            {replayDrift.length === 1
+              ? "1 replayed step differs from the parent run"
+              : `${replayDrift.length} replayed steps differ from the parent run`}
+            : the fork replayed the parent's model responses, but the tools re-ran against today's memory, so these
+            steps saw something else:
+          </p>
+          <ul className="mt-0.5 list-disc pl-5">
+            {replayDrift.map((d) => (
+              <li key={d.iteration} data-testid="replay-drift-note" data-iteration={d.iteration}>
+                iteration {d.iteration} — {d.text}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {header.error && (
         <p className="mt-2 rounded border border-rose-300 bg-rose-50 px-2 py-1 text-[12px] text-rose-900" role="alert">

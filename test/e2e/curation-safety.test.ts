@@ -136,7 +136,9 @@ describe("unsaved edits and drafts", () => {
       const preview = second.getByTestId("reapply-preview");
       await preview.waitFor();
       expect(await preview.textContent()).toContain("My content edit, made on the stale copy.");
-      expect(await second.getByTestId("reapply-save").textContent()).toBe(`Save the merged edit as version ${loaded + 2}`);
+      expect(await second.getByTestId("reapply-save").textContent()).toBe(
+        `Save the merged edit as version ${loaded + 2}`,
+      );
       await second.getByTestId("reapply-save").click();
       await second.locator('[data-testid="model-version"]', { hasText: `v${loaded + 2}` }).waitFor();
       expect(await second.getByTestId("model-name").inputValue()).toBe("Hiring plan (renamed by the other tab)");
