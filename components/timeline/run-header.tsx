@@ -42,9 +42,7 @@ export const RunHeader = memo(function RunHeader({
   return (
     <section className="rounded border border-slate-200 bg-white p-3" aria-label="Run summary">
       <div className="flex flex-wrap items-start gap-3">
-        <h1 className="min-w-[16rem] flex-1 text-base font-semibold leading-snug text-slate-900">
-          {header.question || "(question not recorded yet)"}
-        </h1>
+        <RunQuestion question={header.question} />
         <Badge tone={STATUS_TONE[status]} title="Run status" term={statusTerm(status)}>
           <span data-testid="run-status" data-status={status}>
             {statusLabel(status)}
@@ -164,3 +162,31 @@ export const RunHeader = memo(function RunHeader({
     </section>
   );
 });
+
+/** Beyond this a question is shown cut, with the whole of it one click away: a title is not a page. */
+const TITLE_CHARS = 280;
+
+/** The run's question as the page's heading, cut when long (the whole text stays one click away). */
+function RunQuestion({ question }: { question: string }) {
+  const heading = "min-w-[16rem] flex-1 text-base font-semibold leading-snug text-slate-900 [overflow-wrap:anywhere]";
+  if (!question) return <h1 className={heading}>(question not recorded yet)</h1>;
+  if ([...question].length <= TITLE_CHARS) return <h1 className={heading}>{question}</h1>;
+  return (
+    <div className="min-w-[16rem] flex-1">
+      <h1 className={heading} data-testid="run-question-cut">
+        {[...question].slice(0, TITLE_CHARS).join("").trimEnd()}…
+      </h1>
+      <details className="mt-0.5 text-[12px] text-slate-700">
+        <summary className="cursor-pointer text-indigo-800">
+          The whole question ({[...question].length.toLocaleString("en-US")} characters)
+        </summary>
+        <p
+          className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap [overflow-wrap:anywhere]"
+          data-testid="run-question-full"
+        >
+          {question}
+        </p>
+      </details>
+    </div>
+  );
+}

@@ -51,6 +51,17 @@ export async function listBankSkills(db: Db, bankId: string): Promise<Skill[]> {
   return (await listSkills(db, bankId)).map(toSkill);
 }
 
+/** A deleted skill, as its page shows it: its last version's name and number, or null (never existed). */
+export async function getDeletedSkill(
+  db: Db,
+  bankId: string,
+  id: string,
+): Promise<{ id: string; name: string; lastVersion: number } | null> {
+  if (await getSkill(db, { bankId, id })) return null;
+  const [last] = await getSkillVersions(db, bankId, id);
+  return last ? { id, name: last.name, lastVersion: last.version } : null;
+}
+
 export async function getSkillPage(db: Db, bankId: string, id: string): Promise<SkillPage | null> {
   const skill = await getSkill(db, { bankId, id });
   if (!skill) return null;

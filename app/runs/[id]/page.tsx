@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { acceptRefreshAction, discardRefreshAction } from "@/app/actions/curation";
@@ -10,7 +11,7 @@ import { AddToSuite } from "@/components/suites/add-to-suite";
 import { getAppDb } from "@/lib/server/db";
 import { getRefreshOfRun } from "@/lib/server/refresh";
 import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
-import { FIRST_PAINT_EVENTS, getRunWithEvents } from "@/lib/server/runs";
+import { FIRST_PAINT_EVENTS, getRunWithEvents, runTitle } from "@/lib/server/runs";
 import { addToSuiteContext } from "@/lib/server/suites";
 import { isWarmUpRequest, WARM_UP_HEADER } from "@/lib/server/warm-up";
 
@@ -25,6 +26,13 @@ function replayNotesOf(divergence: Awaited<ReturnType<typeof getReplayDivergence
     byIteration.set(d.iteration, notes);
   }
   return [...byIteration].map(([iteration, notes]) => ({ iteration, text: notes.join("; ") }));
+}
+
+/** The tab names the run by its question, cut short: a 3,400-character question is no title. */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const { id } = await params;
+  const title = await runTitle(await getAppDb(), id);
+  return { title: title ? `${title} · Run · Reflect Inspector` : "Run not found · Reflect Inspector" };
 }
 
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {

@@ -22,7 +22,7 @@ import * as skills from "@/app/api/v1/banks/[bank]/skills/route";
 import { NewSkillInput, SkillDraft } from "@/lib/contracts/skills";
 import { getAppDb } from "@/lib/server/db";
 import { saveMentalModelDraft } from "@/lib/server/mental-models";
-import { createBankSkill, saveSkillDraft } from "@/lib/server/skills";
+import { createBankSkill, getDeletedSkill, saveSkillDraft } from "@/lib/server/skills";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 
@@ -205,5 +205,41 @@ describe("ids of records created without one", () => {
   it("a new mental model's id through the API is the same slug the editor makes", async () => {
     const res = await call(mentalModels.POST, { bank: "demo" }, "POST", { name: "Support Load", content: "c" });
     expect(res.json.id).toBe("mm-support-load");
+  });
+});
+
+describe("a deleted skill", () => {
+  it("keeps its history: its page knows it was deleted, and its id is never handed out again", async () => {
+    const db = await getAppDb();
+    const created = await call(skills.POST, { bank: "demo" }, "POST", {
+      name: "Gone Soon",
+      mission: "m",
+      retrieval: { types: ["observation"] },
+    });
+    expect(created.json.id).toBe("gone-soon");
+    expect((await call(skill.DELETE, { bank: "demo", id: "gone-soon" }, "DELETE")).status).toBe(204);
+    expect((await call(skill.GET, { bank: "demo", id: "gone-soon" })).status).toBe(404);
+    expect(await getDeletedSkill(db, "demo", "gone-soon")).toEqual({
+      id: "gone-soon",
+      name: "Gone Soon",
+      lastVersion: 1,
+    });
+    expect(await getDeletedSkill(db, "demo", "never-was")).toBeNull();
+    const late = await call(skill.PUT, { bank: "demo", id: "gone-soon" }, "PUT", { expectedVersion: 1, mission: "x" });
+    expect(late.status).toBe(409);
+    expect(late.json.error.current).toBeNull();
+    const again = await call(skills.POST, { bank: "demo" }, "POST", {
+      name: "Gone Soon",
+      mission: "m",
+      retrieval: { types: ["observation"] },
+    });
+    expect(again.json.id).toBe("gone-soon-2");
+    const sameId = await call(skills.POST, { bank: "demo" }, "POST", {
+      id: "gone-soon",
+      name: "Back again",
+      mission: "m",
+      retrieval: { types: ["observation"] },
+    });
+    expect(sameId.status).toBe(409);
   });
 });
