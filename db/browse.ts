@@ -4,7 +4,15 @@
  */
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { Db } from "./client";
-import { type FactRow, type ObservationRow, type SearchRank, searchFacts, searchObservations } from "./search";
+import {
+  FACT_COLUMNS,
+  type FactRow,
+  factRowOf,
+  type ObservationRow,
+  type SearchRank,
+  searchFacts,
+  searchObservations,
+} from "./search";
 
 export interface TierCounts {
   facts: number;
@@ -43,8 +51,8 @@ const withoutRank = <R extends SearchRank>({ rank: _rank, score: _score, ...row 
 
 /** Facts newest first (by `recordedAt`), or ranked by BM25 when `query` is given. */
 /** `AND id IN (?, …)` for a list of ids (one placeholder each); nothing for no list. */
-function idFilter(ids: readonly string[] | undefined): string {
-  return ids?.length ? `AND id IN (${ids.map(() => "?").join(", ")})` : "";
+function idFilter(ids: readonly string[] | undefined, table = ""): string {
+  return ids?.length ? `AND ${table}id IN (${ids.map(() => "?").join(", ")})` : "";
 }
 
 export async function browseFacts(
@@ -57,20 +65,11 @@ export async function browseFacts(
     return found.map(withoutRank);
   }
   const res = await db.$client.execute({
-    sql: `SELECT id, text, kind, tags, scope, occurred_at, recorded_at, updated_at FROM facts
-          WHERE bank_id = ? ${idFilter(q.ids)} ORDER BY recorded_at DESC, id DESC LIMIT ? OFFSET ?`,
+    sql: `SELECT ${FACT_COLUMNS} FROM facts m
+          WHERE m.bank_id = ? ${idFilter(q.ids, "m.")} ORDER BY m.recorded_at DESC, m.id DESC LIMIT ? OFFSET ?`,
     args: [q.bankId, ...(q.ids ?? []), q.limit, q.offset ?? 0],
   });
-  return res.rows.map((r) => ({
-    id: String(r.id),
-    text: String(r.text),
-    kind: r.kind === "experience" ? "experience" : "world",
-    tags: parseList(r.tags),
-    scope: String(r.scope) as ScopeValue,
-    occurredAt: r.occurred_at === null ? null : String(r.occurred_at),
-    recordedAt: String(r.recorded_at),
-    updatedAt: String(r.updated_at),
-  }));
+  return res.rows.map(factRowOf);
 }
 
 /** Observations newest first (by `updatedAt`), or ranked by BM25 when `query` is given. */

@@ -158,6 +158,9 @@ const factRow = (bankId: string, f: Bundle["facts"][number]) => ({
   recordedAt: iso(f.recordedAt),
   updatedAt: iso(f.updatedAt ?? f.recordedAt),
   documentId: f.documentId ?? null,
+  speaker: f.speaker ?? null,
+  sessionId: f.sessionId ?? null,
+  position: f.position ?? null,
 });
 
 const observationRow = (bankId: string, o: Bundle["observations"][number]) => ({
@@ -480,6 +483,10 @@ export async function exportBundle(db: Db, bankId: string): Promise<Bundle | nul
       recordedAt: f.recordedAt,
       updatedAt: f.updatedAt,
       documentId: f.documentId,
+      // Conversation fields only where they are set: a bank without conversations exports as before.
+      ...(f.speaker !== null ? { speaker: f.speaker } : {}),
+      ...(f.sessionId !== null ? { sessionId: f.sessionId } : {}),
+      ...(f.position !== null ? { position: f.position } : {}),
     })),
     observations: observationRows.map((o) => ({
       id: o.id,

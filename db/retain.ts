@@ -19,6 +19,9 @@ export interface RetainedFact {
   scope: ScopeValue;
   occurredAt?: string | null;
   documentId?: string | null;
+  speaker?: string | null;
+  sessionId?: string | null;
+  position?: number | null;
 }
 
 export interface InsertFactsResult {
@@ -45,6 +48,9 @@ export async function insertFacts(
     recordedAt: at,
     updatedAt: at,
     documentId: f.documentId ?? null,
+    speaker: f.speaker ?? null,
+    sessionId: f.sessionId ?? null,
+    position: f.position ?? null,
   }));
   const ids = rows.map((r) => r.id);
   const existing = new Set(
@@ -70,6 +76,9 @@ export async function insertFacts(
           occurredAt: sql`excluded.occurred_at`,
           updatedAt: sql`excluded.updated_at`,
           documentId: sql`excluded.document_id`,
+          speaker: sql`excluded.speaker`,
+          sessionId: sql`excluded.session_id`,
+          position: sql`excluded.position`,
         },
       }),
   );

@@ -4,7 +4,18 @@
  */
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
-import type { Budget, ModelInfo, RunFlag, RunMode, RunStatus, ScopeValue, SkillSnapshot } from "@/lib/reflect/domain";
+import type { RetrievedMemory } from "@/lib/contracts/experiments";
+import {
+  type Budget,
+  type ModelInfo,
+  type RunFlag,
+  type RunMode,
+  type RunStatus,
+  type ScopeValue,
+  type SkillSnapshot,
+  TIERS,
+  type Tier,
+} from "@/lib/reflect/domain";
 import { RunEvent } from "@/lib/reflect/events";
 import type { RunSink } from "@/lib/reflect/ports";
 import type { ReflectResultInput } from "@/lib/reflect/request";
@@ -71,6 +82,7 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
   const run = await getRun(db, runId);
   if (!run) throw new AppError("not_found", `run ${runId} not found`);
   const finishedAt = new Date(result.finishedAt ?? Date.now()).toISOString();
+  const retrieved = await retrievedBy(db, runId);
   const [row] = await db
     .update(runs)
     .set({
@@ -87,6 +99,7 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
       error: result.error,
       finishedAt,
       durationMs: result.durationMs ?? Math.max(0, Date.parse(finishedAt) - Date.parse(run.createdAt)),
+      retrieved,
     })
     .where(and(eq(runs.id, runId), eq(runs.status, "running")))
     .returning();
@@ -94,6 +107,29 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
   const current = await getRun(db, runId);
   if (!current) throw new AppError("not_found", `run ${runId} not found`);
   return current;
+}
+
+/**
+ * Every memory the run's searches returned to the model, once, at its best rank in any one search
+ * (its `tool.result` events list each tier's ids in result order).
+ */
+async function retrievedBy(db: Db, runId: string): Promise<RetrievedMemory[]> {
+  const { rows } = await db.$client.execute({
+    sql: "SELECT payload FROM run_events WHERE run_id = ? AND type = 'tool.result' ORDER BY seq",
+    args: [runId],
+  });
+  const best = new Map<string, RetrievedMemory>();
+  for (const r of rows) {
+    const ids = (JSON.parse(String(r.payload)) as { ids?: Partial<Record<Tier, string[]>> }).ids ?? {};
+    for (const tier of TIERS) {
+      (ids[tier] ?? []).forEach((id, i) => {
+        const key = `${tier}:${id}`;
+        const seen = best.get(key);
+        if (!seen || i + 1 < seen.rank) best.set(key, { id, tier, rank: i + 1 });
+      });
+    }
+  }
+  return [...best.values()];
 }
 
 export async function getRun(db: Db, runId: string): Promise<RunRecord | null> {

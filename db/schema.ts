@@ -7,8 +7,9 @@
  * are added at runtime (db/embeddings.ts) because their dimension is configurable.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { type ConfigSnapshot, EXPERIMENT_STATUSES } from "@/lib/contracts/experiments";
+import { type ConfigSnapshot, EXPERIMENT_STATUSES, type RetrievedMemory } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
+
 import {
   type Citations,
   type DroppedCitation,
@@ -41,9 +42,17 @@ export const facts = sqliteTable(
     recordedAt: text("recorded_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     documentId: text("document_id"),
+    /** Who said or wrote it (a conversation's speaker). */
+    speaker: text("speaker"),
+    /** The conversation session or document it belongs to; its date is `occurredAt`. */
+    sessionId: text("session_id"),
+    /** Its order within the session (0-based or 1-based, as given). */
+    position: integer("position"),
   },
   (t) => [
     uniqueIndex("facts_bank_id_uq").on(t.bankId, t.id),
+    index("facts_bank_session_idx").on(t.bankId, t.sessionId, t.position),
+    index("facts_bank_speaker_idx").on(t.bankId, t.speaker),
     index("facts_bank_updated_idx").on(t.bankId, t.updatedAt),
     index("facts_bank_recorded_idx").on(t.bankId, t.recordedAt),
   ],
@@ -233,6 +242,11 @@ export const runs = sqliteTable(
     durationMs: integer("duration_ms"),
     /** The process instance running it (`process_instances.id`); null for runs made before owners existed. */
     ownerId: text("owner_id"),
+    /**
+     * What the run retrieved, each memory once at its best rank in any one search (from its
+     * `tool.result` events, written when it finishes); null for runs finished before this existed.
+     */
+    retrieved: text("retrieved", { mode: "json" }).$type<RetrievedMemory[]>(),
   },
   (t) => [
     index("runs_created_idx").on(t.createdAt, t.id),

@@ -8,8 +8,16 @@ import type { InArgs, InValue } from "@libsql/client";
 import type { ScopeValue } from "@/lib/reflect/domain";
 import { fuseRanked } from "@/lib/reflect/fusion";
 import type { ObservationFreshness } from "@/lib/reflect/ports";
+import { shapeQuery } from "@/lib/reflect/query-shape";
 import { getBank } from "./banks";
 import type { Db } from "./client";
+import {
+  bankConversationProfile,
+  CONVERSATION_TUNING,
+  type ConversationTuning,
+  neighbourRows,
+  rerankConversation,
+} from "./conversation-rank";
 import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
 import { buildFtsMatches } from "./fts-query";
 import {
@@ -274,16 +282,17 @@ export interface FactRow {
   occurredAt: string | null;
   recordedAt: string;
   updatedAt: string;
+  speaker: string | null;
+  sessionId: string | null;
+  position: number | null;
 }
 
-export async function searchFacts(db: Db, q: TierSearch): Promise<(FactRow & SearchRank)[]> {
-  const rows = await rankedRows(
-    db,
-    "facts",
-    "m.id, m.text, m.kind, m.tags, m.scope, m.occurred_at, m.recorded_at, m.updated_at",
-    q,
-  );
-  return rows.map((r) => ({
+/** The columns a `FactRow` is read from (alias `m`). */
+export const FACT_COLUMNS =
+  "m.id, m.text, m.kind, m.tags, m.scope, m.occurred_at, m.recorded_at, m.updated_at, m.speaker, m.session_id, m.position";
+
+export function factRowOf(r: Row): FactRow {
+  return {
     id: str(r.id),
     text: str(r.text),
     kind: r.kind === "experience" ? "experience" : "world",
@@ -292,8 +301,77 @@ export async function searchFacts(db: Db, q: TierSearch): Promise<(FactRow & Sea
     occurredAt: strOrNull(r.occurred_at),
     recordedAt: str(r.recorded_at),
     updatedAt: str(r.updated_at),
-    ...rankOf(r),
-  }));
+    speaker: strOrNull(r.speaker),
+    sessionId: strOrNull(r.session_id),
+    position: r.position === null || r.position === undefined ? null : Number(r.position),
+  };
+}
+
+/**
+ * Raw facts for a query. A bank of conversations (speakers, sessions) or a query that states a
+ * date is reranked over its BM25 candidates (conversation-rank.ts); anything else is BM25 as is.
+ */
+export async function searchFacts(
+  db: Db,
+  q: TierSearch,
+  tuning: ConversationTuning = CONVERSATION_TUNING,
+): Promise<(FactRow & SearchRank)[]> {
+  if (q.limit <= 0) return [];
+  const profile = await bankConversationProfile(db, q.bankId);
+  // Without a speaker preference, the query's names are searched as words like any other.
+  const shape = shapeQuery(q.query, tuning.speaker === 1 ? [] : profile.speakers, { dates: tuning.date !== 1 });
+  const reranked = profile.sessions || profile.speakers.length > 0 || shape.dates.length > 0 || shape.months.length > 0;
+  if (!reranked) {
+    const rows = await rankedRows(db, "facts", FACT_COLUMNS, q);
+    return rows.map((r) => ({ ...factRowOf(r), ...rankOf(r) }));
+  }
+  const limit = Math.max(q.limit, tuning.candidates);
+  const rows = await rankedRows(db, "facts", FACT_COLUMNS, { ...q, query: shape.lexical, limit });
+  const candidates = rows.map((r) => ({ ...factRowOf(r), score: Number(r.search_score) }));
+  const neighbours = profile.sessions
+    ? (await neighbourRows(db, candidates, FACT_COLUMNS, memoryFilter(q, true))).map(factRowOf)
+    : [];
+  return rerankConversation(shape, candidates, neighbours, tuning)
+    .slice(0, q.limit)
+    .map((f, i) => ({ ...f, rank: i + 1 }));
+}
+
+/**
+ * The turns right before and after each given fact in its session, read in the same scopes (a
+ * neighbour the scope cannot read is left out). Facts without a session have none.
+ */
+export async function factContext(
+  db: Db,
+  q: Pick<TierSearch, "bankId" | "scopes">,
+  hits: readonly Pick<FactRow, "id" | "sessionId" | "position">[],
+): Promise<Map<string, { before: FactRow | null; after: FactRow | null }>> {
+  const wanted = hits.flatMap((h) =>
+    h.sessionId !== null && h.position !== null
+      ? [
+          [h.sessionId, h.position - 1],
+          [h.sessionId, h.position + 1],
+        ]
+      : [],
+  );
+  const out = new Map<string, { before: FactRow | null; after: FactRow | null }>();
+  if (wanted.length === 0) return out;
+  const filter = memoryFilter({ ...q, tags: [] }, true);
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${FACT_COLUMNS} FROM json_each(?) j
+          CROSS JOIN facts m INDEXED BY facts_bank_session_idx
+            ON m.session_id = json_extract(j.value, '$[0]') AND m.position = json_extract(j.value, '$[1]')
+          WHERE ${filter.where}`,
+    args: [JSON.stringify(wanted), ...filter.args] as InArgs,
+  });
+  const at = new Map(rows.map((r) => factRowOf(r)).map((f) => [`${f.sessionId}\u0000${f.position}`, f]));
+  for (const h of hits) {
+    if (h.sessionId === null || h.position === null) continue;
+    out.set(h.id, {
+      before: at.get(`${h.sessionId}\u0000${h.position - 1}`) ?? null,
+      after: at.get(`${h.sessionId}\u0000${h.position + 1}`) ?? null,
+    });
+  }
+  return out;
 }
 
 export interface ObservationRow {

@@ -122,6 +122,7 @@ function MemoryCard({ id, tier, cited, seqs }: { id: string; tier: Tier; cited: 
         <span>{tierLabel(tier)}</span>
         {hit.rank !== undefined && <span>#{hit.rank} in the result</span>}
         {hit.date && <span>{hit.date.slice(0, 10)}</span>}
+        {hit.said && <span data-testid="memory-card-said">{hit.said}</span>}
         <span className={cited ? "font-semibold text-indigo-800" : undefined} data-testid="memory-card-cited">
           {cited ? "cited in the answer" : "not cited"}
         </span>

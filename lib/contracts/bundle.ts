@@ -4,24 +4,27 @@
  */
 import { z } from "zod";
 import { AnswerFormat, Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
-import { Id, IsoTime, LIMITS } from "./fields";
+import { ConversationFields, Id, IsoTime, LIMITS, positionNeedsSession } from "./fields";
 import { BundleSuite } from "./suites";
 
 /** A bundle is a file written elsewhere: its tag lists are not capped like an edit's. */
 const Tags = z.array(z.string().trim().min(1).max(LIMITS.tagChars)).default([]);
 
-export const BundleFact = z.object({
-  id: Id,
-  text: z.string().trim().min(1),
-  kind: z.enum(["world", "experience"]),
-  tags: Tags,
-  scope: Scope,
-  occurredAt: IsoTime.nullable().optional(),
-  recordedAt: IsoTime,
-  /** Defaults to `recordedAt`, never to the import time. */
-  updatedAt: IsoTime.optional(),
-  documentId: z.string().min(1).nullable().optional(),
-});
+export const BundleFact = z
+  .object({
+    id: Id,
+    text: z.string().trim().min(1),
+    kind: z.enum(["world", "experience"]),
+    tags: Tags,
+    scope: Scope,
+    occurredAt: IsoTime.nullable().optional(),
+    recordedAt: IsoTime,
+    /** Defaults to `recordedAt`, never to the import time. */
+    updatedAt: IsoTime.optional(),
+    documentId: z.string().min(1).nullable().optional(),
+    ...ConversationFields,
+  })
+  .superRefine(positionNeedsSession);
 
 export const BundleObservation = z.object({
   id: Id,

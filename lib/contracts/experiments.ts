@@ -4,7 +4,7 @@
  * read these shapes.
  */
 import { z } from "zod";
-import { Budget, RunStatus } from "@/lib/reflect/domain";
+import { Budget, RunStatus, Tier } from "@/lib/reflect/domain";
 import { Id, LIMITS, McpBank } from "./fields";
 import { MentalModelEdit, RerunInput } from "./rerun";
 import { EXPECTATION_KEYS, SuiteName } from "./suites";
@@ -64,6 +64,10 @@ export const StartExperimentInput = z
   .strict();
 export type StartExperimentInput = z.input<typeof StartExperimentInput>;
 export const StartExperimentBody = StartExperimentInput.omit({ bankId: true }).extend({ bank: Id });
+
+/** Where a run retrieved a memory: its best 1-based rank in any one search of its tier. */
+export const RetrievedMemory = z.object({ id: z.string(), tier: Tier, rank: z.number().int().positive() });
+export type RetrievedMemory = z.infer<typeof RetrievedMemory>;
 
 export const ExpectationKey = z.enum(EXPECTATION_KEYS);
 export const Failure = z.object({ expectation: ExpectationKey, detail: z.string() });

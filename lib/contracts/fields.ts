@@ -56,6 +56,48 @@ export const Tags = z
   .max(LIMITS.tags, `at most ${LIMITS.tags} tags`);
 export const IsoTime = z.iso.datetime({ offset: true });
 
+/**
+ * Where a fact sits in a conversation (SPEC §2): who said it, the session (or document) it belongs
+ * to and its order there. All optional; the session's date is the fact's `occurredAt`. Neighbouring
+ * turns (same session, adjacent positions) come back with a search hit as context.
+ */
+export const ConversationFields = {
+  speaker: z
+    .string()
+    .trim()
+    .min(1)
+    .max(LIMITS.nameChars)
+    .nullable()
+    .optional()
+    .meta({ description: "who said or wrote it (a conversation's speaker)" }),
+  sessionId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(LIMITS.idChars)
+    .nullable()
+    .optional()
+    .meta({ description: "the conversation session or document it belongs to" }),
+  position: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000_000)
+    .nullable()
+    .optional()
+    .meta({ description: "its order within the session (needs sessionId)" }),
+};
+
+/** A position orders turns within a session: without a session it orders nothing. */
+export function positionNeedsSession(
+  fact: { sessionId?: string | null; position?: number | null },
+  ctx: z.core.$RefinementCtx,
+): void {
+  if (fact.position !== undefined && fact.position !== null && !fact.sessionId) {
+    ctx.addIssue({ code: "custom", path: ["position"], message: "a position needs a sessionId" });
+  }
+}
+
 /** The bank an MCP tool works on when the agent names none. */
 export const DEFAULT_MCP_BANK = "demo";
 export const McpBank = z.string().min(1).optional().describe(`memory bank id (default "${DEFAULT_MCP_BANK}")`);

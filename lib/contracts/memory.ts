@@ -3,11 +3,23 @@
  * MCP) and retaining new facts (API and MCP).
  */
 import { z } from "zod";
-import { Scope } from "@/lib/reflect/domain";
-import { Id, IsoTime, LIMITS, McpBank, Tags, underLimit } from "./fields";
+import { Scope, Tier } from "@/lib/reflect/domain";
+import { ConversationFields, Id, IsoTime, LIMITS, McpBank, positionNeedsSession, Tags, underLimit } from "./fields";
 import { MentalModelItem } from "./mental-models";
 
 export const FactKind = z.enum(["world", "experience"]);
+
+/** A turn shown beside a hit as its context. */
+export const ContextTurn = z.object({
+  id: z.string(),
+  speaker: z.string().nullable(),
+  position: z.number().int().nullable(),
+  text: z.string(),
+});
+export type ContextTurn = z.infer<typeof ContextTurn>;
+
+/** The turns before and after a conversation's turn in its session. */
+export const TurnContext = z.object({ before: ContextTurn.nullable(), after: ContextTurn.nullable() });
 
 export const FactItem = z.object({
   id: z.string(),
@@ -18,6 +30,11 @@ export const FactItem = z.object({
   occurredAt: z.string().nullable(),
   recordedAt: z.string(),
   updatedAt: z.string(),
+  speaker: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  position: z.number().int().nullable(),
+  /** Shown when one fact is opened on its own (/memory?id=…). */
+  context: TurnContext.optional(),
 });
 export type FactItem = z.infer<typeof FactItem>;
 
@@ -54,6 +71,9 @@ export type MemoryPage = z.infer<typeof MemoryPage>;
 // ---------- recall ----------
 
 export const RecallBody = z.strictObject({
+  tier: Tier.default("raw_facts").meta({
+    description: 'the tier to search: "raw_facts" (default), "observations" or "mental_models"',
+  }),
   query: z
     .string()
     .trim()
@@ -62,14 +82,58 @@ export const RecallBody = z.strictObject({
     .meta({ description: "what to search for" }),
   tags: Tags.default([]).meta({ description: "only facts carrying all of these tags" }),
   scope: Scope.default("personal").meta({ description: '"personal" or "team:<id>" when the bank permits that team' }),
-  limit: z.number().int().min(1).max(100).default(20).meta({ description: "maximum facts" }),
+  limit: z.number().int().min(1).max(100).default(20).meta({ description: "maximum hits" }),
+  context: z.boolean().default(false).meta({
+    description:
+      "raw facts: add each conversation turn's neighbours in its session (the turns before and after) as context; context is for reading, a run cites only what it retrieved",
+  }),
 });
 
-export const RecallResult = z.object({
-  query: z.string(),
-  count: z.number().int(),
-  memories: z.array(FactItem.omit({ updatedAt: true })),
+export const RecalledFact = FactItem.omit({ updatedAt: true }).extend({
+  context: TurnContext.optional().meta({
+    description: "the turns before and after it in its session (only with context: true)",
+  }),
 });
+export type RecalledFact = z.infer<typeof RecalledFact>;
+
+export const RecalledMentalModel = z.object({
+  id: z.string(),
+  name: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  version: z.number().int(),
+  refreshedAt: z.string().nullable(),
+  isStale: z.boolean(),
+  stalenessReason: z.string(),
+  usable: z.boolean(),
+});
+
+/** A search of one tier; each tier's hits under its own key, as the engine's tools name them. */
+export const RecallResult = z.discriminatedUnion("tier", [
+  z.object({
+    tier: z.literal("raw_facts"),
+    query: z.string(),
+    count: z.number().int(),
+    memories: z.array(RecalledFact),
+  }),
+  z.object({
+    tier: z.literal("observations"),
+    query: z.string(),
+    count: z.number().int(),
+    observations: z
+      .array(ObservationItem)
+      .meta({ description: "observations, each with the ids of the raw facts it was consolidated from" }),
+    freshness: z.enum(["up_to_date", "slightly_stale", "stale"]),
+    pending: z.number().int().meta({ description: "facts in scope recorded after the newest observation" }),
+  }),
+  z.object({
+    tier: z.literal("mental_models"),
+    query: z.string(),
+    count: z.number().int(),
+    mentalModels: z.array(RecalledMentalModel),
+  }),
+]);
+export type RecallResult = z.infer<typeof RecallResult>;
 
 /** The MCP `memory_recall` tool. */
 export const McpRecallInput = RecallBody.extend({ bank: McpBank });
@@ -98,11 +162,12 @@ export const NewFact = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "the source document the fact came from" }),
+  ...ConversationFields,
 });
 
 export const RetainBody = z.strictObject({
   facts: z
-    .array(NewFact)
+    .array(NewFact.superRefine(positionNeedsSession))
     .min(1, "send at least one fact")
     .max(1000, "send at most 1,000 facts per request")
     .superRefine((facts, ctx) => {
@@ -129,7 +194,7 @@ export type RetainResult = z.infer<typeof RetainResult>;
 export const McpRetainInput = z.strictObject({
   bank: McpBank,
   facts: z
-    .array(NewFact.omit({ id: true, documentId: true }))
+    .array(NewFact.omit({ id: true, documentId: true }).superRefine(positionNeedsSession))
     .min(1)
     .max(100)
     .meta({ description: "the new facts, 1 to 100; mental models whose scope covers them become stale" }),

@@ -32,7 +32,20 @@ const Phrase = z
 const list = <T extends z.ZodType>(item: T) =>
   z.array(item).max(SUITE_LIMITS.listItems, `at most ${SUITE_LIMITS.listItems} entries`);
 
-/** What a run must do for its question to pass; every key is optional and checked on its own. */
+/** A gold answer: one text, or its parts (each scored on its own, as LoCoMo scores multi-hop answers). */
+const GoldAnswer = z.union([
+  z
+    .string()
+    .trim()
+    .min(1, "give the answer")
+    .max(SUITE_LIMITS.phraseChars, underLimit("answer", SUITE_LIMITS.phraseChars)),
+  list(Phrase).min(1, "give at least one part"),
+]);
+
+/**
+ * What a run must do for its question to pass; every key is optional and checked on its own (the
+ * answer-scoring keys read `answer`). Normalisation and scoring: lib/experiments/answer-score.ts.
+ */
 export const Expectation = z
   .object({
     /** The run's status is one of these. */
@@ -47,18 +60,43 @@ export const Expectation = z
     notContains: list(Phrase).optional(),
     /** At most this many LLM calls. */
     maxLlmCalls: z.number().int().min(0).max(1000).optional(),
+    /** At least one of these ids (any tier) is cited: benchmark evidence is usually any-of. */
+    mustCiteAny: list(Id).min(1, "name at least one id").optional(),
+    /** The gold answer that `minF1`, `containsAnswer` and `judge` read; parts when it has several. */
+    answer: GoldAnswer.optional(),
+    /** Token F1 (0–1) of the answer's first line against `answer`, as LoCoMo scores it. */
+    minF1: z.number().min(0).max(1).optional(),
+    /** The answer contains `answer` after normalisation (a date in any written form); false: it must not. */
+    containsAnswer: z.boolean().optional(),
+    /** The answer says the memory does not hold it and cites nothing (true), or answers (false). */
+    abstains: z.boolean().optional(),
+    /** An LLM grades the answer against `answer` (needs a real model; never passed without one). */
+    judge: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((e, ctx) => {
+    for (const key of ["minF1", "containsAnswer", "judge"] as const) {
+      if (e[key] !== undefined && e.answer === undefined) {
+        ctx.addIssue({ code: "custom", path: [key], message: `${key} needs the gold answer in "answer"` });
+      }
+    }
+  });
 export type Expectation = z.infer<typeof Expectation>;
-export type ExpectationKey = keyof Expectation;
+/** The keys checked as expectations, in the order they are reported (`answer` is their input, not one). */
 export const EXPECTATION_KEYS = [
   "status",
   "mustCite",
+  "mustCiteAny",
   "mustNotCite",
   "contains",
   "notContains",
+  "minF1",
+  "containsAnswer",
+  "abstains",
+  "judge",
   "maxLlmCalls",
-] as const satisfies readonly ExpectationKey[];
+] as const satisfies readonly (keyof Expectation)[];
+export type ExpectationKey = (typeof EXPECTATION_KEYS)[number];
 
 /** One question of a suite: one JSONL line. Omitted run inputs take the skill's defaults. */
 export const SuiteQuestion = z
@@ -73,6 +111,8 @@ export const SuiteQuestion = z
     budget: Budget.optional(),
     mode: RunMode.optional(),
     scope: Scope.optional(),
+    /** Labels to score the suite by (a benchmark's category): the scorecard has a row per tag. */
+    tags: list(z.string().trim().min(1).max(LIMITS.tagChars)).optional(),
     expect: Expectation.optional(),
   })
   .strict();

@@ -17,6 +17,8 @@ import { type OfflineTier, type RetrievedItem, retrievedItems, toolCallsSoFar } 
 import { chooseLead } from "./offline/newest";
 import { analyzeQuestion, keywordQuery, type Question } from "./offline/question";
 import { coverage, type Passage, rankPassages, relevantPassages } from "./offline/relevance";
+import { shortAnswer } from "./offline/short-answer";
+import { askedSpeaker, favourSpeaker, NOT_MENTIONED, saidBySomeoneElse, speakersOf } from "./offline/speakers";
 import { questionStems, type TermStats, type TermStatsPort, weigh } from "./offline/weights";
 
 export type { TermStats, TermStatsPort } from "./offline/weights";
@@ -118,7 +120,7 @@ function decide(request: ModelRequest, question: Question): Decision {
   let reading: Reading | undefined;
   const answerNow = () => {
     reading ??= read(question, items);
-    return answer(question, reading, shape);
+    return answer(question, reading, shape, items);
   };
 
   if (request.toolChoice !== "auto") {
@@ -160,6 +162,15 @@ function decide(request: ModelRequest, question: Question): Decision {
   const answered =
     reading.coverage >= OFFLINE_TUNING.answeredCoverage &&
     (question.answerKind === null || reading.best.some((p) => p.answers));
+  // A summary is read as a pointer, not as the record: when only mental models answer and they do
+  // not state the question's own words (or the date, amount or name it asks for), the lower
+  // tiers not searched yet are read before answering.
+  // A skill that wants the answer alone, as said, reads it from the record whatever a summary says.
+  const unread = [...offered].reverse().find((t) => !used.has(t.tool) && !t.curated);
+  const onlySummaries = reading.best.every((p) => p.item.tier.curated);
+  if (unread && onlySummaries && (shape === "short" || (answered && summaryOnly(question, reading.best)))) {
+    return search(unread.tool, query, `The mental models summarize this without stating it; checking ${unread.label}.`);
+  }
   if (answered) return answerNow();
 
   // Not answered yet: one targeted search for what is missing, in the lowest tier not searched yet.
@@ -284,6 +295,23 @@ function read(question: Question, items: RetrievedItem[]): Reading {
   return { relevant: usable, best, coverage: coverage(question, best), read: ranked.filter((p) => p.item.trusted) };
 }
 
+/**
+ * The best passages are all curated summaries, and none of them states on its own every subject
+ * word of the question (its text or its model's name) and, when the question asks for a date, an
+ * amount or a name, a value of that kind: a summary that touches the words in different places
+ * points at the answer without stating it.
+ */
+function summaryOnly(question: Question, best: Passage[]): boolean {
+  if (best.length === 0 || best.some((p) => !p.item.tier.curated)) return false;
+  const kind = question.answerKind;
+  const states = (p: Passage) =>
+    question.terms.every(
+      (t, i) => t.role !== "subject" || t.stems.length === 0 || ["literal", "name"].includes(p.satisfied.get(i) ?? ""),
+    ) &&
+    (kind === null || kind === "reason" || p.entities.some((e) => e.kind === kind));
+  return !best.some(states);
+}
+
 /** Words of the question none of the best passages satisfies, heaviest first. */
 function missingWords(question: Question, best: Passage[]): string[] {
   const covered = new Set(best.flatMap((p) => [...p.satisfied.keys()]));
@@ -312,12 +340,25 @@ function targetedQuery(question: Question, best: Passage[]): string {
 
 // ---------- the answer ----------
 
-function answer(question: Question, reading: Reading, shape: AnswerShape): Decision {
-  const relevant = favourShape(shape, reading.relevant);
+function answer(question: Question, reading: Reading, shape: AnswerShape, items: RetrievedItem[]): Decision {
+  const speaker = askedSpeaker(question, items);
+  const speakers = speakersOf(items);
+  // The answer alone, as said: from the records when any record is relevant, not a summary's wording.
+  const records = shape === "short" ? reading.relevant.filter((p) => !p.item.tier.curated) : [];
+  const pool = records.length > 0 ? records : reading.relevant;
+  const relevant = favourSpeaker(speaker, favourShape(shape, pool), speakers);
   const lead = chooseLead(question, relevant, reading.read);
   const citations = { memory_ids: [] as string[], observation_ids: [] as string[], mental_model_ids: [] as string[] };
   if (!lead) return { tool: DONE, args: { answer: NO_ANSWER_TEXT, ...citations }, note: null };
-  const composed = composeAnswer(shape, lead, relevant);
+  const other = saidBySomeoneElse(question, speaker, lead.lead, relevant, speakers);
+  if (other && speaker) {
+    // Quoting the other person's words would attribute them to the one asked about: decline, cite nothing.
+    const said = `What the memories hold on this was said by ${other}, not ${speaker}.`;
+    const text = shape === "short" ? `${NOT_MENTIONED}\n${said}` : `No memory has ${speaker} saying this. ${said}`;
+    return { tool: DONE, args: { answer: text, ...citations }, note: null };
+  }
+  const short = shape === "short" ? shortAnswer(question, lead.lead, relevant) : null;
+  const composed = composeAnswer(shape, lead, relevant, short);
   for (const { item } of composed.quoted) {
     const list = citations[item.tier.citation];
     if (!list.includes(item.id)) list.push(item.id);

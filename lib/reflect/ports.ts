@@ -48,6 +48,11 @@ export interface FactHit extends SearchRank {
   scope: ScopeValue;
   occurredAt: string | null;
   recordedAt: string;
+  /** Who said or wrote it, when the memory is a conversation turn. */
+  speaker?: string | null;
+  /** The conversation session (or document) it belongs to, and its order there. */
+  sessionId?: string | null;
+  position?: number | null;
 }
 
 export type ObservationFreshness = "up_to_date" | "slightly_stale" | "stale";

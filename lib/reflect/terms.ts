@@ -22,9 +22,12 @@ export function wordsOf(text: string): string[] {
   return [...new Set(text.toLowerCase().match(WORD) ?? [])];
 }
 
-/** The distinct search terms of a text, in order of first appearance. */
+/**
+ * The distinct search terms of a text, in order of first appearance. A lone letter names no topic:
+ * it is what is left of "Caroline's" or "won't" ("s", "t"); a lone digit is kept.
+ */
 export function searchTerms(text: string): string[] {
-  return wordsOf(text).filter((token) => !STOP_WORDS.has(token));
+  return wordsOf(text).filter((token) => !STOP_WORDS.has(token) && (token.length > 1 || /\d/.test(token)));
 }
 
 /**

@@ -126,6 +126,10 @@ export function recallPayload(query: string, hits: FactHit[]) {
       scope: f.scope,
       occurred_at: f.occurredAt,
       recorded_at: f.recordedAt,
+      // A conversation's turn says who said it and where; other facts carry none of these keys.
+      ...(f.speaker ? { speaker: f.speaker } : {}),
+      ...(f.sessionId ? { session_id: f.sessionId } : {}),
+      ...(f.position !== null && f.position !== undefined ? { position: f.position } : {}),
     })),
   };
 }

@@ -285,6 +285,7 @@ const toRowRun = (r: RunRecord): RowRun => ({
   inputTokens: r.inputTokens,
   outputTokens: r.outputTokens,
   durationMs: r.durationMs,
+  retrieved: r.retrieved,
 });
 
 async function toExperiment(db: Db, record: ExperimentRecord): Promise<Experiment> {

@@ -8,20 +8,21 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
 import { getRunEvents } from "@/db/runs";
 import { invalidInput } from "@/lib/contracts/errors";
 import { McpExperimentInput, StartExperimentInput } from "@/lib/contracts/experiments";
 import { DEFAULT_MCP_BANK } from "@/lib/contracts/fields";
-import { McpRecallInput, McpRetainInput } from "@/lib/contracts/memory";
+import { McpRecallInput, McpRetainInput, type RecallResult } from "@/lib/contracts/memory";
 import { McpReflectInput } from "@/lib/contracts/runs";
 import { assertValidText } from "@/lib/contracts/text";
 import type { ModelPort } from "@/lib/reflect";
+import { TIER_INFO } from "@/lib/reflect/domain";
 import { foldRun } from "@/lib/timeline/fold";
 import { plural } from "@/lib/timeline/format";
 import { requireBank } from "./banks";
 import { mcpError } from "./errors";
 import { getExperimentComparison, startExperiment, totalsSentence } from "./experiments";
+import { recallTier } from "./recall";
 import { retainFacts } from "./retain";
 import { startRun } from "./runs";
 
@@ -118,8 +119,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   server.registerTool(
     "memory_recall",
     {
-      title: "Recall raw facts",
-      description: "Search a memory bank's raw facts (BM25, plus vectors when configured). Returns facts with ids.",
+      title: "Recall memories",
+      description:
+        "Search one tier of a memory bank: raw facts (default), observations (with the facts they came from) or mental models. BM25, plus vectors when configured. Returns hits with ids.",
       inputSchema: McpRecallInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -129,14 +131,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         const { bank, ...query } = args;
         const bankId = bank ?? DEFAULT_MCP_BANK;
         await requireBank(db, bankId);
-        const hits = await createMemoryStore(db).recall({ bankId, ...query });
-        if (hits.length === 0) return text(`No facts in bank "${bankId}" match "${args.query}".`);
-        const lines = hits.map((f) => {
-          const when = f.occurredAt ? ` ${f.occurredAt.slice(0, 10)}` : "";
-          const tags = f.tags.length ? ` #${f.tags.join(" #")}` : "";
-          return `- [${f.id}] (${f.kind}${when}${tags}) ${oneLine(f.text)}`;
-        });
-        return text(`${hits.length} fact(s) from bank "${bankId}":\n${lines.join("\n")}`);
+        const found = await recallTier(db, bankId, query);
+        if (found.count === 0)
+          return text(`No ${TIER_INFO[found.tier].label} in bank "${bankId}" match "${args.query}".`);
+        return text(
+          `${found.count} ${TIER_INFO[found.tier].label} from bank "${bankId}":\n${recallLines(found).join("\n")}`,
+        );
       }),
   );
 
@@ -215,4 +215,28 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 function oneLine(value: string): string {
   const flat = value.replace(/\s+/g, " ").trim();
   return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
+}
+
+/** One line per hit, for the agent to read: id, what it is, and its text on one line. */
+function recallLines(found: RecallResult): string[] {
+  switch (found.tier) {
+    case "raw_facts":
+      return found.memories.flatMap((f) => {
+        const when = f.occurredAt ? ` ${f.occurredAt.slice(0, 10)}` : "";
+        const tags = f.tags.length ? ` #${f.tags.join(" #")}` : "";
+        const who = f.speaker ? ` ${f.speaker}:` : "";
+        const around = [f.context?.before, f.context?.after]
+          .filter((t) => t)
+          .map((t) => `    context [${t!.id}]${t!.speaker ? ` ${t!.speaker}:` : ""} ${oneLine(t!.text)}`);
+        return [`- [${f.id}] (${f.kind}${when}${tags})${who} ${oneLine(f.text)}`, ...around];
+      });
+    case "observations":
+      return found.observations.map(
+        (o) => `- [${o.id}] ${oneLine(o.text)} (from ${o.sourceFactIds.join(", ") || "no facts"})`,
+      );
+    case "mental_models":
+      return found.mentalModels.map(
+        (m) => `- [${m.id}] ${m.name} (${m.isStale ? `stale: ${m.stalenessReason}` : "fresh"}) ${oneLine(m.content)}`,
+      );
+  }
 }

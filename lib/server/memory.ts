@@ -3,6 +3,7 @@ import { getBank, listBanks } from "@/db/banks";
 import { bankScopes, browseFacts, browseObservations, tierCounts } from "@/db/browse";
 import type { Db } from "@/db/client";
 import { listMentalModels, type MentalModelRecord } from "@/db/mental-models";
+import { type FactRow, factContext } from "@/db/search";
 import type { BankSummary } from "@/lib/contracts/banks";
 import type { MemoryPage, MemoryQuery } from "@/lib/contracts/memory";
 import type { MentalModelItem, StalenessState } from "@/lib/contracts/mental-models";
@@ -55,8 +56,18 @@ export async function browseMemory(
   if (q.tier === "observations") {
     return { tier: q.tier, items: await browseObservations(db, { bankId, query: q.q, limit: q.limit, ids }) };
   }
-  return { tier: q.tier, items: await browseFacts(db, { bankId, query: q.q, limit: q.limit, ids }) };
+  const facts = await browseFacts(db, { bankId, query: q.q, limit: q.limit, ids });
+  if (!ids) return { tier: q.tier, items: facts };
+  // Facts opened by id (one, or an observation's): each with its neighbouring turns, in any scope
+  // (the browser shows every scope).
+  const around = await factContext(db, { bankId, scopes: await bankScopes(db, bankId) }, facts);
+  return { tier: q.tier, items: facts.map((f) => ({ ...f, context: contextOf(around.get(f.id)) })) };
 }
+
+const contextTurn = (f: FactRow | null) =>
+  f ? { id: f.id, speaker: f.speaker, position: f.position, text: f.text } : null;
+const contextOf = (c: { before: FactRow | null; after: FactRow | null } | undefined) =>
+  c ? { before: contextTurn(c.before), after: contextTurn(c.after) } : undefined;
 
 export async function bankSummary(db: Db, bankId: string): Promise<BankSummary | null> {
   const bank = await getBank(db, bankId);

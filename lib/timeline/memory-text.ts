@@ -62,6 +62,18 @@ export interface MemoryHit {
   date: string | undefined;
   /** 1-based place in the tool result's list. */
   rank: number | undefined;
+  /** Who said it and where, for a conversation's turn ("Ben · session_2 #3"). */
+  said?: string;
+}
+
+/** "Ben · session_2 #3": a raw fact's speaker, session and position, as far as it has them. */
+export function saidLine(hit: Record<string, unknown>): string | undefined {
+  const speaker = typeof hit.speaker === "string" ? hit.speaker : null;
+  const session = typeof hit.session_id === "string" ? hit.session_id : null;
+  const position = typeof hit.position === "number" ? hit.position : null;
+  const place = session ? `${session}${position !== null ? ` #${position}` : ""}` : null;
+  const parts = [speaker, place].filter((p): p is string => p !== null);
+  return parts.length > 0 ? parts.join(" · ") : undefined;
 }
 
 /** One returned memory, for the chip's card: its text, date and rank in the result. */
@@ -74,7 +86,7 @@ export function memoryHitFromContent(content: string, tier: Tier, id: string): M
       const hit: unknown = list[index];
       if (!isRecord(hit)) return { text: undefined, date: undefined, rank: undefined };
       const date = DATE_KEYS[tier].map((k) => hit[k]).find((v): v is string => typeof v === "string");
-      return { text: textOf(hit, tier), date, rank: index + 1 };
+      return { text: textOf(hit, tier), date, rank: index + 1, said: saidLine(hit) };
     }
   } catch {
     // Cut at the cap: the text may still be found; the place in the list by the ids before it.

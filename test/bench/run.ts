@@ -11,6 +11,7 @@ import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";
 import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
+import { benchLocomo } from "./locomo";
 import { benchMillion } from "./million";
 import { benchOffline } from "./offline";
 import { benchOverhead } from "./overhead";
@@ -21,7 +22,7 @@ import { benchRoundTrips } from "./round-trips";
 import { benchTimeline } from "./timeline";
 import { benchWrites } from "./writes";
 
-const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow[]>> = {
+const SECTIONS: Record<string, (log: (line: string) => void, args: readonly string[]) => Promise<BenchRow[]>> = {
   retrieval: benchRetrieval,
   overhead: benchOverhead,
   "round-trips": benchRoundTrips,
@@ -34,10 +35,22 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<BenchRow
   experiments: benchExperiments,
   writes: benchWrites,
   million: benchMillion,
+  locomo: benchLocomo,
 };
 
 /** Sections that take many minutes: run only when named (`npm run bench -- million`). */
 const OPT_IN = new Set(["million"]);
+
+/** `--data <path>` (the LoCoMo file) and its value are options, not sections. */
+function splitArgs(argv: readonly string[]): { wanted: string[]; options: string[] } {
+  const wanted: string[] = [];
+  const options: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i]!.startsWith("--")) options.push(argv[i]!, ...(argv[i + 1] !== undefined ? [argv[++i]!] : []));
+    else wanted.push(argv[i]!);
+  }
+  return { wanted, options };
+}
 
 function machine() {
   return {
@@ -50,7 +63,7 @@ function machine() {
 }
 
 async function main() {
-  const wanted = process.argv.slice(2);
+  const { wanted, options } = splitArgs(process.argv.slice(2));
   const unknown = wanted.filter((s) => !(s in SECTIONS));
   if (unknown.length > 0) {
     console.error(`unknown section(s): ${unknown.join(", ")}; choose from ${Object.keys(SECTIONS).join(", ")}`);
@@ -64,7 +77,7 @@ async function main() {
   for (const name of names) {
     const t = performance.now();
     console.log(`\n▶ ${name}`);
-    rows.push(...(await SECTIONS[name]!((line) => console.log(line))));
+    rows.push(...(await SECTIONS[name]!((line) => console.log(line), options)));
     // Timings on a shared machine mean little without the load they were measured under.
     const load = loadavg().map((l) => l.toFixed(1));
     console.log(`  (${((performance.now() - t) / 1000).toFixed(1)} s; load average ${load.join(" / ")})`);

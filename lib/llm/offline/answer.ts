@@ -6,16 +6,19 @@
  * unblocks it (blockers), or a short brief with open questions (prep). Every passage shown is
  * cited, and nothing else is.
  */
+import { formatDay } from "@/lib/reflect/dates";
 import type { Lead } from "./newest";
 import { polarity } from "./newest";
 import type { Passage } from "./relevance";
 
-export type AnswerShape = "recap" | "decisions" | "actionables" | "blockers" | "prep" | "plain";
+export type AnswerShape = "short" | "recap" | "decisions" | "actionables" | "blockers" | "prep" | "plain";
 
 /** Reads the skill's output format (then its mission) from the system prompt, as a model would. */
 export function answerShape(system: string): AnswerShape {
   const line = (label: string) => system.match(new RegExp(`^${label}:(.*)$`, "im"))?.[1] ?? "";
   for (const text of [line("Output format"), line("Mission")]) {
+    // "The answer alone on the first line" (not "a short answer paragraph", which is prose).
+    if (/\banswer alone\b/i.test(text)) return "short";
     if (/checklist|action items?/i.test(text)) return "actionables";
     if (/blocker|unblock/i.test(text)) return "blockers";
     if (/decision/i.test(text)) return "decisions";
@@ -27,6 +30,7 @@ export function answerShape(system: string): AnswerShape {
 
 /** How many supporting passages each shape shows at most. */
 const SUPPORT_LIMIT: Record<AnswerShape, number> = {
+  short: 5,
   recap: 5,
   decisions: 4,
   actionables: 8,
@@ -170,10 +174,19 @@ function body(shape: AnswerShape, support: Passage[]): Body {
       return prep(support);
     case "plain":
       return listed(support, (p) => `- ${p.text} ${ref(p)}`);
+    case "short":
+      return listed(support, quoteLine);
   }
 }
 
+/** A quoted memory under a short answer: who said it and when, when the memory knows. */
+function quoteLine(p: Passage): string {
+  const said = [p.item.speaker, p.item.date ? formatDay(p.item.date) : null].filter(Boolean).join(", ");
+  return `- ${said ? `${said}: ` : ""}${p.text} ${ref(p)}`;
+}
+
 const SUPERSEDED_INTRO: Record<AnswerShape, string> = {
+  short: "It replaces what older memories said:",
   recap: "It replaces what older memories said:",
   decisions: "It replaced the earlier decision:",
   actionables: "Older memories said otherwise:",
@@ -224,8 +237,16 @@ function leadLine(shape: AnswerShape, p: Passage): string {
   return `${dated}${p.text} ${ref(p)}`;
 }
 
-/** The answer text from a lead and the other relevant passages (best first). */
-export function composeAnswer(shape: AnswerShape, lead: Lead, relevant: readonly Passage[]): ComposedAnswer {
+/**
+ * The answer text from a lead and the other relevant passages (best first). A short-answer shape
+ * puts `short` (the answer alone) on the first line and quotes the lead under it.
+ */
+export function composeAnswer(
+  shape: AnswerShape,
+  lead: Lead,
+  relevant: readonly Passage[],
+  short: string | null = null,
+): ComposedAnswer {
   const taken = new Set<Passage>([lead.lead, ...lead.superseded]);
   const seenText = new Set([...taken].map((p) => p.text.toLowerCase()));
   const support: Passage[] = [];
@@ -237,6 +258,12 @@ export function composeAnswer(shape: AnswerShape, lead: Lead, relevant: readonly
     support.push(p);
   }
   const rest = body(shape, support);
+  if (shape === "short") {
+    return {
+      answer: [short ?? lead.lead.text, quoteLine(lead.lead), ...supersededLine(lead, shape), ...rest.lines].join("\n"),
+      quoted: [lead.lead, ...lead.superseded, ...rest.used],
+    };
+  }
   const lines = [
     leadLine(shape, lead.lead),
     ...supersededLine(lead, shape),

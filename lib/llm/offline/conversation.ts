@@ -29,6 +29,11 @@ export interface RetrievedItem {
   occurredAt: string | null;
   /** False for a mental model not known to be fresh. */
   trusted: boolean;
+  /** Who said it, when the memory is a conversation's turn. */
+  speaker: string | null;
+  /** Its session and place there, when it has them. */
+  sessionId: string | null;
+  position: number | null;
   /** Order of retrieval across the conversation; the search's own ranking breaks ties. */
   order: number;
 }
@@ -75,6 +80,9 @@ function parseTierHits(content: string, tiers: readonly OfflineTier[]): Omit<Ret
           date: str(e.occurred_at) ?? str(e.recorded_at) ?? str(e.updated_at) ?? str(e.refreshed_at),
           occurredAt: str(e.occurred_at),
           trusted: !tier.curated || e.is_stale === false,
+          speaker: str(e.speaker),
+          sessionId: str(e.session_id),
+          position: typeof e.position === "number" ? e.position : null,
         },
       ];
     }),

@@ -3,8 +3,9 @@
  * that answers it (a date for "when", an amount for "how much", a name for "who", a reason for
  * "why"), adjacent word pairs worth matching as phrases, and the keyword query sent to search.
  */
+
+import { porterStem } from "@/lib/reflect/porter";
 import { type Entity, type EntityKind, entities } from "./entities";
-import { porterStem } from "./porter";
 import { STOP_WORDS, tokenize } from "./text";
 
 /** What answers a question: an entity kind, or a stated reason. */

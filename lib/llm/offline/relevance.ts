@@ -6,6 +6,7 @@
  * reason it does not state. A tier prior breaks near-ties: a fresh mental model before an
  * observation before a raw fact, a stale model last.
  */
+import { bareMonths, isoMatches, withoutDates, writtenDates } from "@/lib/reflect/dates";
 import type { RetrievedItem } from "./conversation";
 import { type Entity, entities, hasKind } from "./entities";
 import type { AnswerKind, Question } from "./question";
@@ -40,10 +41,14 @@ export const RELEVANCE_TUNING = {
   minSubjectCoverage: 0.5,
   /** Shorter sentences are fragments (headings, list labels) and never quoted. */
   minSentenceChars: 12,
+  /** …when only the turn it replies to (the one before it in its conversation) carries it. */
+  byPrompt: 0.6,
+  /** Multiplier for a turn that only asks (ends with "?"): it asks what another turn answers. */
+  askingTurn: 0.6,
 } as const;
 
 /** How a term was satisfied in a passage; the factor is what it earned. */
-export type Satisfaction = "literal" | "kind" | "date" | "name" | "tag" | "neighbour";
+export type Satisfaction = "literal" | "kind" | "date" | "name" | "tag" | "neighbour" | "prompt";
 
 export interface Passage {
   item: RetrievedItem;
@@ -66,7 +71,12 @@ const FACTOR: Record<Satisfaction, number> = {
   name: RELEVANCE_TUNING.byName,
   tag: RELEVANCE_TUNING.byTag,
   neighbour: RELEVANCE_TUNING.byNeighbour,
+  prompt: RELEVANCE_TUNING.byPrompt,
 };
+
+const MONTH_NAMES = new Set(
+  "january february march april may june july august september october november december".split(" "),
+);
 
 const PLAN = /\baction item\b|\bwill\b|\bplans? to\b|\bgoing to\b/i;
 
@@ -153,13 +163,47 @@ function lengthNorm(s: Sentence): number {
 }
 
 /** Ranks every sentence of every item; returns one passage per quotable unit, best first. */
+/**
+ * The retrieved question each turn answers: the turn right before it in the same session, by
+ * someone else, when that turn asks something. A reply to a statement is a reaction, not an answer.
+ */
+function promptsOf(items: readonly RetrievedItem[]): Map<RetrievedItem, RetrievedItem> {
+  const at = new Map<string, RetrievedItem>();
+  for (const item of items)
+    if (item.sessionId !== null && item.position !== null) at.set(`${item.sessionId}#${item.position}`, item);
+  const out = new Map<RetrievedItem, RetrievedItem>();
+  for (const item of items) {
+    if (item.sessionId === null || item.position === null) continue;
+    const before = at.get(`${item.sessionId}#${item.position - 1}`);
+    if (before && before.speaker !== item.speaker && before.text.includes("?")) out.set(item, before);
+  }
+  return out;
+}
+
+const ASKS_ONLY = /\?\s*(?:\[shares [^\]]*\])?\s*$/;
+
 export function rankPassages(question: Question, items: readonly RetrievedItem[]): Passage[] {
+  const prompts = promptsOf(items);
   const subjectWeight = question.terms.reduce((sum, t) => sum + (t.role === "frame" ? 0 : t.weight), 0);
   // The day of a date the question states ("17" of "November 17") is only stated by that date:
   // "Done September 17" says nothing about November 17.
   const askedDates = question.entities.filter((e) => e.kind === "date");
   const askedDays = new Set(askedDates.flatMap((e) => tokenize(e.text).map((t) => t.word)));
   const dayOfAskedDate = (term: Question["terms"][number]) => /^\d{1,2}$/.test(term.word) && askedDays.has(term.word);
+  // A date the question states ("on 13 October 2023", "in July") is met by a memory of that time:
+  // its words are satisfied by the memory's own date, which a conversation's turns rarely repeat.
+  const statedDates = writtenDates(question.text);
+  const statedMonths = bareMonths(question.text);
+  const restWords = new Set(tokenize(withoutDates(question.text)).map((t) => t.word));
+  const dateWords = new Set(
+    tokenize(question.text)
+      .map((t) => t.word)
+      .filter((w) => !restWords.has(w) || (statedMonths.length > 0 && MONTH_NAMES.has(w))),
+  );
+  const ofStatedTime = (occurredAt: string | null) =>
+    occurredAt !== null &&
+    (statedDates.some((d) => isoMatches(occurredAt, d)) ||
+      (statedDates.length === 0 && statedMonths.includes(new Date(occurredAt).getUTCMonth() + 1)));
   const statesAskedDate = (s: Sentence) =>
     s.entities.some((e) => e.kind === "date" && askedDates.some((d) => d.key === e.key || e.key.endsWith(`-${d.key}`)));
   const passages: Passage[] = [];
@@ -172,11 +216,16 @@ export function rankPassages(question: Question, items: readonly RetrievedItem[]
     const onTopic = !item.tier.curated || question.terms.some((t) => t.stems.some((stem) => itemName.has(stem)));
     const prior = (onTopic ? item.tier.prior : 1) * (item.trusted ? 1 : RELEVANCE_TUNING.stale);
     for (const unit of units(item)) {
+      const prompt = prompts.get(item);
+      // A turn is about its speaker: "Ana" in the question is met by what Ana said.
+      const named = item.speaker ? new Set([...itemName, ...stemSet(item.speaker)]) : itemName;
       const context: Context = {
-        nameStems: unit.parentStems.size > 0 ? new Set([...itemName, ...unit.parentStems]) : itemName,
+        nameStems: unit.parentStems.size > 0 ? new Set([...named, ...unit.parentStems]) : named,
         tagStems,
         occurredAt: item.occurredAt,
+        promptStems: prompt ? stemSet(oneLine(prompt.text)) : null,
       };
+      const asking = item.sessionId !== null && ASKS_ONLY.test(unit.text) ? RELEVANCE_TUNING.askingTurn : 1;
       const whole = unit.text.length <= RELEVANCE_TUNING.wholeChars;
       const unitSentence = whole ? readSentence(unit.text) : null;
       let best: Passage | null = null;
@@ -186,6 +235,7 @@ export function rankPassages(question: Question, items: readonly RetrievedItem[]
         question.terms.forEach((term, index) => {
           const how = satisfaction(term, s, neighbours, context);
           if (how && !(how === "literal" && dayOfAskedDate(term) && !statesAskedDate(s))) satisfied.set(index, how);
+          else if (!how && dateWords.has(term.word) && ofStatedTime(item.occurredAt)) satisfied.set(index, "date");
         });
         let raw = 0;
         let subject = 0;
@@ -202,7 +252,7 @@ export function rankPassages(question: Question, items: readonly RetrievedItem[]
           holdsKind(quoted, question.answerKind) ||
           (question.answerKind === "date" && item.occurredAt !== null);
         const plan = question.asksPast && PLAN.test(quoted.text) ? RELEVANCE_TUNING.planForPast : 1;
-        const score = raw * lengthNorm(s) * prior * plan * (answers ? 1 : RELEVANCE_TUNING.missingAnswer);
+        const score = raw * lengthNorm(s) * prior * plan * asking * (answers ? 1 : RELEVANCE_TUNING.missingAnswer);
         if (best && best.score >= score) continue;
         best = {
           item,
@@ -224,6 +274,8 @@ interface Context {
   nameStems: Set<string>;
   tagStems: Set<string>;
   occurredAt: string | null;
+  /** Stems of the turn this one replies to, when that turn was retrieved too. */
+  promptStems: Set<string> | null;
 }
 
 function satisfaction(
@@ -238,6 +290,7 @@ function satisfaction(
   if (has(context.nameStems)) return "name";
   if (neighbours.some((n) => has(n.stems) || (term.kind !== null && holdsKind(n, term.kind)))) return "neighbour";
   if (has(context.tagStems)) return "tag";
+  if (context.promptStems && has(context.promptStems)) return "prompt";
   if (term.kind === "date" && context.occurredAt !== null) return "date";
   return null;
 }
@@ -255,13 +308,13 @@ export function relevantPassages(question: Question, ranked: readonly Passage[],
   );
   const stated = (p: Passage, i: number) => {
     const how = p.satisfied.get(i);
-    return how === "literal" || how === "name" || how === "tag" || how === "kind";
+    return how === "literal" || how === "name" || how === "tag" || how === "kind" || how === "prompt";
   };
   const candidates = ranked.filter(
     (p) =>
       p.score > 0 &&
       (subjects.length === 0 ||
-        (subjects.some(({ i }) => ["literal", "name"].includes(p.satisfied.get(i) ?? "")) &&
+        (subjects.some(({ i }) => ["literal", "name", "prompt"].includes(p.satisfied.get(i) ?? "")) &&
           ((heaviest !== null && stated(p, heaviest.i)) || p.subjectCoverage >= RELEVANCE_TUNING.minSubjectCoverage))),
   );
   const top = candidates[0]?.score ?? 0;

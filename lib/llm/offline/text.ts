@@ -2,7 +2,7 @@
  * Words as the memory search sees them: FTS5's `unicode61` tokenizer (letters and digits, lowercase,
  * diacritics removed) followed by its `porter` stemmer (db/migrations/0001_fts.sql).
  */
-import { porterStem } from "./porter";
+import { porterStem } from "@/lib/reflect/porter";
 
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 

@@ -126,15 +126,15 @@ export const endpoints = {
     method: "POST",
     path: "/banks/{bank}/recall",
     operationId: "recall",
-    summary: "Search raw facts (the recall tier) without a run",
+    summary: "Search one memory tier without a run (raw facts by default)",
     description:
-      "Searches the bank's raw facts (BM25 full-text search, plus vector similarity when embeddings are configured) in the given scope, best first. Starts no run and calls no model.",
+      "Searches one tier of the bank — raw facts (default), observations or mental models — as a run's search tool does (BM25 full-text search, plus vector similarity when embeddings are configured), in the given scope, best first. Observations carry the ids of the facts they were consolidated from; with `context: true`, a raw fact that is a conversation turn comes with the turns before and after it. Starts no run and calls no model.",
     tag: "memory",
     params: BankParams,
     admission: "recall",
     body: RecallBody,
     responses: {
-      200: { description: "matching facts, best first", schema: RecallResult },
+      200: { description: "the tier's matches, best first", schema: RecallResult },
       ...BAD_INPUT,
       403: err("the bank does not permit this team scope (code scope_not_permitted)"),
       ...NO_BANK,

@@ -1,7 +1,6 @@
 /** Reflect and recall for the API: thin layers over the run service and the memory store. */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
 import { getSkill } from "@/db/skills";
 import { AppError } from "@/lib/contracts/errors";
 import { type RecallBody, RecallResult } from "@/lib/contracts/memory";
@@ -13,6 +12,7 @@ import {
   toRunResult,
 } from "@/lib/contracts/runs";
 import type { Slot } from "../admission";
+import { recallTier } from "../recall";
 import { startRun } from "../runs";
 
 type Reflected =
@@ -40,8 +40,7 @@ export async function reflect(
   return { status: 200, body: { ...toRunResult(runId, await finished), links } };
 }
 
-/** The raw-facts tier search, as the engine's `recall` tool runs it (scope policy included). */
+/** One tier's search, as the engine's tools run it (scope policy included). */
 export async function recall(db: Db, bankId: string, q: z.output<typeof RecallBody>) {
-  const memories = await createMemoryStore(db).recall({ bankId, ...q });
-  return RecallResult.parse({ query: q.query, count: memories.length, memories });
+  return RecallResult.parse(await recallTier(db, bankId, q));
 }

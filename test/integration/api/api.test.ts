@@ -161,6 +161,45 @@ describe("POST /banks/{bank}/recall", () => {
     for (const m of tagged.json.memories) expect(m.tags).toContain("launch");
   });
 
+  it("searches the tier asked for: observations with their source facts, mental models with staleness", async () => {
+    const obs = await call(recall.POST, { bank: "demo" }, { body: { query: "SSO", tier: "observations", limit: 3 } });
+    expect(obs.status).toBe(200);
+    expect(obs.json.tier).toBe("observations");
+    expect(obs.json.observations.length).toBeGreaterThan(0);
+    expect(obs.json.observations[0].sourceFactIds.length).toBeGreaterThan(0);
+    expect(obs.json).toHaveProperty("freshness");
+    const models = await call(recall.POST, { bank: "demo" }, { body: { query: "launch", tier: "mental_models" } });
+    expect(models.json.tier).toBe("mental_models");
+    expect(models.json.mentalModels[0]).toMatchObject({ isStale: expect.any(Boolean), stalenessReason: expect.any(String) });
+    expect(models.json).not.toHaveProperty("memories");
+    const facts = await call(recall.POST, { bank: "demo" }, { body: { query: "SSO" } });
+    expect(facts.json.tier).toBe("raw_facts");
+    expect((await call(recall.POST, { bank: "demo" }, { body: { query: "x", tier: "episodic" } })).status).toBe(400);
+  });
+
+  it("brings a conversation turn's neighbours as context when asked", async () => {
+    const retained = await call(
+      facts.POST,
+      { bank: "demo" },
+      {
+        body: {
+          facts: [
+            { id: "chat-1", text: "Any plans for the weekend?", speaker: "Ana", sessionId: "chat", position: 1 },
+            { id: "chat-2", text: "Kayaking on Lake Zurvan with my sister.", speaker: "Ben", sessionId: "chat", position: 2 },
+          ],
+        },
+      },
+    );
+    expect(retained.status).toBe(201);
+    const found = await call(recall.POST, { bank: "demo" }, { body: { query: "Zurvan kayaking", context: true } });
+    const hit = found.json.memories.find((m: { id: string }) => m.id === "chat-2");
+    expect(hit).toMatchObject({ speaker: "Ben", sessionId: "chat", position: 2 });
+    expect(hit.context.before).toMatchObject({ id: "chat-1", speaker: "Ana", text: "Any plans for the weekend?" });
+    expect(hit.context.after).toBeNull();
+    const plain = await call(recall.POST, { bank: "demo" }, { body: { query: "Zurvan kayaking" } });
+    expect(plain.json.memories[0]).not.toHaveProperty("context");
+  });
+
   it("refuses a team scope the bank does not permit with 403 scope_not_permitted", async () => {
     const res = await call(recall.POST, { bank: "demo" }, { body: { query: "budget", scope: "team:finance" } });
     expect(res.status).toBe(403);

@@ -106,6 +106,14 @@ describe("MCP over stdio", { timeout: 60_000 }, () => {
     expect(textOf(recalled)).toContain("The zephyr migration finished on Friday.");
   });
 
+  it("memory_recall searches the tier asked for: observations name the facts they came from", async () => {
+    const found = await client.callTool({ name: "memory_recall", arguments: { query: "SSO", tier: "observations" } });
+    expect(found.isError, textOf(found)).toBeFalsy();
+    expect(textOf(found)).toMatch(/^\d+ observations from bank "demo":\n- \[o-[\w-]+\] .+ \(from f-\d+/);
+    const models = await client.callTool({ name: "memory_recall", arguments: { query: "launch", tier: "mental_models" } });
+    expect(textOf(models)).toMatch(/mental models from bank "demo":\n- \[mm-[\w-]+\] .+ \((fresh|stale: .+)\)/);
+  });
+
   it("runs a suite with memory_experiment: totals, and each failing question with the expectation it missed", async () => {
     const passing = await client.callTool({ name: "memory_experiment", arguments: { suite: "demo-tour" } });
     expect(passing.isError, textOf(passing)).toBeFalsy();

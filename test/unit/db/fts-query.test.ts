@@ -14,7 +14,14 @@ describe("FTS query builder", () => {
   });
 
   it("neutralizes FTS5 syntax in the question", () => {
-    expect(buildFtsQuery('NEAR(a b) "x" OR y* -z ^col:w')).toBe('"near" OR "b" OR "x" OR "y" OR "z" OR "col" OR "w"');
+    expect(buildFtsQuery('NEAR(ab cd) "xy" OR yz* -zz ^col:w2')).toBe(
+      '"near" OR "ab" OR "cd" OR "xy" OR "yz" OR "zz" OR "col" OR "w2"',
+    );
+  });
+
+  it("drops a lone letter (what is left of a possessive or a contraction), keeps a lone digit", () => {
+    expect(buildFtsQuery("What are Caroline's plans? She won't say")).toBe('"caroline" OR "plans" OR "won" OR "say"');
+    expect(buildFtsQuery("Room 4 booking")).toBe('"room" OR "4" OR "booking"');
   });
 
   it("returns null when nothing searchable is left", () => {

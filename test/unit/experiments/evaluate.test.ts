@@ -54,11 +54,11 @@ describe("evaluate", () => {
           maxLlmCalls: 2,
         },
       },
-      run({ status: "degraded" }),
+      run({ status: "halted" }),
     );
     expect(v.passed).toBe(false);
     expect(v.failures).toEqual([
-      { expectation: "status", detail: "status is degraded, expected done" },
+      { expectation: "status", detail: "status is halted, expected done" },
       { expectation: "mustCite", detail: 'did not cite "fact_7"' },
       { expectation: "mustNotCite", detail: 'cited "obs_2"' },
       { expectation: "contains", detail: 'the answer does not contain "april"' },
@@ -69,8 +69,8 @@ describe("evaluate", () => {
 
   it("a question without expectations passes when its run ends; a null answer or citations count as empty", () => {
     expect(evaluate({}, run({ status: "no_evidence" })).passed).toBe(true);
-    // A run that broke fails its question unless a status expectation names that ending.
-    for (const status of ["failed", "interrupted"] as const) {
+    // A run that broke or answered with a digest fails its question unless a status expectation names that ending.
+    for (const status of ["failed", "interrupted", "degraded"] as const) {
       const broken = evaluate({ expect: { contains: [] } }, run({ status }));
       expect(broken.passed, status).toBe(false);
       expect(broken.failures[0]).toMatchObject({ expectation: "status" });
@@ -78,6 +78,98 @@ describe("evaluate", () => {
     }
     const v = evaluate({ expect: { mustCite: ["fact_1"], contains: ["x"] } }, run({ answer: null, citations: null }));
     expect(v.failures.map((f) => f.expectation)).toEqual(["mustCite", "contains"]);
+  });
+});
+
+describe("benchmark expectations", () => {
+  const answered = (answer: string, memory_ids: string[] = ["D1:3"]) =>
+    run({ answer, citations: { mental_model_ids: [], observation_ids: [], memory_ids } });
+
+  it("mustCiteAny: one of the evidence ids is enough; unmet, it says where the evidence was retrieved", () => {
+    expect(evaluate({ expect: { mustCiteAny: ["D1:3", "D9:9"] } }, answered("x")).passed).toBe(true);
+    const v = evaluate(
+      { expect: { mustCiteAny: ["D4:15", "D4:16"] } },
+      { ...answered("x"), retrieved: [{ id: "D4:15", tier: "raw_facts", rank: 3 }] },
+    );
+    expect(v.failures).toEqual([
+      { expectation: "mustCiteAny", detail: "none of D4:15, D4:16 cited; D4:15 was retrieved at rank 3" },
+    ]);
+    expect(
+      evaluate({ expect: { mustCiteAny: ["D4:15"] } }, { ...answered("x"), retrieved: [] }).failures[0]?.detail,
+    ).toBe("none of D4:15 cited; it was never retrieved");
+  });
+
+  it("minF1 scores the first line as LoCoMo does; a date written another way still contains the answer", () => {
+    const q = { expect: { answer: "7 May 2023", minF1: 0.8, containsAnswer: true } };
+    expect(evaluate(q, answered("7 May 2023\n- Caroline: I went yesterday [D1:3]")).passed).toBe(true);
+    const other = evaluate(q, answered("May 7, 2023 — the day before the talk [D1:3]"));
+    expect(other.checked).toEqual([
+      { expectation: "minF1", met: false },
+      { expectation: "containsAnswer", met: true },
+    ]);
+    expect(other.failures[0]?.detail).toMatch(
+      /^F1 0\.\d\d of the first line "May 7, 2023 — the day before the talk" against "7 May 2023", at least 0\.8 expected$/,
+    );
+  });
+
+  it("a multi-part gold answer is scored part by part", () => {
+    const q = { expect: { answer: ["Sweden", "Norway"], minF1: 0.9, containsAnswer: true } };
+    expect(evaluate(q, answered("Norway, Sweden")).passed).toBe(true);
+    const half = evaluate(q, answered("Sweden"));
+    expect(half.failures.map((f) => f.detail)).toEqual([
+      'F1 0.50 of the first line "Sweden" against "Sweden, Norway", at least 0.9 expected',
+      'the answer does not contain "Norway"',
+    ]);
+  });
+
+  it("abstains: declines and cites nothing; a declined answer that cites something fails", () => {
+    const q = { expect: { abstains: true } };
+    expect(evaluate(q, answered("Not mentioned in the conversation.", [])).passed).toBe(true);
+    expect(evaluate(q, answered("Not mentioned in the conversation. [D1:3]")).failures[0]?.detail).toBe(
+      "it declines but cites D1:3",
+    );
+    expect(evaluate(q, answered("Biscuit [D1:3]")).failures[0]?.detail).toBe(
+      "it answers instead of saying the memory does not hold it",
+    );
+    expect(evaluate({ expect: { abstains: false } }, answered("Not mentioned in the conversation.", [])).passed).toBe(
+      false,
+    );
+  });
+
+  it("a judge without a verdict is not judged, never passed; with one it decides", () => {
+    const q = { expect: { answer: "a bakery", judge: true } };
+    const unjudged = evaluate(q, answered("At the bakery [D1:3]"));
+    expect(unjudged.passed).toBe(false);
+    expect(unjudged.checked).toEqual([{ expectation: "judge", met: null }]);
+    expect(unjudged.failures[0]?.detail).toMatch(/^not judged: judging needs a real model/);
+    const wrong = { correct: false, reason: "names a bank, not a bakery", runId: "run_j" };
+    expect(evaluate(q, { ...answered("x"), judgement: wrong }).failures[0]?.detail).toBe(
+      "the judge found it wrong: names a bank, not a bakery (judge run run_j)",
+    );
+    expect(evaluate(q, { ...answered("x"), judgement: { ...wrong, correct: true } }).passed).toBe(true);
+  });
+
+  it("a degraded run fails every expectation, even ones its digest happens to meet", () => {
+    const q = { expect: { mustCiteAny: ["D1:3"], contains: ["may"] } };
+    const v = evaluate(q, run({ status: "degraded", answer: "Digest: 7 May [D1:3]" }));
+    expect(v.checked).toEqual([
+      { expectation: "status", met: false },
+      { expectation: "mustCiteAny", met: false },
+      { expectation: "contains", met: false },
+    ]);
+    expect(v.failures[1]?.detail).toMatch(/^not checked: the run was degraded/);
+    // A status expectation that allows the digest checks the rest as usual.
+    expect(
+      evaluate({ expect: { ...q, status: ["degraded"] } }, run({ status: "degraded", answer: "Digest: 7 May [D1:3]" }))
+        .passed,
+    ).toBe(true);
+  });
+
+  it("refuses an answer-scoring expectation without the gold answer", async () => {
+    const { Expectation } = await import("@/lib/contracts/suites");
+    expect(Expectation.safeParse({ minF1: 0.5 }).error?.issues[0]?.message).toBe(
+      'minF1 needs the gold answer in "answer"',
+    );
   });
 });
 

@@ -71,7 +71,17 @@ export const observations = (items: { id: string; text: string; updated_at?: str
   is_stale: false,
   freshness: "up_to_date",
 });
-export const memories = (items: { id: string; text: string; occurred_at?: string; tags?: string[] }[]) => ({
+export const memories = (
+  items: {
+    id: string;
+    text: string;
+    occurred_at?: string;
+    tags?: string[];
+    speaker?: string;
+    session_id?: string;
+    position?: number;
+  }[],
+) => ({
   query: "q",
   count: items.length,
   memories: items,

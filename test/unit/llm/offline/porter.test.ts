@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { porterStem } from "@/lib/llm/offline/porter";
 import { tokenize } from "@/lib/llm/offline/text";
+import { porterStem } from "@/lib/reflect/porter";
 
 describe("porter stemmer (as FTS5's porter tokenizer)", () => {
   it("stems Porter's own examples step by step", () => {

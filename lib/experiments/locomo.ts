@@ -1,0 +1,332 @@
+/**
+ * LoCoMo → this project's memory: one bank per conversation. Every dialog turn is a raw fact with
+ * its speaker, session and position, dated by its session (`occurredAt`); a shared photo's caption
+ * is part of the turn's text, as an image captioner would put it in a chat log. LoCoMo's own
+ * observation annotations become observations citing their turns, and its session summaries can
+ * become mental models. The data has a few malformed ids (evidence `"D"`, `"D9:12; D10:11"`, ids
+ * that name no turn): each is repaired or dropped and reported, never silently.
+ * Pure: no database, no file system (the caller reads the file).
+ */
+import type { Bundle } from "@/lib/contracts/bundle";
+import {
+  LOCOMO_CATEGORIES,
+  type LocomoCategory,
+  LocomoFile,
+  type LocomoSample,
+  type LocomoTurn,
+} from "@/lib/contracts/locomo";
+
+export interface LocomoSession {
+  /** 1, 2, … as LoCoMo numbers them. */
+  index: number;
+  /** `session_<index>`: the facts' `sessionId`. */
+  id: string;
+  /** The session's start, ISO-8601 UTC (LoCoMo gives local times without a zone: read as UTC). */
+  date: string;
+  /** As written in the data, e.g. "1:56 pm on 8 May, 2023". */
+  dateText: string;
+  turns: LocomoTurn[];
+}
+
+export interface LocomoItem {
+  /** 1-based, in the data's order. */
+  index: number;
+  question: string;
+  /** The gold answer; null for adversarial questions. */
+  answer: string | null;
+  /** Dialog ids (fact ids), after repair. */
+  evidence: string[];
+  category: LocomoCategory;
+  categoryName: (typeof LOCOMO_CATEGORIES)[LocomoCategory];
+  adversarialAnswer: string | null;
+}
+
+export interface LocomoRepair {
+  /** Where in the sample: `qa[12].evidence[0]`, `observation.session_3_observation.Jon[2]`. */
+  path: string;
+  value: string;
+  action: "split" | "fixed" | "dropped";
+  /** What it became (split or fixed), or why it was dropped. */
+  detail: string;
+}
+
+export interface LocomoConversation {
+  sampleId: string;
+  speakers: [string, string];
+  sessions: LocomoSession[];
+  items: LocomoItem[];
+  observations: { id: string; speaker: string; text: string; sourceFactIds: string[]; session: number }[];
+  summaries: { session: number; text: string }[];
+  repairs: LocomoRepair[];
+}
+
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
+
+/** "1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00.000Z"; null when it does not read as such. */
+export function parseLocomoDate(text: string): string | null {
+  const m = text.trim().match(/^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$/i);
+  if (!m) return null;
+  const [, h, min, ampm, day, monthName, year] = m;
+  const month = MONTHS.indexOf(monthName!.toLowerCase());
+  if (month < 0) return null;
+  const hour = (Number(h) % 12) + (ampm!.toLowerCase() === "pm" ? 12 : 0);
+  const date = new Date(Date.UTC(Number(year), month, Number(day), hour, Number(min)));
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** A turn's text as stored: what was said, and a shared photo's caption after it. */
+export function turnText(turn: LocomoTurn): string {
+  const caption = turn.blip_caption?.trim();
+  const said = turn.text.trim();
+  if (!caption) return said;
+  return said ? `${said} [shares ${caption}]` : `[shares ${caption}]`;
+}
+
+const DIA_ID = /^D(\d+):(\d+)$/;
+
+/**
+ * A list of dialog ids as the data writes it, checked against the turns: "D8:6; D9:17" and
+ * "D26:14, D26:34" are split, "D:11:26" becomes "D11:26" when that turn exists, anything else that
+ * names no turn is dropped. Every change is reported.
+ */
+function repairIds(
+  raw: readonly string[],
+  known: ReadonlySet<string>,
+  path: string,
+  repairs: LocomoRepair[],
+): string[] {
+  const out: string[] = [];
+  raw.forEach((value, i) => {
+    const at = `${path}[${i}]`;
+    const parts = value
+      .split(/[;,]/)
+      .map((p) => p.trim())
+      .filter(Boolean);
+    if (parts.length > 1) repairs.push({ path: at, value, action: "split", detail: parts.join(" | ") });
+    for (const part of parts.length > 0 ? parts : [value]) {
+      if (known.has(part)) {
+        out.push(part);
+        continue;
+      }
+      const fixed = part.replace(/^D:(\d+):(\d+)$/, "D$1:$2").replace(/\s+/g, "");
+      if (fixed !== part && known.has(fixed)) {
+        repairs.push({ path: at, value: part, action: "fixed", detail: fixed });
+        out.push(fixed);
+      } else {
+        repairs.push({ path: at, value: part, action: "dropped", detail: "names no turn of this conversation" });
+      }
+    }
+  });
+  return [...new Set(out)];
+}
+
+function sessionsOf(sample: LocomoSample, repairs: LocomoRepair[]): LocomoSession[] {
+  const conv = sample.conversation as Record<string, unknown>;
+  const indexes = Object.keys(conv)
+    .map((k) => k.match(/^session_(\d+)$/)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+  const sessions: LocomoSession[] = [];
+  for (const index of indexes) {
+    const turns = conv[`session_${index}`];
+    const dateText = String(conv[`session_${index}_date_time`] ?? "");
+    const date = parseLocomoDate(dateText);
+    if (!Array.isArray(turns)) continue;
+    if (!date) {
+      repairs.push({
+        path: `conversation.session_${index}_date_time`,
+        value: dateText,
+        action: "dropped",
+        detail: "not a date this importer reads; the session's turns are undated",
+      });
+    }
+    sessions.push({ index, id: `session_${index}`, date: date ?? "", dateText, turns: turns as LocomoTurn[] });
+  }
+  return sessions;
+}
+
+/** Reads one sample (already validated by `LocomoFile`). */
+export function readLocomoSample(sample: LocomoSample): LocomoConversation {
+  const repairs: LocomoRepair[] = [];
+  const sessions = sessionsOf(sample, repairs);
+  const known = new Set(sessions.flatMap((s) => s.turns.map((t) => t.dia_id)));
+  const items: LocomoItem[] = sample.qa.map((q, i) => {
+    const category = q.category as LocomoCategory;
+    return {
+      index: i + 1,
+      question: q.question.trim(),
+      answer: q.answer === null || q.answer === undefined ? null : String(q.answer),
+      evidence: repairIds(q.evidence, known, `qa[${i}].evidence`, repairs),
+      category,
+      categoryName: LOCOMO_CATEGORIES[category],
+      adversarialAnswer:
+        q.adversarial_answer === null || q.adversarial_answer === undefined ? null : String(q.adversarial_answer),
+    };
+  });
+  const observations: LocomoConversation["observations"] = [];
+  for (const [key, bySpeaker] of Object.entries(sample.observation ?? {})) {
+    const session = Number(key.match(/^session_(\d+)_observation$/)?.[1] ?? Number.NaN);
+    if (!Number.isFinite(session)) continue;
+    for (const [speaker, list] of Object.entries(bySpeaker)) {
+      list.forEach(([text, source], i) => {
+        const path = `observation.${key}.${speaker}[${i}]`;
+        const sourceFactIds = repairIds(Array.isArray(source) ? source : [source], known, path, repairs);
+        if (!text.trim()) return;
+        observations.push({
+          id: `O${session}:${speaker}:${i + 1}`,
+          speaker,
+          text: text.trim(),
+          sourceFactIds,
+          session,
+        });
+      });
+    }
+  }
+  const summaries = Object.entries(sample.session_summary ?? {})
+    .map(([key, text]) => ({ session: Number(key.match(/^session_(\d+)_summary$/)?.[1] ?? Number.NaN), text }))
+    .filter((s) => Number.isFinite(s.session) && s.text.trim())
+    .sort((a, b) => a.session - b.session);
+  const conv = sample.conversation;
+  return {
+    sampleId: sample.sample_id,
+    speakers: [conv.speaker_a, conv.speaker_b],
+    sessions,
+    items,
+    observations,
+    summaries,
+    repairs,
+  };
+}
+
+/** Parses a LoCoMo file's JSON (throws the zod error of a file that is not LoCoMo's shape). */
+export function readLocomoFile(json: unknown): LocomoConversation[] {
+  return LocomoFile.parse(json).map(readLocomoSample);
+}
+
+export interface LocomoBankOptions {
+  /** Bank id prefix (default "locomo-"): the bank is `<prefix><sample_id>`. */
+  prefix?: string;
+  /**
+   * Session summaries as mental models: `fresh` (refreshed after the last turn, so the freshness
+   * check finds nothing newer), `stale` (never refreshed), or left out (default).
+   */
+  summaries?: "fresh" | "stale" | null;
+  /** A shared photo's caption in its turn's text (default true). */
+  captions?: boolean;
+}
+
+/**
+ * The skill every imported conversation gets: answer what is asked, shortly, from what was said.
+ * Its output format asks for the short answer alone on the first line (a date, a name, a number or
+ * a phrase), which is also what LoCoMo scores.
+ */
+export const LOCOMO_SKILL: Bundle["skills"][number] = {
+  id: "skill-qa",
+  name: "qa",
+  mission:
+    'Answer the question about this conversation with exactly what it asks for: a date for when, a name for who, a number for how many, a short phrase for what, which or where. Take dates from what was said and when it was said ("yesterday" in a conversation of 8 May 2023 is 7 May 2023). If the conversation does not say, or says it of someone else, answer that it is not mentioned in the conversation.',
+  disposition: ["concise", "literal", "evidence-first"],
+  retrieval: { tags: [], types: ["observation", "episodic"], scope: "personal" },
+  budget: "mid",
+  anchorEvery: 4,
+  outputFormat: "short answer: the answer alone on the first line, then the lines of the conversation it comes from",
+  answerFormat: "prose",
+  version: 1,
+};
+
+export function locomoBankId(sampleId: string, prefix = "locomo-"): string {
+  return `${prefix}${sampleId}`.replace(/[^A-Za-z0-9_.:-]+/g, "-");
+}
+
+const dayOf = (iso: string) =>
+  iso
+    ? new Date(iso).toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })
+    : "";
+
+/** The conversation as a bank bundle (no suites: see the suite builder). */
+export function locomoBundle(conv: LocomoConversation, options: LocomoBankOptions = {}): Bundle {
+  const bankId = locomoBankId(conv.sampleId, options.prefix);
+  const sessionDate = new Map(conv.sessions.map((s) => [s.index, s.date]));
+  const facts: Bundle["facts"] = [];
+  const seen = new Set<string>();
+  for (const session of conv.sessions) {
+    session.turns.forEach((turn, i) => {
+      const text = options.captions === false ? turn.text.trim() : turnText(turn);
+      if (!text || seen.has(turn.dia_id)) return;
+      seen.add(turn.dia_id);
+      const position = Number(turn.dia_id.match(DIA_ID)?.[2] ?? i + 1);
+      // Undated sessions still need a recorded time: the epoch says "unknown" without inventing one.
+      const at = session.date || new Date(0).toISOString();
+      facts.push({
+        id: turn.dia_id,
+        text,
+        kind: "experience",
+        tags: [],
+        scope: "personal",
+        occurredAt: session.date || null,
+        recordedAt: at,
+        updatedAt: at,
+        documentId: null,
+        speaker: turn.speaker,
+        sessionId: session.id,
+        position,
+      });
+    });
+  }
+  const lastTurn =
+    facts
+      .map((f) => f.recordedAt)
+      .sort()
+      .at(-1) ?? "";
+  const observations: Bundle["observations"] = conv.observations
+    .filter((o) => o.sourceFactIds.length > 0)
+    .map((o) => ({
+      id: o.id.replace(/[^A-Za-z0-9_.:-]+/g, "-"),
+      text: o.text,
+      tags: [],
+      scope: "personal",
+      sourceFactIds: o.sourceFactIds,
+      updatedAt: sessionDate.get(o.session) || lastTurn || new Date(0).toISOString(),
+    }));
+  const mentalModels: Bundle["mentalModels"] = options.summaries
+    ? conv.summaries.map((s) => {
+        const date = sessionDate.get(s.session) ?? "";
+        return {
+          id: `session-${s.session}-summary`,
+          name: `Session ${s.session} summary${date ? ` (${dayOf(date)})` : ""}`,
+          sourceQuery: `What happened in session ${s.session}?`,
+          content: s.text.trim(),
+          tags: [],
+          refreshedAt: options.summaries === "fresh" ? lastTurn || null : null,
+          staleOverride: null,
+          version: 1,
+          basedOnIds: [],
+          updatedAt: null,
+          history: [],
+        };
+      })
+    : [];
+  return {
+    version: 1,
+    bank: { id: bankId, name: `LoCoMo ${conv.sampleId}: ${conv.speakers.join(" & ")}`, permittedTeams: [] },
+    facts,
+    observations,
+    mentalModels,
+    skills: [LOCOMO_SKILL],
+    suites: [],
+  };
+}
