@@ -50,19 +50,24 @@ const parseList = (v: unknown): string[] => JSON.parse(String(v ?? "[]")) as str
 const withoutRank = <R extends SearchRank>({ rank: _rank, score: _score, ...row }: R) => row;
 
 /** Facts newest first (by `recordedAt`), or ranked by BM25 when `query` is given. */
+/** `AND id IN (?, …)` for a list of ids (one placeholder each); nothing for no list. */
+function idFilter(ids: readonly string[] | undefined, table = ""): string {
+  return ids?.length ? `AND ${table}id IN (${ids.map(() => "?").join(", ")})` : "";
+}
+
 export async function browseFacts(
   db: Db,
-  q: { bankId: string; query?: string; limit: number; offset?: number; id?: string },
+  q: { bankId: string; query?: string; limit: number; offset?: number; ids?: readonly string[] },
 ): Promise<FactRow[]> {
-  if (q.query?.trim() && !q.id) {
+  if (q.query?.trim() && !q.ids?.length) {
     const scopes = await bankScopes(db, q.bankId);
     const found = await searchFacts(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
     return found.map(withoutRank);
   }
   const res = await db.$client.execute({
     sql: `SELECT ${FACT_COLUMNS} FROM facts m
-          WHERE m.bank_id = ? AND (? IS NULL OR m.id = ?) ORDER BY m.recorded_at DESC, m.id DESC LIMIT ? OFFSET ?`,
-    args: [q.bankId, q.id ?? null, q.id ?? null, q.limit, q.offset ?? 0],
+          WHERE m.bank_id = ? ${idFilter(q.ids, "m.")} ORDER BY m.recorded_at DESC, m.id DESC LIMIT ? OFFSET ?`,
+    args: [q.bankId, ...(q.ids ?? []), q.limit, q.offset ?? 0],
   });
   return res.rows.map(factRowOf);
 }
@@ -70,17 +75,17 @@ export async function browseFacts(
 /** Observations newest first (by `updatedAt`), or ranked by BM25 when `query` is given. */
 export async function browseObservations(
   db: Db,
-  q: { bankId: string; query?: string; limit: number; offset?: number; id?: string },
+  q: { bankId: string; query?: string; limit: number; offset?: number; ids?: readonly string[] },
 ): Promise<ObservationRow[]> {
-  if (q.query?.trim() && !q.id) {
+  if (q.query?.trim() && !q.ids?.length) {
     const scopes = await bankScopes(db, q.bankId);
     const found = await searchObservations(db, { bankId: q.bankId, query: q.query, limit: q.limit, tags: [], scopes });
     return found.map(withoutRank);
   }
   const res = await db.$client.execute({
     sql: `SELECT id, text, tags, scope, source_fact_ids, updated_at FROM observations
-          WHERE bank_id = ? AND (? IS NULL OR id = ?) ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
-    args: [q.bankId, q.id ?? null, q.id ?? null, q.limit, q.offset ?? 0],
+          WHERE bank_id = ? ${idFilter(q.ids)} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
+    args: [q.bankId, ...(q.ids ?? []), q.limit, q.offset ?? 0],
   });
   return res.rows.map((r) => ({
     id: String(r.id),

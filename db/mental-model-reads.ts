@@ -64,7 +64,8 @@ export interface RefreshRunRow extends RunRef {
 /**
  * Refresh runs of a model: runs asking exactly its source query with the mental-model tier left
  * out (a refresh never reads its own tier), newest first, each with the decision recorded on its
- * proposal for this model (mental_model_refreshes).
+ * proposal for this model (mental_model_refreshes). A run recorded as another model's refresh (two
+ * models may share a source query) is that model's, not this one's.
  */
 export async function listRefreshRuns(
   db: Db,
@@ -81,8 +82,9 @@ export async function listRefreshRuns(
           LEFT JOIN mental_model_refreshes d ON d.run_id = r.id AND d.bank_id = r.bank_id AND d.model_id = ?
           WHERE r.bank_id = ? AND r.question = ?
             AND NOT EXISTS (SELECT 1 FROM json_each(e.payload, '$.enabledTiers') t WHERE t.value = 'mental_models')
+            AND NOT EXISTS (SELECT 1 FROM mental_model_refreshes o WHERE o.run_id = r.id AND o.model_id <> ?)
           ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
-    args: [modelId, bankId, sourceQuery, limit],
+    args: [modelId, bankId, sourceQuery, modelId, limit],
   });
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return res.rows.map((row) => ({

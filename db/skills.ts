@@ -139,11 +139,9 @@ export function toSkillSnapshot(skill: SkillRecord): SkillSnapshot {
   };
 }
 
-/** Deletes the skill and its history; runs keep the snapshot of the version they used. */
+/** Deletes the live skill; its versions stay as its history, and runs keep the snapshot of the version they used. */
 export async function deleteSkill(db: Db, bankId: string, id: string): Promise<boolean> {
-  const [deleted] = await db.batch([
-    db.delete(skills).where(and(eq(skills.bankId, bankId), eq(skills.id, id))),
-    db.delete(skillVersions).where(and(eq(skillVersions.bankId, bankId), eq(skillVersions.skillId, id))),
-  ]);
+  // The versions stay (as a mental model's do): a deleted skill's page says so, and its id is not reused.
+  const deleted = await db.delete(skills).where(and(eq(skills.bankId, bankId), eq(skills.id, id)));
   return deleted.rowsAffected > 0;
 }

@@ -1,11 +1,11 @@
 "use server";
 
-import { ForkInput, RerunInput } from "@/lib/contracts/rerun";
+import { ForkInput, RerunInput, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import { defineAction } from "@/lib/server/action";
 import { getAppDb } from "@/lib/server/db";
-import { forkRun, rerunWithChanges } from "@/lib/server/rerun";
+import { forkRun, rerunWithChanges, saveRerunChanges } from "@/lib/server/rerun";
 
-/** Saves the drawer's skill and mental-model edits as new versions, then starts the child run. */
+/** Starts the child run reading the drawer's edits as a draft; nothing is saved. */
 export async function rerunAction(input: RerunInput) {
   return defineAction(RerunInput, async (data) => {
     const { runId } = await rerunWithChanges(await getAppDb(), data);
@@ -19,4 +19,9 @@ export async function forkAction(input: ForkInput) {
     const { runId } = await forkRun(await getAppDb(), data);
     return { runId };
   })(input);
+}
+
+/** "Save these changes": saves exactly the edits sent as new versions (all versions checked first). */
+export async function saveRerunChangesAction(input: SaveRerunChangesInput) {
+  return defineAction(SaveRerunChangesInput, async (d) => saveRerunChanges(await getAppDb(), d))(input);
 }

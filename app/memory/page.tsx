@@ -28,6 +28,8 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
         </span>
       </div>
       <MemoryBrowser
+        // A link to other memories (an observation's facts) starts the browser afresh on them.
+        key={query.id ?? ""}
         bank={bank}
         initialTier={query.tier}
         initialQuery={query.q}

@@ -1,16 +1,27 @@
 import { TextDiff } from "@/components/editors/text-diff";
-import { type DiffOp, readsInline } from "@/lib/timeline/text-diff";
+import { answerLayout, type DiffOp } from "@/lib/timeline/text-diff";
 
-/** The answer diff: inline words when the answers are close, A and B stacked when they are rewrites. */
+/**
+ * The answer diff: inline words when the answers are close, line by line when they share whole
+ * lines (identical bullets stay unmarked), A and B stacked when they are rewrites.
+ */
 export function AnswerDiff({ ops, a, b }: { ops: DiffOp[]; a: string; b: string }) {
-  if (!ops.some((o) => o.op !== "same")) {
+  const shown = answerLayout(a, b, ops);
+  if (shown.layout === "same") {
     return (
-      <p className="text-[12px] text-slate-600" data-testid="answer-diff">
+      <p className="text-[12px] text-slate-600" data-testid="answer-diff" data-layout="same">
         Same answer.
       </p>
     );
   }
-  if (readsInline(ops)) return <TextDiff ops={ops} by="words" testId="answer-diff" />;
+  if (shown.layout === "inline") return <TextDiff ops={ops} by="words" testId="answer-diff" />;
+  if (shown.layout === "lines") {
+    return (
+      <div data-testid="answer-diff" data-layout="lines">
+        <TextDiff ops={shown.ops} by="lines" />
+      </div>
+    );
+  }
   return (
     <div className="flex flex-col gap-2 text-[12px]" data-testid="answer-diff" data-layout="stacked">
       <del className="block whitespace-pre-wrap rounded border border-rose-200 bg-rose-50 p-2 text-rose-950 no-underline">

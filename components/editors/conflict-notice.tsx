@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import { diffLines, diffWords } from "@/lib/timeline/text-diff";
 import { TextDiff } from "./text-diff";
 
@@ -10,9 +11,12 @@ export interface ConflictField {
   by: "lines" | "words";
 }
 
+const diffOf = (f: ConflictField) => (f.by === "lines" ? diffLines(f.theirs, f.mine) : diffWords(f.theirs, f.mine));
+
 /**
  * A refused stale save: what the newer version holds compared with the unsaved edit, and a way to
- * load it. The edit stays in the form until the user chooses.
+ * load it. The edit stays in the form until the user chooses. Re-applying first shows the merged
+ * result against the newer version and says that it saves; only the second button saves.
  */
 export function ConflictNotice({
   message,
@@ -26,9 +30,16 @@ export function ConflictNotice({
   fields: readonly ConflictField[];
   onLoadNewer: () => void;
   /** Re-apply the edit on the newer version: offered when the changed fields do not overlap. */
-  reapply?: { run: () => void; overlap: readonly string[]; pending?: boolean };
+  reapply?: {
+    run: () => void;
+    overlap: readonly string[];
+    pending?: boolean;
+    /** The merged edit (`mine`) against the newer version (`theirs`), field by field. */
+    preview: readonly ConflictField[];
+  };
 }) {
   const differing = fields.filter((f) => f.mine !== f.theirs);
+  const [reviewing, setReviewing] = useState(false);
   return (
     <div className="rounded border border-amber-300 bg-amber-50 p-3" role="alert" data-testid="conflict-notice">
       <p className="font-medium text-amber-900">Not saved: edit conflict</p>
@@ -51,15 +62,50 @@ export function ConflictNotice({
       ) : null}
       {newerVersion !== null && reapply ? (
         reapply.overlap.length === 0 ? (
-          <button
-            type="button"
-            disabled={reapply.pending}
-            className="mt-2 mr-2 rounded border border-indigo-600 bg-indigo-600 px-2.5 py-1 font-medium text-[12px] text-white hover:bg-indigo-700 disabled:opacity-50"
-            onClick={reapply.run}
-            data-testid="reapply-edit"
-          >
-            Re-apply my edit on version {newerVersion}
-          </button>
+          reviewing ? (
+            <section className="mt-2 rounded border border-indigo-200 bg-white p-2" data-testid="reapply-preview">
+              <p className="text-[12px] text-slate-800">
+                Your edit merged onto version {newerVersion}, as it would be saved as version {newerVersion + 1} (
+                <span className="text-red-800">−</span> version {newerVersion},{" "}
+                <span className="text-emerald-800">+</span> merged):
+              </p>
+              {reapply.preview
+                .filter((f) => f.mine !== f.theirs)
+                .map((f) => (
+                  <div key={f.field} className="mt-1" data-field={f.field}>
+                    <p className="text-[10px] text-slate-500 uppercase tracking-wide">{f.field}</p>
+                    <TextDiff ops={diffOf(f)} by={f.by} />
+                  </div>
+                ))}
+              <div className="mt-2 flex flex-wrap gap-2">
+                <button
+                  type="button"
+                  disabled={reapply.pending}
+                  className="rounded border border-indigo-600 bg-indigo-600 px-2.5 py-1 font-medium text-[12px] text-white hover:bg-indigo-700 disabled:opacity-50"
+                  onClick={reapply.run}
+                  data-testid="reapply-save"
+                >
+                  {reapply.pending ? "Saving…" : `Save the merged edit as version ${newerVersion + 1}`}
+                </button>
+                <button
+                  type="button"
+                  className="rounded border border-slate-300 px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50"
+                  onClick={() => setReviewing(false)}
+                >
+                  Back
+                </button>
+              </div>
+            </section>
+          ) : (
+            <button
+              type="button"
+              className="mt-2 mr-2 rounded border border-indigo-600 bg-white px-2.5 py-1 font-medium text-[12px] text-indigo-800 hover:bg-indigo-50"
+              onClick={() => setReviewing(true)}
+              data-testid="reapply-edit"
+            >
+              Re-apply my edit on version {newerVersion}…
+            </button>
+          )
         ) : (
           <p className="mt-2 text-[12px] text-amber-900" data-testid="reapply-blocked">
             Your edit and version {newerVersion} both changed {reapply.overlap.join(", ")}: it cannot be re-applied

@@ -127,6 +127,30 @@ export function MentalModelEditor({
       ? {
           pending: mutation.isPending,
           overlap: merge.ok ? [] : merge.overlap.map((k) => (k === "sourceQuery" ? "source query" : k)),
+          preview: merge.ok
+            ? [
+                { field: "name", mine: merge.merged.name, theirs: newer.name, by: "words" as const },
+                {
+                  field: "source query",
+                  mine: merge.merged.sourceQuery,
+                  theirs: newer.sourceQuery,
+                  by: "words" as const,
+                },
+                {
+                  field: "tags",
+                  mine: merge.merged.tags.join(", "),
+                  theirs: newer.tags.join(", "),
+                  by: "words" as const,
+                },
+                {
+                  field: "staleness override",
+                  mine: merge.merged.override,
+                  theirs: newer.staleOverride ?? "auto",
+                  by: "words" as const,
+                },
+                { field: "content", mine: merge.merged.content, theirs: newer.content, by: "lines" as const },
+              ]
+            : [],
           run: () => {
             if (!merge.ok || !model) return;
             const m = merge.merged;

@@ -8,6 +8,7 @@ import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
+import { retrievalTypeLabel } from "@/lib/timeline/format";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
@@ -156,8 +157,8 @@ export function SkillEditor({
                   },
                   {
                     field: "memory types",
-                    mine: types.join(", "),
-                    theirs: newer.retrieval.types.join(", "),
+                    mine: types.map(retrievalTypeLabel).join(", "),
+                    theirs: newer.retrieval.types.map(retrievalTypeLabel).join(", "),
                     by: "words",
                   },
                   { field: "budget", mine: budget, theirs: newer.budget, by: "words" },
@@ -231,7 +232,7 @@ export function SkillEditor({
                     checked={types.includes(t)}
                     onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
                   />
-                  {t}
+                  {retrievalTypeLabel(t)}
                 </label>
               ))}
             </div>

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { pickDraft, type StoredDraft } from "./drafts";
+import { pickDraft, type StoredDraft, TAB_BEAT_MS, tabStillOpen } from "./drafts";
 import { formatTime } from "./format-time";
 
 const GUARD = "__unsavedGuard";
@@ -122,6 +122,47 @@ export function useUnsavedGuard(dirty: boolean) {
 const DRAFT_PREFIX = "reflect-inspector:draft:";
 const TAB_KEY = "reflect-inspector:tab-id";
 const draftKey = (entity: string, tabId: string) => `${DRAFT_PREFIX}${entity}:tab:${tabId}`;
+const TAB_BEAT_PREFIX = "reflect-inspector:tab-open:";
+
+/** Whether another editor tab with this id is open now (its heartbeat is recent). */
+function isTabOpen(id: string): boolean {
+  try {
+    const beat = window.localStorage.getItem(`${TAB_BEAT_PREFIX}${id}`);
+    return tabStillOpen(beat === null ? null : Number(beat), Date.now());
+  } catch {
+    return false;
+  }
+}
+
+/** While an editor is open, its tab beats in localStorage, so no other tab offers (or discards) its draft. */
+function useTabHeartbeat(tab: string | null) {
+  useEffect(() => {
+    if (!tab) return;
+    const key = `${TAB_BEAT_PREFIX}${tab}`;
+    const beat = () => {
+      try {
+        window.localStorage.setItem(key, String(Date.now()));
+      } catch {
+        // storage disabled: no draft is kept either
+      }
+    };
+    const gone = () => {
+      try {
+        window.localStorage.removeItem(key);
+      } catch {
+        // nothing stored
+      }
+    };
+    beat();
+    const timer = window.setInterval(beat, TAB_BEAT_MS);
+    window.addEventListener("pagehide", gone);
+    return () => {
+      window.clearInterval(timer);
+      window.removeEventListener("pagehide", gone);
+      gone();
+    };
+  }, [tab]);
+}
 
 /** This tab's id: kept in sessionStorage, so it survives a reload of the tab but not a new tab. */
 function tabId(): string {
@@ -209,7 +250,8 @@ export function useConfirmOverUnsaved(verb: string) {
 
 /**
  * Keeps an unsaved edit in localStorage, keyed by the entity and this browser tab (so two tabs on
- * one model never overwrite or delete each other's edit), so it survives a reload and a new
+ * one model never overwrite or delete each other's edit, and a tab still open is never offered
+ * another's), so it survives a reload and a new
  * version: the editor offers it back ("restore draft" / "discard draft"), saying which version it
  * was based on when that is not the current one. A draft a "Try" ran is restored at once when the
  * editor opens again (Back from the run).
@@ -244,10 +286,11 @@ export function useDraft<T>({
     return () => setDirty(false);
   }, [dirty, setDirty]);
 
+  useTabHeartbeat(tab);
   useEffect(() => {
     const me = tabId();
     setTab(me);
-    const stored = pickDraft(readDrafts<T>(entity), me);
+    const stored = pickDraft(readDrafts<T>(entity), me, isTabOpen);
     if (!stored) return;
     if (stored.triedIn && stored.tabId === me && stored.baseVersion === baseVersion) {
       applyRef.current(stored.fields);

@@ -89,7 +89,13 @@ export function MemoryBrowser({
             className="mb-2 flex items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-2 py-1 text-[12px] text-indigo-900"
             data-testid="memory-focus"
           >
-            Showing <span className="font-mono">{focusId}</span>, the memory a run's card linked to.
+            {focusId.includes(",") ? (
+              <>Showing the {focusId.split(",").length} memories the link named.</>
+            ) : (
+              <>
+                Showing <span className="font-mono">{focusId}</span>, the memory the link named.
+              </>
+            )}
             <button type="button" onClick={() => setFocusId(null)} className="ml-auto underline">
               Show all
             </button>
@@ -111,7 +117,7 @@ export function MemoryBrowser({
                 ) : data.tier === "mental_models" ? (
                   <MentalModelList items={data.items} />
                 ) : data.tier === "observations" ? (
-                  <ObservationList items={data.items} permittedTeams={bank.permittedTeams} />
+                  <ObservationList items={data.items} permittedTeams={bank.permittedTeams} bankId={bank.id} />
                 ) : (
                   <FactList items={data.items} permittedTeams={bank.permittedTeams} />
                 )}

@@ -1,8 +1,22 @@
+import Link from "next/link";
 import type { ObservationItem } from "@/lib/contracts/memory";
 import { ScopeLabel } from "./scope-label";
 import { TagList } from "./tag-list";
 
-export function ObservationList({ items, permittedTeams }: { items: ObservationItem[]; permittedTeams: string[] }) {
+/** The raw facts an observation was derived from, on the memory page. */
+function sourcesHref(bankId: string, ids: readonly string[]): string {
+  return `/memory?${new URLSearchParams({ bank: bankId, tier: "facts", id: ids.join(",") })}`;
+}
+
+export function ObservationList({
+  items,
+  permittedTeams,
+  bankId,
+}: {
+  items: ObservationItem[];
+  permittedTeams: string[];
+  bankId: string;
+}) {
   return (
     <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white">
       {items.map((o) => (
@@ -12,7 +26,17 @@ export function ObservationList({ items, permittedTeams }: { items: ObservationI
             <span className="font-mono text-[10px] text-slate-500">{o.id}</span>
             <ScopeLabel scope={o.scope} permittedTeams={permittedTeams} />
             <TagList tags={o.tags} />
-            <span>from {o.sourceFactIds.length} fact(s)</span>
+            {o.sourceFactIds.length > 0 ? (
+              <Link
+                href={sourcesHref(bankId, o.sourceFactIds)}
+                className="text-indigo-800 underline"
+                data-testid="observation-sources"
+              >
+                from {o.sourceFactIds.length} raw {o.sourceFactIds.length === 1 ? "fact" : "facts"}
+              </Link>
+            ) : (
+              <span>from no raw fact</span>
+            )}
             <span>updated {o.updatedAt.slice(0, 10)}</span>
           </div>
         </li>

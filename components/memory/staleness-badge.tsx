@@ -1,4 +1,6 @@
+import Link from "next/link";
 import type { StalenessState } from "@/lib/contracts/mental-models";
+import { glossaryHref } from "@/lib/timeline/glossary";
 
 const LABEL: Record<StalenessState, string> = {
   fresh: "fresh",
@@ -18,15 +20,26 @@ const STYLE: Record<StalenessState, string> = {
   unusable: "border-red-200 bg-red-50 text-red-800",
 };
 
+const TERM: Record<StalenessState, string> = {
+  fresh: "fresh",
+  stale: "stale",
+  never_refreshed: "stale",
+  overridden_stale: "forced-fresh",
+  overridden_fresh: "forced-fresh",
+  unusable: "unusable",
+};
+
+/** A mental model's staleness in words, linking to what it means; the reason is its tooltip. */
 export function StalenessBadge({ state, reason }: { state: StalenessState; reason: string }) {
   return (
-    <span
+    <Link
+      href={glossaryHref(TERM[state])}
       data-testid="staleness-badge"
       data-state={state}
       title={reason}
-      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-[11px] ${STYLE[state]}`}
+      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-[11px] hover:underline ${STYLE[state]}`}
     >
       {LABEL[state]}
-    </span>
+    </Link>
   );
 }

@@ -1,3 +1,8 @@
+import Link from "next/link";
+import { RUN_FLAGS, type RunFlag } from "@/lib/reflect/domain";
+import { badgesFromFlags } from "@/lib/timeline/badges";
+import { flagTerm, glossaryHref } from "@/lib/timeline/glossary";
+
 const FLAG_STYLE: Record<string, string> = {
   short_circuited: "bg-violet-50 text-violet-800 border-violet-200",
   nudged: "bg-amber-50 text-amber-900 border-amber-200",
@@ -10,18 +15,34 @@ const FLAG_STYLE: Record<string, string> = {
   missed_evidence: "bg-rose-50 text-rose-800 border-rose-300",
 };
 
-export function FlagBadges({ flags }: { flags: string[] }) {
+/** A run's flags as compact badges, each linking to its glossary entry (the tooltip is its one sentence). */
+export function FlagBadges({ flags }: { flags: readonly string[] }) {
+  const known = new Set<string>(RUN_FLAGS);
   return (
     <span className="inline-flex flex-wrap gap-1">
-      {flags.map((f) => (
-        <span
-          key={f}
+      {badgesFromFlags(flags.filter((f): f is RunFlag => known.has(f))).map((b) => (
+        <Link
+          key={b.flag}
+          href={glossaryHref(flagTerm(b.flag))}
+          title={b.description}
           data-testid="run-flag"
-          className={`rounded border px-1 py-px text-[10px] ${FLAG_STYLE[f] ?? "border-slate-200 bg-slate-50"}`}
+          data-flag={b.flag}
+          className={`rounded border px-1 py-px text-[10px] hover:underline ${FLAG_STYLE[b.flag] ?? "border-slate-200 bg-slate-50"}`}
         >
-          {f.replace("_", "-")}
-        </span>
+          {b.label}
+        </Link>
       ))}
+      {flags
+        .filter((f) => !known.has(f))
+        .map((f) => (
+          <span
+            key={f}
+            data-testid="run-flag"
+            className="rounded border border-slate-200 bg-slate-50 px-1 py-px text-[10px]"
+          >
+            {f}
+          </span>
+        ))}
     </span>
   );
 }

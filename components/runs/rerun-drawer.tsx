@@ -11,19 +11,20 @@ import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { type ExperimentStarted, experimentHref, type StartExperimentInput } from "@/lib/contracts/experiments";
 import { LIMITS } from "@/lib/contracts/fields";
-import type { RerunContext, RerunInput } from "@/lib/contracts/rerun";
+import type { RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
 import type { Budget, RunMode } from "@/lib/reflect/domain";
+import { SaveChangesDialog } from "./save-changes-dialog";
 
 type OverrideChoice = "none" | "stale" | "fresh";
-interface ModelDraft {
+export interface ModelDraft {
   content: string;
   override: OverrideChoice;
 }
 
 /** Everything the drawer lets the user change, in one place. */
-interface Draft {
+export interface Draft {
   question: string;
   budget: string;
   mode: string;
@@ -51,8 +52,14 @@ function initialDraft(data: RerunContext): Draft {
     scope: data.run.scope,
     mission: data.skill?.mission ?? "",
     disposition: (data.skill?.disposition ?? []).join(", "),
+    // A run that read a draft of a model re-opens with that draft (it is still unsaved).
     models: Object.fromEntries(
-      data.mentalModels.map((m) => [m.id, { content: m.content, override: m.staleOverride ?? "none" }]),
+      data.mentalModels.map((m) => [
+        m.id,
+        m.draft
+          ? { content: m.draft.content, override: m.draft.staleOverride ?? "none" }
+          : { content: m.content, override: m.staleOverride ?? "none" },
+      ]),
     ),
     editing: null,
   };
@@ -84,8 +91,8 @@ const parseDisposition = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** What the draft changes: the mental-model edits to save and whether the skill text differs from the run's. */
-function changesOf(data: RerunContext, draft: Draft) {
+/** What the draft changes against what is saved: the mental-model edits and whether the skill text differs. */
+export function changesOf(data: RerunContext, draft: Draft) {
   const edits = data.mentalModels.flatMap((m) => {
     const d = draft.models[m.id];
     if (!d) return [];
@@ -102,27 +109,34 @@ function changesOf(data: RerunContext, draft: Draft) {
       },
     ];
   });
+  const saved = data.skill && {
+    mission: data.skill.savedMission ?? data.skill.mission,
+    disposition: data.skill.savedDisposition ?? data.skill.disposition,
+  };
   const skillChanged =
-    !!data.skill &&
-    (draft.mission !== data.skill.mission ||
-      parseDisposition(draft.disposition).join(",") !== data.skill.disposition.join(","));
+    !!saved &&
+    (draft.mission !== saved.mission || parseDisposition(draft.disposition).join(",") !== saved.disposition.join(","));
   return { edits, skillChanged };
 }
 
 /**
  * "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then
- * start a child run. A modal drawer: focus starts in the question and stays inside; Escape closes
+ * start a child run that reads the edits as a draft — nothing is saved. "Save these changes" is a
+ * separate, explicit step that lists what it saves, and keeps a staleness override (which is
+ * permanent) only when ticked. A modal drawer: focus starts in the question and stays inside; Escape closes
  * it and focus goes back to the button that opened it. Each opening starts from the run as it was,
  * so closing (Escape, ✕, Cancel, outside) with changes asks first.
  */
 export function RerunDrawer({
   data,
   rerun,
+  saveChanges,
   trigger,
   suiteRun,
 }: {
   data: RerunContext;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
+  saveChanges: (input: SaveRerunChangesInput) => Promise<ActionResult<SavedChanges>>;
   /** The button that opens the drawer. */
   trigger: ReactNode;
   /** "Run the suite with these changes": the bank's suites and the action that starts an experiment. */
@@ -151,12 +165,19 @@ export function RerunDrawer({
           question.current?.focus();
         }}
       >
-        <RerunForm data={data} rerun={rerun} questionRef={question} suiteRun={suiteRun} onDirty={setDirty} />
+        <RerunForm
+          data={data}
+          rerun={rerun}
+          saveChanges={saveChanges}
+          questionRef={question}
+          suiteRun={suiteRun}
+          onDirty={setDirty}
+        />
         <ConfirmDialog
           open={confirming}
           onOpenChange={setConfirming}
           title="Discard your changes?"
-          description="Closing the drawer drops the changes you made to this re-run. Nothing has been started or saved."
+          description="Closing the drawer drops the edits you have not saved. Nothing is started."
           confirmLabel="Discard changes"
           onConfirm={() => {
             setConfirming(false);
@@ -179,12 +200,14 @@ export interface SuiteRun {
 function RerunForm({
   data,
   rerun,
+  saveChanges,
   questionRef,
   suiteRun,
   onDirty,
 }: {
   data: RerunContext;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
+  saveChanges: (input: SaveRerunChangesInput) => Promise<ActionResult<SavedChanges>>;
   questionRef: RefObject<HTMLTextAreaElement | null>;
   suiteRun?: SuiteRun;
   onDirty: (dirty: boolean) => void;
@@ -211,6 +234,34 @@ function RerunForm({
   });
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const { edits, skillChanged } = changesOf(data, draft);
+  const skillEdits = () =>
+    data.skill
+      ? {
+          mission: draft.mission,
+          disposition: parseDisposition(draft.disposition),
+          skillExpectedVersion: data.skill.currentVersion ?? undefined,
+        }
+      : {};
+
+  const [saving, setSaving] = useState(false);
+  const save = useMutation({
+    mutationFn: (keepOverride: ReadonlySet<string>) =>
+      unwrap(
+        saveChanges({
+          parentRunId: data.run.id,
+          ...(skillChanged ? skillEdits() : {}),
+          // An override is kept only when ticked: it is permanent, so it is never saved by the way.
+          mentalModelEdits: edits.flatMap(({ staleOverride, ...edit }) => {
+            const kept = staleOverride !== undefined && keepOverride.has(edit.id) ? { staleOverride } : {};
+            return edit.content !== undefined || "staleOverride" in kept ? [{ ...edit, ...kept }] : [];
+          }),
+        }),
+      ),
+    onSuccess: () => {
+      setSaving(false);
+      router.refresh();
+    },
+  });
 
   // Over a limit the server would refuse it: the buttons say why instead.
   const draftFields: LimitedField[] = [
@@ -255,14 +306,8 @@ function RerunForm({
       budget: draft.budget as Budget,
       mode: draft.mode as RunMode,
       scope: draft.scope,
-      // The drawer shows the skill as the run used it; sending it back means the child runs with what is shown.
-      ...(data.skill
-        ? {
-            mission: draft.mission,
-            disposition: parseDisposition(draft.disposition),
-            skillExpectedVersion: data.skill.currentVersion ?? undefined,
-          }
-        : {}),
+      // The drawer shows the skill as the run used it; sending it back means the child reads what is shown.
+      ...skillEdits(),
       mentalModelEdits: edits,
     });
 
@@ -351,8 +396,9 @@ function RerunForm({
               <input name="disposition" className={field} value={draft.disposition} onChange={set("disposition")} />
             </label>
             {skillChanged && (
-              <p className="mt-1 text-[11px] text-indigo-800" data-testid="skill-will-save">
-                Saved as a new version of {data.skill.name} before the run.
+              <p className="mt-1 text-[11px] text-indigo-800" data-testid="skill-draft-note">
+                Differs from the saved {data.skill.name}: the re-run reads it as a draft; it is saved only with Save
+                these changes.
               </p>
             )}
           </fieldset>
@@ -389,7 +435,11 @@ function RerunForm({
                     {m.versionSeen !== null && m.versionSeen !== m.version && (
                       <span className="text-[11px] text-amber-800">run read v{m.versionSeen}</span>
                     )}
-                    {changed && <span className="text-[11px] text-indigo-800">edited</span>}
+                    {changed && (
+                      <span className="text-[11px] text-indigo-800" data-testid="rerun-model-edited">
+                        {m.draft ? `unsaved draft (the run read it, based on v${m.draft.baseVersion})` : "edited"}
+                      </span>
+                    )}
                     <button
                       type="button"
                       className="ml-auto rounded border border-slate-300 px-1.5 text-[11px] text-slate-700 hover:bg-slate-50"
@@ -412,7 +462,7 @@ function RerunForm({
                       />
                       <CharCount value={d.content} max={LIMITS.contentChars} testId="content-count" />
                       <label className="flex items-center gap-2 text-[12px]">
-                        <span className="text-slate-600">Staleness override</span>
+                        <span className="text-slate-600">Staleness override for this re-run</span>
                         <select
                           data-testid="rerun-model-override"
                           className="rounded border border-slate-300 px-1 py-0.5"
@@ -454,11 +504,41 @@ function RerunForm({
             <OverLimitNote id={blockedId} reason={rerunBlocked} />
           </div>
         ) : null}
-        <span className="mr-auto text-[11px] text-slate-600">
+        <span className="mr-auto text-[11px] text-slate-600" data-testid="rerun-saves">
           {edits.length > 0 || skillChanged
-            ? `Saves ${[skillChanged ? "the skill" : "", edits.length ? `${edits.length} mental model${edits.length > 1 ? "s" : ""}` : ""].filter(Boolean).join(" and ")} as new versions.`
-            : "No memory edits: runs the same memory again."}
+            ? "Re-run reads your edits as a draft: nothing is saved. The run is badged draft."
+            : "No edits: runs the same memory again."}
         </span>
+        {save.isSuccess && !saving ? (
+          <span className="basis-full text-[12px] text-emerald-800" role="status" data-testid="rerun-saved">
+            Saved {save.data.saved.map((x) => `${x.name} v${x.version}`).join(", ") || "nothing"}.
+          </span>
+        ) : null}
+        {edits.length > 0 || skillChanged ? (
+          <button
+            type="button"
+            onClick={() => {
+              save.reset();
+              setSaving(true);
+            }}
+            disabled={save.isPending || suiteBlocked !== null}
+            className="rounded border border-slate-400 px-3 py-1 text-[13px] text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+            data-testid="rerun-save-changes"
+          >
+            Save these changes…
+          </button>
+        ) : null}
+        <SaveChangesDialog
+          open={saving}
+          onOpenChange={setSaving}
+          data={data}
+          draft={draft}
+          edits={edits}
+          skillChanged={skillChanged}
+          pending={save.isPending}
+          error={save.error?.message}
+          onSave={(keep) => save.mutate(keep)}
+        />
         <DrawerClose className="rounded border border-slate-300 px-3 py-1 text-[13px]">Cancel</DrawerClose>
         {suiteRun && suiteRun.suites.length > 0 && (
           <span className="flex items-center gap-1">
@@ -481,7 +561,7 @@ function RerunForm({
               title="Runs every question of the suite with these edits applied only inside the experiment (nothing is saved)"
               data-testid="rerun-run-suite"
             >
-              {experiment.isPending ? "Starting…" : "Run the suite with these changes"}
+              {experiment.isPending ? "Starting…" : "Run the suite with these changes (saves nothing)"}
             </button>
           </span>
         )}
@@ -493,7 +573,7 @@ function RerunForm({
           className="rounded bg-indigo-600 px-3 py-1 text-[13px] font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
           data-testid="rerun-submit"
         >
-          {mutation.isPending ? "Starting…" : "Re-run"}
+          {mutation.isPending ? "Starting…" : edits.length > 0 || skillChanged ? "Re-run with the draft" : "Re-run"}
         </button>
       </div>
     </>

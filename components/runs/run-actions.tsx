@@ -2,12 +2,15 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useId, useState } from "react";
 import type { ActionResult } from "@/lib/contracts/errors";
-import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
+import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
 import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
+
+/** Up to this many iterations the fork point is a list; beyond, a number input. */
+const PICKER_MAX = 25;
 
 const button =
   "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
@@ -19,6 +22,7 @@ export function RunActions({
   finished,
   parentRunId,
   rerun,
+  saveChanges,
   fork,
   addToSuite,
   suiteRun,
@@ -28,6 +32,7 @@ export function RunActions({
   finished: boolean;
   parentRunId: string | null;
   rerun: (input: RerunInput) => Promise<ActionResult<RunStarted>>;
+  saveChanges: (input: SaveRerunChangesInput) => Promise<ActionResult<SavedChanges>>;
   fork: (input: ForkInput) => Promise<ActionResult<RunStarted>>;
   /** "Add to suite" (components/suites), once the run has finished. */
   addToSuite?: ReactNode;
@@ -40,6 +45,7 @@ export function RunActions({
     mutationFn: (input: ForkInput) => unwrap(fork(input)),
     onSuccess: ({ runId }) => router.push(`/runs/${runId}`),
   });
+  const forkId = useId();
   const canFork = finished && data.run.mode !== "facts" && iterations > 0;
 
   return (
@@ -47,6 +53,7 @@ export function RunActions({
       <RerunDrawer
         data={data}
         rerun={rerun}
+        saveChanges={saveChanges}
         suiteRun={suiteRun}
         trigger={
           <button type="button" className={button} data-testid="open-rerun">
@@ -61,22 +68,42 @@ export function RunActions({
           forking.mutate({ parentRunId: data.run.id, forkAt });
         }}
       >
-        <label className="flex items-center gap-1 text-[12px] text-slate-700">
-          <span>Fork from iteration</span>
-          <select
-            className="rounded border border-slate-300 px-1 py-0.5 text-[12px]"
-            value={forkAt}
-            disabled={!canFork}
-            onChange={(e) => setForkAt(Number(e.target.value))}
-            data-testid="fork-at"
-          >
-            {Array.from({ length: Math.max(1, iterations) }, (_, i) => (
-              <option key={i} value={i}>
-                {i}
-              </option>
-            ))}
-          </select>
-        </label>
+        <span className="flex items-center gap-1 text-[12px] text-slate-700">
+          <label htmlFor={forkId}>Fork from iteration</label>
+          {iterations <= PICKER_MAX ? (
+            <select
+              className="rounded border border-slate-300 px-1 py-0.5 text-[12px]"
+              value={forkAt}
+              disabled={!canFork}
+              onChange={(e) => setForkAt(Number(e.target.value))}
+              id={forkId}
+              data-testid="fork-at"
+            >
+              {Array.from({ length: Math.max(1, iterations) }, (_, i) => (
+                <option key={i} value={i}>
+                  {i}
+                </option>
+              ))}
+            </select>
+          ) : (
+            // A long run's iterations are a number to type, not a list of hundreds to scroll.
+            <>
+              <input
+                type="number"
+                inputMode="numeric"
+                min={0}
+                max={iterations - 1}
+                className="w-20 rounded border border-slate-300 px-1 py-0.5 text-[12px]"
+                value={forkAt}
+                disabled={!canFork}
+                onChange={(e) => setForkAt(Math.min(iterations - 1, Math.max(0, Math.trunc(Number(e.target.value)))))}
+                id={forkId}
+                data-testid="fork-at"
+              />
+              <span className="text-slate-600">of 0–{iterations - 1}</span>
+            </>
+          )}
+        </span>
         <button
           type="submit"
           className={button}

@@ -1,4 +1,6 @@
+import Link from "next/link";
 import { words } from "@/lib/timeline/format";
+import { glossaryHref, statusTerm } from "@/lib/timeline/glossary";
 
 const STATUS_STYLE: Record<string, string> = {
   running: "bg-sky-100 text-sky-800 border-sky-200",
@@ -10,14 +12,16 @@ const STATUS_STYLE: Record<string, string> = {
   interrupted: "bg-zinc-200 text-zinc-800 border-zinc-300",
 };
 
+/** A run's status, linking to what it means in the glossary. */
 export function RunStatusBadge({ status }: { status: string }) {
   return (
-    <span
+    <Link
+      href={glossaryHref(statusTerm(status))}
       data-testid="run-status"
       data-status={status}
-      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-[11px] ${STATUS_STYLE[status] ?? STATUS_STYLE.no_evidence}`}
+      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-[11px] hover:underline ${STATUS_STYLE[status] ?? STATUS_STYLE.no_evidence}`}
     >
       {words(status)}
-    </span>
+    </Link>
   );
 }

@@ -250,10 +250,9 @@ export function RunView({
     [rowsById, toggleIteration],
   );
 
-  // The URL follows the selected step, so a link opens the run at that row.
-  const selectRow = useCallback(
+  // The URL follows the selected or focused step (a click, Enter, j/k), so a link opens the run at that row.
+  const stepToUrl = useCallback(
     (rowId: string) => {
-      setSelectedRowId(rowId);
       const seq = rowsById.get(rowId)?.seqs[0];
       if (seq === undefined) return;
       const url = new URL(window.location.href);
@@ -262,6 +261,22 @@ export function RunView({
     },
     [rowsById],
   );
+  const selectRow = useCallback(
+    (rowId: string) => {
+      setSelectedRowId(rowId);
+      stepToUrl(rowId);
+    },
+    [stepToUrl],
+  );
+  const focusKey = useCallback(
+    (key: string) => {
+      setFocusedKey(key);
+      stepToUrl(key);
+    },
+    [stepToUrl],
+  );
+  // A `?step=` this run does not have is said, never ignored silently.
+  const [missingStep, setMissingStep] = useState<number | null>(null);
   const linkedStep = useRef(stepFromUrl());
   useEffect(() => {
     const seq = linkedStep.current;
@@ -273,11 +288,18 @@ export function RunView({
       rowsById.get(`e${seq}`) ??
       rows.find((r) => r.seqs.includes(seq)) ??
       (events.some((e) => e.seq >= seq) ? nearestRowBefore(rows, seq) : undefined);
-    if (!row) return;
+    if (!row) {
+      // The whole log of a finished run is here and no event reaches the step: it is not in this run.
+      if (!restPending && status !== "running" && !events.some((e) => e.seq >= seq)) {
+        linkedStep.current = null;
+        setMissingStep(seq);
+      }
+      return;
+    }
     linkedStep.current = null;
     setSelectedRowId(row.id);
     showRow(row.id);
-  }, [rowsById, showRow, events]);
+  }, [rowsById, showRow, events, restPending, status]);
 
   const selectCitation = useCallback(
     (c: TimelineCitation) => {
@@ -315,7 +337,7 @@ export function RunView({
         status={status}
         badges={view.badges}
         onExport={exportJson}
-        replayDrift={replayNoteByIteration.size}
+        replayDrift={replayNotes ?? []}
       />
       <RunTiming timing={timing} />
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
@@ -334,12 +356,27 @@ export function RunView({
               <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>←</kbd>/<kbd>→</kbd> collapse · <kbd>Enter</kbd> detail
             </span>
           </div>
+          {missingStep !== null ? (
+            <p
+              className="mb-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+              role="status"
+              data-testid="step-not-found"
+            >
+              The link's step {missingStep} is not in this run (its events are numbered 0–
+              {events[events.length - 1]?.seq ?? 0}); showing the run from the start.
+            </p>
+          ) : null}
           <TimelineFilterBar filter={filter} onChange={setFilter} shownRows={shownRows} totalRows={rowsById.size} />
           <RunEventsContext.Provider value={runEvents}>
             <TimelineList
               items={items}
               focusedKey={focusedKey}
-              onFocusKey={setFocusedKey}
+              onFocusKey={focusKey}
+              emptyText={
+                rowsById.size > 0
+                  ? `No row matches this filter (${plural(rowsById.size, "row")} hidden). Clear the filter to see them.`
+                  : undefined
+              }
               onToggleIteration={toggleIteration}
               onOpenDetail={setDetailRowId}
               selectedRowId={selectedRowId}

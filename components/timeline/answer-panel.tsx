@@ -95,7 +95,7 @@ export const AnswerPanel = memo(function AnswerPanel({
         </div>
       )}
       <div
-        className="rounded border border-slate-200 bg-white p-3 text-[13px] leading-relaxed [&_code]:font-mono [&_h1]:font-semibold [&_h2]:font-semibold [&_h3]:font-semibold [&_li]:ml-4 [&_ol]:list-decimal [&_p]:my-1.5 [&_strong]:font-semibold [&_ul]:list-disc"
+        className="min-w-0 rounded border border-slate-200 bg-white p-3 text-[13px] leading-relaxed [overflow-wrap:anywhere] [&_code]:font-mono [&_pre]:overflow-x-auto [&_pre]:whitespace-pre-wrap [&_h1]:font-semibold [&_h2]:font-semibold [&_h3]:font-semibold [&_li]:ml-4 [&_ol]:list-decimal [&_p]:my-1.5 [&_strong]:font-semibold [&_ul]:list-disc"
         data-testid="answer"
       >
         {rendered === null ? (

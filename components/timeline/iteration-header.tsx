@@ -48,21 +48,27 @@ export function IterationHeader({
       </button>
       <span className="font-semibold text-slate-900">Iteration {it.index}</span>
       {it.mode === "forced" ? (
-        <Badge tone="info" title="The request named the only tool the model could call">
+        <Badge tone="info" title="The request named the only tool the model could call" term="forced" inRow>
           forced ·&nbsp;<span className="font-mono">{it.forcedTool}</span>
         </Badge>
       ) : (
-        <Badge tone="neutral" title="The model chose among the offered tools">
+        <Badge tone="neutral" title="The model chose among the offered tools" term="auto" inRow>
           auto
         </Badge>
       )}
       {it.injections.map((kind, i) => (
-        <Badge key={i} tone="warning" title="A system message sent with this request only">
+        <Badge
+          key={i}
+          tone="warning"
+          title="A system message sent with this request only"
+          term={kind === "nudge" || kind === "anchor" ? kind : undefined}
+          inRow
+        >
           +{words(kind)}
         </Badge>
       ))}
       {it.replayed && (
-        <Badge tone="neutral" title="Response replayed from the parent run">
+        <Badge tone="neutral" title="Response replayed from the parent run" term="replayed" inRow>
           replayed
         </Badge>
       )}

@@ -4,6 +4,7 @@ import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
 import type { RunHeader as RunHeaderData } from "@/lib/timeline/fold";
 import { formatCount, formatMs, skillLabel } from "@/lib/timeline/format";
+import { flagTerm, statusTerm } from "@/lib/timeline/glossary";
 import { Badge, DraftBadge, MentalModelDraftNote } from "./badge";
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
@@ -21,11 +22,11 @@ export const RunHeader = memo(function RunHeader({
   status,
   badges,
   onExport,
-  replayDrift = 0,
+  replayDrift = [],
 }: {
   header: RunHeaderData;
-  /** Fork: how many replayed steps differ from the parent's (tool results, freshness, offered tools). */
-  replayDrift?: number;
+  /** Fork: the replayed steps that differ from the parent's (tool results, freshness, offered tools), in words. */
+  replayDrift?: readonly { iteration: number; text: string }[];
   /** Displayed status (may come from the server when the log has no run.finished). */
   status: RunStatus;
   badges: RunBadge[];
@@ -41,10 +42,8 @@ export const RunHeader = memo(function RunHeader({
   return (
     <section className="rounded border border-slate-200 bg-white p-3" aria-label="Run summary">
       <div className="flex flex-wrap items-start gap-3">
-        <h1 className="min-w-[16rem] flex-1 text-base font-semibold leading-snug text-slate-900">
-          {header.question || "(question not recorded yet)"}
-        </h1>
-        <Badge tone={STATUS_TONE[status]} title="Run status">
+        <RunQuestion question={header.question} />
+        <Badge tone={STATUS_TONE[status]} title="Run status" term={statusTerm(status)}>
           <span data-testid="run-status" data-status={status}>
             {statusLabel(status)}
           </span>
@@ -71,7 +70,7 @@ export const RunHeader = memo(function RunHeader({
         <ul className="mt-2 flex flex-wrap gap-1.5" aria-label="Run badges">
           {badges.map((b) => (
             <li key={b.flag} data-testid="run-badge" data-flag={b.flag}>
-              <Badge tone={b.tone} title={b.description}>
+              <Badge tone={b.tone} title={b.description} term={flagTerm(b.flag)}>
                 {b.label}
               </Badge>
             </li>
@@ -127,16 +126,26 @@ export const RunHeader = memo(function RunHeader({
           {header.outcome.join(" · ")}
         </p>
       )}
-      {replayDrift > 0 && (
-        <p
+      {replayDrift.length > 0 && (
+        <div
           className="mt-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
           data-testid="replay-drift"
         >
-          {replayDrift === 1
-            ? "1 replayed step differs from the parent run"
-            : `${replayDrift} replayed steps differ from the parent run`}{" "}
-          (the tools re-ran against today's memory; the marked iterations below say what changed).
-        </p>
+          <p>
+            {replayDrift.length === 1
+              ? "1 replayed step differs from the parent run"
+              : `${replayDrift.length} replayed steps differ from the parent run`}
+            : the fork replayed the parent's model responses, but the tools re-ran against today's memory, so these
+            steps saw something else:
+          </p>
+          <ul className="mt-0.5 list-disc pl-5">
+            {replayDrift.map((d) => (
+              <li key={d.iteration} data-testid="replay-drift-note" data-iteration={d.iteration}>
+                iteration {d.iteration} — {d.text}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {header.error && (
         <p className="mt-2 rounded border border-rose-300 bg-rose-50 px-2 py-1 text-[12px] text-rose-900" role="alert">
@@ -153,3 +162,31 @@ export const RunHeader = memo(function RunHeader({
     </section>
   );
 });
+
+/** Beyond this a question is shown cut, with the whole of it one click away: a title is not a page. */
+const TITLE_CHARS = 280;
+
+/** The run's question as the page's heading, cut when long (the whole text stays one click away). */
+function RunQuestion({ question }: { question: string }) {
+  const heading = "min-w-[16rem] flex-1 text-base font-semibold leading-snug text-slate-900 [overflow-wrap:anywhere]";
+  if (!question) return <h1 className={heading}>(question not recorded yet)</h1>;
+  if ([...question].length <= TITLE_CHARS) return <h1 className={heading}>{question}</h1>;
+  return (
+    <div className="min-w-[16rem] flex-1">
+      <h1 className={heading} data-testid="run-question-cut">
+        {[...question].slice(0, TITLE_CHARS).join("").trimEnd()}…
+      </h1>
+      <details className="mt-0.5 text-[12px] text-slate-700">
+        <summary className="cursor-pointer text-indigo-800">
+          The whole question ({[...question].length.toLocaleString("en-US")} characters)
+        </summary>
+        <p
+          className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap [overflow-wrap:anywhere]"
+          data-testid="run-question-full"
+        >
+          {question}
+        </p>
+      </details>
+    </div>
+  );
+}

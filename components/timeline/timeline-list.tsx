@@ -83,6 +83,8 @@ export interface TimelineListProps {
   runEnded: boolean;
   /** Each iteration's time on the run's span (the waterfall). */
   timing?: ReadonlyMap<number, IterationTiming>;
+  /** What an empty list says (a filter that matches nothing is not a run without rows). */
+  emptyText?: string;
 }
 
 /**
@@ -98,6 +100,7 @@ export function TimelineList({
   selectedRowId,
   highlightedRowId,
   onSelectRow,
+  emptyText,
   replayNotes,
   bankId = null,
   runEnded,
@@ -286,7 +289,9 @@ export function TimelineList({
       data-ready={virtualized || undefined}
     >
       {items.length === 0 ? (
-        <p className="p-4 text-[12px] text-slate-600">No timeline rows: the run made no model call and no retrieval.</p>
+        <p className="p-4 text-[12px] text-slate-600" data-testid="timeline-empty">
+          {emptyText ?? "No timeline rows: the run made no model call and no retrieval."}
+        </p>
       ) : virtualized ? (
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
           {virtualizer.getVirtualItems().map((v) => {

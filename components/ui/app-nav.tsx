@@ -14,6 +14,7 @@ const LINKS = [
   { href: "/runs/compare", label: "Compare" },
   { href: "/suites", label: "Suites" },
   { href: "/runs/new", label: "New run" },
+  { href: "/glossary", label: "Glossary" },
 ];
 
 export function AppNav({ provider }: { provider: ProviderBadge }) {

@@ -19,6 +19,8 @@ export function ConfirmDialog({
   onOpenChange,
   testId,
   confirmTestId,
+  children,
+  tone = "danger",
 }: {
   /** The button that opens the dialog (rendered as is); none for a dialog opened from code. */
   trigger?: ReactNode;
@@ -33,6 +35,10 @@ export function ConfirmDialog({
   onOpenChange: (open: boolean) => void;
   testId?: string;
   confirmTestId?: string;
+  /** More than a sentence (a list, choices), under the description. */
+  children?: ReactNode;
+  /** `danger` (red) for what cannot be undone, `primary` for a save. */
+  tone?: "danger" | "primary";
 }) {
   return (
     <AlertDialog.Root open={open} onOpenChange={onOpenChange}>
@@ -45,6 +51,7 @@ export function ConfirmDialog({
         >
           <AlertDialog.Title className="font-semibold text-[14px]">{title}</AlertDialog.Title>
           <AlertDialog.Description className="mt-1 text-[12px] text-slate-600">{description}</AlertDialog.Description>
+          {children}
           {error}
           <div className="mt-3 flex justify-end gap-2">
             <AlertDialog.Cancel className="rounded border border-slate-300 px-3 py-1 text-[12px]">
@@ -54,7 +61,9 @@ export function ConfirmDialog({
               type="button"
               disabled={pending}
               onClick={onConfirm}
-              className="rounded bg-red-600 px-3 py-1 font-medium text-[12px] text-white hover:bg-red-700 disabled:opacity-50"
+              className={`rounded px-3 py-1 font-medium text-[12px] text-white disabled:opacity-50 ${
+                tone === "danger" ? "bg-red-600 hover:bg-red-700" : "bg-indigo-600 hover:bg-indigo-700"
+              }`}
               data-testid={confirmTestId}
             >
               {confirmLabel}

@@ -57,8 +57,8 @@ export const MemoryQuery = z.object({
   tier: MemoryTier.default("mental_models"),
   q: z.string().trim().max(LIMITS.searchChars, underLimit("search", LIMITS.searchChars)).default(""),
   limit: z.coerce.number().int().min(1).max(500).default(200),
-  /** Only this memory (a link from a run's memory card). */
-  id: z.string().trim().min(1).max(200).optional(),
+  /** Only this memory (a link from a run's memory card), or these, comma-separated (an observation's facts). */
+  id: z.string().trim().min(1).max(4_000).optional(),
 });
 
 export const MemoryPage = z.discriminatedUnion("tier", [

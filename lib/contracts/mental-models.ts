@@ -122,14 +122,20 @@ export const MentalModelPage = z.object({
 });
 export type MentalModelPage = z.infer<typeof MentalModelPage>;
 
-const MentalModelFields = z.object({
+/** Each field's rules, without defaults: an update applies only what it names. */
+const MentalModelFieldRules = z.object({
   name: z.string().trim().min(1, "name the model").max(LIMITS.nameChars, underLimit("name", LIMITS.nameChars)),
-  sourceQuery: z
-    .string()
-    .trim()
-    .max(LIMITS.questionChars, underLimit("source query", LIMITS.questionChars))
-    .default(""),
-  content: z.string().max(LIMITS.contentChars, underLimit("content", LIMITS.contentChars)).default(""),
+  sourceQuery: z.string().trim().max(LIMITS.questionChars, underLimit("source query", LIMITS.questionChars)),
+  content: z.string().max(LIMITS.contentChars, underLimit("content", LIMITS.contentChars)),
+  tags: Tags,
+  refreshedAt: IsoTime.nullable(),
+  staleOverride: StaleOverride,
+});
+
+/** A new model: what a create omits starts empty. */
+const MentalModelFields = MentalModelFieldRules.extend({
+  sourceQuery: MentalModelFieldRules.shape.sourceQuery.default(""),
+  content: MentalModelFieldRules.shape.content.default(""),
   tags: Tags.default([]),
   refreshedAt: IsoTime.nullable().default(null),
   staleOverride: StaleOverride.default(null),
@@ -137,8 +143,8 @@ const MentalModelFields = z.object({
 
 export const CreateMentalModelBody = MentalModelFields.extend({ id: Id.optional() }).strict();
 
-/** Omitted fields keep their current value. */
-export const UpdateMentalModelBody = MentalModelFields.partial()
+/** Omitted fields keep their current value (no defaults here: a default would overwrite them). */
+export const UpdateMentalModelBody = MentalModelFieldRules.partial()
   .extend({
     expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
   })
@@ -151,7 +157,7 @@ export const MentalModelDraft = MentalModelFields.pick({ name: true, content: tr
   id: z.string().min(1).optional(),
   /** The version the editor loaded; 0 to create. */
   expectedVersion: z.number().int().min(0),
-  sourceQuery: MentalModelFields.shape.sourceQuery.unwrap().min(1, "a refresh needs a source query"),
+  sourceQuery: MentalModelFieldRules.shape.sourceQuery.min(1, "a refresh needs a source query"),
   staleOverride: StaleOverrideChoice,
 });
 export type MentalModelDraft = z.input<typeof MentalModelDraft>;
@@ -189,6 +195,24 @@ export const RefreshProposal = z.discriminatedUnion("usable", [
   }),
 ]);
 export type RefreshProposal = z.infer<typeof RefreshProposal>;
+
+/** A run page's word on a refresh run: which model it proposed content for, and what became of it. */
+export const RunRefreshProposal = z.object({
+  bankId: z.string(),
+  modelId: z.string(),
+  modelName: z.string(),
+  /** The version the proposal was made on. */
+  baseVersion: z.number().int(),
+  /** Null once the model was deleted. */
+  currentVersion: z.number().int().nullable(),
+  outcome: RefreshOutcome,
+  outcomeLabel: z.string(),
+  /** The model's content now, and the run's answer: the diff to decide on. */
+  current: z.string(),
+  proposed: z.string().nullable(),
+  basedOnIds: z.array(z.string()),
+});
+export type RunRefreshProposal = z.infer<typeof RunRefreshProposal>;
 
 /** Accept a refresh proposal: the server re-reads the run's answer (never the client's text). */
 export const AcceptRefreshInput = MentalModelRef.extend({

@@ -1,6 +1,7 @@
 /**
- * The curation loop's run inputs: re-run a run with edited inputs, skill and mental models, or fork
- * it from an iteration; and what the re-run drawer is filled with.
+ * The curation loop's run inputs: re-run a run with edited inputs, skill and mental models (read
+ * as a draft), save those edits, or fork it from an iteration; and what the re-run drawer is
+ * filled with.
  */
 import { z } from "zod";
 import { Budget, RunMode, RunStatus, Scope } from "@/lib/reflect/domain";
@@ -41,6 +42,29 @@ export const RerunInput = z.object({
 });
 export type RerunInput = z.input<typeof RerunInput>;
 
+/** "Save these changes" from the re-run drawer: exactly these edits, as new versions. */
+export const SaveRerunChangesInput = RerunInput.pick({
+  parentRunId: true,
+  mission: true,
+  disposition: true,
+  skillExpectedVersion: true,
+  mentalModelEdits: true,
+});
+export type SaveRerunChangesInput = z.input<typeof SaveRerunChangesInput>;
+
+/** What "Save these changes" saved, each as its new version. */
+export const SavedChanges = z.object({
+  saved: z.array(
+    z.object({
+      kind: z.enum(["skill", "mental model"]),
+      id: z.string(),
+      name: z.string(),
+      version: z.number().int(),
+    }),
+  ),
+});
+export type SavedChanges = z.infer<typeof SavedChanges>;
+
 export const ForkInput = z.object({
   parentRunId: z.string().min(1),
   forkAt: z.number().int().min(0),
@@ -69,6 +93,9 @@ export const RerunContext = z.object({
       mission: z.string(),
       disposition: z.array(z.string()),
       currentVersion: z.number().int().nullable(),
+      /** The saved skill's text now (null when it was deleted): what "Save these changes" would replace. */
+      savedMission: z.string().nullable(),
+      savedDisposition: z.array(z.string()).nullable(),
     })
     .nullable(),
   mentalModels: z.array(
@@ -81,7 +108,11 @@ export const RerunContext = z.object({
       isStale: true,
       stalenessReason: true,
       usable: true,
-    }).extend({ versionSeen: z.number().int().nullable() }),
+    }).extend({
+      versionSeen: z.number().int().nullable(),
+      /** The unsaved draft of this model the run read (a re-run or experiment), if it read one. */
+      draft: z.object({ content: z.string(), staleOverride: StaleOverride, baseVersion: z.number().int() }).nullable(),
+    }),
   ),
   scopes: z.array(z.string()),
 });

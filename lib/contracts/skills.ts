@@ -38,7 +38,8 @@ export type SkillWithHistory = z.infer<typeof SkillWithHistory>;
 export const SkillPage = z.object({ skill: Skill, versions: z.array(z.custom<VersionEntry>()) });
 export type SkillPage = z.infer<typeof SkillPage>;
 
-const SkillFields = z.object({
+/** Each field's rules, without defaults: an update applies only what it names. */
+const SkillFieldRules = z.object({
   name: z
     .string()
     .trim()
@@ -51,20 +52,24 @@ const SkillFields = z.object({
     .max(LIMITS.missionChars, underLimit("mission", LIMITS.missionChars)),
   disposition: z
     .array(z.string().trim().min(1).max(LIMITS.wordChars))
-    .max(LIMITS.dispositionWords, `at most ${LIMITS.dispositionWords} adjectives`)
-    .default([]),
+    .max(LIMITS.dispositionWords, `at most ${LIMITS.dispositionWords} adjectives`),
   retrieval: z.strictObject({
     tags: Tags.default([]),
     types: z.array(RetrievalType).min(1, "pick at least one memory type"),
     scope: Scope.default("personal"),
   }),
+  budget: Budget,
+  anchorEvery: z.number().int().min(1, "at least 1").max(50, "at most 50"),
+  outputFormat: z.string().trim().max(LIMITS.outputFormatChars, underLimit("output format", LIMITS.outputFormatChars)),
+  answerFormat: AnswerFormat,
+});
+
+/** A new skill (and the editor's full draft): what it omits takes the default. */
+const SkillFields = SkillFieldRules.extend({
+  disposition: SkillFieldRules.shape.disposition.default([]),
   budget: Budget.default("mid"),
-  anchorEvery: z.number().int().min(1, "at least 1").max(50, "at most 50").default(4),
-  outputFormat: z
-    .string()
-    .trim()
-    .max(LIMITS.outputFormatChars, underLimit("output format", LIMITS.outputFormatChars))
-    .default("markdown"),
+  anchorEvery: SkillFieldRules.shape.anchorEvery.default(4),
+  outputFormat: SkillFieldRules.shape.outputFormat.default("markdown"),
   answerFormat: AnswerFormat.default("prose"),
 });
 
@@ -79,8 +84,8 @@ export type SkillRef = z.input<typeof SkillRef>;
 export const SkillDeleted = z.object({ deleted: z.literal(true) });
 export type SkillDeleted = z.infer<typeof SkillDeleted>;
 
-/** Omitted fields keep their current value. */
-export const UpdateSkillBody = SkillFields.partial()
+/** Omitted fields keep their current value (no defaults here: a default would overwrite them). */
+export const UpdateSkillBody = SkillFieldRules.partial()
   .extend({
     expectedVersion: z.number().int().positive().meta({ description: "the version the edit is based on" }),
   })

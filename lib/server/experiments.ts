@@ -18,7 +18,6 @@ import {
   linkExperimentRun,
   listExperimentRecords,
 } from "@/db/experiments";
-import { getMentalModel, previewMentalModel } from "@/db/mental-models";
 import type { RunRecord } from "@/db/runs";
 import { isScopePermitted } from "@/db/scope";
 import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/skills";
@@ -39,16 +38,9 @@ import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { compareExperiments } from "@/lib/experiments/compare";
 import { evaluate } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, totalsOf } from "@/lib/experiments/rows";
-import {
-  isUsableContent,
-  type MemoryPort,
-  type MentalModelDraftRead,
-  type ModelPort,
-  type ScopeValue,
-  type SkillSnapshot,
-} from "@/lib/reflect";
-import { mentalModelProbeText } from "@/lib/reflect/probe";
+import type { ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
 import { plural } from "@/lib/timeline/format";
+import { mentalModelDraftsOf, overlayMentalModels } from "./mental-model-drafts";
 import { getModel } from "./model";
 import { runOwner } from "./run-owner";
 import { startRun } from "./runs";
@@ -110,67 +102,9 @@ async function skillDraftOf(db: Db, bankId: string, config: ExperimentConfig): P
   ]);
 }
 
-/** The mental models as the draft would have them (staleness recomputed), as each run records them. */
-async function mentalModelDraftOf(db: Db, bankId: string, config: ExperimentConfig): Promise<MentalModelDraftRead[]> {
-  const out: MentalModelDraftRead[] = [];
-  for (const [i, edit] of config.mentalModels.entries()) {
-    const current = await getMentalModel(db, bankId, edit.id);
-    if (!current) {
-      throw new AppError("not_found", `mental model ${edit.id} not found in bank ${bankId}`, {
-        fieldErrors: { [`config.mentalModels[${i}].id`]: ["unknown mental model"] },
-      });
-    }
-    const d = await previewMentalModel(db, current, edit);
-    out.push({
-      id: d.id,
-      name: d.name,
-      baseVersion: current.version,
-      content: d.content,
-      staleOverride: d.staleOverride,
-      isStale: d.isStale,
-      stalenessReason: d.stalenessReason,
-    });
-  }
-  return out;
-}
-
-/**
- * What the runs read with the mental-model draft applied: the hits keep their rank (search ranks
- * the saved text), and carry the draft's content and staleness — exactly what each run records.
- */
-function overlayMentalModels(drafts: readonly MentalModelDraftRead[]) {
-  if (drafts.length === 0) return undefined;
-  const byId = new Map(drafts.map((d) => [d.id, d]));
-  return (memory: MemoryPort): MemoryPort => ({
-    ...memory,
-    async searchMentalModels(q) {
-      const hits = await memory.searchMentalModels(q);
-      return hits.map((hit) => {
-        const d = byId.get(hit.id);
-        return d
-          ? {
-              ...hit,
-              content: d.content,
-              isStale: d.isStale,
-              stalenessReason: d.stalenessReason,
-              usable: isUsableContent(d.content),
-            }
-          : hit;
-      });
-    },
-    // The missed-evidence probe reads the drafts' text too.
-    probeSearch:
-      memory.probeSearch &&
-      (async (tier, q) => {
-        const hits = await memory.probeSearch!(tier, q);
-        if (tier !== "mental_models") return hits;
-        return hits.map((hit) => {
-          const d = byId.get(hit.id);
-          return d ? { ...hit, text: mentalModelProbeText(d) } : hit;
-        });
-      }),
-  });
-}
+/** The experiment's mental-model draft, each edit's errors named by its place in the config. */
+const mentalModelDraftOf = (db: Db, bankId: string, config: ExperimentConfig) =>
+  mentalModelDraftsOf(db, bankId, config.mentalModels, (i) => `config.mentalModels[${i}].id`);
 
 async function requireSuiteAndSkills(db: Db, bankId: string, suiteName: string) {
   const bank = await getBank(db, bankId);

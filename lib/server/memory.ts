@@ -46,17 +46,20 @@ export async function browseMemory(
   q: z.output<typeof MemoryQuery>,
 ): Promise<MemoryPage | null> {
   if (!(await getBank(db, bankId))) return null;
+  // `id` names one memory (a run's memory card) or several, comma-separated (an observation's facts).
+  const ids = q.id ? [...new Set(q.id.split(",").map((s) => s.trim()))].filter(Boolean) : undefined;
   if (q.tier === "mental_models") {
     const models = await listMentalModels(db, bankId);
-    const shown = q.id ? models.filter((m) => m.id === q.id) : models.filter((m) => !q.q || matches(m, q.q));
+    const shown = ids ? models.filter((m) => ids.includes(m.id)) : models.filter((m) => !q.q || matches(m, q.q));
     return { tier: q.tier, items: shown.map(toMentalModelItem) };
   }
   if (q.tier === "observations") {
-    return { tier: q.tier, items: await browseObservations(db, { bankId, query: q.q, limit: q.limit, id: q.id }) };
+    return { tier: q.tier, items: await browseObservations(db, { bankId, query: q.q, limit: q.limit, ids }) };
   }
-  const facts = await browseFacts(db, { bankId, query: q.q, limit: q.limit, id: q.id });
-  if (!q.id) return { tier: q.tier, items: facts };
-  // One fact opened on its own: its neighbouring turns, in any scope (the browser shows every scope).
+  const facts = await browseFacts(db, { bankId, query: q.q, limit: q.limit, ids });
+  if (!ids) return { tier: q.tier, items: facts };
+  // Facts opened by id (one, or an observation's): each with its neighbouring turns, in any scope
+  // (the browser shows every scope).
   const around = await factContext(db, { bankId, scopes: await bankScopes(db, bankId) }, facts);
   return { tier: q.tier, items: facts.map((f) => ({ ...f, context: contextOf(around.get(f.id)) })) };
 }

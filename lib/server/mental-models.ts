@@ -14,9 +14,8 @@ import {
   listMentalModels,
   type MentalModelRecord,
   saveMentalModel,
-  setStaleOverride,
 } from "@/db/mental-models";
-import { AppError } from "@/lib/contracts/errors";
+import { AppError, isAppError } from "@/lib/contracts/errors";
 import type {
   Deleted,
   MentalModelDetail,
@@ -147,60 +146,75 @@ async function uniqueModelId(db: Db, bankId: string, name: string): Promise<stri
 }
 
 const toOverride = (choice: "auto" | "stale" | "fresh") => (choice === "auto" ? null : choice);
-const sameTags = (a: readonly string[], b: readonly string[]) => a.join("\n") === b.join("\n");
+
+type ModelFields = Pick<
+  MentalModelRecord,
+  "name" | "sourceQuery" | "content" | "tags" | "refreshedAt" | "staleOverride" | "basedOnIds"
+>;
 
 /**
- * Creates (no id) or edits a mental model; every save is a new version. A change of the staleness
- * override alone goes through `setStaleOverride`. A stale `expectedVersion` is a `conflict` carrying
- * the newer model.
+ * Creates a mental model at version 1, for the editor and the API alike: without an id, a readable
+ * slug of the name that no live or deleted model holds.
  */
+export async function createMentalModelRecord(
+  db: Db,
+  input: { bankId: string; id?: string } & Omit<ModelFields, "basedOnIds">,
+): Promise<MentalModelRecord> {
+  await requireBank(db, input.bankId);
+  const id = input.id ?? (await uniqueModelId(db, input.bankId, input.name));
+  return saveMentalModel(db, { ...input, id, expectedVersion: 0 });
+}
+
+/**
+ * The one edit of a mental model, behind the editor's Save and the API's PUT: a new version with
+ * the fields in `changes` and every other field as it is (tags, source query, override, refresh
+ * time). A version other than `expectedVersion` is a `conflict` carrying the record as it is now
+ * (null once deleted); a model that never existed is `not_found`.
+ */
+export async function updateMentalModelFields(
+  db: Db,
+  input: { bankId: string; id: string; expectedVersion: number; changes: Partial<ModelFields> },
+): Promise<MentalModelRecord> {
+  const { bankId, id, expectedVersion } = input;
+  const current = await getMentalModel(db, bankId, id);
+  if (!current) {
+    if (await getMentalModelTombstone(db, bankId, id)) throw editConflict("mental model", expectedVersion, null);
+    throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
+  }
+  if (current.version !== expectedVersion) throw editConflict("mental model", expectedVersion, current);
+  const changes = Object.fromEntries(Object.entries(input.changes).filter(([, v]) => v !== undefined));
+  return saveOrConflict(
+    "mental model",
+    expectedVersion,
+    () => saveMentalModel(db, { ...current, ...changes, bankId, id, expectedVersion }),
+    () => getMentalModel(db, bankId, id),
+  );
+}
+
+/** The editor shows a conflict's newer model as its detail view. */
+function conflictAsShown(err: unknown): never {
+  if (isAppError(err, "conflict") && err.details.current) {
+    const current = err.details.current as MentalModelRecord;
+    throw new AppError("conflict", err.message, { current: toMentalModelDetail(current, 0) });
+  }
+  throw err;
+}
+
+/** The editor's Save: creates (no id) or edits every field the editor shows, through the services above. */
 export async function saveMentalModelDraft(
   db: Db,
   draft: z.output<typeof MentalModelDraft>,
 ): Promise<MentalModelDetail> {
-  await requireBank(db, draft.bankId);
+  const { bankId, id, expectedVersion, name, sourceQuery, content, tags } = draft;
   const staleOverride = toOverride(draft.staleOverride);
-  const asShown = (m: MentalModelRecord | null) => (m ? toMentalModelDetail(m, 0) : null);
-  const id = draft.id ?? (await uniqueModelId(db, draft.bankId, draft.name));
-  const reload = async () => asShown(await getMentalModel(db, draft.bankId, id));
-  if (!draft.id) {
-    const saved = await saveOrConflict(
-      "mental model",
-      0,
-      () => saveMentalModel(db, { ...draft, id, expectedVersion: 0, staleOverride, refreshedAt: null }),
-      reload,
-    );
-    return mentalModelDetailOf(db, saved);
-  }
-  const current = await getMentalModel(db, draft.bankId, id);
-  if (!current || current.version !== draft.expectedVersion) {
-    throw editConflict("mental model", draft.expectedVersion, asShown(current));
-  }
-  const onlyOverride =
-    current.name === draft.name &&
-    current.sourceQuery === draft.sourceQuery &&
-    current.content === draft.content &&
-    sameTags(current.tags, draft.tags);
-  const saved = await saveOrConflict(
-    "mental model",
-    draft.expectedVersion,
-    () =>
-      onlyOverride
-        ? setStaleOverride(db, {
-            bankId: draft.bankId,
-            id,
-            override: staleOverride,
-            expectedVersion: draft.expectedVersion,
-          })
-        : saveMentalModel(db, {
-            ...draft,
-            id,
-            staleOverride,
-            refreshedAt: current.refreshedAt,
-            basedOnIds: current.basedOnIds,
-          }),
-    reload,
-  );
+  const saved = id
+    ? await updateMentalModelFields(db, {
+        bankId,
+        id,
+        expectedVersion,
+        changes: { name, sourceQuery, content, tags, staleOverride },
+      }).catch(conflictAsShown)
+    : await createMentalModelRecord(db, { bankId, name, sourceQuery, content, tags, staleOverride, refreshedAt: null });
   return mentalModelDetailOf(db, saved);
 }
 

@@ -1,21 +1,25 @@
 /**
- * The curation loop's services: re-run a run with changed inputs (saving skill and mental-model
- * edits as new versions first), fork a run from iteration k (replaying the parent's recorded
+ * The curation loop's services: re-run a run with changed inputs (skill and mental-model edits
+ * read as a draft, never saved), save those edits when asked, fork a run from iteration k (replaying the parent's recorded
  * model responses before k), and compare two runs.
  */
 import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
 import { mentalModelVersionsReadBy } from "@/db/mental-model-reads";
-import { getMentalModel, listMentalModels, saveMentalModel } from "@/db/mental-models";
+import { getMentalModel, listMentalModels } from "@/db/mental-models";
 import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
-import { getSkill, saveSkill } from "@/db/skills";
-import { AppError, isAppError } from "@/lib/contracts/errors";
-import type { ForkInput, RerunContext, RerunInput } from "@/lib/contracts/rerun";
+import { getSkill, type SkillRecord, toSkillSnapshot } from "@/db/skills";
+import { AppError } from "@/lib/contracts/errors";
+import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import { type ModelPort, type ModelResponse, Scope } from "@/lib/reflect";
 import type { RunEvent } from "@/lib/reflect/events";
 import { compareRuns, type RunComparison, replayDivergence } from "@/lib/timeline/compare";
+import { editConflict } from "./edit-conflict";
+import { mentalModelDraftsOf, overlayMentalModels } from "./mental-model-drafts";
+import { updateMentalModelFields } from "./mental-models";
 import { type StartedRun, startRun } from "./runs";
+import { updateSkillFields } from "./skills";
 
 interface ServiceOptions {
   model?: ModelPort;
@@ -28,70 +32,108 @@ async function parentOf(db: Db, runId: string): Promise<RunRecord> {
   return run;
 }
 
-/** A save the re-run depends on lost a race: say what moved, keep the record as it is now. */
-function rethrowConflict(what: string, err: unknown): never {
-  if (!isAppError(err, "conflict")) throw err;
-  throw new AppError("conflict", `${what} changed meanwhile (${err.message}); reload and try again`, err.details);
-}
-
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Saves the edits as new versions, then starts the child run with `parentRunId` set. */
+/** The parent's skill as it is saved now, or null for a run without one; a skill deleted since is `not_found`. */
+async function savedSkillOf(db: Db, parent: RunRecord) {
+  const snapshot = parent.skillSnapshot;
+  if (!snapshot) return null;
+  const current = await getSkill(db, { bankId: parent.bankId, id: snapshot.id });
+  if (!current) throw new AppError("not_found", `skill ${snapshot.name} no longer exists`);
+  return current;
+}
+
+/** The mission and disposition the input asks for, when they differ from the saved skill. */
+function skillEdit(
+  current: SkillRecord,
+  input: Pick<z.output<typeof RerunInput>, "mission" | "disposition" | "skillExpectedVersion">,
+) {
+  const mission = input.mission ?? current.mission;
+  const disposition = input.disposition ?? current.disposition;
+  if (mission === current.mission && sameList(disposition, current.disposition)) return null;
+  if (input.skillExpectedVersion !== undefined && input.skillExpectedVersion !== current.version) {
+    throw new AppError(
+      "conflict",
+      `skill ${current.name} was saved as version ${current.version} after you opened it at version ${input.skillExpectedVersion}; reload and try again`,
+      { current },
+    );
+  }
+  return { mission, disposition };
+}
+
+/**
+ * Re-run with changes: starts the child run (`parentRunId` set) reading the edits as a draft —
+ * the skill text as an unsaved draft of the saved skill, the mental-model edits as drafts over
+ * the saved models — and saves nothing. The child is badged `draft` and records what it read;
+ * `saveRerunChanges` is the separate, explicit save.
+ */
 export async function rerunWithChanges(
   db: Db,
   input: z.output<typeof RerunInput>,
   options: ServiceOptions = {},
 ): Promise<StartedRun> {
   const parent = await parentOf(db, input.parentRunId);
-  const snapshot = parent.skillSnapshot;
-  let skillName = snapshot?.name;
-
-  if (snapshot && (input.mission !== undefined || input.disposition !== undefined)) {
-    const current = await getSkill(db, { bankId: parent.bankId, id: snapshot.id });
-    if (!current) throw new AppError("not_found", `skill ${snapshot.name} no longer exists`);
-    const mission = input.mission ?? current.mission;
-    const disposition = input.disposition ?? current.disposition;
-    if (mission !== current.mission || !sameList(disposition, current.disposition)) {
-      try {
-        const saved = await saveSkill(db, {
-          ...current,
-          expectedVersion: input.skillExpectedVersion ?? current.version,
-          mission,
-          disposition,
-        });
-        skillName = saved.name;
-      } catch (err) {
-        rethrowConflict(`skill ${current.name}`, err);
-      }
-    }
-  }
-
-  for (const edit of input.mentalModelEdits) {
-    const current = await getMentalModel(db, parent.bankId, edit.id);
-    if (!current) throw new AppError("not_found", `mental model ${edit.id} no longer exists`);
-    const content = edit.content ?? current.content;
-    const staleOverride = edit.staleOverride === undefined ? current.staleOverride : edit.staleOverride;
-    if (content === current.content && staleOverride === current.staleOverride) continue;
-    try {
-      await saveMentalModel(db, { ...current, expectedVersion: edit.expectedVersion, content, staleOverride });
-    } catch (err) {
-      rethrowConflict(`mental model ${current.name}`, err);
-    }
-  }
-
+  const skill = await savedSkillOf(db, parent);
+  const edit = skill && skillEdit(skill, input);
+  const skillOverride = skill && edit ? { ...toSkillSnapshot(skill), ...edit, draft: true } : undefined;
+  const drafts = await mentalModelDraftsOf(
+    db,
+    parent.bankId,
+    input.mentalModelEdits,
+    (i) => `mentalModelEdits[${i}].id`,
+  );
   return startRun(
     db,
     {
       bankId: parent.bankId,
-      skill: skillName,
+      skill: skill?.name ?? parent.skillName ?? undefined,
       question: input.question,
       budget: input.budget,
       mode: input.mode,
       scope: input.scope,
-      anchorEvery: snapshot?.anchorEvery,
+      anchorEvery: parent.skillSnapshot?.anchorEvery,
     },
-    { model: options.model, parentRunId: parent.id },
+    {
+      model: options.model,
+      parentRunId: parent.id,
+      skillOverride,
+      memoryOverlay: overlayMentalModels(drafts),
+      mentalModelDrafts: drafts,
+    },
   );
+}
+
+/**
+ * "Save these changes": saves exactly the edits it is sent — the skill's mission and disposition,
+ * each mental model's content and the overrides the user chose to keep — as new versions. Every
+ * version is checked before anything is written, so a record saved meanwhile is a `conflict`
+ * that saves none of them.
+ */
+export async function saveRerunChanges(db: Db, input: z.output<typeof SaveRerunChangesInput>): Promise<SavedChanges> {
+  const parent = await parentOf(db, input.parentRunId);
+  const skill = await savedSkillOf(db, parent);
+  const edit = skill && skillEdit(skill, input);
+  for (const m of input.mentalModelEdits) {
+    const current = await getMentalModel(db, parent.bankId, m.id);
+    if (!current) throw new AppError("not_found", `mental model ${m.id} no longer exists`);
+    if (current.version !== m.expectedVersion) throw editConflict("mental model", m.expectedVersion, current);
+  }
+  const saved: SavedChanges["saved"] = [];
+  if (skill && edit) {
+    const s = await updateSkillFields(db, {
+      bankId: parent.bankId,
+      id: skill.id,
+      expectedVersion: input.skillExpectedVersion ?? skill.version,
+      changes: edit,
+    });
+    saved.push({ kind: "skill", id: s.id, name: s.name, version: s.version });
+  }
+  for (const m of input.mentalModelEdits) {
+    const { id, expectedVersion, ...changes } = m;
+    const s = await updateMentalModelFields(db, { bankId: parent.bankId, id, expectedVersion, changes });
+    saved.push({ kind: "mental model", id: s.id, name: s.name, version: s.version });
+  }
+  return { saved };
 }
 
 /**
@@ -169,6 +211,13 @@ export async function getRerunContext(db: Db, runId: string): Promise<RerunConte
   const snapshot = run.skillSnapshot;
   const currentSkill = snapshot ? await getSkill(db, { bankId: run.bankId, id: snapshot.id }) : null;
   const teams = (await getBank(db, run.bankId))?.permittedTeams ?? [];
+  // A run that read drafts re-opens with them, so they can be run again or saved.
+  const draftsRead = new Map(
+    (snapshot?.mentalModelDrafts ?? []).map((d) => [
+      d.id,
+      { content: d.content, staleOverride: d.staleOverride, baseVersion: d.baseVersion },
+    ]),
+  );
   return {
     run: {
       id: run.id,
@@ -189,6 +238,8 @@ export async function getRerunContext(db: Db, runId: string): Promise<RerunConte
           mission: snapshot.mission,
           disposition: snapshot.disposition,
           currentVersion: currentSkill?.version ?? null,
+          savedMission: currentSkill?.mission ?? null,
+          savedDisposition: currentSkill?.disposition ?? null,
         }
       : null,
     mentalModels: models.map((m) => ({
@@ -201,6 +252,7 @@ export async function getRerunContext(db: Db, runId: string): Promise<RerunConte
       stalenessReason: m.stalenessReason,
       usable: m.usable,
       versionSeen: seen.get(m.id) ?? null,
+      draft: draftsRead.get(m.id) ?? null,
     })),
     scopes: ["personal", ...teams.map((t) => `team:${t}`)],
   };

@@ -234,6 +234,14 @@ export async function runItemsAmong(db: Db, filter: RunListFilter, ids: readonly
   return page.runs.map(toRunListItem);
 }
 
+/** A run's question as a tab title: one line, cut at 70 characters; null when there is no such run. */
+export async function runTitle(db: Db, runId: string): Promise<string | null> {
+  const run = await getRun(db, runId);
+  if (!run) return null;
+  const chars = [...run.question.replace(/\s+/g, " ").trim()];
+  return chars.length > 70 ? `${chars.slice(0, 70).join("").trimEnd()}…` : chars.join("");
+}
+
 /**
  * Events the run page renders with; a longer log streams in from the event stream after first paint.
  * A screen of rows needs a few dozen events: every one beyond is read, sent and folded before the

@@ -4,7 +4,15 @@
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getSkill, getSkillVersions, listSkills, type SkillRecord, saveSkill } from "@/db/skills";
+import {
+  deleteSkill,
+  getSkill,
+  getSkillVersions,
+  listSkills,
+  type SaveSkill,
+  type SkillRecord,
+  saveSkill,
+} from "@/db/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   NewSkillInput,
@@ -17,7 +25,6 @@ import type {
 } from "@/lib/contracts/skills";
 import type { ModelPort, SkillSnapshot } from "@/lib/reflect";
 import { skillChanges, versionHistory } from "@/lib/timeline/version-changes";
-import { createSkill, removeSkill } from "./api/skills";
 import { requireBank } from "./banks";
 import { editConflict, saveOrConflict } from "./edit-conflict";
 import { type StartedRun, startRun } from "./runs";
@@ -44,6 +51,17 @@ export async function listBankSkills(db: Db, bankId: string): Promise<Skill[]> {
   return (await listSkills(db, bankId)).map(toSkill);
 }
 
+/** A deleted skill, as its page shows it: its last version's name and number, or null (never existed). */
+export async function getDeletedSkill(
+  db: Db,
+  bankId: string,
+  id: string,
+): Promise<{ id: string; name: string; lastVersion: number } | null> {
+  if (await getSkill(db, { bankId, id })) return null;
+  const [last] = await getSkillVersions(db, bankId, id);
+  return last ? { id, name: last.name, lastVersion: last.version } : null;
+}
+
 export async function getSkillPage(db: Db, bankId: string, id: string): Promise<SkillPage | null> {
   const skill = await getSkill(db, { bankId, id });
   if (!skill) return null;
@@ -51,23 +69,77 @@ export async function getSkillPage(db: Db, bankId: string, id: string): Promise<
   return { skill: toSkill(skill), versions: versionHistory(versions, skillChanges) };
 }
 
-/** Saves a skill edit as a new version; a stale `expectedVersion` is a `conflict` carrying the newer skill. */
-export async function saveSkillDraft(db: Db, draft: z.output<typeof SkillDraft>): Promise<Skill> {
-  const reload = async () => {
-    const now = await getSkill(db, { bankId: draft.bankId, id: draft.id });
-    return now ? toSkill(now) : null;
-  };
-  const current = await getSkill(db, { bankId: draft.bankId, id: draft.id });
-  if (!current || current.version !== draft.expectedVersion) {
-    throw editConflict("skill", draft.expectedVersion, current ? toSkill(current) : null);
+type SkillFields = Omit<SaveSkill, "bankId" | "id" | "expectedVersion" | "at">;
+
+function slugOf(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48);
+  return slug || "skill";
+}
+
+/** A readable id from the name that no skill, live or deleted (its versions are kept), holds. */
+async function uniqueSkillId(db: Db, bankId: string, name: string): Promise<string> {
+  const base = slugOf(name);
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? base : `${base}-${n}`;
+    if (!(await getSkill(db, { bankId, id })) && (await getSkillVersions(db, bankId, id)).length === 0) return id;
   }
-  const saved = await saveOrConflict(
+}
+
+/** Creates a skill at version 1, for the skills page and the API alike (an id from the name when none is given). */
+export async function createSkillRecord(
+  db: Db,
+  input: { bankId: string; id?: string } & SkillFields,
+): Promise<SkillRecord> {
+  await requireBank(db, input.bankId);
+  if (input.id && (await getSkillVersions(db, input.bankId, input.id)).length > 0 && !(await getSkill(db, input))) {
+    throw new AppError(
+      "conflict",
+      `skill ${input.id} was deleted; its history keeps the id, so create the skill under another id`,
+      { current: null },
+    );
+  }
+  const id = input.id ?? (await uniqueSkillId(db, input.bankId, input.name));
+  return saveSkill(db, { ...input, id, expectedVersion: 0 });
+}
+
+/**
+ * The one edit of a skill, behind the editor's Save and the API's PUT: a new version with the
+ * fields in `changes` and every other field as it is. A version other than `expectedVersion` is a
+ * `conflict` carrying the skill as it is now (null once deleted); a skill that never existed is
+ * `not_found`.
+ */
+export async function updateSkillFields(
+  db: Db,
+  input: { bankId: string; id: string; expectedVersion: number; changes: Partial<SkillFields> },
+): Promise<SkillRecord> {
+  const { bankId, id, expectedVersion } = input;
+  const current = await getSkill(db, { bankId, id });
+  if (!current) {
+    if ((await getSkillVersions(db, bankId, id)).length > 0) throw editConflict("skill", expectedVersion, null);
+    throw new AppError("not_found", `unknown skill "${id}" in bank ${bankId}`);
+  }
+  if (current.version !== expectedVersion) throw editConflict("skill", expectedVersion, toSkill(current));
+  const changes = Object.fromEntries(Object.entries(input.changes).filter(([, v]) => v !== undefined));
+  return saveOrConflict(
     "skill",
-    draft.expectedVersion,
-    () => saveSkill(db, { ...draft, name: current.name }),
-    reload,
+    expectedVersion,
+    () => saveSkill(db, { ...current, ...changes, bankId, id, expectedVersion }),
+    async () => {
+      const now = await getSkill(db, { bankId, id });
+      return now ? toSkill(now) : null;
+    },
   );
-  return toSkill(saved);
+}
+
+/** The editor's Save: every field but the name, through the one edit above. */
+export async function saveSkillDraft(db: Db, draft: z.output<typeof SkillDraft>): Promise<Skill> {
+  const { bankId, id, expectedVersion, ...changes } = draft;
+  return toSkill(await updateSkillFields(db, { bankId, id, expectedVersion, changes }));
 }
 
 /** Try: a run with the unsaved draft as its skill snapshot; the saved skill stays as it is. */
@@ -99,14 +171,15 @@ export async function trySkillDraft(
   );
 }
 
-/** The skills page's create: the API's service, returned as the editor shows a skill. */
+/** The skills page's create, returned as the editor shows a skill. */
 export async function createBankSkill(db: Db, input: z.output<typeof NewSkillInput>): Promise<Skill> {
-  await requireBank(db, input.bankId);
-  return toSkill(await createSkill(db, input.bankId, input.skill));
+  return toSkill(await createSkillRecord(db, { bankId: input.bankId, ...input.skill }));
 }
 
 /** The skill editor's delete: the API's service. */
 export async function deleteBankSkill(db: Db, ref: z.output<typeof SkillRef>): Promise<SkillDeleted> {
-  await removeSkill(db, ref.bankId, ref.id);
+  if (!(await deleteSkill(db, ref.bankId, ref.id))) {
+    throw new AppError("not_found", `unknown skill "${ref.id}" in bank ${ref.bankId}`);
+  }
   return { deleted: true };
 }

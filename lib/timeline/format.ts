@@ -1,3 +1,5 @@
+import { TIER_REGISTRY } from "@/lib/reflect/domain";
+
 /** A run's skill as people read it: "recap v3", or "recap draft (based on v3)" for a tried draft. */
 export function skillLabel(skill: { name: string; version: number; draft?: boolean } | null): string {
   if (!skill) return "—";
@@ -7,6 +9,14 @@ export function skillLabel(skill: { name: string; version: number; draft?: boole
 /** What a run read as unsaved mental-model drafts, e.g. "mental-model draft: Team norms (based on v3)". */
 export function mentalModelDraftLabel(drafts: readonly { name: string; baseVersion: number }[]): string {
   return drafts.map((d) => `mental-model draft: ${d.name} (based on v${d.baseVersion})`).join(" · ");
+}
+
+/**
+ * A skill's retrieval type as people read it: the tier's one name ("raw facts"), never the value
+ * stored in skills and the API ("episodic").
+ */
+export function retrievalTypeLabel(type: string): string {
+  return TIER_REGISTRY.find((t) => t.retrievalType === type)?.label ?? type;
 }
 
 /** Compact human formats for durations and counts on the run page. */

@@ -68,3 +68,22 @@ export function sameShare(ops: readonly DiffOp[]): number {
 export function readsInline(ops: readonly DiffOp[]): boolean {
   return sameShare(ops) >= INLINE_MIN_SAME;
 }
+
+export type AnswerLayout =
+  | { layout: "same" }
+  | { layout: "inline"; ops: readonly DiffOp[] }
+  | { layout: "lines"; ops: DiffOp[] }
+  | { layout: "stacked" };
+
+/**
+ * How two answers are shown side by side: the word diff when it reads as an edit; else line by
+ * line when whole lines are shared (a rewritten lead over identical bullets leaves the bullets
+ * unmarked); else A and B whole, as a rewrite.
+ */
+export function answerLayout(a: string, b: string, wordOps: readonly DiffOp[]): AnswerLayout {
+  if (!hasChanges(wordOps)) return { layout: "same" };
+  if (readsInline(wordOps)) return { layout: "inline", ops: wordOps };
+  const lines = diffLines(a, b);
+  if (lines.some((o) => o.op === "same" && o.text.trim() !== "")) return { layout: "lines", ops: lines };
+  return { layout: "stacked" };
+}

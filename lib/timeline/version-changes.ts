@@ -3,6 +3,7 @@
  * prose as a word or line diff, short values as before → after. The editors' version history and
  * "what changed since the run read it" are built from these.
  */
+import { retrievalTypeLabel } from "./format";
 import { type DiffOp, diffLines, diffWords, hasChanges } from "./text-diff";
 
 /** One field's change between a version and the one before it. */
@@ -68,7 +69,11 @@ export function skillChanges(a: SkillVersionFields, b: SkillVersionFields): Fiel
     ...valueChange("disposition", list(a.disposition), list(b.disposition)),
     ...valueChange("scope", a.retrieval.scope, b.retrieval.scope),
     ...valueChange("retrieval tags", list(a.retrieval.tags), list(b.retrieval.tags)),
-    ...valueChange("memory types", list(a.retrieval.types), list(b.retrieval.types)),
+    ...valueChange(
+      "memory types",
+      list(a.retrieval.types.map(retrievalTypeLabel)),
+      list(b.retrieval.types.map(retrievalTypeLabel)),
+    ),
     ...valueChange("budget", a.budget, b.budget),
     ...valueChange("anchor every", String(a.anchorEvery), String(b.anchorEvery)),
     ...textChange("output format", a.outputFormat, b.outputFormat, "words"),

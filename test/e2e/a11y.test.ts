@@ -1,7 +1,9 @@
 /**
  * Accessibility: axe-core (injected from node_modules, no network) in Chromium on every page and
  * state a user reaches — runs list, a run with its detail drawer open, a forked run with dimmed
- * replayed rows, compare, each memory tier, both editors, new run, login — in the light and the
+ * replayed rows, compare, each memory tier and the tabs switched in the page, an observation's
+ * facts, home, glossary, a refresh run's open proposal, the re-run drawer's save dialog, a
+ * deleted skill, both editors, new run, login — in the light and the
  * dark colour scheme. No critical and no serious violation may remain.
  */
 import { readFileSync } from "node:fs";
@@ -10,6 +12,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydrated } from "./pages/hydrated";
 import { openRun, runIdOf, waitForStatus } from "./pages/run-page";
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -68,6 +71,17 @@ describe("accessibility (axe-core, light and dark)", () => {
     const forkId = runIdOf(page.url());
     await waitForStatus(page, "done");
 
+    let refreshRunId = "";
+    let deletedSkill = "";
+    /** Refresh now on the pricing model: the proposal's run, left open. */
+    const proposeRefresh = async () => {
+      await page.goto(`${url}/mental-models/mm-pricing?bank=demo`);
+      await waitForHydrated(page, "refresh-now");
+      await page.getByTestId("refresh-now").click();
+      await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
+      const href = (await page.getByTestId("refresh-run-link").getAttribute("href")) ?? "";
+      return href.replace("/runs/", "");
+    };
     const states: { name: string; open: () => Promise<void> }[] = [
       { name: "runs list", open: () => page.goto(`${url}/runs`).then(() => page.getByTestId("run-table").waitFor()) },
       {
@@ -117,11 +131,72 @@ describe("accessibility (axe-core, light and dark)", () => {
         },
       })),
       {
+        name: "memory after switching tabs in the page",
+        open: async () => {
+          await page.goto(`${url}/memory?bank=demo`);
+          await waitForHydrated(page, "tier-tab-observations");
+          await page.getByTestId("tier-tab-observations").click();
+          await page.getByTestId("observation").first().waitFor();
+          await page.getByTestId("tier-tab-facts").click();
+          await page.getByTestId("fact").first().waitFor();
+          await page.getByTestId("tier-tab-mental_models").click();
+          await page.getByTestId("mental-model").first().waitFor();
+          await page.waitForLoadState("networkidle");
+        },
+      },
+      {
+        name: "an observation's raw facts",
+        open: async () => {
+          await page.goto(`${url}/memory?bank=demo&tier=observations`);
+          await page.getByTestId("observation-sources").first().click();
+          await page.getByTestId("memory-focus").waitFor();
+        },
+      },
+      { name: "home", open: () => page.goto(`${url}/`).then(() => page.getByTestId("home-loop").waitFor()) },
+      { name: "glossary", open: () => page.goto(`${url}/glossary#forced`).then(() => undefined) },
+      {
+        name: "a refresh run's page with its open proposal",
+        open: async () => {
+          refreshRunId ||= await proposeRefresh();
+          await page.goto(`${url}/runs/${refreshRunId}`);
+          await page.getByTestId("refresh-run-notice").waitFor();
+        },
+      },
+      {
+        name: "re-run drawer: save these changes",
+        open: async () => {
+          await openRun(page, url, parentId);
+          await page.getByTestId("open-rerun").click();
+          const plan = page.locator('[data-testid="rerun-model"][data-model-id="mm-launch-plan"]');
+          await plan.getByTestId("rerun-model-edit").click();
+          await plan.getByTestId("rerun-model-content").fill("Atlas GA: Tuesday, October 20");
+          await plan.getByTestId("rerun-model-override").selectOption("fresh");
+          await page.getByTestId("rerun-save-changes").click();
+          await page.getByTestId("save-changes-dialog").waitFor();
+        },
+      },
+      {
+        name: "a deleted skill",
+        open: async () => {
+          if (!deletedSkill) {
+            const made = await fetch(`${url}/api/v1/banks/demo/skills`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ name: "Short lived", mission: "m", retrieval: { types: ["observation"] } }),
+            });
+            deletedSkill = ((await made.json()) as { id: string }).id;
+            await fetch(`${url}/api/v1/banks/demo/skills/${deletedSkill}`, { method: "DELETE" });
+          }
+          await page.goto(`${url}/skills/${deletedSkill}?bank=demo`);
+          await page.getByTestId("skill-deleted").waitFor();
+        },
+      },
+      {
         name: "mental-model editor",
         open: () => page.goto(`${url}/mental-models/mm-launch-plan?bank=demo`).then(() => undefined),
       },
       { name: "mental-model list", open: () => page.goto(`${url}/mental-models`).then(() => undefined) },
-      { name: "skill editor", open: () => page.goto(`${url}/skills/recap?bank=demo`).then(() => undefined) },
+      { name: "skill editor", open: () => page.goto(`${url}/skills/skill-recap?bank=demo`).then(() => undefined) },
       { name: "skill list", open: () => page.goto(`${url}/skills`).then(() => undefined) },
       { name: "new run", open: () => page.goto(`${url}/runs/new`).then(() => undefined) },
       { name: "login", open: () => page.goto(`${url}/login`).then(() => undefined) },

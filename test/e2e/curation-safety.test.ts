@@ -132,6 +132,14 @@ describe("unsaved edits and drafts", () => {
       await second.getByTestId("save-model").click();
       await second.getByTestId("conflict-notice").waitFor();
       await second.getByTestId("reapply-edit").click();
+      // The merged form is shown first, and the button that saves says so.
+      const preview = second.getByTestId("reapply-preview");
+      await preview.waitFor();
+      expect(await preview.textContent()).toContain("My content edit, made on the stale copy.");
+      expect(await second.getByTestId("reapply-save").textContent()).toBe(
+        `Save the merged edit as version ${loaded + 2}`,
+      );
+      await second.getByTestId("reapply-save").click();
       await second.locator('[data-testid="model-version"]', { hasText: `v${loaded + 2}` }).waitFor();
       expect(await second.getByTestId("model-name").inputValue()).toBe("Hiring plan (renamed by the other tab)");
       expect(await second.getByTestId("model-content").inputValue()).toBe("My content edit, made on the stale copy.");

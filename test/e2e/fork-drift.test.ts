@@ -50,6 +50,10 @@ describe("fork drift", () => {
     expect(await page.getByTestId("replay-differs").first().locator("[title]").getAttribute("title")).toMatch(
       /freshness check: parent .* → fork /,
     );
+    // …and said in words on the page, not only in a tooltip.
+    const notes = await page.getByTestId("replay-drift-note").allTextContents();
+    expect(notes).toHaveLength(n);
+    expect(notes.join("\n")).toMatch(/iteration \d+ — freshness check: parent .* → fork /);
     await screenshotWidths(page, "fork-drift-header");
 
     // The parent itself has no drift line.

@@ -7,7 +7,7 @@ describe("memory page on the demo bank", () => {
 
   it("shows the demo bank's mental models with fresh and stale badges and their reasons", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/`);
+    await page.goto(`${ctx.app.url}/memory`);
     await page.getByTestId("bank-name").waitFor();
     expect(await page.getByTestId("bank-name").textContent()).toContain("Northwind Atlas");
     const badges = page.getByTestId("staleness-badge");

@@ -82,6 +82,6 @@ describe("missed-evidence probe (scripted model)", () => {
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL(/badge=missed_evidence/);
     await page.locator(`a[href="/runs/${runId}"]`).first().waitFor();
-    expect(await page.getByTestId("run-flag").filter({ hasText: "missed-evidence" }).count()).toBeGreaterThan(0);
+    expect(await page.getByTestId("run-flag").filter({ hasText: "missed evidence" }).count()).toBeGreaterThan(0);
   });
 });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydrated } from "./pages/hydrated";
 import { openRun } from "./pages/run-page";
 
 const dir = process.env.SHOTS_DIR;
@@ -22,6 +23,26 @@ describe.skipIf(!dir)("screenshots", () => {
     const q = { question: "What did we decide about the launch date?", skill: "recap", budget: "low" } as const;
     const a = await startRunViaApi(url, { ...q, wait: true });
     const b = await startRunViaApi(url, { ...q, budget: "mid", wait: true });
+    const long = await startRunViaApi(url, {
+      question: `What about ${"the launch date and what it depends on ".repeat(90)}`.slice(0, 3400),
+      budget: "low",
+      wait: true,
+    });
+    const made = await fetch(`${url}/api/v1/banks/demo/skills`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Short lived", mission: "m", retrieval: { types: ["observation"] } }),
+    });
+    const gone = ((await made.json()) as { id: string }).id;
+    await fetch(`${url}/api/v1/banks/demo/skills/${gone}`, { method: "DELETE" });
+    let refreshRun = "";
+    const proposeRefresh = async () => {
+      await page.goto(`${url}/mental-models/mm-pricing?bank=demo`);
+      await waitForHydrated(page, "refresh-now");
+      await page.getByTestId("refresh-now").click();
+      await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
+      return ((await page.getByTestId("refresh-run-link").getAttribute("href")) ?? "").replace("/runs/", "");
+    };
     const pages: { name: string; open: () => Promise<void> }[] = [
       { name: "runs", open: async () => void (await page.goto(`${url}/runs`)) },
       { name: "run", open: () => openRun(page, url, a) },
@@ -53,6 +74,40 @@ describe.skipIf(!dir)("screenshots", () => {
       { name: "compare-picker", open: async () => void (await page.goto(`${url}/runs/compare`)) },
       { name: "memory-models", open: async () => void (await page.goto(`${url}/memory?bank=demo`)) },
       { name: "memory-facts", open: async () => void (await page.goto(`${url}/memory?bank=demo&tier=facts`)) },
+      { name: "home", open: async () => void (await page.goto(`${url}/`)) },
+      { name: "glossary", open: async () => void (await page.goto(`${url}/glossary#short-circuited`)) },
+      {
+        name: "memory-observation-facts",
+        open: async () => {
+          await page.goto(`${url}/memory?bank=demo&tier=observations`);
+          await page.getByTestId("observation-sources").first().click();
+          await page.getByTestId("memory-focus").waitFor();
+        },
+      },
+      {
+        name: "refresh-run",
+        open: async () => {
+          refreshRun ||= await proposeRefresh();
+          await page.goto(`${url}/runs/${refreshRun}`);
+          await page.getByTestId("refresh-run-notice").waitFor();
+        },
+      },
+      {
+        name: "rerun-save-changes",
+        open: async () => {
+          await openRun(page, url, a);
+          await page.getByTestId("open-rerun").click();
+          const plan = page.locator('[data-testid="rerun-model"][data-model-id="mm-launch-plan"]');
+          await plan.getByTestId("rerun-model-edit").click();
+          await plan.getByTestId("rerun-model-content").fill("Atlas GA: Tuesday, October 20");
+          await plan.getByTestId("rerun-model-override").selectOption("fresh");
+          await page.getByTestId("rerun-save-changes").click();
+          await page.getByTestId("save-changes-dialog").waitFor();
+        },
+      },
+      { name: "run-long-question", open: () => openRun(page, url, long) },
+      { name: "skill-editor", open: async () => void (await page.goto(`${url}/skills/skill-recap?bank=demo`)) },
+      { name: "skill-deleted", open: async () => void (await page.goto(`${url}/skills/${gone}?bank=demo`)) },
     ];
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });

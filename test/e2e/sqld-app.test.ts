@@ -22,7 +22,7 @@ describe.skipIf(skipSqld)("the app against a libSQL server", () => {
 
   it("serves the demo bank's memory page and API from the server", async () => {
     if (!app || !sqld) throw new Error("not started");
-    const html = await (await fetch(`${app.url}/`)).text();
+    const html = await (await fetch(`${app.url}/memory`)).text();
     expect(html).toContain("Northwind Atlas");
     expect(html).toContain('data-model-id="mm-launch-plan"');
 

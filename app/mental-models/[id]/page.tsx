@@ -13,6 +13,7 @@ import { FieldChanges } from "@/components/editors/field-changes";
 import { formatTime } from "@/components/editors/format-time";
 import { HeldMentalModelEditor } from "@/components/editors/held-mental-model-editor";
 import { MarkdownPreview } from "@/components/editors/markdown-preview";
+import { RefreshDecision } from "@/components/editors/refresh-decision";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
 import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
@@ -139,6 +140,18 @@ export default async function MentalModelPage({
               runs={page.refreshRuns}
               empty="Never refreshed from here yet."
               testId="refresh-runs"
+              action={(r) =>
+                r.outcome === "open" && !deleted ? (
+                  <RefreshDecision
+                    bankId={bankId}
+                    modelId={model.id}
+                    runId={r.id}
+                    baseVersion={model.version}
+                    accept={acceptRefreshAction}
+                    discard={discardRefreshAction}
+                  />
+                ) : null
+              }
             />
             <RunRefList
               title={`Runs that read it (${model.readBy})`}

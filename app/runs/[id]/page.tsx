@@ -1,13 +1,17 @@
+import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
+import { acceptRefreshAction, discardRefreshAction } from "@/app/actions/curation";
 import { addToSuiteAction, startExperimentAction } from "@/app/actions/experiments";
-import { forkAction, rerunAction } from "@/app/actions/rerun";
+import { forkAction, rerunAction, saveRerunChangesAction } from "@/app/actions/rerun";
+import { RefreshRunNotice } from "@/components/runs/refresh-run-notice";
 import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
 import { AddToSuite } from "@/components/suites/add-to-suite";
 import { getAppDb } from "@/lib/server/db";
+import { getRefreshOfRun } from "@/lib/server/refresh";
 import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
-import { FIRST_PAINT_EVENTS, getRunWithEvents } from "@/lib/server/runs";
+import { FIRST_PAINT_EVENTS, getRunWithEvents, runTitle } from "@/lib/server/runs";
 import { addToSuiteContext } from "@/lib/server/suites";
 import { isWarmUpRequest, WARM_UP_HEADER } from "@/lib/server/warm-up";
 
@@ -24,14 +28,22 @@ function replayNotesOf(divergence: Awaited<ReturnType<typeof getReplayDivergence
   return [...byIteration].map(([iteration, notes]) => ({ iteration, text: notes.join("; ") }));
 }
 
+/** The tab names the run by its question, cut short: a 3,400-character question is no title. */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const { id } = await params;
+  const title = await runTitle(await getAppDb(), id);
+  return { title: title ? `${title} · Run · Reflect Inspector` : "Run not found · Reflect Inspector" };
+}
+
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const db = await getAppDb();
-  const [found, context, divergence, suiteContext] = await Promise.all([
+  const [found, context, divergence, suiteContext, refresh] = await Promise.all([
     getRunWithEvents(db, id, { limit: FIRST_PAINT_EVENTS }),
     getRerunContext(db, id),
     getReplayDivergence(db, id),
     addToSuiteContext(db, id),
+    getRefreshOfRun(db, id),
   ]);
   if (!found) {
     // The server's warm-up before any run exists: an empty run view loads the page's code.
@@ -40,6 +52,14 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   }
   return (
     <div className="flex flex-col gap-2">
+      {refresh && (
+        <RefreshRunNotice
+          runId={found.run.id}
+          refresh={refresh}
+          accept={acceptRefreshAction}
+          discard={discardRefreshAction}
+        />
+      )}
       {context && (
         <RunActions
           data={context}
@@ -47,6 +67,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           finished={context.run.status !== "running"}
           parentRunId={context.run.parentRunId}
           rerun={rerunAction}
+          saveChanges={saveRerunChangesAction}
           fork={forkAction}
           addToSuite={suiteContext && <AddToSuite {...suiteContext} add={addToSuiteAction} />}
           suiteRun={

@@ -7,7 +7,7 @@ import { VersionHistory } from "@/components/editors/version-history";
 import { requireBank } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
-import { getSkillPage } from "@/lib/server/skills";
+import { getDeletedSkill, getSkillPage } from "@/lib/server/skills";
 
 export const dynamic = "force-dynamic";
 
@@ -23,7 +23,11 @@ export default async function SkillPage({
   const bankId = query.bank ?? (await defaultBankId(db));
   if (!bankId) notFound();
   const page = await getSkillPage(db, bankId, decodeURIComponent(id));
-  if (!page) notFound();
+  if (!page) {
+    const deleted = await getDeletedSkill(db, bankId, decodeURIComponent(id));
+    if (!deleted) notFound();
+    return <DeletedSkill bankId={bankId} skill={deleted} />;
+  }
   const bank = await requireBank(db, bankId);
   const { skill } = page;
   return (
@@ -61,6 +65,32 @@ export default async function SkillPage({
         </div>
         <VersionHistory versions={page.versions} current={skill.version} />
       </div>
+    </div>
+  );
+}
+
+/** A skill that was deleted: said as such (not "not found"), with the runs that used it. */
+function DeletedSkill({ bankId, skill }: { bankId: string; skill: { id: string; name: string; lastVersion: number } }) {
+  return (
+    <div className="mx-auto mt-10 max-w-lg" data-testid="skill-deleted">
+      <h1 className="font-semibold text-lg">
+        Skill {skill.name} <span className="font-mono text-[12px] text-slate-500">{skill.id}</span> was deleted
+      </h1>
+      <p className="mt-2 text-[13px] text-slate-700">
+        It was at version {skill.lastVersion}. New runs cannot use it; every run made with it keeps the exact skill it
+        ran with, on its own page.
+      </p>
+      <p className="mt-3 flex gap-4 text-[13px]">
+        <Link
+          href={`/runs?bank=${encodeURIComponent(bankId)}&skill=${encodeURIComponent(skill.name)}`}
+          className="text-indigo-700 underline"
+        >
+          Runs made with {skill.name}
+        </Link>
+        <Link href={`/skills?bank=${encodeURIComponent(bankId)}`} className="text-indigo-700 underline">
+          The bank's skills
+        </Link>
+      </p>
     </div>
   );
 }

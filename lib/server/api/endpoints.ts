@@ -312,8 +312,9 @@ export const endpoints = {
     method: "DELETE",
     path: "/banks/{bank}/skills/{id}",
     operationId: "deleteSkill",
-    summary: "Delete a skill and its history (runs keep their snapshot)",
-    description: "Deletes the skill and its version history. Runs made with it keep the snapshot they ran with.",
+    summary: "Delete a skill (its versions and runs' snapshots are kept)",
+    description:
+      "Deletes the skill: lists and new runs no longer see it. Its versions are kept as its history (its id is not given to a new skill), and runs made with it keep the snapshot they ran with.",
     tag: "skills",
     params: BankItemParams,
     responses: { 204: { description: "deleted" }, 404: err("unknown bank or skill") },

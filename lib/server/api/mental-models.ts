@@ -1,19 +1,14 @@
 /** Mental-model CRUD for the API, with optimistic concurrency on `expectedVersion`. */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import {
-  deleteMentalModel,
-  getMentalModel,
-  getMentalModelVersions,
-  listMentalModels,
-  saveMentalModel,
-} from "@/db/mental-models";
+import { deleteMentalModel, getMentalModel, getMentalModelVersions, listMentalModels } from "@/db/mental-models";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   CreateMentalModelBody,
   MentalModelWithHistory,
   UpdateMentalModelBody,
 } from "@/lib/contracts/mental-models";
+import { createMentalModelRecord, updateMentalModelFields } from "../mental-models";
 
 export async function mentalModelList(db: Db, bankId: string) {
   return { mentalModels: await listMentalModels(db, bankId) };
@@ -30,20 +25,17 @@ export async function mentalModelDetail(db: Db, bankId: string, id: string) {
 }
 
 export async function createMentalModel(db: Db, bankId: string, body: z.output<typeof CreateMentalModelBody>) {
-  return saveMentalModel(db, { bankId, ...body, expectedVersion: 0 });
+  return createMentalModelRecord(db, { bankId, ...body });
 }
 
+/** PUT: the editor's service; the fields the body omits keep their value. */
 export async function updateMentalModel(
   db: Db,
   bankId: string,
   id: string,
-  body: z.output<typeof UpdateMentalModelBody>,
+  { expectedVersion, ...changes }: z.output<typeof UpdateMentalModelBody>,
 ) {
-  const current = await getMentalModel(db, bankId, id);
-  if (!current) throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
-  const { expectedVersion, ...changes } = body;
-  const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-  return saveMentalModel(db, { ...current, ...defined, bankId, id, expectedVersion });
+  return updateMentalModelFields(db, { bankId, id, expectedVersion, changes });
 }
 
 export async function removeMentalModel(db: Db, bankId: string, id: string) {

@@ -1,18 +1,19 @@
 /**
  * The curation loop's services on the demo bank with a real libSQL file: fork replays the
- * parent's responses (the model is not asked again), re-run saves edits as new versions, and the
- * comparison of parent and child shows where they parted.
+ * parent's responses (the model is not asked again), re-run reads edits as a draft and saves
+ * nothing, "Save these changes" saves exactly what it is sent, and the comparison of parent and
+ * child shows where they parted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
+import { getMentalModel } from "@/db/mental-models";
 import { getRun, getRunEvents } from "@/db/runs";
 import { getSkill, getSkillVersions } from "@/db/skills";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import type { RunEvent } from "@/lib/reflect/events";
 import { ensureDemoBank } from "@/lib/server/db";
-import { forkRun, getComparison, getRerunContext, rerunWithChanges } from "@/lib/server/rerun";
+import { forkRun, getComparison, getRerunContext, rerunWithChanges, saveRerunChanges } from "@/lib/server/rerun";
 import { startRun } from "@/lib/server/runs";
 import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { openTempDb } from "../db/temp-db";
@@ -169,9 +170,25 @@ describe("rerunWithChanges", () => {
       ),
     );
 
-    const saved = (await getMentalModel(db, "demo", plan.id))!;
-    expect(saved).toMatchObject({ version: plan.version + 1, content, staleOverride: "fresh", isStale: false });
-    expect((await getMentalModelVersions(db, "demo", plan.id))[0]?.content).toBe(content);
+    // Nothing was saved: the child read the edit and the override as a draft, and says so.
+    const after = (await getMentalModel(db, "demo", plan.id))!;
+    expect(after).toMatchObject({ version: plan.version, content: plan.content, staleOverride: null, isStale: true });
+    expect(child.run.skillSnapshot?.mentalModelDrafts).toEqual([
+      expect.objectContaining({
+        id: plan.id,
+        baseVersion: plan.version,
+        content,
+        staleOverride: "fresh",
+        isStale: false,
+      }),
+    ]);
+    // The child's drawer opens with the draft it read, still unsaved.
+    const childCtx = (await getRerunContext(db, child.run.id))!;
+    expect(childCtx.mentalModels.find((m) => m.id === plan.id)?.draft).toEqual({
+      content,
+      staleOverride: "fresh",
+      baseVersion: plan.version,
+    });
     expect(child.run).toMatchObject({ parentRunId: parent.run.id, forkedAtIteration: null, llmCalls: 2 });
     expect(child.run.flags).toContain("short_circuited");
 
@@ -182,15 +199,28 @@ describe("rerunWithChanges", () => {
     expect(changed).toMatchObject({ contentChanged: true, stalenessChanged: true });
     expect(changed.contentDiff?.some((d) => d.op === "add" && d.text.includes("October 20"))).toBe(true);
     expect(comparison.b.citations.mental_model_ids).toContain(plan.id);
+
+    // "Save these changes" saves what it is sent: here the content, not the (permanent) override.
+    const { saved } = await saveRerunChanges(db, {
+      parentRunId: child.run.id,
+      mentalModelEdits: [{ id: plan.id, expectedVersion: plan.version, content }],
+    });
+    expect(saved).toEqual([{ kind: "mental model", id: plan.id, name: plan.name, version: plan.version + 1 }]);
+    expect(await getMentalModel(db, "demo", plan.id)).toMatchObject({
+      version: plan.version + 1,
+      content,
+      staleOverride: null,
+    });
   });
 
-  it("saves a mission edit as a new skill version and the child runs with it", async () => {
+  it("runs a mission edit as a draft of the skill, and saves it only when asked", async () => {
     const model = createOfflineModel();
     const parent = await finishedRun(
       await startRun(db, { mode: "synthesize", bankId: "demo", skill: "decisions", question: QUESTION }, { model }),
     );
     const before = (await getSkill(db, { bankId: "demo", name: "decisions" }))!;
     const mission = `${before.mission} Always name who made the decision.`;
+    const edit = { mission, disposition: ["decisive", "brief"], skillExpectedVersion: before.version };
     const child = await finishedRun(
       await rerunWithChanges(
         db,
@@ -200,27 +230,49 @@ describe("rerunWithChanges", () => {
           budget: "high",
           mode: "synthesize",
           scope: "personal",
-          mission,
-          disposition: ["decisive", "brief"],
-          skillExpectedVersion: before.version,
+          ...edit,
           mentalModelEdits: [],
         },
         { model },
       ),
     );
     expect(child.run.skillSnapshot).toMatchObject({
-      version: before.version + 1,
+      version: before.version,
       mission,
       disposition: ["decisive", "brief"],
+      draft: true,
     });
-    expect((await getSkillVersions(db, "demo", before.id)).map((v) => v.version)).toEqual([
-      before.version + 1,
-      before.version,
-    ]);
+    expect((await getSkillVersions(db, "demo", before.id)).map((v) => v.version)).toEqual([before.version]);
     const { comparison } = await getComparison(db, parent.run.id, child.run.id);
-    expect(comparison.inputs.map((i) => i.field)).toEqual(
-      expect.arrayContaining(["skill", "mission", "disposition", "budget"]),
+    expect(comparison.inputs.map((i) => i.field)).toEqual(expect.arrayContaining(["mission", "disposition", "budget"]));
+
+    const { saved } = await saveRerunChanges(db, { parentRunId: child.run.id, ...edit, mentalModelEdits: [] });
+    expect(saved).toEqual([{ kind: "skill", id: before.id, name: "decisions", version: before.version + 1 }]);
+    expect(await getSkill(db, { bankId: "demo", id: before.id })).toMatchObject({
+      mission,
+      version: before.version + 1,
+    });
+  });
+
+  it("saves nothing when one of the records moved on since the drawer opened", async () => {
+    const parent = await finishedRun(
+      await startRun(
+        db,
+        { mode: "synthesize", bankId: "demo", skill: "recap", question: QUESTION },
+        { model: createOfflineModel() },
+      ),
     );
+    const recap = (await getSkill(db, { bankId: "demo", name: "recap" }))!;
+    const plan = (await getMentalModel(db, "demo", "mm-launch-plan"))!;
+    const attempt = await saveRerunChanges(db, {
+      parentRunId: parent.run.id,
+      mission: `${recap.mission} Be brief.`,
+      skillExpectedVersion: recap.version,
+      mentalModelEdits: [{ id: plan.id, expectedVersion: plan.version - 1, content: "Launch is whenever." }],
+    }).catch((e: unknown) => e);
+    expect(isAppError(attempt, "conflict")).toBe(true);
+    expect((await getSkill(db, { bankId: "demo", id: recap.id }))!.version).toBe(recap.version);
+    expect((await getMentalModel(db, "demo", plan.id))!.version).toBe(plan.version);
   });
 
   it("reports a conflict when the mental model changed since the drawer opened", async () => {

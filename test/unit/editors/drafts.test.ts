@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pickDraft, type StoredDraft } from "@/components/editors/drafts";
+import { pickDraft, type StoredDraft, TAB_BEAT_MS, tabStillOpen } from "@/components/editors/drafts";
 
 const draft = (tabId: string, savedAt: string, baseVersion = 1): StoredDraft<{ content: string }> => ({
   baseVersion,
@@ -24,5 +24,24 @@ describe("pickDraft", () => {
     const newest = draft("tab-c", "2026-11-23T12:00:00.000Z", 1);
     const middle = draft("tab-d", "2026-11-23T11:00:00.000Z", 2);
     expect(pickDraft([older, newest, middle], "tab-a")).toBe(newest);
+  });
+});
+
+describe("pickDraft with tabs still open", () => {
+  it("never offers the draft of a tab that is still open, only of one that was closed", () => {
+    const open = draft("tab-b", "2026-11-23T12:00:00.000Z");
+    const closed = draft("tab-c", "2026-11-23T10:00:00.000Z");
+    const isOpen = (t: string) => t === "tab-b";
+    expect(pickDraft([open, closed], "tab-a", isOpen)).toBe(closed);
+    expect(pickDraft([open], "tab-a", isOpen)).toBeNull();
+    // A tab's own draft is its own, open or not.
+    expect(pickDraft([open], "tab-b", isOpen)).toBe(open);
+  });
+
+  it("a tab is open while its heartbeat is recent", () => {
+    const now = Date.parse("2026-11-23T12:00:00.000Z");
+    expect(tabStillOpen(now - TAB_BEAT_MS, now)).toBe(true);
+    expect(tabStillOpen(now - 10 * TAB_BEAT_MS, now)).toBe(false);
+    expect(tabStillOpen(null, now)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffLines, diffWords, hasChanges } from "@/lib/timeline/text-diff";
+import { answerLayout, diffLines, diffWords, hasChanges } from "@/lib/timeline/text-diff";
 
 const side = (ops: ReturnType<typeof diffLines>, keep: "add" | "remove") =>
   ops.filter((o) => o.op !== keep).map((o) => o.text);
@@ -70,5 +70,26 @@ describe("text diff", () => {
     ]);
     expect(side(ops, "add").join("")).toBe(a);
     expect(side(ops, "remove").join("")).toBe(b);
+  });
+});
+
+describe("answerLayout (compare's answer diff)", () => {
+  const bullets = ["- Atlas GA is October 20.", "- SSO ships with GA.", "- Pricing is per seat."].join("\n");
+  it("shows a rewritten lead over identical bullets line by line: the bullets stay unmarked", () => {
+    const a = `The launch moved twice; the team settled on a new date after the go/no-go meeting.\n${bullets}`;
+    const b = `Decided: GA on Tuesday.\n${bullets}`;
+    const shown = answerLayout(a, b, diffWords(a, b));
+    expect(shown.layout).toBe("lines");
+    if (shown.layout !== "lines") return;
+    const same = shown.ops.filter((o) => o.op === "same").map((o) => o.text);
+    expect(same).toEqual(bullets.split("\n"));
+  });
+
+  it("says same, inline or stacked where those read best", () => {
+    expect(answerLayout("x y", "x y", diffWords("x y", "x y")).layout).toBe("same");
+    const edit = ["Atlas GA is October 20, 2026.", "Atlas GA is October 21, 2026."] as const;
+    expect(answerLayout(...edit, diffWords(...edit)).layout).toBe("inline");
+    const rewrite = ["Nothing was found about pricing.", "Per-seat pricing starts in Q4 for every tier."] as const;
+    expect(answerLayout(...rewrite, diffWords(...rewrite)).layout).toBe("stacked");
   });
 });

@@ -1,0 +1,74 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import type { ActionResult } from "@/lib/contracts/errors";
+import type { AcceptRefreshInput, DiscardRefreshInput, MentalModelDetail } from "@/lib/contracts/mental-models";
+import { unwrap } from "@/lib/query/unwrap";
+import { useConfirmOverUnsaved } from "./unsaved";
+
+const button = "rounded border px-2 py-0.5 font-medium text-[12px] disabled:opacity-50";
+
+export interface RefreshDecisionActions {
+  accept: (input: AcceptRefreshInput) => Promise<ActionResult<MentalModelDetail>>;
+  discard: (input: DiscardRefreshInput) => Promise<ActionResult<void>>;
+}
+
+/**
+ * Accept / Discard for an open refresh proposal, wherever it is shown (the run page, the editor's
+ * Refresh runs list). The server re-checks that the run is this model's open proposal on the
+ * version it was made on; the page then reloads to show what became of it.
+ */
+export function RefreshDecision({
+  bankId,
+  modelId,
+  runId,
+  baseVersion,
+  accept,
+  discard,
+}: {
+  bankId: string;
+  modelId: string;
+  runId: string;
+  baseVersion: number;
+} & RefreshDecisionActions) {
+  const router = useRouter();
+  const confirm = useConfirmOverUnsaved("Accept");
+  const save = useMutation({
+    mutationFn: () => unwrap(accept({ bankId, id: modelId, runId, expectedVersion: baseVersion })),
+    onSuccess: () => router.refresh(),
+  });
+  const drop = useMutation({
+    mutationFn: () => unwrap(discard({ bankId, id: modelId, runId })),
+    onSuccess: () => router.refresh(),
+  });
+  const error = save.error ?? drop.error;
+  return (
+    <span className="inline-flex flex-wrap items-center gap-1.5" data-testid="refresh-decision">
+      {confirm.dialog}
+      <button
+        type="button"
+        disabled={save.isPending || drop.isPending}
+        onClick={() => confirm.ask(() => save.mutate())}
+        className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
+        data-testid="proposal-accept"
+      >
+        {save.isPending ? "Saving…" : `Accept as version ${baseVersion + 1}`}
+      </button>
+      <button
+        type="button"
+        disabled={save.isPending || drop.isPending}
+        onClick={() => drop.mutate()}
+        className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+        data-testid="proposal-discard"
+      >
+        Discard
+      </button>
+      {error ? (
+        <span className="text-[12px] text-red-700" role="alert" data-testid="proposal-error">
+          {error.message}
+        </span>
+      ) : null}
+    </span>
+  );
+}
