@@ -20,6 +20,9 @@ function memoryHref(bankId: string | null, tier: Tier, preview: string): string 
 
 function summary(probe: ProbeView): string {
   const unseen = probe.hits.length;
+  if (probe.missed && (probe.unused?.length ?? 0) > 0 && !probe.strong) {
+    return "The answer says nothing was found (or is not grounded), yet the run itself read memories that match the question strongly, and did not use them.";
+  }
   if (probe.missed) {
     return "The answer says nothing was found (or is not grounded), yet the store ranks these memories near the top for the question or the model's own queries, and the run never retrieved them.";
   }
@@ -64,6 +67,36 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
             <li key={e}>{e} — the probe is partial.</li>
           ))}
         </ul>
+      )}
+      {probe.unused && probe.unused.length > 0 && (
+        <div className="mb-2" data-testid="probe-unused">
+          <h4 className="mb-1 font-semibold text-rose-900">Read but not used</h4>
+          <ul className="flex flex-col gap-1.5">
+            {probe.unused.map((u) => (
+              <li
+                key={`${u.tier}:${u.id}`}
+                className="rounded border border-rose-200 bg-white p-1.5"
+                data-testid="probe-unused-hit"
+                data-id={u.id}
+              >
+                <div className="flex flex-wrap items-center gap-1.5">
+                  <TierBadge tier={u.tier} />
+                  <span className="text-slate-800">
+                    The run read <span className="font-mono text-[11px]">{u.id}</span> at rank {u.rank} and did not use
+                    it.
+                  </span>
+                  <a
+                    href={memoryHref(bankId, u.tier, u.preview)}
+                    className="ml-auto text-[11px] text-indigo-700 underline"
+                  >
+                    open in Memory
+                  </a>
+                </div>
+                <p className="mt-0.5 break-words text-slate-800">{u.preview}</p>
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {probe.hits.length > 0 && (
         <ol className="flex flex-col gap-1.5">

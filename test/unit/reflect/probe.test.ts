@@ -314,6 +314,31 @@ describe("probe: in a run", () => {
     expect(result.probe?.hits.map((x) => x.id)).not.toContain("f1");
   });
 
+  it("v2: flags a run that read the answer and said 'not found', naming what it read and its rank", async () => {
+    // The run's own searches return f1 first; the model reads it and says it found nothing.
+    const reader = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      return reply(done("I could not find anything about that in the bank.", {}));
+    });
+    const { result, events } = await run(new InMemoryMemory({ facts: ATLAS_FACTS }), reader, {
+      skill: { ...SKILL, retrieval: { ...SKILL.retrieval, types: ["episodic"] } },
+    });
+    expect(result.flags).toContain("missed_evidence");
+    // Nothing unseen: v1 alone would not have flagged it.
+    expect(result.probe?.strong).toBe(false);
+    expect(result.probe?.unused).toContainEqual(expect.objectContaining({ id: "f1", tier: "raw_facts", rank: 1 }));
+    expect(ofType(events, "probe.finished")[0]?.payload.unused?.[0]?.id).toBe("f1");
+  });
+
+  it("v2: does not flag a run that read the answer and quoted it, and records no unused list", async () => {
+    const { result } = await run(new InMemoryMemory({ facts: ATLAS_FACTS }), model("cite"), {
+      skill: { ...SKILL, retrieval: { ...SKILL.retrieval, types: ["episodic"] } },
+    });
+    expect(result.flags).not.toContain("missed_evidence");
+    expect(result.probe).not.toHaveProperty("unused");
+  });
+
   it("facts mode has no probe", async () => {
     const memory = new InMemoryMemory({ facts: ATLAS_FACTS });
     const { result, events } = await run(memory, new ScriptedModel([]), { mode: "facts" });
