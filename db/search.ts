@@ -1,5 +1,5 @@
 /**
- * Retrieval inside a tier (SPEC §2): BM25 over the bank's own FTS5 index always (text and tags; see
+ * Retrieval inside a tier (docs/engine.md#memory-model): BM25 over the bank's own FTS5 index always (text and tags; see
  * search-index.ts); when a query embedding is given and the embedding columns exist, exact cosine
  * distance too, fused by reciprocal-rank fusion. Bank, scope and all-of tag filters are part of
  * each SQL WHERE clause, so they apply before the LIMIT.

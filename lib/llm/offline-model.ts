@@ -40,7 +40,7 @@ const DONE = "done";
 /** Prior for equally relevant sentences: a fresh summary beats a raw fact that says the same. */
 const TIER_PRIOR: Record<Tier, number> = { mental_models: 1.15, observations: 1.05, raw_facts: 1 };
 
-/** The registry's tiers, top to bottom, as the reader uses them (SPEC §3.1). */
+/** The registry's tiers, top to bottom, as the reader uses them (docs/engine.md#tools). */
 const TIERS: OfflineTier[] = TIER_REGISTRY.map((t) => ({
   tool: t.tool,
   payloadKey: t.resultKey,
@@ -136,7 +136,7 @@ function decide(request: ModelRequest, question: Question): Decision {
 
   if (items.length === 0) {
     // Nothing retrieved yet: the engine sends a `done` back until something is, and ends the run as
-    // `no_evidence` itself when the searches run out (SPEC §3.5). So search again with other words
+    // `no_evidence` itself when the searches run out (docs/engine.md#grounding-citations-and-the-output-guard). So search again with other words
     // or in another tier, never the same search twice; only when every variant is spent, answer.
     // The lowest tier first (where specifics live); after a nudge, the next tier down instead.
     const next = unsearched(question, query, nudged(messages) ? offered : [...offered].reverse(), calls);

@@ -5,7 +5,7 @@ import type { ChatMessage, ToolCall } from "@/lib/reflect/ports";
 /** A tier as the offline model sees it: its search tool, the result array it reads, where its ids go. */
 export interface OfflineTier {
   tool: string;
-  /** The array of the tool's result payload (SPEC §3.1). */
+  /** The array of the tool's result payload (docs/engine.md#tools). */
   payloadKey: string;
   /** Plural, for notes ("searching raw facts"). */
   label: string;

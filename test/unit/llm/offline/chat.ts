@@ -1,7 +1,7 @@
 /**
  * Conversations as the engine builds them for the offline model's unit tests: system prompt,
  * question, then one assistant search call and its tool result per turn, in the exact payload
- * shapes of SPEC §3.1.
+ * shapes of docs/engine.md#tools.
  */
 import { expect } from "vitest";
 import type { ChatMessage, ModelRequest, ModelResponse, ToolDefinition } from "@/lib/reflect/ports";
