@@ -102,6 +102,28 @@ describe("speakers", () => {
     expect(memory_ids).toEqual([]);
   });
 
+  // Both talk about the race; only Ben ran it. Ana's turn matches "race" weakly, Ben's says it all.
+  const race = [
+    turn("D4", "Ben", "After the charity race I realized how much self-care matters.", "2024-03-02", 4),
+    turn("D5", "Ana", "A race sounds hard!", "2024-03-02", 5),
+  ];
+
+  it("declines when the asked person's words match, but someone else's answer it better", async () => {
+    const { first, memory_ids } = await ask("What did Ana realize after the charity race?", [
+      { tool: "recall", result: memories(race) },
+    ]);
+    expect(first).toBe("Not mentioned in the conversation.");
+    expect(memory_ids).toEqual([]);
+  });
+
+  it("answers when the asked person's own words are the best answer", async () => {
+    const { first, memory_ids } = await ask("What did Ben realize after the charity race?", [
+      { tool: "recall", result: memories(race) },
+    ]);
+    expect(first).not.toBe("Not mentioned in the conversation.");
+    expect(memory_ids).toEqual(["D4"]);
+  });
+
   it("reads a reply as the answer to the question before it, by the person asked", async () => {
     const { first, memory_ids } = await ask("What instrument does Ana play?", [
       {
