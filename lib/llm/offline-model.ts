@@ -340,6 +340,24 @@ function targetedQuery(question: Question, best: Passage[]): string {
 
 // ---------- the answer ----------
 
+/** Records quoted behind an observation that leads a short answer, at most this many. */
+const MAX_BACKING = 2;
+
+/**
+ * The turns an observation leading a short answer was made from, when the run read them: the
+ * answer's first quotes are then what was said, not only the summary of it (each turn's best
+ * sentence). Nothing for a lead that is not an observation.
+ */
+function saidBehind(lead: Passage, read: readonly Passage[]): Passage[] {
+  const out: Passage[] = [];
+  for (const id of lead.item.sources) {
+    const said = read.find((p) => p.item.id === id && p.item.tier.citation === "memory_ids");
+    if (said) out.push(said);
+    if (out.length >= MAX_BACKING) break;
+  }
+  return out;
+}
+
 function answer(question: Question, reading: Reading, shape: AnswerShape, items: RetrievedItem[]): Decision {
   const speaker = askedSpeaker(question, items);
   const speakers = speakersOf(items);
@@ -358,7 +376,8 @@ function answer(question: Question, reading: Reading, shape: AnswerShape, items:
     return { tool: DONE, args: { answer: text, ...citations }, note: null };
   }
   const short = shape === "short" ? shortAnswer(question, lead.lead, relevant) : null;
-  const composed = composeAnswer(shape, lead, relevant, short);
+  const backing = shape === "short" ? saidBehind(lead.lead, reading.read) : [];
+  const composed = composeAnswer(shape, lead, [...backing, ...relevant.filter((p) => !backing.includes(p))], short);
   for (const { item } of composed.quoted) {
     const list = citations[item.tier.citation];
     if (!list.includes(item.id)) list.push(item.id);

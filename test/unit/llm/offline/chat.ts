@@ -64,7 +64,9 @@ export const mentalModels = (
   count: items.length,
   mental_models: items.map((m) => ({ name: m.id, tags: [], is_stale: false, ...m })),
 });
-export const observations = (items: { id: string; text: string; updated_at?: string; tags?: string[] }[]) => ({
+export const observations = (
+  items: { id: string; text: string; updated_at?: string; tags?: string[]; source_fact_ids?: string[] }[],
+) => ({
   query: "q",
   count: items.length,
   observations: items,
