@@ -200,9 +200,9 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
         "llm.token_count.prompt": r.tokensIn,
         "llm.token_count.completion": r.tokensOut,
         "llm.token_count.total": r.tokensIn + r.tokensOut,
-        // Reasoning, only when the model sent some: tokens under the name of the GenAI conventions'
-        // reasoning usage (`gen_ai.client.inference.usage.reasoning.output_tokens` is their metric),
-        // the text and its full length as reflect attributes.
+        // Reasoning, only when the model sent some: tokens as the GenAI conventions'
+        // `gen_ai.usage.reasoning.output_tokens` (part of the output tokens), the text and its full
+        // length as reflect attributes.
         "gen_ai.usage.reasoning.output_tokens": r.reasoningTokens,
         "reflect.reasoning": r.reasoning,
         "reflect.reasoning_chars": r.reasoningChars,
