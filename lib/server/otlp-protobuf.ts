@@ -14,9 +14,28 @@ const VARINT = 0;
 const I64 = 1;
 const LEN = 2;
 
-/** A growable byte buffer with the protobuf primitives this message needs. */
+/**
+ * Protobuf output as a list of byte chunks: small fields gather in a scratch array, strings are
+ * appended as whole chunks and a nested message's chunks are spliced in after its length, so the
+ * body is copied once, at the end.
+ */
+const UTF8 = new TextEncoder();
+
 class Writer {
-  private chunks: number[] = [];
+  private parts: Uint8Array[] = [];
+  private pending: number[] = [];
+  private size = 0;
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    this.parts.push(Uint8Array.from(this.pending));
+    this.pending = [];
+  }
+
+  private push(byte: number): void {
+    this.pending.push(byte);
+    this.size++;
+  }
 
   tag(field: number, wire: number): void {
     this.varint(BigInt((field << 3) | wire));
@@ -26,16 +45,16 @@ class Writer {
     // int64 is sent as its two's complement in 64 bits (10 bytes for a negative number).
     let v = BigInt.asUintN(64, value);
     while (v >= 0x80n) {
-      this.chunks.push(Number((v & 0x7fn) | 0x80n));
+      this.push(Number((v & 0x7fn) | 0x80n));
       v >>= 7n;
     }
-    this.chunks.push(Number(v));
+    this.push(Number(v));
   }
 
   fixed64(value: bigint): void {
     let v = BigInt.asUintN(64, value);
     for (let i = 0; i < 8; i++) {
-      this.chunks.push(Number(v & 0xffn));
+      this.push(Number(v & 0xffn));
       v >>= 8n;
     }
   }
@@ -43,28 +62,44 @@ class Writer {
   double(value: number): void {
     const bytes = new Uint8Array(8);
     new DataView(bytes.buffer).setFloat64(0, value, true);
-    this.chunks.push(...bytes);
+    for (const b of bytes) this.push(b);
   }
 
   bytes(field: number, data: Uint8Array): void {
     this.tag(field, LEN);
     this.varint(BigInt(data.length));
-    for (const b of data) this.chunks.push(b);
+    this.flush();
+    this.parts.push(data);
+    this.size += data.length;
   }
 
   string(field: number, text: string): void {
-    this.bytes(field, new TextEncoder().encode(text));
+    this.bytes(field, UTF8.encode(text));
   }
 
-  /** A nested message: written into its own buffer, then length-prefixed. */
+  /** A nested message: written into its own writer, then length-prefixed and spliced in. */
   message(field: number, write: (w: Writer) => void): void {
     const inner = new Writer();
     write(inner);
-    this.bytes(field, inner.finish());
+    inner.flush();
+    this.tag(field, LEN);
+    this.varint(BigInt(inner.size));
+    this.flush();
+    // A loop, not a spread: a large trace has more chunks than a call takes arguments.
+    for (const part of inner.parts) this.parts.push(part);
+    this.size += inner.size;
   }
 
   finish(): Uint8Array {
-    return Uint8Array.from(this.chunks);
+    this.flush();
+    if (this.parts.length === 1) return this.parts[0]!;
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for (const part of this.parts) {
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
   }
 }
 
