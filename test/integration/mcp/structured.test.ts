@@ -91,6 +91,7 @@ describe("MCP structured tool results", { timeout: 60_000 }, () => {
       links: { inspector: string; self: string; events: string };
     };
     const run = (await getRun(db, out.runId))!;
+    if (!run.citations) throw new Error("a finished run has its citations");
     expect(out.status).toBe(run.status);
     expect(out.answer).toBe(run.answer);
     expect(out.citations.length).toBeGreaterThan(0);
