@@ -1,6 +1,6 @@
 /**
  * A run's event log as one OTLP/JSON trace, following the OpenTelemetry GenAI semantic
- * conventions (invoke_agent → chat / execute_tool → retrieval) with OpenInference span kinds
+ * conventions (invoke_agent → chat / execute_tool → search_memory → retrieval) with OpenInference span kinds
  * alongside so Phoenix renders it: a view over the run walk (walk.ts). Pure: ids come from a small
  * hash of the run id and event seq, so exporting the same run twice yields the same trace.
  */
@@ -223,7 +223,7 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     return span;
   }
 
-  /** A tool call as an execute_tool span, with a retrieval child once a tier search returned. */
+  /** A tool call as an execute_tool span, with search_memory → retrieval children once a tier search returned. */
   function toolSpans(call: RunEventOf<"tool.call">, result: RunEventOf<"tool.result"> | null): Placed<OtlpSpan>[] {
     const p = call.payload;
     const span = child(`e${call.seq}`, `execute_tool ${p.tool}`, 1, call.at);
