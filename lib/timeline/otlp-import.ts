@@ -413,9 +413,7 @@ function oiToolCalls(m: Attrs): ToolCall[] {
 }
 
 /** GenAI `gen_ai.input.messages` / `gen_ai.output.messages`: `[{role, parts: [...]}]`. */
-function genAiMessages(
-  v: unknown,
-): {
+function genAiMessages(v: unknown): {
   role: Message["role"];
   content: string | null;
   toolCalls: ToolCall[];
