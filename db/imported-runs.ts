@@ -86,14 +86,6 @@ export async function storeImportedTrace(
     }
     const run = build([...byId.values()]);
     const result = run.result;
-    const statements: { sql: string; args: (string | number | null)[] }[] = [];
-    for (let i = 0; i < added.length; i += CHUNK) {
-      const part = added.slice(i, i + CHUNK);
-      statements.push({
-        sql: `INSERT OR REPLACE INTO otlp_spans (run_id, span_id, span) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`,
-        args: part.flatMap((s) => [runId, s.spanId, JSON.stringify(s)]),
-      });
-    }
     const values = {
       id: runId,
       bankId: run.bankId,
@@ -128,7 +120,18 @@ export async function storeImportedTrace(
     } satisfies typeof runs.$inferInsert;
     const { id: _id, ...updates } = values;
     const upsert = db.insert(runs).values(values).onConflictDoUpdate({ target: runs.id, set: updates }).toSQL();
-    statements.push({ sql: upsert.sql, args: upsert.params as (string | number | null)[] });
+    // The run row first: the spans and events reference it.
+    const statements: { sql: string; args: (string | number | null)[] }[] = [
+      { sql: upsert.sql, args: upsert.params as (string | number | null)[] },
+    ];
+    for (let i = 0; i < added.length; i += CHUNK) {
+      const part = added.slice(i, i + CHUNK);
+      statements.push({
+        sql: `INSERT OR REPLACE INTO otlp_spans (run_id, span_id, span) VALUES ${part.map(() => "(?, ?, ?)").join(", ")}`,
+        args: part.flatMap((s) => [runId, s.spanId, JSON.stringify(s)]),
+      });
+    }
+
     statements.push({ sql: "DELETE FROM run_events WHERE run_id = ?", args: [runId] });
     for (let i = 0; i < run.events.length; i += CHUNK) {
       const part = run.events.slice(i, i + CHUNK);

@@ -186,7 +186,8 @@ export async function ingestTraces(db: Db, body: unknown): Promise<IngestOutcome
 /** `POST /v1/traces`. */
 export async function receiveTraces(request: Request, db: () => Promise<Db>): Promise<Response> {
   const type = mediaType(request.headers.get("content-type"));
-  const encoding: Encoding = type === "application/json" ? "json" : "protobuf";
+  // Answers go out in the request's encoding; a media type not served is told so in JSON.
+  const encoding: Encoding = type === "application/x-protobuf" ? "protobuf" : "json";
   try {
     if (type !== "application/x-protobuf" && type !== "application/json") {
       throw new AppError(

@@ -154,7 +154,7 @@ describe("bad spans", () => {
     expect(batch.reasons[0]).toMatch(/nested deeper/);
     span.attributes.splice(0, 1);
     const ok = spansFromOtlpJson(body);
-    expect(ok.spans[0]!.attributes.__proto__).toBe("polluted");
+    expect(Object.getOwnPropertyDescriptor(ok.spans[0]!.attributes, "__proto__")?.value).toBe("polluted");
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
