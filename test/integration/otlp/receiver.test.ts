@@ -22,6 +22,7 @@ import * as traces from "@/app/v1/traces/route";
 import { getRunEvents, listRuns } from "@/db/runs";
 import { getAppDb } from "@/lib/server/db";
 import { OTLP_MAX_BODY_BYTES } from "@/lib/server/otlp-receiver";
+import { forkRun, getComparison, getRerunContext } from "@/lib/server/rerun";
 import { foldRun } from "@/lib/timeline/fold";
 import { importedRunId } from "@/lib/timeline/otlp-import";
 import { proxy } from "@/proxy";
@@ -153,6 +154,23 @@ describe("ingest", () => {
       args: [importedRunId(traceId)],
     });
     expect(Number(rows.rows[0]!.n)).toBe(spans.length);
+  });
+});
+
+describe("an imported run", () => {
+  it("cannot be forked or re-run (no engine configuration), and the run page offers neither", async () => {
+    const db = await getAppDb();
+    const id = importedRunId(HINDSIGHT_TRACE_ID);
+    await expect(forkRun(db, { parentRunId: id, forkAt: 0 })).rejects.toThrow(/imported from an OpenTelemetry trace/);
+    expect(await getRerunContext(db, id)).toBeNull();
+  });
+
+  it("compares with any run, step by step", async () => {
+    const db = await getAppDb();
+    const { comparison } = await getComparison(db, importedRunId(GENAI_TRACE_ID), importedRunId(HINDSIGHT_TRACE_ID));
+    expect(comparison.steps.length).toBeGreaterThan(0);
+    expect(comparison.firstDivergence).not.toBeNull();
+    expect(comparison.answerChanged).toBe(true);
   });
 });
 
