@@ -549,6 +549,34 @@ function responseOf(a: Attrs): ResponseRead {
   return { text: typeof out === "string" ? out : null, toolCalls: [], finish: null };
 }
 
+/**
+ * A model call's attributes with those its events carry: some instrumentations (Hindsight's among
+ * them) put `gen_ai.input.messages` / `gen_ai.output.messages` on a
+ * `gen_ai.client.inference.operation.details` event instead of the span. The span's own win.
+ */
+function chatAttributes(s: ImportedSpan): Attrs {
+  const fromEvents = s.events.filter((e) => e.name === "gen_ai.client.inference.operation.details");
+  if (fromEvents.length === 0) return s.attributes;
+  const merged: Attrs = {};
+  for (const e of fromEvents) Object.assign(merged, e.attributes);
+  return Object.assign(merged, s.attributes);
+}
+
+/** Tool calls logged as `gen_ai.tool_call.{i}` events (`tool.name`, `tool.id`, `tool.arguments`), as Hindsight does. */
+function toolCallEvents(s: ImportedSpan): ToolCall[] {
+  return s.events
+    .filter((e) => /^gen_ai\.tool_call\.\d+$/.test(e.name))
+    .map((e, j) => {
+      const name = str(e.attributes, "tool.name") ?? "unknown";
+      return {
+        id: str(e.attributes, "tool.id") || `call_${j}`,
+        name,
+        rawName: name,
+        arguments: asText(jsonValue(e.attributes["tool.arguments"] ?? "")),
+      };
+    });
+}
+
 // ---------- the run ----------
 
 export interface ImportedRunSource {
@@ -715,8 +743,8 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
 
   for (const s of sorted) {
     if (s === root || absorbed.has(s.spanId)) continue;
-    const a = s.attributes;
     const role = roles.get(s.spanId);
+    const a = role === "chat" ? chatAttributes(s) : s.attributes;
     if (role === "chat") {
       const iteration = chatIteration.get(s.spanId);
       modelName ??= str(a, "gen_ai.request.model", "gen_ai.response.model", "llm.model_name");
@@ -737,6 +765,7 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
       const answered = !own || s.status.code !== 0 || a["output.value"] !== undefined;
       if (!answered) continue;
       const r = responseOf(a);
+      if (r.toolCalls.length === 0) r.toolCalls = toolCallEvents(s);
       const tIn = num(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt") ?? 0;
       const tOut =
         num(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion") ?? 0;

@@ -111,6 +111,19 @@ describe("Hindsight", () => {
     expect(view.iterations.map((i) => i.tokensIn)).toEqual([300, 500]);
   });
 
+  it("reads a model call's messages and tool calls from the events Hindsight puts them on", () => {
+    const request = run.events.find((e) => e.type === "llm.request");
+    expect(request?.type === "llm.request" && request.payload.messages).toEqual([
+      { role: "system", content: "You are a reflect agent." },
+      { role: "user", content: "When is the Atlas launch?" },
+    ]);
+    const response = run.events.find((e) => e.type === "llm.response");
+    expect(response?.type === "llm.response" && response.payload).toMatchObject({
+      finishReason: "tool_calls",
+      toolCalls: [{ id: "call_a", name: "search_mental_models", arguments: '{"query":"Atlas launch"}' }],
+    });
+  });
+
   it("never drops a span: every span but the root is a model call or a row", () => {
     const spans = hindsightTrace().resourceSpans[0]!.scopeSpans[0]!.spans.length;
     const calls = run.events.filter((e) => e.type === "llm.request" || e.type === "tool.call").length;
