@@ -7,7 +7,6 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { gzipSync } from "node:zlib";
-import generated from "otlp-proto-pbjs/build/src/generated/root.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 const dbFile = vi.hoisted(() => {
@@ -26,6 +25,7 @@ import { forkRun, getComparison, getRerunContext } from "@/lib/server/rerun";
 import { foldRun } from "@/lib/timeline/fold";
 import { importedRunId } from "@/lib/timeline/otlp-import";
 import { proxy } from "@/proxy";
+import { ExportTraceServiceResponse, toProtobuf } from "@/test/fixtures/otlp/protobuf";
 import {
   GENAI_TRACE_ID,
   genAiTrace,
@@ -35,29 +35,7 @@ import {
   openInferenceTrace,
 } from "@/test/fixtures/otlp/traces";
 
-interface MessageType {
-  fromObject(o: unknown): unknown;
-  encode(m: unknown): { finish(): Uint8Array };
-  decode(b: Uint8Array): unknown;
-  toObject(m: unknown, o: Record<string, unknown>): Record<string, unknown>;
-}
-const v1 = (
-  generated as unknown as {
-    opentelemetry: { proto: { collector: { trace: { v1: Record<string, MessageType> } } } };
-  }
-).opentelemetry.proto.collector.trace.v1;
-const Request_ = v1.ExportTraceServiceRequest!;
-const Response_ = v1.ExportTraceServiceResponse!;
-
-/** OTLP/JSON → protobuf bytes (ids from hex to bytes, as the JSON mapping's hex stands for). */
-function toProtobuf(body: unknown): Uint8Array {
-  const copy = JSON.parse(JSON.stringify(body), (key, value) =>
-    (key === "traceId" || key === "spanId" || key === "parentSpanId") && typeof value === "string"
-      ? Buffer.from(value, "hex").toString("base64")
-      : value,
-  );
-  return Request_.encode(Request_.fromObject(copy)).finish();
-}
+const Response_ = ExportTraceServiceResponse;
 
 async function post(body: BodyInit, headers: Record<string, string>) {
   const res = await traces.POST(new Request("http://127.0.0.1/v1/traces", { method: "POST", body, headers }));
