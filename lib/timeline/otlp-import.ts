@@ -314,7 +314,7 @@ function indexed(a: Attrs, prefix: string): Map<number, Attrs> {
     const dot = rest.indexOf(".");
     const i = Number(dot < 0 ? rest : rest.slice(0, dot));
     if (!Number.isInteger(i) || i < 0 || dot < 0) continue;
-    const item = out.get(i) ?? {};
+    const item = out.get(i) ?? (Object.create(null) as Attrs);
     item[rest.slice(dot + 1)] = value;
     out.set(i, item);
   }
@@ -557,9 +557,10 @@ function responseOf(a: Attrs): ResponseRead {
 function chatAttributes(s: ImportedSpan): Attrs {
   const fromEvents = s.events.filter((e) => e.name === "gen_ai.client.inference.operation.details");
   if (fromEvents.length === 0) return s.attributes;
-  const merged: Attrs = {};
-  for (const e of fromEvents) Object.assign(merged, e.attributes);
-  return Object.assign(merged, s.attributes);
+  let merged: Attrs = {};
+  // Spread defines own properties: a `__proto__` key stays data.
+  for (const e of fromEvents) merged = { ...merged, ...e.attributes };
+  return { ...merged, ...s.attributes };
 }
 
 /** Tool calls logged as `gen_ai.tool_call.{i}` events (`tool.name`, `tool.id`, `tool.arguments`), as Hindsight does. */
@@ -663,6 +664,9 @@ function contentFor(tier: Tier, docs: { id: string; content: string | null }[]):
   });
 }
 
+/** A count as the event schema takes it: a whole number in [min, 1e12]. */
+const clampInt = (n: number, min: number) => Math.min(1e12, Math.max(min, Math.round(n)));
+
 const durationMs = (s: ImportedSpan) => Number(ns(s.endNs) - ns(s.startNs)) / 1e6;
 
 function isOwnExport(s: ImportedSpan): boolean {
@@ -700,19 +704,22 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
   const chats = sorted.filter((s) => s !== root && roles.get(s.spanId) === "chat");
   const chatIteration = new Map<string, number>();
   chats.forEach((c, i) => {
-    chatIteration.set(c.spanId, num(c.attributes, "reflect.iteration") ?? i);
+    // Only this app's own export numbers its iterations; elsewhere each model call starts one.
+    chatIteration.set(c.spanId, own ? (num(c.attributes, "reflect.iteration") ?? i) : i);
   });
-  /** The iteration of a non-chat span: its own `reflect.iteration`, else the last model call before it. */
+  /**
+   * The iteration of a non-chat span: its own `reflect.iteration`, else the last model call that
+   * started before it (`chatCursor` walks the model calls as the spans are visited in start order).
+   */
+  let chatCursor = 0;
+  let currentIteration = 0;
   function iterationOf(s: ImportedSpan): number | undefined {
-    const ownIteration = num(s.attributes, "reflect.iteration");
-    if (ownIteration !== undefined) return ownIteration;
-    if (own) return undefined;
-    let it = 0;
-    for (const c of chats) {
-      if (ns(c.startNs) <= ns(s.startNs)) it = chatIteration.get(c.spanId) ?? it;
-      else break;
+    if (own) return num(s.attributes, "reflect.iteration");
+    while (chatCursor < chats.length && ns((chats[chatCursor] as ImportedSpan).startNs) <= ns(s.startNs)) {
+      currentIteration = chatIteration.get((chats[chatCursor] as ImportedSpan).spanId) ?? currentIteration;
+      chatCursor++;
     }
-    return it;
+    return currentIteration;
   }
 
   const items: Item[] = [];
@@ -783,8 +790,8 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
           toolCalls: r.toolCalls,
           finishReason:
             list(a, "gen_ai.response.finish_reasons")?.[0] ?? r.finish ?? (s.status.code === 2 ? "error" : "unknown"),
-          tokensIn: Math.max(0, Math.round(tIn)),
-          tokensOut: Math.max(0, Math.round(tOut)),
+          tokensIn: clampInt(tIn, 0),
+          tokensOut: clampInt(tOut, 0),
           latencyMs: Math.max(0, num(a, "reflect.latency_ms") ?? durationMs(s)),
           replayed: bool(a, "reflect.replayed") ?? false,
           ...(reasoning !== undefined ? { reasoning } : {}),
@@ -879,9 +886,9 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
         tier,
         outcome,
         ids,
-        count: Math.max(0, Math.round(num(a, "reflect.result.count") ?? count)),
-        chars: Math.max(0, chars),
-        cap: Math.max(1, cap),
+        count: clampInt(num(a, "reflect.result.count") ?? count, 0),
+        chars: clampInt(chars, 0),
+        cap: clampInt(cap, 1),
         truncated: bool(a, "reflect.result.truncated") ?? false,
         durationMs: Math.max(
           0,
@@ -907,7 +914,7 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
   });
 
   // ---------- header and result ----------
-  const serviceName = str(root.resource, "service.name") ?? null;
+  const serviceName = str(root.resource, "service.name")?.slice(0, 200) ?? null;
   const agentName = str(ra, "gen_ai.agent.name") ?? (rootIsAgent ? root.name : null);
   const unknown: string[] = [];
   /** A header field the trace does not carry: the default the run record needs, named in the warnings. */
@@ -956,7 +963,7 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
   const bankId =
     str(ra, "reflect.bank.id", "hindsight.bank_id", "gen_ai.memory.store.id") ??
     `otlp:${serviceName ?? "unknown"}`.slice(0, 200);
-  modelName ??= "unknown";
+  modelName = (modelName ?? "unknown").slice(0, 200);
   const sdk = [
     str(root.resource, "telemetry.sdk.name"),
     str(root.resource, "telemetry.sdk.language"),
@@ -1004,11 +1011,11 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     dropped: validated?.dropped ?? [],
     flags: RUN_FLAGS.filter((f) => flags.has(f)),
     usage: {
-      inputTokens: Math.round(num(ra, "gen_ai.usage.input_tokens", "llm.token_count.prompt") ?? tokensIn),
-      outputTokens: Math.round(num(ra, "gen_ai.usage.output_tokens", "llm.token_count.completion") ?? tokensOut),
+      inputTokens: clampInt(num(ra, "gen_ai.usage.input_tokens", "llm.token_count.prompt") ?? tokensIn, 0),
+      outputTokens: clampInt(num(ra, "gen_ai.usage.output_tokens", "llm.token_count.completion") ?? tokensOut, 0),
     },
-    llmCalls: Math.round(num(ra, "reflect.llm_calls") ?? chats.length),
-    iterations: Math.round(num(ra, "reflect.iterations") ?? iterations.size),
+    llmCalls: clampInt(num(ra, "reflect.llm_calls") ?? chats.length, 0),
+    iterations: clampInt(num(ra, "reflect.iterations") ?? iterations.size, 0),
     warnings: [],
     error:
       status === "failed"
@@ -1043,6 +1050,14 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     },
   };
   const events: RunEvent[] = [started];
+  // Iterations renumbered densely in order: a trace's own numbers (`reflect.iteration`) may be
+  // anything, and the timeline lays iterations out by index.
+  const dense = new Map(
+    [...new Set(items.flatMap((i) => (i.event.iteration === undefined ? [] : [i.event.iteration])))]
+      .sort((x, y) => x - y)
+      .map((n, i) => [n, i]),
+  );
+  let unreadable = 0;
   for (const it of items) {
     const { iteration, ...rest } = it.event;
     const candidate = {
@@ -1050,11 +1065,14 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
       runId,
       seq: events.length,
       at: at(it.time.toString()),
-      ...(iteration !== undefined ? { iteration: Math.max(0, Math.round(iteration)) } : {}),
+      ...(iteration !== undefined ? { iteration: dense.get(iteration) ?? 0 } : {}),
     };
     const parsed = RunEvent.safeParse(candidate);
     if (parsed.success) events.push(parsed.data);
+    else unreadable++;
   }
+  // The warnings list is the one run.started carries.
+  if (unreadable > 0) warnings.push(`${unreadable} span events had values this app cannot show and were left out.`);
   events.push({ runId, seq: events.length, at: at(lastTime.toString()), type: "run.finished", payload: result });
 
   const epochMs = Number(epoch / 1_000_000n);

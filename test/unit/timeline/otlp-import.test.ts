@@ -231,3 +231,28 @@ it("names tiers from tool, retriever and data-source names, and nothing else", (
   expect(tierFromName("vector_store_lookup")).toBeNull();
   expect(tierFromName("expand")).toBeNull();
 });
+
+describe("hostile traces", () => {
+  it("numbers a foreign trace's iterations by its model calls (its own reflect.iteration ignored) and clamps counts", () => {
+    const body = genAiTrace();
+    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans as { attributes: { key: string; value: unknown }[] }[];
+    spans[1]!.attributes.push({ key: "reflect.iteration", value: { intValue: "1000000000" } });
+    spans[1]!.attributes.push({ key: "gen_ai.usage.input_tokens", value: { doubleValue: 1e300 } });
+    const { view } = imported(body);
+    expect(view.iterations.map((i) => [i.index, i.toolCalls])).toEqual([
+      [0, ["recall"]],
+      [1, []],
+    ]);
+    expect(view.iterations[0]?.tokensIn).toBe(1e12);
+  });
+
+  it("caps a service name that would flood the header", () => {
+    const body = genAiTrace();
+    body.resourceSpans[0]!.resource.attributes = [
+      { key: "service.name", value: { stringValue: "x".repeat(100_000) } },
+    ] as never;
+    const { run } = imported(body);
+    expect(run.source.serviceName).toHaveLength(200);
+    expect(run.bankId.length).toBeLessThanOrEqual(200);
+  });
+});
