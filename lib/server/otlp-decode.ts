@@ -27,6 +27,24 @@ class Reader {
     return this.pos >= this.end;
   }
 
+  /** A varint as a number: exact up to 2^53 (lengths, tags, enums, counts). */
+  small(): number {
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new ProtobufError("truncated varint");
+      const b = this.buf[this.pos++] as number;
+      result += (b & 0x7f) * mul;
+      if ((b & 0x80) === 0) {
+        if (result > Number.MAX_SAFE_INTEGER) throw new ProtobufError("length out of range");
+        return result;
+      }
+      mul *= 128;
+    }
+    throw new ProtobufError("varint longer than 10 bytes");
+  }
+
+  /** A varint as a 64-bit unsigned BigInt (int64 values). */
   varint(): bigint {
     let result = 0n;
     let shift = 0n;
@@ -40,16 +58,9 @@ class Reader {
     throw new ProtobufError("varint longer than 10 bytes");
   }
 
-  small(): number {
-    const v = this.varint();
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new ProtobufError("length out of range");
-    return Number(v);
-  }
-
   fixed64(): bigint {
     if (this.pos + 8 > this.end) throw new ProtobufError("truncated fixed64");
-    let v = 0n;
-    for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(this.buf[this.pos + i] as number);
+    const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getBigUint64(0, true);
     this.pos += 8;
     return v;
   }
@@ -110,7 +121,7 @@ function anyValue(r: Reader, depth: number): Json {
   let out: Json = {};
   r.fields((f, w) => {
     if (f === 1 && w === 2) out = { stringValue: r.string() };
-    else if (f === 2 && w === 0) out = { boolValue: r.varint() !== 0n };
+    else if (f === 2 && w === 0) out = { boolValue: r.small() !== 0 };
     else if (f === 3 && w === 0) out = { intValue: BigInt.asIntN(64, r.varint()).toString() };
     else if (f === 4 && w === 1) out = { doubleValue: r.double() };
     else if (f === 5 && w === 2)

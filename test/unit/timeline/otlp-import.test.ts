@@ -181,7 +181,7 @@ describe("bad spans", () => {
 describe("tolerant reader of this project's export", () => {
   it("reads ids sent as base64 (a protobuf JSON mapping) like hex", () => {
     const body = openInferenceTrace();
-    for (const s of body.resourceSpans[0]!.scopeSpans[0]!.spans as Record<string, string>[]) {
+    for (const s of body.resourceSpans[0]!.scopeSpans[0]!.spans) {
       s.traceId = Buffer.from(s.traceId, "hex").toString("base64");
     }
     const batch = spansFromOtlpJson(body);
