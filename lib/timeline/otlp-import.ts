@@ -694,12 +694,15 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
   const root = sorted.find((s) => roles.get(s.spanId) === "agent") ?? roots[0] ?? (sorted[0] as ImportedSpan);
   const ra = root.attributes;
   const rootIsAgent = roles.get(root.spanId) === "agent";
+  // A batch without the trace's root (it ends last, so it often comes last) may leave a model call
+  // or a tool as the earliest span: it is still a step of the run, not the run itself.
+  const rootIsRun = rootIsAgent || roles.get(root.spanId) === "other";
   // `at = 0` is the earliest span's start (the root's, in any well-formed trace).
   const epoch = ns((sorted[0] as ImportedSpan).startNs);
   const at = (t: string) => Math.max(0, Number(ns(t) - epoch) / 1e6);
   const own = isOwnExport(root);
 
-  const chats = sorted.filter((s) => s !== root && roles.get(s.spanId) === "chat");
+  const chats = sorted.filter((s) => (s !== root || !rootIsRun) && roles.get(s.spanId) === "chat");
   const chatIteration = new Map<string, number>();
   chats.forEach((c, i) => {
     // Only this app's own export numbers its iterations; elsewhere each model call starts one.
@@ -748,7 +751,7 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
   let probe: EventPayload<"probe.finished"> | null = null;
 
   for (const s of sorted) {
-    if (s === root || absorbed.has(s.spanId)) continue;
+    if ((s === root && rootIsRun) || absorbed.has(s.spanId)) continue;
     const role = roles.get(s.spanId);
     const a = role === "chat" ? chatAttributes(s) : s.attributes;
     if (role === "chat") {
@@ -955,9 +958,9 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     genAiMessages(jsonValue(ra["gen_ai.input.messages"])).find((m) => m.role === "user")?.content ??
     firstUser ??
     "";
-  const bankId =
-    str(ra, "reflect.bank.id", "hindsight.bank_id", "gen_ai.memory.store.id") ??
-    `otlp:${serviceName ?? "unknown"}`.slice(0, 200);
+  const bankId = (
+    str(ra, "reflect.bank.id", "hindsight.bank_id", "gen_ai.memory.store.id") ?? `otlp:${serviceName ?? "unknown"}`
+  ).slice(0, 200);
   modelName = (modelName ?? "unknown").slice(0, 200);
   const sdk = [
     str(root.resource, "telemetry.sdk.name"),

@@ -120,6 +120,7 @@ describe("ingest", () => {
     const db = await getAppDb();
     const early = foldRun(await getRunEvents(db, importedRunId(traceId)));
     expect(early.header.question).toBe("Where does Ana work?"); // from the first chat's prompt
+    expect(early.iterations).toHaveLength(2); // the earliest span, a model call, is still a step
     expect((await json(part([root!]))).res.status).toBe(200);
     const events = await getRunEvents(db, importedRunId(traceId));
     const whole = foldRun(events);
