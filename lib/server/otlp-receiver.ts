@@ -12,7 +12,7 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { Db } from "@/db/client";
-import { storeImportedTrace } from "@/db/imported-runs";
+import { MAX_TRACE_SPANS, storeImportedTrace } from "@/db/imported-runs";
 import { AppError } from "@/lib/contracts/errors";
 import { groupByTrace, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
 import { admit, refuseIfFull, TOO_BUSY_RETRY_AFTER_SECONDS } from "./admission";
@@ -26,6 +26,8 @@ export const OTLP_MAX_BODY_BYTES = 10_000_000;
 export const OTLP_MAX_DECODED_BYTES = 50_000_000;
 /** Spans in one request. */
 export const OTLP_MAX_SPANS = 50_000;
+/** Traces in one request (each is a write transaction); the spans of traces past it are rejected. */
+export const OTLP_MAX_TRACES = 1_000;
 
 type Encoding = "protobuf" | "json";
 
@@ -163,13 +165,20 @@ export async function ingestTraces(db: Db, body: unknown): Promise<IngestOutcome
     rejectedSpans: batch.rejected,
     reasons: [...batch.reasons],
   };
+  let traces = 0;
   for (const [traceId, spans] of groupByTrace(batch.spans)) {
+    if (++traces > OTLP_MAX_TRACES) {
+      outcome.rejectedSpans += spans.length;
+      if (traces === OTLP_MAX_TRACES + 1)
+        outcome.reasons.push(`more than ${OTLP_MAX_TRACES} traces in one request: the rest were not read`);
+      continue;
+    }
     try {
       const stored = await storeImportedTrace(db, traceId, spans, traceToRun);
       outcome.acceptedSpans += stored.accepted;
       if (stored.rejected > 0) {
         outcome.rejectedSpans += stored.rejected;
-        outcome.reasons.push(`trace ${traceId}: ${stored.rejected} spans past the ${"trace's span limit"}`);
+        outcome.reasons.push(`trace ${traceId}: ${stored.rejected} spans past the trace's limit of ${MAX_TRACE_SPANS}`);
       }
       if (stored.accepted > 0) outcome.runIds.push(stored.runId);
     } catch (err) {

@@ -229,6 +229,23 @@ describe("refusals", () => {
     expect(JSON.parse(exploded.text).message).toMatch(/decompressed/);
   });
 
+  it("past 1,000 traces in one request, the rest are rejected as a partial success", async () => {
+    const spans = Array.from({ length: 1002 }, (_, i) => ({
+      traceId: (0x7000000000000000000000000000000n + BigInt(i)).toString(16).padStart(32, "0"),
+      spanId: "7000000000000001",
+      name: "tiny",
+      kind: 1,
+      startTimeUnixNano: "1",
+      endTimeUnixNano: "2",
+    }));
+    const { res, text } = await json({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(text).partialSuccess).toEqual({
+      rejectedSpans: 2,
+      errorMessage: "more than 1000 traces in one request: the rest were not read",
+    });
+  }, 120_000);
+
   it("an empty request is a success with nothing stored", async () => {
     const { res, text } = await json({ resourceSpans: [] });
     expect(res.status).toBe(200);
