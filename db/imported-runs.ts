@@ -12,8 +12,11 @@ import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeli
 import type { Db } from "./client";
 import { runs } from "./schema";
 
-/** Spans one imported run keeps; spans of a trace past this are rejected. */
-export const MAX_TRACE_SPANS = 50_000;
+/**
+ * Spans one imported run keeps; spans of a trace past this are rejected. Each batch rebuilds the
+ * run from all its spans, so a trace's total work grows with (spans × batches): this keeps it bounded.
+ */
+export const MAX_TRACE_SPANS = 20_000;
 /** Rows per INSERT statement (SQLite's bound-parameter limit is far above 6 × this). */
 const CHUNK = 500;
 
