@@ -53,6 +53,7 @@ export async function storeImportedTrace(
   traceId: string,
   spans: readonly ImportedSpan[],
   build: (all: ImportedSpan[]) => ImportedRun,
+  limit = MAX_TRACE_SPANS,
 ): Promise<StoredTrace> {
   const runId = importedRunId(traceId);
   const tx = await db.$client.transaction("write");
@@ -77,7 +78,7 @@ export async function storeImportedTrace(
         byId.set(s.spanId, s);
         added.push(s);
         accepted++;
-      } else if (byId.size < MAX_TRACE_SPANS) {
+      } else if (byId.size < limit) {
         byId.set(s.spanId, s);
         added.push(s);
         accepted++;

@@ -18,12 +18,13 @@ const dbFile = vi.hoisted(() => {
 
 import { NextRequest } from "next/server";
 import * as traces from "@/app/v1/traces/route";
+import { storeImportedTrace } from "@/db/imported-runs";
 import { getRunEvents, listRuns } from "@/db/runs";
 import { getAppDb } from "@/lib/server/db";
 import { OTLP_MAX_BODY_BYTES } from "@/lib/server/otlp-receiver";
 import { forkRun, getComparison, getRerunContext } from "@/lib/server/rerun";
 import { foldRun } from "@/lib/timeline/fold";
-import { importedRunId } from "@/lib/timeline/otlp-import";
+import { importedRunId, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
 import { proxy } from "@/proxy";
 import { ExportTraceServiceResponse, toProtobuf } from "@/test/fixtures/otlp/protobuf";
 import {
@@ -154,6 +155,22 @@ describe("an imported run", () => {
 });
 
 describe("partial success", () => {
+  it("spans past a trace's limit are rejected, the run keeps the rest; a resent span still counts as taken", async () => {
+    const db = await getAppDb();
+    const body = genAiTrace();
+    const traceId = "6af7651916cd43dd8448eb211c80319c";
+    const spans = spansFromOtlpJson(body).spans.map((s) => ({ ...s, traceId }));
+    const first = await storeImportedTrace(db, traceId, spans.slice(0, 3), traceToRun, 4);
+    expect(first).toMatchObject({ accepted: 3, rejected: 0, created: true });
+    const second = await storeImportedTrace(db, traceId, spans.slice(2), traceToRun, 4);
+    expect(second).toMatchObject({ accepted: 2, rejected: 2, created: false });
+    const rows = await db.$client.execute({
+      sql: "SELECT count(*) AS n FROM otlp_spans WHERE run_id = ?",
+      args: [importedRunId(traceId)],
+    });
+    expect(Number(rows.rows[0]!.n)).toBe(4);
+  });
+
   function withBadSpans() {
     const body = openInferenceTrace();
     const traceId = "5ef7651916cd43dd8448eb211c80319a";
