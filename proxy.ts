@@ -3,8 +3,8 @@
  * 1. The request policy (lib/server/request-policy.ts): loopback or public Host only, writes only
  *    from this site, JSON only for API writes, a path that decodes, a server action body that
  *    parses (lib/server/action-body.ts). This holds with or without a token.
- * 2. With INSPECTOR_TOKEN set, pages, /api/** (except /api/health) and /api/mcp need the token;
- *    APIs answer 401, pages redirect to /login; wrong tokens are throttled per client (429).
+ * 2. With INSPECTOR_TOKEN set, pages, /api/** (except /api/health), /api/mcp and the OTLP receiver
+ *    /v1/traces need the token; APIs answer 401, pages redirect to /login; wrong tokens are throttled per client (429).
  * 3. Every response carries the security headers; pages get a per-request CSP nonce.
  */
 import { type NextRequest, NextResponse } from "next/server";
@@ -73,7 +73,8 @@ export async function proxy(request: NextRequest): Promise<Response> {
     return pass();
   }
   if (presented) recordFailure(client);
-  if (pathname.startsWith("/api/")) {
+  // The OTLP receiver (POST /v1/traces) is an API: its clients are exporters, not people at /login.
+  if (pathname.startsWith("/api/") || pathname.startsWith("/v1/")) {
     return secured(
       httpError(new AppError("unauthorized", "This server requires INSPECTOR_TOKEN as a bearer token."), {
         headers: { "www-authenticate": 'Bearer realm="reflect-inspector"' },

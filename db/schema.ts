@@ -285,6 +285,22 @@ export const runEvents = sqliteTable(
   (t) => [primaryKey({ columns: [t.runId, t.seq] })],
 );
 
+/**
+ * The spans an imported run was built from (docs/tracing.md#receiving-traces), as the receiver read
+ * them: a later batch of the same trace (an SDK exports spans as they end) rebuilds the run from all.
+ */
+export const otlpSpans = sqliteTable(
+  "otlp_spans",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    spanId: text("span_id").notNull(),
+    span: text("span", { mode: "json" }).notNull().$type<unknown>(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.spanId] })],
+);
+
 /** Question suites (docs/experiments.md): the current state; every save is also a row of `suite_versions`. */
 export const suites = sqliteTable(
   "suites",

@@ -14,6 +14,15 @@ export function RunSummaryCard({ side, run, other }: { side: "A" | "B"; run: Run
           {run.runId}
         </a>
         <RunStatusBadge status={run.status} />
+        {run.imported && (
+          <span
+            className="rounded bg-slate-100 px-1.5 text-[11px] text-slate-700"
+            data-testid="compare-imported"
+            title="Read from an OpenTelemetry trace, not run by this engine"
+          >
+            imported
+          </span>
+        )}
         {run.forkedAtIteration !== null && (
           <span className="text-slate-600">forked at iteration {run.forkedAtIteration}</span>
         )}

@@ -143,6 +143,8 @@ export const RUN_FLAGS = [
   "replayed",
   "truncated",
   "missed_evidence",
+  /** Read from an OTLP trace (docs/tracing.md#receiving-traces): read-only, never run by this engine. */
+  "imported",
 ] as const;
 export const RunFlag = z.enum(RUN_FLAGS);
 export type RunFlag = z.infer<typeof RunFlag>;
@@ -229,7 +231,8 @@ export const Usage = z.object({
 export type Usage = z.infer<typeof Usage>;
 
 export const ModelInfo = z.object({
-  kind: z.enum(["offline", "openai", "scripted", "replay"]),
+  /** `imported`: a run read from an OTLP trace (lib/timeline/otlp-import.ts), whose model this app never called. */
+  kind: z.enum(["offline", "openai", "scripted", "replay", "imported"]),
   name: z.string(),
   baseUrlHost: z.string().optional(),
 });

@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os";
 import { AppError } from "@/lib/contracts/errors";
 import { processWide } from "./process-wide";
 
-export type WorkClass = "recall" | "reflect";
+export type WorkClass = "recall" | "reflect" | "ingest";
 
 export interface AdmissionLimits {
   /** Requests of the class served at once. */
@@ -30,6 +30,11 @@ const cores = Math.max(1, availableParallelism());
 export const ADMISSION_LIMITS: Record<WorkClass, AdmissionLimits> = {
   recall: { concurrency: cores, queue: 200 },
   reflect: { concurrency: cores, queue: 100 },
+  /**
+   * OTLP trace ingest (POST /v1/traces, lib/server/otlp-receiver.ts): decoding and folding a batch is
+   * CPU on the one thread, so few at once; an exporter told 503 retries after Retry-After.
+   */
+  ingest: { concurrency: Math.max(1, Math.floor(cores / 2)), queue: 32 },
 };
 
 /** What a refused client is told to wait before trying again. */
@@ -136,6 +141,7 @@ class Gate {
 const gates = processWide("admission", () => ({
   recall: new Gate("recall", ADMISSION_LIMITS.recall),
   reflect: new Gate("reflect", ADMISSION_LIMITS.reflect),
+  ingest: new Gate("ingest", ADMISSION_LIMITS.ingest),
 }));
 
 /**
@@ -158,5 +164,5 @@ export function refuseIfFull(work: WorkClass): void {
 /** Slots in use and requests waiting, per class (for `/api/health`). */
 export function admissionState(): Record<WorkClass, { active: number; waiting: number } & AdmissionLimits> {
   const state = (g: Gate) => ({ active: g.active, waiting: g.waiting.length, ...g.limits });
-  return { recall: state(gates.recall), reflect: state(gates.reflect) };
+  return { recall: state(gates.recall), reflect: state(gates.reflect), ingest: state(gates.ingest) };
 }

@@ -29,6 +29,12 @@ async function parentOf(db: Db, runId: string): Promise<RunRecord> {
   const run = await getRun(db, runId);
   if (!run) throw new AppError("not_found", `run ${runId} not found`);
   if (run.status === "running") throw new AppError("conflict", `run ${runId} is still running`);
+  if (run.modelKind === "imported") {
+    throw new AppError(
+      "invalid_input",
+      `run ${runId} was imported from an OpenTelemetry trace: it has no engine configuration (skill, model, budget) to run again or fork here. Ask its question as a new run instead.`,
+    );
+  }
   return run;
 }
 
@@ -205,7 +211,8 @@ export async function forkRun(
 /** What the re-run drawer and the fork control need, loaded server-side for the run page. */
 export async function getRerunContext(db: Db, runId: string): Promise<RerunContext | null> {
   const run = await getRun(db, runId);
-  if (!run) return null;
+  // An imported run cannot be re-run or forked (parentOf says why): the run page shows no controls.
+  if (!run || run.modelKind === "imported") return null;
   const seen = await mentalModelVersionsReadBy(db, runId);
   const models = await listMentalModels(db, run.bankId, [...seen.keys()]);
   const snapshot = run.skillSnapshot;

@@ -64,6 +64,12 @@ const BADGES: Record<RunFlag, Omit<RunBadge, "flag">> = {
     description:
       "The answer says nothing was found (or the run ended without grounded evidence), yet a search of the question or the model's own queries ranks a memory the run never saw in its top 3.",
   },
+  imported: {
+    label: "imported",
+    tone: "neutral",
+    description:
+      "Read from an OpenTelemetry trace another system sent to /v1/traces: shown, compared and exported like any run, never re-run here; what the trace did not carry is not shown.",
+  },
 };
 
 /** Badges in a fixed order (the order of RUN_FLAGS), so lists and run pages read the same way. */

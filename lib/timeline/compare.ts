@@ -140,6 +140,8 @@ export interface RunSummary {
   citations: Citations;
   parentRunId: string | null;
   forkedAtIteration: number | null;
+  /** Read from an OTLP trace (docs/tracing.md#receiving-traces), not run by this engine. */
+  imported: boolean;
   skill: SkillSnapshot | null;
   budget: Budget | null;
   mode: RunMode | null;
@@ -335,6 +337,7 @@ function extract(events: readonly RunEvent[]): Extracted {
       citations: f?.citations ?? emptyCitations(),
       parentRunId: s?.parentRunId ?? null,
       forkedAtIteration: s?.forkedAtIteration ?? null,
+      imported: s?.model.kind === "imported",
       skill: s?.skill ?? null,
       budget: s?.budget ?? null,
       mode: s?.mode ?? null,

@@ -441,6 +441,8 @@ function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, 
           "reflect.mental_models.ids": ev.payload.models.map((m) => m.id),
           "reflect.mental_models.stale": ev.payload.models.map((m) => String(m.isStale)),
           "reflect.mental_models.reasons": ev.payload.models.map((m) => m.reason),
+          "reflect.mental_models.usable": ev.payload.models.map((m) => String(m.usable)),
+          "reflect.mental_models.versions": ev.payload.models.map((m) => (m.version === null ? "" : String(m.version))),
         },
       };
     case "steering.nudge":
