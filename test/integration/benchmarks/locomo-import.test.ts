@@ -127,8 +127,8 @@ describe("bench import locomo", () => {
     expect(experiment.status).toBe("done");
     expect(experiment.totals.finished).toBe(6);
     const details = experiment.rows.flatMap((r) => r.failures.map((f) => `${f.expectation}: ${f.detail}`));
-    // "Where does Ana work?": her bakery turns never say "work", and the run never read them.
-    expect(details).toContain("mustCiteAny: none of D2:2, D3:1 cited; none was retrieved");
+    // "How many ovens…": the offline reader counts one matching memory where the gold says two.
+    expect(details).toContain('minF1: F1 0.00 of the first line "1" against "2", at least 0.5 expected');
     expect(
       details.some((d) => /^minF1: F1 \d\.\d\d of the first line ".+" against ".+", at least 0\.5 expected$/.test(d)),
     ).toBe(true);
