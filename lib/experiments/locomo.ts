@@ -339,8 +339,12 @@ export const LOCOMO_SKILL: Bundle["skills"][number] = {
   version: 1,
 };
 
+/** `<prefix><sample_id>` as a bank id (a lowercase slug: "Conv 26" → "conv-26"). */
 export function locomoBankId(sampleId: string, prefix = "locomo-"): string {
-  return `${prefix}${sampleId}`.replace(/[^A-Za-z0-9_.:-]+/g, "-");
+  return `${prefix}${sampleId}`
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^[-_]+/, "");
 }
 
 const dayOf = (iso: string) =>

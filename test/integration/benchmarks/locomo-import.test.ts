@@ -116,6 +116,15 @@ describe("bench import locomo", () => {
     expect(result.repairs.count).toBe(result.repairs.examples.length);
   });
 
+  it("makes a bank id of any sample id and refuses a prefix a bank id cannot start with", async () => {
+    const odd = [structuredClone({ ...MINI_LOCOMO[0], sample_id: "Conv.7:B" })];
+    const result = await importLocomo(t.db, odd, { ...options, prefix: "" });
+    expect(result.banks[0]?.bankId).toBe("conv-7-b");
+    const { LocomoImportOptions } = await import("@/lib/contracts/benchmarks");
+    expect(LocomoImportOptions.safeParse({ prefix: "LC." }).success).toBe(false);
+    expect(LocomoImportOptions.safeParse({ prefix: "lc_2-" }).success).toBe(true);
+  });
+
   it("an experiment on the imported suite says why a question failed and where its evidence was", async () => {
     const { finished } = await startExperiment(t.db, {
       bankId: "locomo-mini-1",
