@@ -114,4 +114,13 @@ describe("observation sources keep to the search's scope and tags", () => {
     const home = (await personal("garden shed renovation", ["home"])).map((h) => h.id);
     expect(home.every((id) => id === "P:5")).toBe(true);
   });
+
+  it("answers a query that is only a date with that day's memories, in the search's scope and tags", async () => {
+    const ids = (await personal("1 January 2024")).map((h) => h.id);
+    expect(ids).toEqual(expect.arrayContaining(["P:1", "P:3", "P:5", "P:7"]));
+    expect(ids).not.toContain("T:2");
+    expect((await personal("What happened on 1 January 2024?", ["home"])).map((h) => h.id)).toEqual(["P:5"]);
+    expect(await personal("2 January 2024")).toEqual([]);
+    expect(await personal("31 February 2024")).toEqual([]);
+  });
 });
