@@ -5,6 +5,7 @@
  * each SQL WHERE clause, so they apply before the LIMIT.
  */
 import type { InArgs, InValue } from "@libsql/client";
+import { isoMatches, type WrittenDate } from "@/lib/reflect/dates";
 import type { ScopeValue } from "@/lib/reflect/domain";
 import { fuseRanked } from "@/lib/reflect/fusion";
 import type { ObservationFreshness } from "@/lib/reflect/ports";
@@ -328,6 +329,11 @@ export async function searchFacts(
   const limit = Math.max(q.limit, tuning.candidates);
   const rows = await rankedRows(db, "facts", FACT_COLUMNS, { ...q, query: shape.lexical, limit });
   const candidates = rows.map((r) => ({ ...factRowOf(r), score: Number(r.search_score) }));
+  // A query that states a date and no word any memory holds ("1 January 2024", "what happened on
+  // 3 March 2024?") is about that day: its memories are the candidates, below any word match.
+  if (candidates.length === 0 && shape.dates.length > 0) {
+    candidates.push(...(await factsOnDates(db, q, shape.dates, limit)).map((f) => ({ ...f, score: DATE_ONLY_SCORE })));
+  }
   const neighbours = profile.sessions
     ? (await neighbourRows(db, candidates, FACT_COLUMNS, memoryFilter(q, true))).map(factRowOf)
     : [];
@@ -363,6 +369,27 @@ async function observationSources(db: Db, q: TierSearch, t: ConversationTuning):
     for (const id of parseTags(r.source_fact_ids)) out.set(id, Math.max(out.get(id) ?? 0, weight));
   }
   return out;
+}
+
+/** The score of a memory found by its date alone: above nothing, below any word match. */
+const DATE_ONLY_SCORE = 1e-6;
+
+/** Facts that happened on one of the dates (UTC, as `isoMatches` reads them), in the search's bank, scopes and tags. */
+async function factsOnDates(db: Db, q: TierSearch, dates: readonly WrittenDate[], limit: number): Promise<FactRow[]> {
+  const filter = memoryFilter(q, true);
+  const years = [...new Set(dates.map((d) => String(d.year).padStart(4, "0")))];
+  // A stored time with an offset can fall on the next or previous UTC year: read a year either side, then check.
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${FACT_COLUMNS} FROM facts m
+          WHERE ${filter.where} AND m.occurred_at IS NOT NULL
+            AND CAST(substr(m.occurred_at, 1, 4) AS INTEGER) BETWEEN ? AND ?
+          ORDER BY m.occurred_at, m.session_id, m.position, m.id`,
+    args: [...filter.args, Math.min(...years.map(Number)) - 1, Math.max(...years.map(Number)) + 1] as InArgs,
+  });
+  return rows
+    .map(factRowOf)
+    .filter((f) => dates.some((d) => isoMatches(f.occurredAt!, d)))
+    .slice(0, limit);
 }
 
 /** Facts by id, read in the search's bank, scopes and tags. */

@@ -24,12 +24,16 @@ export async function benchCommand(argv: string[]): Promise<void> {
   if (action !== "import" || benchmark !== "locomo" || !file || extra.length > 0) {
     throw usageError(`usage: ${COMMAND_HELP.bench.usage}`);
   }
-  const minF1 = values["min-f1"] === undefined ? undefined : Number(values["min-f1"]);
+  const rawMinF1 = values["min-f1"];
+  const minF1 = rawMinF1 === undefined ? undefined : Number(rawMinF1);
+  if (minF1 !== undefined && (rawMinF1!.trim() === "" || !(minF1 >= 0 && minF1 <= 1))) {
+    throw usageError(`--min-f1: a number from 0 to 1 (got "${rawMinF1}")`);
+  }
   const options = parseWith(LocomoImportOptions, {
     prefix: values.prefix,
     summaries: values.summaries,
     replace: values.replace === true,
-    minF1: Number.isNaN(minF1) ? values["min-f1"] : minF1,
+    minF1,
   });
   let json: unknown;
   try {

@@ -12,8 +12,8 @@ export const LocomoImportOptions = z
       .trim()
       .max(60)
       .regex(
-        /^[A-Za-z0-9][A-Za-z0-9_.:-]*$|^$/,
-        "a prefix is letters, digits and _ . : - (starting with a letter or digit)",
+        /^[a-z0-9][a-z0-9_-]*$|^$/,
+        "a prefix is lowercase letters, digits, _ and - (starting with a letter or digit), as bank ids are",
       )
       .default("locomo-")
       .meta({

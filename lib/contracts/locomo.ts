@@ -19,7 +19,17 @@ export type LocomoTurn = z.infer<typeof LocomoTurn>;
 /** `speaker_a`, `speaker_b`, then `session_N` (turns) and `session_N_date_time` for N = 1, 2, … */
 export const LocomoConversation = z
   .looseObject({ speaker_a: z.string().min(1), speaker_b: z.string().min(1) })
-  .catchall(z.unknown());
+  .catchall(z.unknown())
+  .superRefine((conv, ctx) => {
+    // Each `session_N` is a list of turns: a turn the importer cannot read is refused with its path.
+    for (const [key, value] of Object.entries(conv)) {
+      if (!/^session_\d+$/.test(key)) continue;
+      const turns = z.array(LocomoTurn).safeParse(value);
+      for (const issue of turns.success ? [] : turns.error.issues.slice(0, 1)) {
+        ctx.addIssue({ code: "custom", message: issue.message, path: [key, ...issue.path] });
+      }
+    }
+  });
 
 export const LocomoQuestion = z.looseObject({
   question: z.string().min(1),

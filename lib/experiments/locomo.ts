@@ -83,9 +83,12 @@ export function parseLocomoDate(text: string): string | null {
   const [, h, min, ampm, day, monthName, year] = m;
   const month = MONTHS.indexOf(monthName!.toLowerCase());
   if (month < 0) return null;
+  if (Number(h) < 1 || Number(h) > 12 || Number(min) > 59) return null;
   const hour = (Number(h) % 12) + (ampm!.toLowerCase() === "pm" ? 12 : 0);
   const date = new Date(Date.UTC(Number(year), month, Number(day), hour, Number(min)));
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+  // A day the month does not have ("31 February") is not a date, not 2 March.
+  if (Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(day)) return null;
+  return date.toISOString();
 }
 
 /** A turn's text as stored: what was said, and a shared photo's caption after it. */
@@ -142,11 +145,12 @@ function sessionsOf(sample: LocomoSample, repairs: LocomoRepair[]): LocomoSessio
     .map(Number)
     .sort((a, b) => a - b);
   const sessions: LocomoSession[] = [];
+  const seen = new Set<string>();
   for (const index of indexes) {
     const turns = conv[`session_${index}`];
     const dateText = String(conv[`session_${index}_date_time`] ?? "");
     const date = parseLocomoDate(dateText);
-    if (!Array.isArray(turns)) continue;
+    if (!Array.isArray(turns)) continue; // refused by the file's schema (LocomoConversation)
     if (!date) {
       repairs.push({
         path: `conversation.session_${index}_date_time`,
@@ -155,9 +159,40 @@ function sessionsOf(sample: LocomoSample, repairs: LocomoRepair[]): LocomoSessio
         detail: "not a date this importer reads; the session's turns are undated",
       });
     }
-    sessions.push({ index, id: `session_${index}`, date: date ?? "", dateText, turns: turns as LocomoTurn[] });
+    sessions.push({
+      index,
+      id: `session_${index}`,
+      date: date ?? "",
+      dateText,
+      turns: storedTurns(turns as LocomoTurn[], `conversation.session_${index}`, seen, repairs),
+    });
   }
   return sessions;
+}
+
+/**
+ * The turns that become facts: a turn with nothing said or shown, or a second turn with an id
+ * already used, is dropped and reported (the first turn with an id is kept).
+ */
+function storedTurns(turns: LocomoTurn[], path: string, seen: Set<string>, repairs: LocomoRepair[]): LocomoTurn[] {
+  return turns.filter((turn, i) => {
+    const at = `${path}[${i}]`;
+    if (!turnText(turn)) {
+      repairs.push({ path: at, value: turn.dia_id, action: "dropped", detail: "the turn has no text" });
+      return false;
+    }
+    if (seen.has(turn.dia_id)) {
+      repairs.push({
+        path: at,
+        value: turn.dia_id,
+        action: "dropped",
+        detail: "a second turn with this id; the first is kept",
+      });
+      return false;
+    }
+    seen.add(turn.dia_id);
+    return true;
+  });
 }
 
 /** Reads one sample (already validated by `LocomoFile`). */
@@ -186,8 +221,20 @@ export function readLocomoSample(sample: LocomoSample): LocomoConversation {
       list.forEach(([first, source], i) => {
         const path = `observation.${key}.${speaker}[${i}]`;
         const text = typeof first === "string" ? first : "";
+        if (!text.trim()) {
+          repairs.push({ path, value: text, action: "dropped", detail: "the observation has no text" });
+          return;
+        }
         const sourceFactIds = repairIds(Array.isArray(source) ? source : [source ?? ""], known, path, repairs);
-        if (!text.trim()) return;
+        if (sourceFactIds.length === 0) {
+          repairs.push({
+            path,
+            value: text.slice(0, 80),
+            action: "dropped",
+            detail: "the observation cites no turn of this conversation",
+          });
+          return;
+        }
         observations.push({
           id: `O${session}:${speaker}:${i + 1}`,
           speaker,
@@ -292,8 +339,12 @@ export const LOCOMO_SKILL: Bundle["skills"][number] = {
   version: 1,
 };
 
+/** `<prefix><sample_id>` as a bank id (a lowercase slug: "Conv 26" → "conv-26"). */
 export function locomoBankId(sampleId: string, prefix = "locomo-"): string {
-  return `${prefix}${sampleId}`.replace(/[^A-Za-z0-9_.:-]+/g, "-");
+  return `${prefix}${sampleId}`
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^[-_]+/, "");
 }
 
 const dayOf = (iso: string) =>

@@ -9,6 +9,7 @@ import type { Db } from "@/db/client";
 import { createMemoryStore } from "@/db/memory-store";
 import { readableScopes } from "@/db/scope";
 import { factContext } from "@/db/search";
+import { AppError } from "@/lib/contracts/errors";
 import type { ContextTurn, RecallBody, RecallResult } from "@/lib/contracts/memory";
 import type { TierQuery } from "@/lib/reflect/ports";
 
@@ -18,6 +19,12 @@ const turn = (
 
 export async function recallTier(db: Db, bankId: string, body: z.output<typeof RecallBody>): Promise<RecallResult> {
   const { tier, context, ...rest } = body;
+  if (context && tier !== "raw_facts") {
+    // Only conversation turns have neighbours: asking for them elsewhere is a mistake to say, not to ignore.
+    throw new AppError("invalid_input", `context is for raw facts only (got tier "${tier}" with context: true)`, {
+      fieldErrors: { context: ["context is for raw facts only"] },
+    });
+  }
   const memory = createMemoryStore(db);
   const q: TierQuery = { bankId, ...rest };
   switch (tier) {

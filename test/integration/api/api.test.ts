@@ -180,6 +180,14 @@ describe("POST /banks/{bank}/recall", () => {
     const facts = await call(recall.POST, { bank: "demo" }, { body: { query: "SSO" } });
     expect(facts.json.tier).toBe("raw_facts");
     expect((await call(recall.POST, { bank: "demo" }, { body: { query: "x", tier: "episodic" } })).status).toBe(400);
+    // Neighbours are for conversation turns: context on another tier is refused, not ignored.
+    const ctx = await call(
+      recall.POST,
+      { bank: "demo" },
+      { body: { query: "SSO", tier: "observations", context: true } },
+    );
+    expect(ctx.status).toBe(400);
+    expect(ctx.json.error.message).toMatch(/context is for raw facts only \(got tier "observations"/);
   });
 
   it("brings a conversation turn's neighbours as context when asked", async () => {
