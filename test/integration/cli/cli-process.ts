@@ -1,13 +1,27 @@
-/** The CLI as a user runs it: a real process (tsx), a given database, the offline model. */
+/**
+ * The CLI two ways. In-process (`cliInProcess`): `runCli` called here with string streams — most
+ * CLI behaviour is asserted this way, at no process start-up. As a user runs it (`cliRunner`,
+ * `cliAsync`, `CLI_ARGS`): a real process on the built JavaScript (dist/cli.mjs, rebuilt first when
+ * stale), for what needs a process: its own environment, push before exit, signals, stdio.
+ */
 import { spawn, spawnSync } from "node:child_process";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { runCli } from "@/lib/cli/main";
+import { ensureCli } from "@/scripts/build-cli.mjs";
 
 export const root = resolve(import.meta.dirname, "../../..");
 
-const CLI_ARGS = [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts"];
+/** `node <CLI_ARGS> …args` runs the built CLI. */
+export const CLI_ARGS = [ensureCli()];
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function cliRunner(dbUrl: string, timeout = 60_000) {
-  return (...args: string[]) => {
+  return (...args: string[]): CliResult => {
     const res = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" },
@@ -19,13 +33,36 @@ export function cliRunner(dbUrl: string, timeout = 60_000) {
 }
 
 /**
+ * `runCli` in this process on `dbUrl` with the offline model. The database and the model settings
+ * are process-wide and opened on first use, so one test file uses one database through this.
+ */
+export function cliInProcess(dbUrl: string) {
+  return async (...args: string[]): Promise<CliResult> => {
+    const env = { DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" };
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    let stdout = "";
+    let stderr = "";
+    try {
+      const code = await runCli(args, {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+      });
+      return { code, stdout, stderr };
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  };
+}
+
+/**
  * The CLI without blocking this process: for a model server (the fake) that answers from here.
  * `env` is laid over the caller's environment with the model settings cleared.
  */
-export function cliAsync(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function cliAsync(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
       cwd: root,
