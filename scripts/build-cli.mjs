@@ -65,6 +65,7 @@ export function ensureCli({ force = false, log = () => {} } = {}) {
   // esbuild is loaded only when a build is needed: a fresh build costs no esbuild start-up.
   const esbuild = createRequire(import.meta.url)("esbuild");
   const id = `${Date.now().toString(36)}-${process.pid}`;
+  mkdirSync(BUILDS, { recursive: true });
   const result = esbuild.buildSync({
     absWorkingDir: root,
     entryPoints: ["lib/cli/main.ts"],
@@ -92,6 +93,5 @@ export function ensureCli({ force = false, log = () => {} } = {}) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
-  mkdirSync(dist, { recursive: true });
   console.log(ensureCli({ force: process.argv.includes("--force") }));
 }

@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import { format } from "node:util";
 import { runCli } from "@/lib/cli/main";
 import { ensureCli } from "@/scripts/build-cli.mjs";
 
@@ -33,8 +34,10 @@ export function cliRunner(dbUrl: string, timeout = 60_000) {
 }
 
 /**
- * `runCli` in this process on `dbUrl` with the offline model. The database and the model settings
- * are process-wide and opened on first use, so one test file uses one database through this.
+ * `runCli` in this process on `dbUrl` with the offline model. What the code under it logs through
+ * `console` lands in the same strings, as it would on the process's streams. The database and the
+ * model settings are process-wide and opened on first use, so one test file uses one database
+ * through this.
  */
 export function cliInProcess(dbUrl: string) {
   return async (...args: string[]): Promise<CliResult> => {
@@ -43,6 +46,10 @@ export function cliInProcess(dbUrl: string) {
     Object.assign(process.env, env);
     let stdout = "";
     let stderr = "";
+    const logged = { log: console.log, info: console.info, warn: console.warn, error: console.error };
+    const line = (...parts: unknown[]) => `${format(...parts)}\n`;
+    console.log = console.info = (...parts: unknown[]) => (stdout += line(...parts));
+    console.warn = console.error = (...parts: unknown[]) => (stderr += line(...parts));
     try {
       const code = await runCli(args, {
         stdout: { write: (text: string) => (stdout += text) },
@@ -50,6 +57,7 @@ export function cliInProcess(dbUrl: string) {
       });
       return { code, stdout, stderr };
     } finally {
+      Object.assign(console, logged);
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
