@@ -34,36 +34,43 @@ export function cliRunner(dbUrl: string, timeout = 60_000) {
 }
 
 /**
- * `runCli` in this process on `dbUrl` with the offline model. What the code under it logs through
- * `console` lands in the same strings, as it would on the process's streams. The database and the
- * model settings are process-wide and opened on first use, so one test file uses one database
+ * `runCli` in this process on `dbUrl` with the offline model. The database and the model settings
+ * the runs use are process-wide and opened on first use, so one test file uses one database
  * through this.
  */
 export function cliInProcess(dbUrl: string) {
-  return async (...args: string[]): Promise<CliResult> => {
-    const env = { DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" };
-    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-    Object.assign(process.env, env);
-    let stdout = "";
-    let stderr = "";
-    const logged = { log: console.log, info: console.info, warn: console.warn, error: console.error };
-    const line = (...parts: unknown[]) => `${format(...parts)}\n`;
-    console.log = console.info = (...parts: unknown[]) => (stdout += line(...parts));
-    console.warn = console.error = (...parts: unknown[]) => (stderr += line(...parts));
-    try {
-      const code = await runCli(args, {
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-      });
-      return { code, stdout, stderr };
-    } finally {
-      Object.assign(console, logged);
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+  return (...args: string[]) =>
+    cliInProcessWith({ DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" }, ...args);
+}
+
+/**
+ * `runCli` in this process with `env` laid over the environment for the call (the model settings
+ * cleared first, as `cliAsync` does). What the code under it logs through `console` lands in the
+ * same strings, as it would on the process's streams.
+ */
+export async function cliInProcessWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  const set = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", REFLECT_FORCED_TOOL_CHOICE: "", ...env };
+  const saved = Object.fromEntries(Object.keys(set).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, set);
+  let stdout = "";
+  let stderr = "";
+  const logged = { log: console.log, info: console.info, warn: console.warn, error: console.error };
+  const line = (...parts: unknown[]) => `${format(...parts)}\n`;
+  console.log = console.info = (...parts: unknown[]) => (stdout += line(...parts));
+  console.warn = console.error = (...parts: unknown[]) => (stderr += line(...parts));
+  try {
+    const code = await runCli(args, {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    return { code, stdout, stderr };
+  } finally {
+    Object.assign(console, logged);
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
     }
-  };
+  }
 }
 
 /**
