@@ -11,6 +11,7 @@ import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
 import { searchFacts } from "@/db/search";
 import { isAppError } from "@/lib/contracts/errors";
+import { CLI_ARGS } from "../cli/cli-process";
 import { openTempDb } from "./temp-db";
 
 const header = (id: string) => JSON.stringify({ version: 1, bank: { id, name: `Bank ${id}`, permittedTeams: [] } });
@@ -144,7 +145,7 @@ describe("cli import of a .jsonl file", { timeout: 120_000 }, () => {
   const dir = resolve(root, "test/.tmp", `lines-cli-${process.pid}-${Date.now()}`);
   const dbUrl = `file:${join(dir, "cli.db")}`;
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+    spawnSync(process.execPath, [...CLI_ARGS, ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" },
       encoding: "utf8",
