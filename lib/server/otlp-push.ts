@@ -12,7 +12,6 @@ import { getRun, getRunEvents } from "@/db/runs";
 import { OtlpExporterSettings } from "@/lib/contracts/otlp";
 import { type OtlpTrace, runToOtlp } from "@/lib/timeline/otlp";
 import packageJson from "@/package.json";
-import { encodeTraceProtobuf } from "./otlp-protobuf";
 
 type Env = Record<string, string | undefined>;
 
@@ -134,8 +133,12 @@ async function encodeBody(
   trace: OtlpTrace,
   config: ExporterConfig,
 ): Promise<{ body: Uint8Array<ArrayBuffer>; type: string }> {
+  // The protobuf encoder (the OpenTelemetry packages) loads on the first push: a process that
+  // exports nothing — most CLI calls — does not pay for it at start-up.
   const raw =
-    config.protocol === "http/protobuf" ? encodeTraceProtobuf(trace) : new TextEncoder().encode(JSON.stringify(trace));
+    config.protocol === "http/protobuf"
+      ? (await import("./otlp-protobuf")).encodeTraceProtobuf(trace)
+      : new TextEncoder().encode(JSON.stringify(trace));
   // A copy over a plain ArrayBuffer: what fetch takes as a body.
   const body = Uint8Array.from(config.compression === "gzip" ? await promisify(gzip)(raw) : raw);
   return { body, type: config.protocol === "http/protobuf" ? "application/x-protobuf" : "application/json" };
