@@ -1,7 +1,14 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const alias = { "@": fileURLToPath(new URL(".", import.meta.url)) };
+
+/**
+ * Integration files mostly wait (on SQLite, child processes, loopback servers): one per core, at
+ * least two, where Vitest's default (cores − 1) runs them one at a time on a 2-core machine.
+ */
+const integrationWorkers = Math.max(2, availableParallelism());
 
 export default defineConfig({
   resolve: { alias },
@@ -15,6 +22,7 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts"],
           environment: "node",
           testTimeout: 30_000,
+          maxWorkers: integrationWorkers,
         },
       },
       {

@@ -4,9 +4,11 @@
 // both are checked first, before any build work.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { ensureCli } from "./build-cli.mjs";
 import { isLoopback } from "./loopback.mjs";
+import { isStale } from "./stale.mjs";
 
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT ?? "3000";
@@ -37,25 +39,17 @@ if (!isLoopback(host) && !process.env.INSPECTOR_PUBLIC_URL) {
 const root = new URL("..", import.meta.url).pathname;
 const buildId = join(root, ".next", "BUILD_ID");
 
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-const sources = ["app", "components", "lib", "db", "public"].filter((d) => existsSync(join(root, d)));
-const builtAt = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
-const stale = sources.some((d) => newestMtime(join(root, d)) > builtAt);
+const sources = ["app", "components", "lib", "db", "public"].map((d) => join(root, d)).filter((d) => existsSync(d));
+const stale = isStale(buildId, sources);
 
 if (stale) {
   console.log("Building the app (first start or sources changed)…");
   const build = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit" });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
+
+// The CLI (`npm run cli`) by the same stale-check: a fresh bundle is left alone.
+ensureCli({ log: console.log });
 
 console.log(`Reflect Inspector on http://${host}:${port}`);
 const server = spawnSync("npx", ["next", "start", "-H", host, "-p", port], { cwd: root, stdio: "inherit" });

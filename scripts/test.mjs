@@ -1,5 +1,7 @@
 // `npm test`: every test layer (unit, integration, e2e) in one vitest run, then a plain
 // "N passed, N failed" line that any CI can read. Installs Debian's Chromium for e2e when missing.
+// `npm run test:unit|test:integration|test:e2e` pass `--project`: a run without e2e needs no
+// Chromium, and the unit tier needs no sqld either.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +11,19 @@ const root = new URL("..", import.meta.url).pathname;
 const startedAt = Date.now();
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-if (!existsSync(chromium)) {
+/** The projects named with `--project x` / `--project=x`; none named means every project. */
+function selectedProjects(argv) {
+  const named = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--project" && argv[i + 1] !== undefined) named.push(argv[++i]);
+    else if (argv[i].startsWith("--project=")) named.push(argv[i].slice("--project=".length));
+  }
+  return named;
+}
+const projects = selectedProjects(process.argv.slice(2));
+const runs = (project) => projects.length === 0 || projects.includes(project);
+
+if (runs("e2e") && !existsSync(chromium)) {
   if (process.getuid?.() === 0) {
     console.log("Installing Debian's chromium for the e2e tests…");
     const update = spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
@@ -28,7 +42,7 @@ if (!existsSync(chromium)) {
 }
 
 // The server-mode tests run against a real libSQL server (sqld); SKIP_SQLD=1 opts out.
-if (process.env.SKIP_SQLD !== "1") {
+if (process.env.SKIP_SQLD !== "1" && (runs("integration") || runs("e2e"))) {
   try {
     ensureSqld();
   } catch (err) {

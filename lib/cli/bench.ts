@@ -11,8 +11,9 @@ import { getCliDb } from "@/lib/server/db";
 import { plural } from "@/lib/timeline/format";
 import { parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
+import { type CliIo, say } from "./io";
 
-export async function benchCommand(argv: string[]): Promise<void> {
+export async function benchCommand(argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseFlags(argv, {
     prefix: { type: "string" },
     summaries: { type: "string" },
@@ -44,23 +45,24 @@ export async function benchCommand(argv: string[]): Promise<void> {
   }
   const result = await importLocomo(await getCliDb(), json, options);
   if (values.json) {
-    console.log(JSON.stringify(result));
+    say(io, JSON.stringify(result));
     return;
   }
   for (const b of result.banks) {
-    console.log(
+    say(
+      io,
       `imported bank ${b.bankId}: ${plural(b.counts.facts, "fact")}, ${plural(b.counts.observations, "observation")}, ${plural(b.counts.mentalModels, "mental model")}; suite ${b.suite}`,
     );
   }
   const r = result.repairs;
-  console.log(
+  say(
+    io,
     r.count === 0
       ? "no data repairs"
       : `${plural(r.count, "data repair")}: ${r.byAction.split} split, ${r.byAction.fixed} fixed, ${r.byAction.dropped} dropped`,
   );
-  for (const e of r.examples) console.log(`  ${e.path}: "${e.value}" ${e.action} (${e.detail})`);
-  if (r.count > r.examples.length)
-    console.log(`  … and ${r.count - r.examples.length} more (--json lists the first 20)`);
+  for (const e of r.examples) say(io, `  ${e.path}: "${e.value}" ${e.action} (${e.detail})`);
+  if (r.count > r.examples.length) say(io, `  … and ${r.count - r.examples.length} more (--json lists the first 20)`);
   const first = result.banks[0];
-  if (first?.suite) console.log(`next: npm run cli -- experiment run --bank ${first.bankId} --suite ${first.suite}`);
+  if (first?.suite) say(io, `next: npm run cli -- experiment run --bank ${first.bankId} --suite ${first.suite}`);
 }

@@ -6,12 +6,13 @@ import { backfillEmbeddings } from "@/db/embedding-backfill";
 import { getCliDb } from "@/lib/server/db";
 import { getEmbedder } from "@/lib/server/embeddings";
 import { usageError } from "./args";
+import { type CliIo, say } from "./io";
 
 export function formatEmbedCounts(c: BackfillCounts): string {
   return `${c.facts} facts, ${c.observations} observations, ${c.mental_models} mental models`;
 }
 
-export async function embedCommand(argv: string[]): Promise<void> {
+export async function embedCommand(argv: string[], io: CliIo): Promise<void> {
   let bank: string | undefined;
   try {
     ({
@@ -27,7 +28,5 @@ export async function embedCommand(argv: string[]): Promise<void> {
   const db = await getCliDb();
   if (bank !== undefined && !(await getBank(db, bank))) throw usageError(`unknown bank "${bank}"`);
   const counts = await backfillEmbeddings(db, embedder, { bankId: bank });
-  console.log(
-    `embedded ${formatEmbedCounts(counts)}${bank ? ` in bank ${bank}` : ""} (${embedder.dimensions} dimensions)`,
-  );
+  say(io, `embedded ${formatEmbedCounts(counts)}${bank ? ` in bank ${bank}` : ""} (${embedder.dimensions} dimensions)`);
 }

@@ -25,6 +25,7 @@ import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/suites";
 import { plural } from "@/lib/timeline/format";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
+import { type CliIo, say } from "./io";
 
 function parse<O extends NonNullable<Parameters<typeof parseArgs>[0]>["options"]>(argv: string[], options: O) {
   try {
@@ -39,7 +40,7 @@ const BankSuite = z.object({
   suite: z.string({ error: "--suite is required" }).pipe(SuiteName),
 });
 
-export async function suiteCommand(argv: string[]): Promise<void> {
+export async function suiteCommand(argv: string[], io: CliIo): Promise<void> {
   const [sub, ...rest] = argv;
   const usage = `usage: ${COMMAND_HELP.suite.usage}`;
   const { values, positionals } = parse(rest, { bank: { type: "string" }, suite: { type: "string" } });
@@ -56,13 +57,13 @@ export async function suiteCommand(argv: string[]): Promise<void> {
     }
     const db = await getCliDb();
     const suite = await importSuiteJsonl(db, args.bank, args.suite, text);
-    console.log(`imported suite ${suite.name} (version ${suite.version}): ${suite.questions.length} questions`);
+    say(io, `imported suite ${suite.name} (version ${suite.version}): ${suite.questions.length} questions`);
     return;
   }
   if (sub === "export") {
     if (positionals.length) throw usageError(usage);
     const db = await getCliDb();
-    process.stdout.write(await exportSuiteJsonl(db, args.bank, args.suite));
+    io.stdout.write(await exportSuiteJsonl(db, args.bank, args.suite));
     return;
   }
   throw usageError(usage);
@@ -129,7 +130,7 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
   };
 }
 
-export async function experimentCommand(argv: string[]): Promise<number> {
+export async function experimentCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "run") throw usageError(`usage: ${COMMAND_HELP.experiment.usage}`);
   const { values, positionals } = parse(rest, {
@@ -171,22 +172,22 @@ export async function experimentCommand(argv: string[]): Promise<number> {
   const { experimentId, finished } = await startExperiment(db, input, {
     onProgress: (p) => {
       if (p.status === "running") {
-        process.stderr.write(`[${p.finished}/${p.questions}] ${p.passed} passed, ${p.failed} failed\n`);
+        io.stderr.write(`[${p.finished}/${p.questions}] ${p.passed} passed, ${p.failed} failed\n`);
       }
     },
   });
-  process.stderr.write(`experiment ${experimentId}: running suite ${args.suite}\n`);
+  io.stderr.write(`experiment ${experimentId}: running suite ${args.suite}\n`);
   const experiment = await finished;
   const cmp = args.baseline ? await getExperimentComparison(db, args.baseline, experiment.id) : null;
-  console.log(args.json ? JSON.stringify(toExperimentJson(experiment, cmp)) : table(experiment, cmp));
-  return gateExitCode(experiment, cmp);
+  say(io, args.json ? JSON.stringify(toExperimentJson(experiment, cmp)) : table(experiment, cmp));
+  return gateExitCode(experiment, cmp, io);
 }
 
 /** The gate (see the file comment): a failure beats an incomplete run; a skipped question is no failure. */
-function gateExitCode(experiment: Experiment, cmp: ExperimentComparison | null): number {
+function gateExitCode(experiment: Experiment, cmp: ExperimentComparison | null, io: CliIo): number {
   if (experiment.totals.failed > 0 || (cmp !== null && cmp.totals.regressions > 0)) return 1;
   if (experiment.status !== "done") {
-    process.stderr.write(
+    io.stderr.write(
       `experiment ${experiment.status}: ${plural(experiment.totals.skipped, "question")} skipped (not run); no expectation failed among those that ran\n`,
     );
     return 3;

@@ -4,170 +4,71 @@
  * fails, 3 when the experiment did not complete). `--help` / `-h` / `help`
  * print usage to stdout and exit 0. Traces of the runs it finished reach the configured OTLP
  * collector before the process exits.
+ *
+ * `runCli(argv, io)` is the whole command line as a function (tests call it in-process); run as a
+ * script (the built `dist/cli.mjs`, or tsx on this file) it is called with the process's streams.
  */
-import { constants, createReadStream, readFileSync, writeFileSync } from "node:fs";
-import { access } from "node:fs/promises";
-import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
-import { getRunEvents } from "@/db/runs";
-import { AppError, isAppError } from "@/lib/contracts/errors";
-import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
-import { getCliDb } from "@/lib/server/db";
-import { embedAfterImport } from "@/lib/server/embeddings";
-import { cliError } from "@/lib/server/errors";
-import { flushTracePushes } from "@/lib/server/otlp-push";
-import { startRun } from "@/lib/server/runs";
-import { plural } from "@/lib/timeline/format";
-import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
-import { benchCommand } from "./bench";
-import { embedCommand, formatEmbedCounts } from "./embed";
-import { experimentCommand, suiteCommand } from "./experiments";
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
-import { mcpCommand } from "./mcp";
-import { modelCommand } from "./model";
-import { formatReflectHuman, toReflectJson } from "./reflect-output";
-import { runsCommand } from "./runs";
+import { type CliIo, processIo, warn } from "./io";
 
-/** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
-async function importLines(file: string, replace: boolean) {
-  try {
-    await access(file, constants.R_OK);
-  } catch (err) {
-    throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
-  }
-  return importBundleLines(await getCliDb(), readLines(file), { replace });
-}
+type Command = (argv: string[], io: CliIo) => Promise<unknown>;
 
-/** No record of a bundle comes near this; a longer line is refused rather than held in memory. */
-const MAX_LINE_CHARS = 16 * 1_048_576;
-
-/** The file's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
-async function* readLines(file: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let rest = "";
-  const decode = (chunk?: Buffer) => {
-    try {
-      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
-    } catch {
-      throw new AppError("invalid_text", `${file} is not UTF-8 text; nothing was imported.`);
-    }
-  };
-  for await (const chunk of createReadStream(file)) {
-    const text = decode(chunk as Buffer);
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
-      const line = rest + text.slice(start, nl);
-      rest = "";
-      start = nl + 1;
-      yield line.endsWith("\r") ? line.slice(0, -1) : line;
-    }
-    rest += text.slice(start);
-    if (rest.length > MAX_LINE_CHARS) {
-      throw new AppError(
-        "invalid_input",
-        `${file}: a line is longer than ${MAX_LINE_CHARS / 1_048_576} Mi characters; nothing was imported.`,
-      );
-    }
-  }
-  rest += decode();
-  if (rest) yield rest;
-}
-
-async function importCommand(argv: string[]) {
-  const { file, replace } = parseImportArgs(argv);
-  let result: Awaited<ReturnType<typeof importBundle>>;
-  if (file.endsWith(".jsonl")) result = await importLines(file, replace);
-  else {
-    let json: unknown;
-    try {
-      json = JSON.parse(decodeUtf8(readFileSync(file), file));
-    } catch (err) {
-      if (isAppError(err)) throw err;
-      throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
-    }
-    result = await importBundle(await getCliDb(), json, { replace });
-  }
-  const db = await getCliDb();
-  const c = result.counts;
-  console.log(
-    `imported bank ${result.bankId}: ${plural(c.facts, "fact")}, ${plural(c.observations, "observation")}, ${plural(c.mentalModels, "mental model")}, ${plural(c.skills, "skill")}, ${plural(c.suites, "suite")}`,
-  );
-  const embedded = await embedAfterImport(db, result.bankId);
-  if (embedded) console.log(`embedded ${formatEmbedCounts(embedded)}`);
-}
-
-async function exportCommand(argv: string[]) {
-  const { bank, out } = parseExportArgs(argv);
-  const db = await getCliDb();
-  const bundle = await exportBundle(db, bank);
-  if (!bundle) throw usageError(`unknown bank "${bank}"`);
-  const text = `${JSON.stringify(bundle, null, 2)}\n`;
-  if (out) writeFileSync(out, text);
-  else process.stdout.write(text);
-}
-
-async function reflectCommand(argv: string[]) {
-  const args = parseReflectArgs(argv);
-  const db = await getCliDb();
-  const { runId, finished } = await startRun(db, {
-    bankId: args.bank,
-    skill: args.skill,
-    budget: args.budget,
-    mode: args.mode,
-    scope: args.scope,
-    question: args.question,
-    anchorEvery: args["anchor-every"],
-  });
-  const result = await finished;
-  const events = await getRunEvents(db, runId);
-  console.log(
-    args.json ? JSON.stringify(toReflectJson(runId, result, events)) : formatReflectHuman(runId, result, events),
-  );
-}
-
-/** A command resolves to its exit code when it has one other than 0 (a number), else to nothing. */
-const COMMANDS: Record<CommandName, (argv: string[]) => Promise<unknown>> = {
-  import: importCommand,
-  export: exportCommand,
-  reflect: reflectCommand,
-  runs: runsCommand,
-  mcp: mcpCommand,
-  embed: embedCommand,
-  model: modelCommand,
-  suite: suiteCommand,
-  experiment: experimentCommand,
-  bench: benchCommand,
+/**
+ * A command resolves to its exit code when it has one other than 0 (a number), else to nothing.
+ * Each is loaded when called, so `--help` answers without loading the database, the model SDK or
+ * the tracing libraries (most of the CLI's start-up).
+ */
+const COMMANDS: Record<CommandName, () => Promise<Command>> = {
+  import: async () => (await import("./bank")).importCommand,
+  export: async () => (await import("./bank")).exportCommand,
+  reflect: async () => (await import("./bank")).reflectCommand,
+  runs: async () => (await import("./runs")).runsCommand,
+  mcp: async () => (await import("./mcp")).mcpCommand,
+  embed: async () => (await import("./embed")).embedCommand,
+  model: async () => (await import("./model")).modelCommand,
+  suite: async () => (await import("./experiments")).suiteCommand,
+  experiment: async () => (await import("./experiments")).experimentCommand,
+  bench: async () => (await import("./bench")).benchCommand,
 };
 
-async function main(argv: string[]): Promise<number> {
+/** Runs one command line; resolves to its exit code. Writes only through `io`. */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined) {
-    process.stderr.write(overviewHelp());
+    io.stderr.write(overviewHelp());
     return 2;
   }
   if (command === "--help" || command === "-h" || command === "help") {
     const topic = rest[0];
     if (topic !== undefined && !isCommandName(topic)) {
-      console.error(`error: unknown command "${topic}"; run \`cli --help\` for the list`);
+      warn(io, `error: unknown command "${topic}"; run \`cli --help\` for the list`);
       return 2;
     }
-    process.stdout.write(topic ? commandHelp(topic) : overviewHelp());
+    io.stdout.write(topic ? commandHelp(topic) : overviewHelp());
     return 0;
   }
   if (!isCommandName(command)) {
-    console.error(`error: unknown command "${command}"; run \`cli --help\` for the list`);
+    warn(io, `error: unknown command "${command}"; run \`cli --help\` for the list`);
     return 2;
   }
   if (wantsHelp(rest)) {
-    process.stdout.write(commandHelp(command));
+    io.stdout.write(commandHelp(command));
     return 0;
   }
+  const [{ assertValidText }, { cliError }, { flushTracePushes }] = await Promise.all([
+    import("@/lib/contracts/text"),
+    import("@/lib/server/errors"),
+    import("@/lib/server/otlp-push"),
+  ]);
   try {
     assertValidText(rest, "the arguments");
-    const code = await COMMANDS[command](rest);
+    const code = await (await COMMANDS[command]())(rest, io);
     return typeof code === "number" ? code : 0;
   } catch (err) {
     const { lines, exitCode } = cliError(err);
-    for (const line of lines) console.error(line);
+    for (const line of lines) warn(io, line);
     return exitCode;
   } finally {
     // A run finished here is pushed to the collector before the process exits (failures are logged).
@@ -175,6 +76,19 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+/** True when this module is the script node was started with (not when a test imports it). */
+function isEntry(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -7,8 +7,9 @@ import { getCliDb } from "@/lib/server/db";
 import { toAppError } from "@/lib/server/errors";
 import { createMcpServer } from "@/lib/server/mcp";
 import { usageError } from "./args";
+import { type CliIo, warn } from "./io";
 
-export async function mcpCommand(argv: string[]): Promise<void> {
+export async function mcpCommand(argv: string[], io: CliIo): Promise<void> {
   if (argv.length > 0) throw usageError("usage: mcp (no arguments; configure with DATABASE_URL, REFLECT_LLM…)");
   // Open the database before announcing ready: a bad DATABASE_URL is said once, on stderr, and
   // every tool call answers with the same one line as a tool error (until the database opens).
@@ -16,7 +17,7 @@ export async function mcpCommand(argv: string[]): Promise<void> {
     () => null,
     (err: unknown) => toAppError(err),
   );
-  if (unavailable) console.error(`error: ${unavailable.message} (the tools will answer with this error)`);
+  if (unavailable) warn(io, `error: ${unavailable.message} (the tools will answer with this error)`);
   const server = createMcpServer({ getDb: getCliDb });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
@@ -27,6 +28,6 @@ export async function mcpCommand(argv: string[]): Promise<void> {
   process.stdin.once("end", () => {
     server.close().catch(() => {});
   });
-  console.error("reflect-inspector MCP server ready on stdio");
+  warn(io, "reflect-inspector MCP server ready on stdio");
   await closed;
 }

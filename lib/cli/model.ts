@@ -1,6 +1,7 @@
 /** `cli model check [--json]`: what the configured model server can do (lib/llm/model-check.ts). */
 import { checkModel, formatModelCheck, type ModelConfig, ModelConfigError, readModelConfig } from "@/lib/llm";
 import { parseModelArgs, usageError } from "./args";
+import { type CliIo, say } from "./io";
 
 function modelConfig(): ModelConfig {
   try {
@@ -13,9 +14,9 @@ function modelConfig(): ModelConfig {
 }
 
 /** Prints the report; exits 1 when the server cannot call tools in any form. */
-export async function modelCommand(argv: string[]): Promise<number> {
+export async function modelCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseModelArgs(argv);
   const report = await checkModel(modelConfig());
-  console.log(args.json ? JSON.stringify(report) : formatModelCheck(report));
+  say(io, args.json ? JSON.stringify(report) : formatModelCheck(report));
   return report.exitCode;
 }

@@ -7,6 +7,7 @@ import { getCliDb } from "@/lib/server/db";
 import { getRunOtlp } from "@/lib/server/otlp-push";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
+import type { CliIo } from "./io";
 
 const RUNS_USAGE = `usage: ${COMMAND_HELP.runs.usage}`;
 
@@ -33,7 +34,7 @@ function parseExportArgs(argv: string[]): z.output<typeof ExportArgs> {
   return parseWith(ExportArgs, { ...parsed.values, id: parsed.positionals[0] });
 }
 
-export async function runsCommand(argv: string[]): Promise<void> {
+export async function runsCommand(argv: string[], io: CliIo): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub !== "export") throw usageError(RUNS_USAGE);
   const args = parseExportArgs(rest);
@@ -44,5 +45,5 @@ export async function runsCommand(argv: string[]): Promise<void> {
     args.format === "otlp" ? await getRunOtlp(db, args.id) : { run, events: await getRunEvents(db, args.id) };
   const text = `${JSON.stringify(body, null, 2)}\n`;
   if (args.out) writeFileSync(args.out, text);
-  else process.stdout.write(text);
+  else io.stdout.write(text);
 }

@@ -15,26 +15,46 @@ export interface EventLoopDelay {
   maxMs: number;
 }
 
-let last: EventLoopDelay | null = null;
-let started = false;
-
 const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+
+export interface EventLoopMonitorOptions {
+  windowMs?: number;
+  /** Calls `close` at the end of every window; a test passes its own to close windows itself. */
+  every?: (close: () => void, windowMs: number) => void;
+}
+
+const everyWindow = (close: () => void, windowMs: number) => {
+  setInterval(close, windowMs).unref();
+};
+
+/** A delay histogram read per window; `read()` starts it and returns the last completed window. */
+export function createEventLoopMonitor({ windowMs = WINDOW_MS, every = everyWindow }: EventLoopMonitorOptions = {}) {
+  let last: EventLoopDelay | null = null;
+  let started = false;
+  return {
+    read(): EventLoopDelay | null {
+      if (!started) {
+        started = true;
+        const histogram = monitorEventLoopDelay({ resolution: 10 });
+        histogram.enable();
+        every(() => {
+          last = {
+            windowMs,
+            p50Ms: ms(histogram.percentile(50)),
+            p99Ms: ms(histogram.percentile(99)),
+            maxMs: ms(histogram.max),
+          };
+          histogram.reset();
+        }, windowMs);
+      }
+      return last;
+    },
+  };
+}
+
+const server = createEventLoopMonitor();
 
 /** The last completed window's figures; null until the first window (started by the first call) completes. */
 export function eventLoopDelay(): EventLoopDelay | null {
-  if (!started) {
-    started = true;
-    const histogram = monitorEventLoopDelay({ resolution: 10 });
-    histogram.enable();
-    setInterval(() => {
-      last = {
-        windowMs: WINDOW_MS,
-        p50Ms: ms(histogram.percentile(50)),
-        p99Ms: ms(histogram.percentile(99)),
-        maxMs: ms(histogram.max),
-      };
-      histogram.reset();
-    }, WINDOW_MS).unref();
-  }
-  return last;
+  return server.read();
 }

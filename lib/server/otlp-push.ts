@@ -12,7 +12,6 @@ import { getRun, getRunEvents } from "@/db/runs";
 import { OtlpExporterSettings } from "@/lib/contracts/otlp";
 import { type OtlpTrace, runToOtlp } from "@/lib/timeline/otlp";
 import packageJson from "@/package.json";
-import { encodeTraceProtobuf } from "./otlp-protobuf";
 
 type Env = Record<string, string | undefined>;
 
@@ -127,28 +126,43 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-/** Exponential backoff with ±20% jitter, capped (the OpenTelemetry JS exporters' schedule). */
+/** Exponential backoff with ±20% jitter, capped (the OpenTelemetry JS exporters' schedule), in whole ms. */
 function backoffMs(attempt: number): number {
   const base = Math.min(INITIAL_BACKOFF_MS * 1.5 ** (attempt - 1), MAX_BACKOFF_MS);
-  return base * (0.8 + Math.random() * 0.4);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
 async function encodeBody(
   trace: OtlpTrace,
   config: ExporterConfig,
 ): Promise<{ body: Uint8Array<ArrayBuffer>; type: string }> {
+  // The protobuf encoder (the OpenTelemetry packages) loads on the first push: a process that
+  // exports nothing — most CLI calls — does not pay for it at start-up.
   const raw =
-    config.protocol === "http/protobuf" ? encodeTraceProtobuf(trace) : new TextEncoder().encode(JSON.stringify(trace));
+    config.protocol === "http/protobuf"
+      ? (await import("./otlp-protobuf")).encodeTraceProtobuf(trace)
+      : new TextEncoder().encode(JSON.stringify(trace));
   // A copy over a plain ArrayBuffer: what fetch takes as a body.
   const body = Uint8Array.from(config.compression === "gzip" ? await promisify(gzip)(raw) : raw);
   return { body, type: config.protocol === "http/protobuf" ? "application/x-protobuf" : "application/json" };
 }
 
+/** The time the exporter reads and waits on; tests pass one they can step through without sleeping. */
+export interface ExportClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const realClock: ExportClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
 /**
  * Sends one trace; the whole export, retries included, stays within the configured timeout.
  * Throws with the collector's last answer when it refuses or the time runs out.
  */
-export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promise<void> {
+export async function sendTrace(trace: OtlpTrace, config: ExporterConfig, clock = realClock): Promise<void> {
   const { body, type } = await encodeBody(trace, config);
   // The app names itself (OTLP exporter spec: exporters SHOULD send a User-Agent naming the
   // exporter and its version); a configured user-agent header still wins.
@@ -158,11 +172,11 @@ export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promi
     "content-type": type,
   };
   if (config.compression === "gzip") headers["content-encoding"] = "gzip";
-  const deadline = Date.now() + config.timeoutMs;
+  const deadline = clock.now() + config.timeoutMs;
   let last = "";
   let attempts = 0;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const remaining = deadline - Date.now();
+    const remaining = deadline - clock.now();
     if (remaining <= 0) break;
     attempts = attempt;
     let wait: number;
@@ -179,7 +193,7 @@ export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promi
       }
       last = `HTTP ${answer.status} ${(await answer.text().catch(() => "")).slice(0, 200)}`.trim();
       if (!RETRYABLE.has(answer.status)) throw new Error(`OTLP push to ${config.url} failed: ${last}`);
-      wait = retryAfterMs(answer.headers.get("retry-after")) ?? backoffMs(attempt);
+      wait = retryAfterMs(answer.headers.get("retry-after"), clock.now()) ?? backoffMs(attempt);
     } else if (answer.name === "TimeoutError" || answer.name === "AbortError") {
       last = `no answer within ${config.timeoutMs} ms`;
       break;
@@ -188,8 +202,8 @@ export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promi
       last = (answer.cause as Error | undefined)?.message ?? answer.message;
       wait = backoffMs(attempt);
     }
-    if (attempt === MAX_ATTEMPTS || Date.now() + wait >= deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    if (attempt === MAX_ATTEMPTS || clock.now() + wait >= deadline) break;
+    await clock.sleep(wait);
   }
   throw new Error(
     `OTLP push to ${config.url} failed: ${last} (gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} within ${config.timeoutMs} ms)`,
@@ -200,12 +214,17 @@ export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promi
  * Sends the run's trace to the configured collector. Returns false when no endpoint is set;
  * throws when the configuration is wrong or the collector refuses it.
  */
-export async function pushRunTrace(db: Db, runId: string, env: Env = process.env): Promise<boolean> {
+export async function pushRunTrace(
+  db: Db,
+  runId: string,
+  env: Env = process.env,
+  clock?: ExportClock,
+): Promise<boolean> {
   const config = exporterConfig(env);
   if (!config) return false;
   const trace = await getRunOtlp(db, runId, env);
   if (!trace) throw new Error(`run ${runId} not found`);
-  await sendTrace(trace, config);
+  await sendTrace(trace, config, clock);
   return true;
 }
 

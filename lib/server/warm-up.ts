@@ -26,11 +26,13 @@ async function get(origin: string, path: string, headers: Record<string, string>
   return fetch(`${origin}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
 }
 
-async function warm(): Promise<void> {
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function warm(wait: (ms: number) => Promise<void>): Promise<void> {
   // `next start` records its address here once it listens.
   let origin = process.env.__NEXT_PRIVATE_ORIGIN;
   for (let i = 0; !origin && i < ATTEMPTS; i++) {
-    await new Promise((r) => setTimeout(r, RETRY_MS));
+    await wait(RETRY_MS);
     origin = process.env.__NEXT_PRIVATE_ORIGIN;
   }
   if (!origin) return;
@@ -50,6 +52,10 @@ async function warm(): Promise<void> {
   delete process.env[SECRET_ENV];
 }
 
-export function warmUp(): void {
-  void warm().catch(() => undefined);
+/**
+ * Starts the warm-up; the promise settles (never rejects) once it is over. `sleep` is how it waits
+ * between looks for the server's address (a test passes one that does not sleep).
+ */
+export function warmUp(options: { sleep?: (ms: number) => Promise<void> } = {}): Promise<void> {
+  return warm(options.sleep ?? sleep).catch(() => undefined);
 }

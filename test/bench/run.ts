@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
+import { benchCliStart } from "./cli-start";
 import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";
 import { benchIsolation } from "./isolation";
@@ -35,6 +36,7 @@ const SECTIONS: Record<string, (log: (line: string) => void, args: readonly stri
   experiments: benchExperiments,
   writes: benchWrites,
   million: benchMillion,
+  cli: benchCliStart,
   locomo: benchLocomo,
 };
 

@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
-import { freePort } from "@/test/fixtures/free-port";
 
 const root = join(import.meta.dirname, "..", "..");
 export const TMP = join(root, "test", ".tmp");
@@ -24,7 +23,6 @@ export async function startApp(env: Record<string, string> = {}, nodeArgs: strin
   mkdirSync(TMP, { recursive: true });
   const dir = mkdtempSync(join(TMP, "e2e-"));
   const dbUrl = `file:${join(dir, "inspector.db")}`;
-  const port = await freePort();
   let output = "";
   const child: ChildProcess = spawn(
     process.execPath,
@@ -34,8 +32,10 @@ export async function startApp(env: Record<string, string> = {}, nodeArgs: strin
       "start",
       "-H",
       "127.0.0.1",
+      // Port 0: the system picks a free port as the server listens (no check-then-use race);
+      // next start prints the address it got.
       "-p",
-      String(port),
+      "0",
     ],
     {
       cwd: root,
@@ -49,15 +49,18 @@ export async function startApp(env: Record<string, string> = {}, nodeArgs: strin
   child.stderr?.on("data", (d) => {
     output += d;
   });
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
+  let url = "";
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited early:\n${output}`);
-    try {
-      const res = await fetch(`${url}/api/health`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
+    url ||= /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? "";
+    if (url) {
+      try {
+        const res = await fetch(`${url}/api/health`);
+        if (res.ok) break;
+      } catch {
+        // not answering yet
+      }
     }
     if (Date.now() > deadline) throw new Error(`next start did not become ready:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));

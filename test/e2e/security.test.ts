@@ -9,9 +9,9 @@
  */
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "@/test/fixtures/free-port";
 import { type Browser, launchBrowser, type RunningApp, startApp } from "./harness";
 import { waitForHydrated } from "./pages/hydrated";
 import { seedRun } from "./seed-run";
@@ -24,7 +24,6 @@ let evil: { url: string; port: number; hits: string[]; close: () => Promise<void
 
 /** The attacker's site: one page on another loopback port, and a /leak endpoint that records hits. */
 async function startEvilSite(): Promise<typeof evil> {
-  const port = await freePort();
   const hits: string[] = [];
   const server = http.createServer((req, res) => {
     hits.push(req.url ?? "");
@@ -36,7 +35,9 @@ async function startEvilSite(): Promise<typeof evil> {
     res.writeHead(200, { "content-type": "text/html" });
     res.end("<!doctype html><title>a page you happened to open</title><p>hello</p>");
   });
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+  // Port 0: the system picks a free port as it listens (no check-then-use race).
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     port,

@@ -1,4 +1,7 @@
-/** The command line as a user runs it: a real process, a real libSQL file, the offline model. */
+/**
+ * The command line: `runCli` in-process on a real libSQL file with the offline model; a real
+ * process where the process matters (its exit code and streams, its own DATABASE_URL).
+ */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -6,19 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
 import { getRunEvents, listRuns } from "@/db/runs";
 import { ReflectJson } from "@/lib/contracts/runs";
-import { cliRunner, root } from "./cli-process";
+import { CLI_ARGS, cliInProcess, cliRunner, root } from "./cli-process";
 
 const dir = resolve(root, "test/.tmp", `cli-${process.pid}-${Date.now()}`);
 const dbUrl = `file:${join(dir, "cli.db")}`;
 
-const cli = cliRunner(dbUrl);
+const cli = cliInProcess(dbUrl);
+const cliProcess = cliRunner(dbUrl);
 
 beforeAll(() => mkdirSync(dir, { recursive: true }));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("cli reflect", () => {
   it("prints one JSON object for a done run with valid citations, and the run is in the store", async () => {
-    const out = cli(
+    const out = await cli(
       "reflect",
       "--bank",
       "demo",
@@ -42,8 +46,8 @@ describe("cli reflect", () => {
     }
   });
 
-  it("prints the answer, cited text and a per-iteration trace without --json", () => {
-    const out = cli("reflect", "--bank", "demo", "--budget", "low", "What is blocking the SSO rollout?");
+  it("prints the answer, cited text and a per-iteration trace without --json", async () => {
+    const out = await cli("reflect", "--bank", "demo", "--budget", "low", "What is blocking the SSO rollout?");
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^Run run_\w+: done/m);
     expect(out.stdout).toContain("Citations:");
@@ -58,25 +62,24 @@ describe("cli reflect", () => {
     [["reflect", "--bank", "demo", "--scope", "team:", "q?"], /--scope/],
     [["reflect", "--bank", "demo", "--frobnicate", "q?"], /frobnicate/],
     [["reflect", "q?"], /--bank is required/],
-  ])("rejects bad input %j with a one-line error and a non-zero exit", (args, message) => {
-    const out = cli(...args);
+  ])("rejects bad input %j with a one-line error and a non-zero exit", async (args, message) => {
+    const out = await cli(...args);
     expect(out.code).not.toBe(0);
     expect(out.stderr.trim().split("\n")).toHaveLength(1);
     expect(out.stderr).toMatch(message);
   });
 });
 
-// Each case spawns the CLI up to three times (tsx start-up dominates): allow for a loaded machine.
-describe("cli import / export", { timeout: 60_000 }, () => {
-  it("round-trips: export → import into a fresh database → export is identical", () => {
-    const first = cli("export", "--bank", "demo");
+describe("cli import / export", () => {
+  it("round-trips: export → import into a fresh database → export is identical", async () => {
+    const first = await cli("export", "--bank", "demo");
     expect(first.code).toBe(0);
     const file = join(dir, "demo.json");
     writeFileSync(file, first.stdout);
     const other = `file:${join(dir, "other.db")}`;
     const env = { ...process.env, DATABASE_URL: other };
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+      spawnSync(process.execPath, [...CLI_ARGS, ...args], {
         cwd: root,
         env,
         encoding: "utf8",
@@ -89,29 +92,29 @@ describe("cli import / export", { timeout: 60_000 }, () => {
     expect(second.stdout).toBe(first.stdout);
   });
 
-  it("a bad bundle fails naming the JSON path and changes nothing", () => {
-    const before = cli("export", "--bank", "demo").stdout;
+  it("a bad bundle fails naming the JSON path and changes nothing", async () => {
+    const before = (await cli("export", "--bank", "demo")).stdout;
     const bundle = JSON.parse(readFileSync(join(root, "db/demo/demo-bank.json"), "utf8"));
     bundle.facts[3].scope = "team:";
     bundle.facts[0].text = "This edit must not land.";
     const file = join(dir, "bad.json");
     writeFileSync(file, JSON.stringify(bundle));
-    const out = cli("import", file, "--replace");
+    const out = await cli("import", file, "--replace");
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/facts\[3\]\.scope/);
-    expect(cli("export", "--bank", "demo").stdout).toBe(before);
+    expect((await cli("export", "--bank", "demo")).stdout).toBe(before);
   });
 
-  it("an unreadable file is a one-line error", () => {
-    const out = cli("import", join(dir, "missing.json"));
+  it("an unreadable file is a one-line error", async () => {
+    const out = await cli("import", join(dir, "missing.json"));
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/cannot read/);
   });
 });
 
 describe("cli help", () => {
-  it.each([["--help"], ["-h"], ["help"]])("%s prints every command and exits 0", (flag) => {
-    const out = cli(flag);
+  it.each([["--help"], ["-h"], ["help"]])("%s prints every command and exits 0", async (flag) => {
+    const out = await cli(flag);
     expect(out.code).toBe(0);
     expect(out.stderr).toBe("");
     for (const command of ["import", "export", "reflect", "runs", "mcp", "embed"]) {
@@ -142,8 +145,8 @@ describe("cli help", () => {
       ["embed", "-h"],
       ["REFLECT_EMBEDDINGS=openai", "(default: every bank)"],
     ],
-  ])("%j prints the command's usage, flags, defaults and examples to stdout and exits 0", (args, expected) => {
-    const out = cli(...args);
+  ])("%j prints the command's usage, flags, defaults and examples to stdout and exits 0", async (args, expected) => {
+    const out = await cli(...args);
     expect(out.code).toBe(0);
     expect(out.stderr).toBe("");
     expect(out.stdout).toMatch(/^usage: cli /);
@@ -151,8 +154,20 @@ describe("cli help", () => {
     for (const text of expected) expect(out.stdout).toContain(text);
   });
 
-  it("an unknown command is a one-line error pointing at --help, exit 2", () => {
-    const out = cli("frobnicate");
+  it("as a process: --help on stdout with exit 0, bad input as one line on stderr with exit 2", () => {
+    const help = cliProcess("--help");
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe("");
+    expect(help.stdout).toMatch(/^ {2}reflect /m);
+    const bad = cliProcess("reflect", "--bank", "demo", "--budget", "huge", "q?");
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe("");
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+    expect(bad.stderr).toMatch(/--budget/);
+  });
+
+  it("an unknown command is a one-line error pointing at --help, exit 2", async () => {
+    const out = await cli("frobnicate");
     expect(out.code).toBe(2);
     expect(out.stdout).toBe("");
     expect(out.stderr.trim()).toBe('error: unknown command "frobnicate"; run `cli --help` for the list');
@@ -168,11 +183,12 @@ describe("cli with a database that cannot be opened", () => {
     mkdirSync(bad, { recursive: true });
     writeFileSync(join(bad, "file.txt"), "not a folder");
     const path = pathOf(bad);
-    const out = spawnSync(
-      process.execPath,
-      [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", "export", "--bank", "demo"],
-      { cwd: root, env: { ...process.env, DATABASE_URL: `file:${path}` }, encoding: "utf8", timeout: 60_000 },
-    );
+    const out = spawnSync(process.execPath, [...CLI_ARGS, "export", "--bank", "demo"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: `file:${path}` },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(out.status).toBe(2);
     const lines = out.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);

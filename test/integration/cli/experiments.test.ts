@@ -1,6 +1,7 @@
 /**
- * `suite import|export` and `experiment run` as a user runs them: a real process, a real libSQL
- * file, the offline model. The gate's exit codes are the contract CI relies on.
+ * `suite import|export` and `experiment run`: `runCli` in-process on a real libSQL file with the
+ * offline model; a real process for a run cancelled from outside it (against the fake model server).
+ * The gate's exit codes are the contract CI relies on.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -12,12 +13,12 @@ import type { BundleInput } from "@/lib/contracts/bundle";
 import { ExperimentJson } from "@/lib/contracts/experiments";
 import { cancelExperiment, listExperiments } from "@/lib/server/experiments";
 import { startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
-import { cliAsync, cliRunner, root } from "./cli-process";
+import { cliAsync, cliInProcess, root } from "./cli-process";
 
 const dir = resolve(root, "test/.tmp", `cli-exp-${process.pid}-${Date.now()}`);
 const dbUrl = `file:${join(dir, "cli.db")}`;
 
-const cli = cliRunner(dbUrl, 120_000);
+const cli = cliInProcess(dbUrl);
 
 const file = (name: string, text: string) => {
   const path = join(dir, name);
@@ -56,8 +57,8 @@ beforeAll(() => mkdirSync(dir, { recursive: true }));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("cli experiment run", { timeout: 240_000 }, () => {
-  it("the demo suite passes every expectation: exit 0, one JSON object, runs linked, progress on stderr", () => {
-    const out = cli("experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--json");
+  it("the demo suite passes every expectation: exit 0, one JSON object, runs linked, progress on stderr", async () => {
+    const out = await cli("experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--json");
     expect(out.stderr).toMatch(/\[10\/10\] 10 passed, 0 failed/);
     expect(out.code).toBe(0);
     const json = ExperimentJson.parse(JSON.parse(out.stdout));
@@ -76,11 +77,11 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
 
   it("--skill-version naming the current version is the current state, not a draft", async () => {
     const path = file("one-recap.jsonl", jsonl({ question: "When did Atlas launch?", skill: "recap" }));
-    expect(cli("suite", "import", "--bank", "demo", "--suite", "one-recap", path).code).toBe(0);
+    expect((await cli("suite", "import", "--bank", "demo", "--suite", "one-recap", path)).code).toBe(0);
     const db = await openDb(dbUrl);
     const version = (await getSkill(db, { bankId: "demo", name: "recap" }))?.version;
     db.$client.close();
-    const out = cli(
+    const out = await cli(
       "experiment",
       "run",
       "--bank",
@@ -96,7 +97,7 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(json.config).toMatchObject({ draft: false, skill: { name: "recap", version } });
   });
 
-  it("one failing expectation exits 1 and names it in the table", () => {
+  it("one failing expectation exits 1 and names it in the table", async () => {
     const path = file(
       "one-fails.jsonl",
       jsonl(
@@ -104,24 +105,24 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
         { question: "How much does the Team plan cost?", skill: "recap", expect: { contains: ["$1,000,000"] } },
       ),
     );
-    expect(cli("suite", "import", "--bank", "demo", "--suite", "one-fails", path).code).toBe(0);
-    const out = cli("experiment", "run", "--bank", "demo", "--suite", "one-fails", "--concurrency", "1");
+    expect((await cli("suite", "import", "--bank", "demo", "--suite", "one-fails", path)).code).toBe(0);
+    const out = await cli("experiment", "run", "--bank", "demo", "--suite", "one-fails", "--concurrency", "1");
     expect(out.code).toBe(1);
     expect(out.stdout).toMatch(/FAIL .*How much does the Team plan cost\?/);
     expect(out.stdout).toContain('✗ contains: the answer does not contain "$1,000,000"');
     expect(out.stdout).toMatch(/2 questions: 1 passed, 1 failed/);
   });
 
-  it("a baseline comparison flags a regression (lost citation, worse status) and an improvement, and exits 1", () => {
-    expect(cli("import", file("v1.json", JSON.stringify(bank([ZEPHYR])))).code).toBe(0);
+  it("a baseline comparison flags a regression (lost citation, worse status) and an improvement, and exits 1", async () => {
+    expect((await cli("import", file("v1.json", JSON.stringify(bank([ZEPHYR]))))).code).toBe(0);
     const base = ExperimentJson.parse(
-      JSON.parse(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--json").stdout),
+      JSON.parse((await cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--json")).stdout),
     );
     expect(base.results.map((r) => r.status)).toEqual(["done", "no_evidence"]);
 
     // The memory change: Zephyr's fact is gone, Orion's arrives.
-    expect(cli("import", "--replace", file("v2.json", JSON.stringify(bank([ORION])))).code).toBe(0);
-    const out = cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", base.id);
+    expect((await cli("import", "--replace", file("v2.json", JSON.stringify(bank([ORION]))))).code).toBe(0);
+    const out = await cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", base.id);
     expect(out.code).toBe(1);
     expect(out.stdout).toContain("↓ regression (status): done → no_evidence");
     expect(out.stdout).toContain("↓ regression (citation): no longer cites f-zephyr");
@@ -129,12 +130,14 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(out.stdout).toMatch(/against exp_\w+: 1 regression, 1 improvement/);
 
     const json = ExperimentJson.parse(
-      JSON.parse(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", base.id, "--json").stdout),
+      JSON.parse(
+        (await cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", base.id, "--json")).stdout,
+      ),
     );
     expect(json.totals).toMatchObject({ regressions: 1, improvements: 1, failed: 0 });
     expect(json.results.map((r) => r.regression)).toEqual([true, false]);
     // Compared with itself, the same state shows no regression: the gate passes.
-    expect(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id).code).toBe(0);
+    expect((await cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id)).code).toBe(0);
   });
 });
 
@@ -159,7 +162,7 @@ describe("cli experiment run, cancelled", { timeout: 240_000 }, () => {
         `${suite}.jsonl`,
         jsonl({ question: "Q1 Zephyr?", expect: { status: ["failed"] } }, { question: "Q2?" }, { question: "Q3?" }),
       );
-      expect(cli("suite", "import", "--bank", "demo", "--suite", suite, path).code).toBe(0);
+      expect((await cli("suite", "import", "--bank", "demo", "--suite", suite, path)).code).toBe(0);
       const env = { DATABASE_URL: dbUrl, REFLECT_LLM: "openai", OPENAI_API_KEY: "k", OPENAI_BASE_URL: fake.url };
       const running = cliAsync(
         env,
@@ -209,7 +212,7 @@ describe("cli experiment run, cancelled", { timeout: 240_000 }, () => {
 });
 
 describe("cli suite import / export", { timeout: 120_000 }, () => {
-  it("round-trips JSONL", () => {
+  it("round-trips JSONL", async () => {
     const lines = [
       {
         question: "When did Atlas launch?",
@@ -220,9 +223,10 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
       { question: "What is blocking the SSO rollout?", mode: "facts", scope: "personal" },
     ];
     expect(
-      cli("suite", "import", "--bank", "demo", "--suite", "round-trip", file("rt.jsonl", jsonl(...lines))).stdout,
+      (await cli("suite", "import", "--bank", "demo", "--suite", "round-trip", file("rt.jsonl", jsonl(...lines))))
+        .stdout,
     ).toMatch(/imported suite round-trip \(version 1\): 2 questions/);
-    const out = cli("suite", "export", "--bank", "demo", "--suite", "round-trip");
+    const out = await cli("suite", "export", "--bank", "demo", "--suite", "round-trip");
     expect(out.code).toBe(0);
     expect(
       out.stdout
@@ -237,7 +241,7 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
       "bad.jsonl",
       `${jsonl({ question: "A?" }, { question: "B?" })}\n{"question":"C?","expect":{"status":["great"]}}\n`,
     );
-    const out = cli("suite", "import", "--bank", "demo", "--suite", "bad-one", path);
+    const out = await cli("suite", "import", "--bank", "demo", "--suite", "bad-one", path);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/^error: line 3: expect\.status\.0: .*nothing was imported/);
     const db = await openDb(dbUrl);
@@ -250,12 +254,12 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
 
   it("refuses a line naming a skill the bank does not have, by its number, and imports nothing (a saved suite stays)", async () => {
     const good = file("known.jsonl", jsonl({ question: "A?", skill: "recap" }));
-    expect(cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", good).code).toBe(0);
+    expect((await cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", good)).code).toBe(0);
     const path = file(
       "unknown-skill.jsonl",
       `${jsonl({ question: "A?", skill: "recap" })}\n\n${jsonl({ question: "B?", skill: "nope" })}\n`,
     );
-    const out = cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", path);
+    const out = await cli("suite", "import", "--bank", "demo", "--suite", "skills-checked", path);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(
       /^error: line 3: skill "nope" is not a skill of bank demo \(it has .*recap.*\); nothing was imported\n$/,
@@ -281,8 +285,8 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
       ["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"],
       /^error: baseline "exp_nope" is not an experiment of bank demo\n$/,
     ],
-  ])("bad input %j exits 2 with one line", (args, message) => {
-    const out = cli(...args);
+  ])("bad input %j exits 2 with one line", async (args, message) => {
+    const out = await cli(...args);
     expect(out.code).toBe(2);
     expect(out.stderr.trim().split("\n")).toHaveLength(1);
     expect(out.stderr).toMatch(message);

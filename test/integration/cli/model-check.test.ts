@@ -1,6 +1,7 @@
 /**
- * `cli model check` as a user runs it: a real process, the real `openai` SDK against the loopback
- * fake server answering like four kinds of servers, and the offline model.
+ * `cli model check`: `runCli` in-process (one case as a real process, for its exit code), the real
+ * `openai` SDK against the loopback fake server answering like four kinds of servers, and the
+ * offline model.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelCheckReport } from "@/lib/contracts/model-check";
@@ -10,10 +11,10 @@ import {
   serverProfile,
   startFakeOpenAI,
 } from "@/test/fixtures/fake-openai-server";
-import { cliAsync } from "./cli-process";
+import { cliAsync, cliInProcessWith } from "./cli-process";
 
 const KEY = "local-secret-key-7f3a9c";
-const cli = cliAsync;
+const cli = cliInProcessWith;
 
 let fake: FakeOpenAI;
 beforeAll(async () => {
@@ -28,9 +29,9 @@ const openai = () => ({
   REFLECT_MODEL: "probe-model",
 });
 
-async function check(profile: ServerProfile) {
+async function check(profile: ServerProfile, run = cli) {
   fake.setScript(serverProfile(profile));
-  const out = await cli(openai(), "model", "check", "--json");
+  const out = await run(openai(), "model", "check", "--json");
   expect(`${out.stdout}${out.stderr}`).not.toContain(KEY);
   return { ...out, report: ModelCheckReport.parse(JSON.parse(out.stdout)) };
 }
@@ -74,8 +75,8 @@ describe("cli model check", { timeout: 90_000 }, () => {
     expect(report.recommendedForcedToolChoice).toBe("named");
   });
 
-  it("(d) no tool support at all: every tool probe fails, no recommendation, exit 1", async () => {
-    const { code, report } = await check("no_tools");
+  it("(d) no tool support at all: every tool probe fails, no recommendation, exit 1 (as a process)", async () => {
+    const { code, report } = await check("no_tools", cliAsync);
     expect(code).toBe(1);
     expect(report.toolCalls).toBe("none");
     expect(report.recommendedForcedToolChoice).toBeNull();

@@ -3,7 +3,6 @@
  * the same bank as a JSON bundle, written in batches inside one transaction, so a bad line anywhere
  * — even after several batches were written — leaves nothing imported.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +10,7 @@ import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
 import { searchFacts } from "@/db/search";
 import { isAppError } from "@/lib/contracts/errors";
+import { cliInProcess } from "../cli/cli-process";
 import { openTempDb } from "./temp-db";
 
 const header = (id: string) => JSON.stringify({ version: 1, bank: { id, name: `Bank ${id}`, permittedTeams: [] } });
@@ -139,32 +139,27 @@ describe("import from JSON lines", () => {
   });
 });
 
-describe("cli import of a .jsonl file", { timeout: 120_000 }, () => {
+describe("cli import of a .jsonl file", { timeout: 60_000 }, () => {
   const root = resolve(import.meta.dirname, "../../..");
   const dir = resolve(root, "test/.tmp", `lines-cli-${process.pid}-${Date.now()}`);
   const dbUrl = `file:${join(dir, "cli.db")}`;
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" },
-      encoding: "utf8",
-      timeout: 100_000,
-    });
+  // In-process (`runCli`): the same command, at no process start-up.
+  const cli = cliInProcess(dbUrl);
 
   it("streams a good file in, and a bad line or bytes that are not UTF-8 import nothing (exit 2)", async () => {
     mkdirSync(dir, { recursive: true });
     try {
       const good = join(dir, "good.jsonl");
       writeFileSync(good, `${[header("lines"), ...Array.from({ length: 1_200 }, (_, i) => fact(i))].join("\r\n")}\n`);
-      const ok = cli("import", good);
+      const ok = await cli("import", good);
       expect(ok.stderr).toBe("");
-      expect(ok.status).toBe(0);
+      expect(ok.code).toBe(0);
       expect(ok.stdout).toContain("imported bank lines: 1200 facts");
 
       const bad = join(dir, "bad.jsonl");
       writeFileSync(bad, [header("other"), fact(1), "{oops"].join("\n"));
-      const refused = cli("import", bad);
-      expect(refused.status).toBe(2);
+      const refused = await cli("import", bad);
+      expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/line 3: not JSON/);
 
       const binary = join(dir, "binary.jsonl");
@@ -172,15 +167,15 @@ describe("cli import of a .jsonl file", { timeout: 120_000 }, () => {
         binary,
         Buffer.concat([Buffer.from(`${header("binary")}\n`), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a])]),
       );
-      const notText = cli("import", binary);
-      expect(notText.status).toBe(2);
+      const notText = await cli("import", binary);
+      expect(notText.code).toBe(2);
       expect(notText.stderr).toMatch(/not UTF-8/);
 
       // A line longer than any record (16 Mi characters) is refused, not held in memory.
       const huge = join(dir, "huge.jsonl");
       writeFileSync(huge, `${header("huge")}\n${fact(1)}\n{"fact":{"text":"${"x".repeat(17 * 1_048_576)}`);
-      const tooLong = cli("import", huge);
-      expect(tooLong.status).toBe(2);
+      const tooLong = await cli("import", huge);
+      expect(tooLong.code).toBe(2);
       expect(tooLong.stderr).toMatch(/a line is longer than 16 Mi characters; nothing was imported/);
 
       const db = await openDb(dbUrl, { threads: false });

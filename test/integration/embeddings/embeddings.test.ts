@@ -3,7 +3,7 @@
  * backfill, hybrid retrieval through the memory port, dimension errors, and the CLI.
  */
 import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
 import { backfillEmbeddings } from "@/db/embedding-backfill";
@@ -19,6 +19,7 @@ import {
 } from "@/lib/llm/embeddings";
 import { embedAfterImport, memoryStoreOptions } from "@/lib/server/embeddings";
 import { type FakeOpenAI, fakeEmbedding, startFakeOpenAI } from "../../fixtures/fake-openai-server";
+import { CLI_ARGS } from "../cli/cli-process";
 import { sampleBundle } from "../db/sample-bundle";
 import { openTempDb } from "../db/temp-db";
 
@@ -201,7 +202,7 @@ describe("cli embed", () => {
   /** Async: the fake server answers from this process while the CLI runs. */
   function cli(env: Record<string, string>, ...args: string[]) {
     return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+      const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
         cwd: root,
         env: { ...process.env, DATABASE_URL: `file:${t.path}`, REFLECT_LLM: "offline", OPENAI_API_KEY: "", ...env },
       });

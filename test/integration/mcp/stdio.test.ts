@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
 import { getRun } from "@/db/runs";
 import { saveSuite } from "@/db/suites";
+import { CLI_ARGS } from "../cli/cli-process";
 
 const root = resolve(import.meta.dirname, "../../..");
 const dir = resolve(root, "test/.tmp");
@@ -25,7 +26,7 @@ beforeAll(async () => {
   mkdirSync(dir, { recursive: true });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [resolve(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", "mcp"],
+    args: [...CLI_ARGS, "mcp"],
     cwd: root,
     env: {
       ...(process.env as Record<string, string>),
@@ -191,7 +192,7 @@ describe("MCP over stdio with a database that cannot be opened", { timeout: 60_0
     let log = "";
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [resolve(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", "mcp"],
+      args: [...CLI_ARGS, "mcp"],
       cwd: root,
       env: { ...(process.env as Record<string, string>), DATABASE_URL: `file:${folder}`, REFLECT_LLM: "offline" },
       stderr: "pipe",

@@ -1,12 +1,14 @@
 /**
  * `cli runs export`: a stored run written out as an OTLP trace or as its raw event log; and
  * `cli reflect` with a collector configured: the run's trace arrives before the process exits.
+ * `runs export` runs in-process (`runCli`); the pushes run the built CLI as a real process.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OtlpTrace } from "@/lib/timeline/otlp";
+import { CLI_ARGS, cliInProcessWith } from "../cli/cli-process";
 import { startCollector } from "./collector";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -14,29 +16,22 @@ const dir = resolve(root, "test/.tmp", `otlp-cli-${process.pid}-${Date.now()}`);
 const dbUrl = `file:${join(dir, "cli.db")}`;
 
 function cli(...args: string[]) {
-  const res = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OTEL_EXPORTER_OTLP_ENDPOINT: "" },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+  return cliInProcessWith({ DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OTEL_EXPORTER_OTLP_ENDPOINT: "" }, ...args);
 }
 
 let runId = "";
 
-beforeAll(() => {
+beforeAll(async () => {
   mkdirSync(dir, { recursive: true });
-  const out = cli("reflect", "--bank", "demo", "--json", "What did we decide about the launch date?");
+  const out = await cli("reflect", "--bank", "demo", "--json", "What did we decide about the launch date?");
   expect(out.code, out.stderr).toBe(0);
   runId = (JSON.parse(out.stdout) as { id: string }).id;
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Each case spawns the CLI (tsx start-up dominates): allow for a loaded machine.
-describe("cli runs export", { timeout: 60_000 }, () => {
-  it("prints the run as an OTLP trace with one invoke_agent root and chat spans beneath it", () => {
-    const out = cli("runs", "export", runId, "--format", "otlp");
+describe("cli runs export", () => {
+  it("prints the run as an OTLP trace with one invoke_agent root and chat spans beneath it", async () => {
+    const out = await cli("runs", "export", runId, "--format", "otlp");
     expect(out.code, out.stderr).toBe(0);
     const spans = (JSON.parse(out.stdout) as OtlpTrace).resourceSpans[0]!.scopeSpans[0]!.spans;
     const roots = spans.filter((s) => !s.parentSpanId);
@@ -46,9 +41,9 @@ describe("cli runs export", { timeout: 60_000 }, () => {
     for (const c of chats) expect(c.parentSpanId).toBe(roots[0]!.spanId);
   });
 
-  it("writes the raw run and events as JSON to a file with --out", () => {
+  it("writes the raw run and events as JSON to a file with --out", async () => {
     const file = join(dir, "run.json");
-    const out = cli("runs", "export", runId, "--out", file);
+    const out = await cli("runs", "export", runId, "--out", file);
     expect(out.code, out.stderr).toBe(0);
     const body = JSON.parse(readFileSync(file, "utf8")) as { run: { id: string }; events: { type: string }[] };
     expect(body.run.id).toBe(runId);
@@ -56,11 +51,11 @@ describe("cli runs export", { timeout: 60_000 }, () => {
     expect(body.events.at(-1)!.type).toBe("run.finished");
   });
 
-  it("rejects an unknown run or format with exit code 2", () => {
-    const missing = cli("runs", "export", "run_missing");
+  it("rejects an unknown run or format with exit code 2", async () => {
+    const missing = await cli("runs", "export", "run_missing");
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/unknown run "run_missing"/);
-    const bad = cli("runs", "export", runId, "--format", "xml");
+    const bad = await cli("runs", "export", runId, "--format", "xml");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--format must be otlp or json/);
   });
@@ -69,7 +64,7 @@ describe("cli runs export", { timeout: 60_000 }, () => {
 /** The CLI as a child process that does not block this one (the collector answers from here). */
 function cliAsync(env: Record<string, string>, ...args: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string; exitedAt: number }>((resolve) => {
-    const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", ...env },
     });
@@ -108,7 +103,7 @@ describe("cli reflect with a collector configured", { timeout: 60_000 }, () => {
       const root = hit.trace.resourceSpans[0]!.scopeSpans[0]!.spans.find((s) => !s.parentSpanId)!;
       expect(root.attributes).toContainEqual({ key: "reflect.run.id", value: { stringValue: id } });
       // The pushed trace is the one `runs export --format otlp` writes.
-      const exported = cli("runs", "export", id, "--format", "otlp");
+      const exported = await cli("runs", "export", id, "--format", "otlp");
       expect(hit.trace).toEqual(JSON.parse(exported.stdout));
     } finally {
       await collector.close();

@@ -10,6 +10,7 @@ import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/db";
 import {
   EXPORTER_USER_AGENT,
+  type ExportClock,
   exporterConfig,
   getRunOtlp,
   pushRunTrace,
@@ -26,6 +27,20 @@ let db: Db;
 let cleanup: () => void;
 /** Phoenix-like: 415 for anything but protobuf. */
 let phoenix: Collector;
+
+/** A clock that only moves when the exporter sleeps, and records each sleep (no real waiting). */
+function steppedClock(): ExportClock & { sleeps: number[] } {
+  let now = 1_000_000;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      now += ms;
+    },
+  };
+}
 /** A Collector-like receiver that also takes OTLP/JSON. */
 let anyFormat: Collector;
 
@@ -222,10 +237,11 @@ describe("push to an OTLP/HTTP collector", () => {
   it("retries a 503 after the collector's Retry-After", async () => {
     const runId = await finishedRun();
     phoenix.replies.push({ status: 503, headers: { "retry-after": "1" }, body: "starting up" });
-    expect(await pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url })).toBe(true);
+    const clock = steppedClock();
+    expect(await pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url }, clock)).toBe(true);
     expect(phoenix.refused.map((r) => r.status)).toEqual([503]);
     expect(phoenix.received).toHaveLength(1);
-    expect(phoenix.received[0]!.at - phoenix.refused[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(clock.sleeps).toEqual([1_000]);
   });
 
   it("retries 429, 502 and 504 with backoff, but not a 400", async () => {
@@ -237,39 +253,48 @@ describe("push to an OTLP/HTTP collector", () => {
       { status: 504, headers: { "retry-after": "0" } },
     );
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_TIMEOUT: "15000" };
-    expect(await pushRunTrace(db, runId, env)).toBe(true);
+    const clock = steppedClock();
+    expect(await pushRunTrace(db, runId, env, clock)).toBe(true);
     expect(phoenix.refused.map((r) => r.status)).toEqual([429, 502, 504]);
     expect(phoenix.received).toHaveLength(1);
+    // Retry-After 0, then the second attempt's backoff (1.5 s ±20%), then Retry-After 0.
+    expect(clock.sleeps).toEqual([0, expect.any(Number), 0]);
+    expect(clock.sleeps[1]).toBeGreaterThanOrEqual(1_200);
+    expect(clock.sleeps[1]).toBeLessThanOrEqual(1_800);
 
     phoenix.reset();
     phoenix.replies.push({ status: 400, body: "bad trace" });
-    await expect(pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url })).rejects.toThrow(
+    const once = steppedClock();
+    await expect(pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url }, once)).rejects.toThrow(
       /HTTP 400 bad trace/,
     );
     expect(phoenix.refused).toHaveLength(1);
-  }, 30_000);
+    expect(once.sleeps).toEqual([]);
+  });
 
   it("gives up within OTEL_EXPORTER_OTLP_TIMEOUT when the collector does not answer", async () => {
     const runId = await finishedRun();
     phoenix.replies.push({ status: 200, hang: true });
-    const started = Date.now();
+    const clock = steppedClock();
+    // The request itself is cut by a real 300 ms timer; no retry follows it.
     await expect(
-      pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_TIMEOUT: "300" }),
+      pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_TIMEOUT: "300" }, clock),
     ).rejects.toThrow(/no answer within 300 ms/);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(clock.sleeps).toEqual([]);
   });
 
   it("retries a refused connection (a collector restarting), then gives up within the timeout", async () => {
     const runId = await finishedRun();
     const closed = await startCollector({ protobufOnly: true });
     await closed.close();
-    const started = Date.now();
+    const clock = steppedClock();
     await expect(
-      pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: closed.url, OTEL_EXPORTER_OTLP_TIMEOUT: "1500" }),
-    ).rejects.toThrow(/ECONNREFUSED.*gave up after [2-9] attempts within 1500 ms/);
-    // At least one backoff (about a second) before giving up, and not much past the timeout.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
-    expect(Date.now() - started).toBeLessThan(3_000);
+      pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: closed.url, OTEL_EXPORTER_OTLP_TIMEOUT: "1500" }, clock),
+    ).rejects.toThrow(/ECONNREFUSED.*gave up after 2 attempts within 1500 ms/);
+    // One backoff (a second ±20%); the next (1.5 s ±20%) would end past the timeout, so it gives up.
+    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(800);
+    expect(clock.sleeps[0]).toBeLessThanOrEqual(1_200);
   });
 
   it("does nothing without an endpoint", async () => {

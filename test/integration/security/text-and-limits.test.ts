@@ -27,6 +27,7 @@ import * as importRoute from "@/app/api/v1/banks/import/route";
 import { LIMITS } from "@/lib/contracts/fields";
 import { getAppDb } from "@/lib/server/db";
 import { createMcpServer } from "@/lib/server/mcp";
+import { CLI_ARGS } from "../cli/cli-process";
 
 const root = resolve(import.meta.dirname, "../../..");
 
@@ -215,7 +216,7 @@ describe("ids are slugs; unknown fields are refused; one set of limits", () => {
     mkdirSync(dir, { recursive: true });
     try {
       const cli = (...args: string[]) =>
-        spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "lib/cli/main.ts", ...args], {
+        spawnSync(process.execPath, [...CLI_ARGS, ...args], {
           cwd: root,
           env: { ...process.env, DATABASE_URL: `file:${join(dir, "cli.db")}`, REFLECT_LLM: "offline" },
           encoding: "utf8",

@@ -1,0 +1,3 @@
+/** Types for scripts/stale.mjs (used by tests). */
+export function newestMtime(path: string): number;
+export function isStale(built: string, sources: string[]): boolean;
