@@ -119,7 +119,7 @@ class ReflectLoop {
       return setupFailed(e);
     }
     // Nothing the scope can read: answer before any model call.
-    if (inScope === 0) return endWithoutEvidence(run);
+    if (inScope === 0) return endWithoutEvidence(run, { nothingInScope: true });
     try {
       return await this.loop();
     } catch (e) {
@@ -265,7 +265,10 @@ class ReflectLoop {
     }
     if (r.answered) {
       this.run.searchesCompleted += 1;
-      if (tier) this.run.failedSearches.delete(tier);
+      if (tier) {
+        this.run.failedSearches.delete(tier);
+        this.run.searchedTiers.add(tier);
+      }
     } else if (r.searched && r.error) {
       this.run.lastSearchError = r.error;
       if (tier) this.run.failedSearches.set(tier, r.error);

@@ -34,6 +34,8 @@ export class RunContext {
    * searched, so a run without evidence cannot say the bank has nothing (SPEC §3.5b).
    */
   readonly failedSearches = new Map<Tier, string>();
+  /** Tiers a search of which the store answered (hits or none): what "searched" means for `no_evidence`. */
+  readonly searchedTiers = new Set<Tier>();
   /** Iterations started, the final forced turn and a guard retry included. */
   iterations = 0;
   /** The system prompt, fixed once the enabled tiers are known. */
