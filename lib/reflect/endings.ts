@@ -71,6 +71,7 @@ export function failRun(run: RunContext, message: string, phase: string): Promis
 
 /** The run stopped early (see RunStop): no answer, the receipt says why. */
 export function stopRun(run: RunContext, stop: RunStop): Promise<ReflectResult> {
+  if (stop.wallClock || stop.status === "interrupted") run.log.markStopped();
   return finishRun(run, stop.status, "", emptyCitations(), [], { message: stop.message, phase: stop.phase });
 }
 

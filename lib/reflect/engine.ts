@@ -38,7 +38,7 @@ export async function runReflect(
   options: ReflectOptions = {},
 ): Promise<ReflectResult> {
   const req = ReflectRequestSchema.parse(request);
-  const log = new RunLog(deps, req.runId);
+  const log = new RunLog(deps, req.runId, { wallClockMs: req.wallClockMs, signal: options.signal });
   const warnings = req.responseSchema === undefined ? [] : [RESPONSE_SCHEMA_WARNING];
   const runStarted = (enabledTiers: Tier[], maxIterations: number) =>
     log.emit("run.started", {
@@ -133,9 +133,9 @@ class ReflectLoop {
     for (let i = 0; i < this.maxIterations; i++) {
       const isFinal = i === this.maxIterations - 1;
       if (isFinal && run.evidence.isEmpty) return endWithoutEvidence(run);
-      if (isFinal) return this.doneHandler.finalCall(i, this.injectionsFor(i, isFinal), "done");
+      if (isFinal) return this.doneHandler.finalCall(i, this.injectionsFor(i, isFinal, "done"), "done");
       const offer = this.offer();
-      const response = await this.turns.call(i, offer, this.injectionsFor(i, isFinal));
+      const response = await this.turns.call(i, offer, this.injectionsFor(i, isFinal, offer.forced));
       const calls = this.turns.readCalls(response);
       run.toolCallsSeen += calls.length;
 
@@ -159,7 +159,7 @@ class ReflectLoop {
         }
       }
 
-      const verdict = this.ladder.observe(i, turn);
+      const verdict = this.ladder.observe(i, turn, { forced: this.nextForced(i + 1) });
       if (verdict?.kind === "halt") {
         const { kind: _kind, ...payload } = verdict;
         await run.log.emit("steering.halt", payload, i);
@@ -195,20 +195,28 @@ class ReflectLoop {
     return { tools: [...this.run.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
   }
 
+  /** The tool iteration `next` will force (null under auto), without taking it from the queue. */
+  private nextForced(next: number): string | null {
+    if (next >= this.maxIterations - 1) return "done";
+    const tier = this.run.released === null ? this.forcedQueue[0] : undefined;
+    return tier ? TIER_INFO[tier].tool : null;
+  }
+
   /** A forced tier whose tool never reached the store this turn is forced again next iteration. */
   private keepPending(offer: Offer): void {
     const tier = offer.forced ? tierForTool(offer.forced) : null;
     if (tier && this.run.released === null) this.forcedQueue.unshift(tier);
   }
 
-  private injectionsFor(i: number, isFinal: boolean): PendingInjection[] {
+  /** `forced`: the tool this request forces (null under auto); steering never contradicts it. */
+  private injectionsFor(i: number, isFinal: boolean, forced: string | null): PendingInjection[] {
     const pending: PendingInjection[] = [];
     if (this.pendingNudge) pending.push({ kind: "nudge", text: this.pendingNudge });
     this.pendingNudge = null;
     if (this.pendingProseHint && !isFinal) pending.push({ kind: "prose_hint", text: PROSE_HINT });
     this.pendingProseHint = false;
     if (isAnchorIteration(i, this.run.req.anchorEvery, isFinal)) {
-      pending.push({ kind: "anchor", text: anchorText(this.run.req.question, this.run.progressText) });
+      pending.push({ kind: "anchor", text: anchorText(this.run.req.question, this.run.progressText, forced) });
     }
     return pending;
   }
