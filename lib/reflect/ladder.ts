@@ -58,7 +58,8 @@ const AUTO: NextTurn = { forced: null };
 
 function repeatAdvice(next: NextTurn): string {
   if (next.forced === "done") return "Do not search again: call done with the evidence you already have.";
-  if (next.forced) return `Do not repeat it: the next turn accepts only ${next.forced}; call it with a different query.`;
+  if (next.forced)
+    return `Do not repeat it: the next turn accepts only ${next.forced}; call it with a different query.`;
   return "Do not repeat it: change the query or arguments, try another tier, or call done with the evidence you already have.";
 }
 
@@ -174,8 +175,7 @@ export class NoProgressLadder {
         signature: null,
         count: this.streak,
         sinceIteration: this.streakSince,
-        text:
-          `No progress since ${at(this.streakSince)}: ${this.streak} tool calls failed in a row. ${streakAdvice(next)}`,
+        text: `No progress since ${at(this.streakSince)}: ${this.streak} tool calls failed in a row. ${streakAdvice(next)}`,
       };
     }
     return null;
