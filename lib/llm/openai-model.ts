@@ -89,7 +89,8 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
       const { content, reasoning } = splitReasoning(message);
       // Only a response without structured calls is read for text ones: the text of a structured
       // call's arguments is never parsed for calls.
-      const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content) : null;
+      const offered = request.tools.map((t) => t.function.name);
+      const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content, offered) : null;
       const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens;
       return {
         // The prose beside text-written calls is the response's text, as beside structured calls.

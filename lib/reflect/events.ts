@@ -22,7 +22,7 @@ export const ToolName = z.enum(TOOL_NAMES);
 export type ToolName = z.infer<typeof ToolName>;
 
 /** The text forms a provider reads tool calls from when a response has no structured ones (lib/llm/text-tool-calls.ts). */
-export const TextToolCallFormat = z.enum(["hermes", "mistral", "bare_json"]);
+export const TextToolCallFormat = z.enum(["hermes", "mistral", "bare_json", "harmony"]);
 export type TextToolCallFormat = z.infer<typeof TextToolCallFormat>;
 
 export const OutcomeClass = z.enum(["success", "empty", "error", "policy_reject", "unknown_tool"]);

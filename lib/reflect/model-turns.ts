@@ -19,6 +19,7 @@ const FORMAT_WORDS = {
   hermes: "Hermes <tool_call> blocks",
   mistral: "Mistral [TOOL_CALLS]",
   bare_json: 'a bare {"name", "arguments"} object',
+  harmony: "harmony to=functions.x text",
 } as const;
 
 /** The tools one request offers. */
