@@ -378,3 +378,34 @@ describe("27.7: the guard reads reasoning tags and leaves prose about markers al
     expect(digest).not.toContain("withheld");
   });
 });
+
+describe("27.7: forks keep the parent's reasoning", () => {
+  it("27.7: a fork's replayed steps carry the parent's reasoning", async () => {
+    const thinking = (req: ModelRequest) => {
+      const forced = forcedTool(req);
+      const r =
+        forced && forced !== "done"
+          ? reply(call(forced, { query: "Atlas launch" }))
+          : reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+      return { ...r, reasoning: `thinking about ${forced ?? "auto"}` };
+    };
+    const parent = await run(atlasMemory({ mentalModels: [] }), new ScriptedModel(thinking));
+    const { replayResponses } = await import("@/lib/server/rerun");
+    const responses = replayResponses(parent.events, 2);
+    const fork = await run(
+      atlasMemory({ mentalModels: [] }),
+      new ScriptedModel(thinking),
+      {},
+      {
+        replay: { forkAt: 2, responses },
+      },
+    );
+    const reasoningOf = (events: RunEvent[]) =>
+      ofType(events, "llm.response")
+        .filter((e) => (e.iteration ?? 0) < 2)
+        .map((e) => e.payload.reasoning);
+    expect(reasoningOf(parent.events)).toEqual(["thinking about search_observations", "thinking about recall"]);
+    expect(reasoningOf(fork.events)).toEqual(reasoningOf(parent.events));
+    expect(ofType(fork.events, "llm.response").filter((e) => e.payload.replayed)).toHaveLength(2);
+  });
+});
