@@ -39,6 +39,7 @@ export async function finishRun(
     flags: RUN_FLAGS.filter((f) => run.flags.has(f)),
     usage: { ...run.usage },
     llmCalls: run.llmCalls,
+    modelRequests: run.modelRequests,
     iterations: run.iterations,
     warnings: [...run.warnings],
     error,

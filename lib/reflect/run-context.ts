@@ -23,6 +23,8 @@ export class RunContext {
   readonly usage = { inputTokens: 0, outputTokens: 0 };
   /** Model calls actually made (replayed responses are not calls). */
   llmCalls = 0;
+  /** Requests sent to the model server: answered calls, retries, downgrades and failed calls. */
+  modelRequests = 0;
   /** Tool calls the model made in the whole run; zero after real calls means it cannot call tools. */
   toolCallsSeen = 0;
   /** Searches that read the bank (success or empty): `no_evidence` needs at least one (SPEC §3.5b). */

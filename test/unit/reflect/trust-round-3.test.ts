@@ -409,3 +409,62 @@ describe("27.7: forks keep the parent's reasoning", () => {
     expect(ofType(fork.events, "llm.response").filter((e) => e.payload.replayed)).toHaveLength(2);
   });
 });
+
+describe("27.6: every model request is counted (engine)", () => {
+  it("27.6: retries and downgrades a port reports are requests, each with its own event", async () => {
+    let n = 0;
+    const model = obeying(() => reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] })));
+    const port = {
+      info: model.info,
+      complete: async (req: ModelRequest) => {
+        const r = await model.complete(req);
+        return n++ === 0
+          ? {
+              ...r,
+              failedRequests: [
+                { kind: "downgrade" as const, error: "HTTP 400: tool_choice named unsupported", status: 400 },
+                { kind: "retry" as const, error: "HTTP 503: overloaded", status: 503 },
+              ],
+            }
+          : r;
+      },
+    };
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), port);
+    expect(result.llmCalls).toBe(3);
+    expect(result.modelRequests).toBe(5);
+    expect(ofType(events, "llm.request_failed").map((e) => [e.iteration, e.payload.attempt, e.payload.kind])).toEqual([
+      [0, 1, "downgrade"],
+      [0, 2, "retry"],
+    ]);
+  });
+
+  it("27.6: a call that fails after retries counts every request and says why each failed", async () => {
+    const { ModelCallError } = await import("@/lib/reflect/errors");
+    const port = {
+      info: { kind: "scripted" as const, name: "failing" },
+      complete: async (): Promise<ModelResponse> => {
+        throw new ModelCallError(
+          "model failing: timed out after 1000 ms per request; 4 requests took 4.9 s in all",
+          "failing",
+          undefined,
+          [
+            { kind: "retry", error: "timed out after 1000 ms", status: null },
+            { kind: "retry", error: "timed out after 1000 ms", status: null },
+            { kind: "retry", error: "timed out after 1000 ms", status: null },
+          ],
+        );
+      },
+    };
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), port);
+    expect(result.status).toBe("failed");
+    expect(result.llmCalls).toBe(0);
+    expect(result.modelRequests).toBe(4);
+    expect(result.error?.message).toContain("4 requests took 4.9 s");
+    expect(ofType(events, "llm.request_failed").map((e) => e.payload.kind)).toEqual([
+      "retry",
+      "retry",
+      "retry",
+      "final",
+    ]);
+  });
+});
