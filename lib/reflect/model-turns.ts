@@ -128,11 +128,7 @@ export class ModelTurns {
     let attempt = 0;
     for (const f of all) {
       attempt += 1;
-      await run.log.emit(
-        "llm.request_failed",
-        { attempt, kind: f.kind, error: f.error, status: f.status ?? null },
-        i,
-      );
+      await run.log.emit("llm.request_failed", { attempt, kind: f.kind, error: f.error, status: f.status ?? null }, i);
     }
   }
 

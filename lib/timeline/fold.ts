@@ -387,7 +387,12 @@ function verdictRow(step: VerdictStep): TimelineRow {
       return { id, kind: "guard", iteration, seqs, at, action: "provider_warning", message: ev.payload.message };
     case "llm.request_failed": {
       const p = ev.payload;
-      const what = p.kind === "retry" ? "retried" : p.kind === "downgrade" ? "re-sent with another tool choice" : "the call failed";
+      const what =
+        p.kind === "retry"
+          ? "retried"
+          : p.kind === "downgrade"
+            ? "re-sent with another tool choice"
+            : "the call failed";
       const message = `model request ${p.attempt} failed (${what}): ${p.error}`;
       return { id, kind: "guard", iteration, seqs, at, action: "provider_warning", message };
     }
