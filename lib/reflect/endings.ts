@@ -86,7 +86,7 @@ export function unreadTiers(run: RunContext): Tier[] {
 
 /**
  * Nothing was found to answer from. `no_evidence` only when every enabled tier was searched and
- * came back empty (SPEC §3.5b, issue 27), or when nothing in the scope can be read at all (answered
+ * came back empty (docs/engine.md#never-a-misleading-result, issue 27), or when nothing in the scope can be read at all (answered
  * before any model call); otherwise the run fails, naming the tiers it never read.
  */
 export function endWithoutEvidence(
