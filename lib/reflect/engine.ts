@@ -18,7 +18,12 @@ import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
 import { searchKey, seenInFull } from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
-import { type ReflectRequest, ReflectRequest as ReflectRequestSchema, type ReflectResult } from "./request";
+import {
+  failedRunResult,
+  type ReflectRequest,
+  ReflectRequest as ReflectRequestSchema,
+  type ReflectResult,
+} from "./request";
 import { type ReflectOptions, RunContext } from "./run-context";
 import { RunLog } from "./run-log";
 import { clampMaxResults } from "./tools";
@@ -68,6 +73,12 @@ export async function runReflect(
   } catch (e) {
     // The error is the news; what was emitted before it is still written when the store allows.
     await log.flush().catch(() => {});
+    // The wall clock or a cancel overtook an event write before the run could end itself (a store
+    // that hangs on the run's first event): the run still returns, with the reason.
+    if (e instanceof RunStop) {
+      const stopped = failedRunResult({ message: e.message, phase: e.phase });
+      return { ...stopped, status: e.status, warnings: [...warnings] };
+    }
     throw e;
   }
   // Flush point: the result is returned (and shown) only once the whole log, `run.finished`

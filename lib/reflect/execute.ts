@@ -204,6 +204,7 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
       case "observations": {
         const result = await ctx.memory.searchObservations(q);
         checkStoreHits(call.name, tier, result?.observations);
+        checkObservationFreshness(call.name, result);
         const { observations, ...observationFreshness } = result;
         const payload = observationsPayload(search.query, { observations, ...observationFreshness });
         return found({ tier, hits: observations }, payload, { observationFreshness });
@@ -276,6 +277,16 @@ export function checkStoreHits(tool: string, tier: Tier, hits: unknown): void {
       }
     }
   });
+}
+
+/** An observation search's freshness fields, as the run's events record them. */
+function checkObservationFreshness(tool: string, result: ObservationSearch): void {
+  const { pending, freshness, isStale } = result;
+  if (!Number.isInteger(pending) || typeof freshness !== "string" || typeof isStale !== "boolean") {
+    throw new MalformedStoreHitError(
+      `${tool}: the store returned a malformed observation search (pending, freshness or isStale missing or of the wrong type)`,
+    );
+  }
 }
 
 /** The text a hit carries: a mental model's content, an observation's or fact's text. */

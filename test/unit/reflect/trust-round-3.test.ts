@@ -253,6 +253,37 @@ describe("27.4: the event store and the memory store cannot hold or crash a run"
     expect(result.status).toBe("interrupted");
   });
 
+  it("27.4: a store that hangs on the run's first event still returns at the wall clock", async () => {
+    const h = harness(
+      atlasMemory(),
+      obeying(() => reply(done("March 14.", { memory_ids: ["f1"] }))),
+    );
+    const { sink } = hangingSink("run.started");
+    const started = performance.now();
+    const result = await runReflect({ ...h.deps, sink }, request({ wallClockMs: 200 }));
+    expect(performance.now() - started).toBeLessThan(200 + 1_500);
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toContain("wall-clock limit of 200 ms");
+  });
+
+  it("27.4: an observation search without its freshness fields fails the run with a one-line reason", async () => {
+    class NoFreshness extends InMemoryMemory {
+      override async searchObservations(q: Parameters<InMemoryMemory["searchObservations"]>[0]) {
+        const found = await super.searchObservations(q);
+        return { ...found, pending: null } as unknown as typeof found;
+      }
+    }
+    const memory = new NoFreshness({ facts: [fact("f1", "Atlas launches on March 14.")], observations: [] });
+    const { result, events } = await run(
+      memory,
+      obeying(() => reply(done("March 14.", { memory_ids: ["f1"] }))),
+    );
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toContain("malformed observation search");
+    expect(result.error?.message).not.toContain("\n");
+    expect(ofType(events, "run.finished")).toHaveLength(1);
+  });
+
   class MalformedModels extends InMemoryMemory {
     constructor(private readonly hit: Record<string, unknown>) {
       super({ facts: [fact("f1", "Atlas launches on March 14.")], mentalModels: [ATLAS_MODEL] });
