@@ -172,10 +172,18 @@ export class DoneHandler {
         why: "release_miss",
         message:
           "done rejected: the answer cites none of the mental models you were given and no other evidence. " +
-          "Search observations (search_observations) or raw facts (recall) for the answer, then call done citing what you used.",
+          `Search ${this.lowerTiers()} for the answer, then call done citing what you used.`,
       };
     }
     return null;
+  }
+
+  /** The tiers below mental models this run offers, as the release-miss text names them (never one it refuses). */
+  private lowerTiers(): string {
+    const lower = this.run.enabledTiers
+      .filter((t) => t !== "mental_models")
+      .map((t) => `${TIER_INFO[t].label} (${TIER_INFO[t].tool})`);
+    return lower.length > 0 ? lower.join(" or ") : `mental models (${TIER_INFO.mental_models.tool})`;
   }
 
   /**

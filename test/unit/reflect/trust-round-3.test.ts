@@ -369,6 +369,18 @@ describe("27.5: digests and steering texts", () => {
     expect(onForced.some((t) => t.includes("accepts only search_observations"))).toBe(true);
   });
 
+  it("27.5: the release-miss text names only tiers this run offers", async () => {
+    let n = 0;
+    const model = obeying(() =>
+      n++ === 0 ? reply(done("Atlas launches on March 14.")) : reply(done("March 14.", { mental_model_ids: ["mm1"] })),
+    );
+    const { events } = await run(atlasMemory(), model, { skill: EPISODIC_ONLY });
+    const rejected = ofType(events, "guard.done_rejected")[0]!.payload;
+    expect(rejected.why).toBe("release_miss");
+    expect(rejected.message).toContain("raw facts (recall)");
+    expect(rejected.message).not.toContain("search_observations");
+  });
+
   it("27.5: an anchor on a forced tier turn does not ask for done", async () => {
     const model = new ScriptedModel((req) => {
       const forced = forcedTool(req);
