@@ -90,7 +90,9 @@ export class RunLog {
     let onAbort: (() => void) | undefined;
     const overrun = new Promise<never>((_, reject) => {
       const fail = (stop: RunStop) => {
-        this.stuck = stopped || stop.status === "interrupted" || stop.wallClock;
+        // Only a write that outlived the grace marks the store stuck: a cancel or the wall clock
+        // landing during a healthy write still lets the writes that end the run be awaited.
+        this.stuck = stopped;
         this.stoppedAt ??= this.realElapsed();
         reject(stop);
       };

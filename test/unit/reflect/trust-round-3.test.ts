@@ -253,6 +253,31 @@ describe("27.4: the event store and the memory store cannot hold or crash a run"
     expect(result.status).toBe("interrupted");
   });
 
+  it("27.4: a cancel that lands during a slow but healthy write still stores run.finished before returning", async () => {
+    const h = harness(
+      atlasMemory(),
+      obeying(() => reply(done("March 14.", { memory_ids: ["f1"] }))),
+    );
+    const stored: RunEvent[] = [];
+    const slow: RunSink = {
+      append: (event) =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            stored.push(event);
+            resolve();
+          }, 15),
+        ),
+    };
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 40);
+    const result = await runReflect({ ...h.deps, sink: slow }, request({ wallClockMs: 60_000 }), {
+      signal: controller.signal,
+    });
+    expect(result.status).toBe("interrupted");
+    expect(stored.at(-1)?.type).toBe("run.finished");
+    expect(stored.map((e) => e.seq)).toEqual(stored.map((_, k) => k));
+  });
+
   it("27.4: a store that hangs on the run's first event still returns at the wall clock", async () => {
     const h = harness(
       atlasMemory(),
