@@ -39,7 +39,8 @@ const CHAT_TEMPLATE_TOKEN = /<\|(?:im_start|im_end|im_sep|endoftext|eot_id|start
  * Mistral's `[TOOL_CALLS]` is a call when it opens the text or a call list/object follows it;
  * prose that names the marker ("Mistral marks calls with [TOOL_CALLS].") is an answer.
  */
-const TEXT_TOOL_CALL = /<\/?tool_call>|^\s*\[TOOL_CALLS\]|\[TOOL_CALLS\]\s*(?:[{[]|\w+\[ARGS\])|\w\[ARGS\]\s*[{[]/;
+const TEXT_TOOL_CALL =
+  /<\/?tool_call>|^\s*\[TOOL_CALLS\]|[^\s"'`“‘(]\[TOOL_CALLS\]|\[TOOL_CALLS\]\s*$|\[TOOL_CALLS\]\s*(?:[{[]|\w+\[ARGS\])|\w\[ARGS\]\s*[{[]/;
 /** A marker quoted in prose: inside backticks or quotes it is a mention, never scaffolding. */
 const QUOTED_MARKER = /`[^`\n]*`|(["'“‘])(?:<\|[a-z_]+\|>|\[TOOL_CALLS\]|<\/?tool_call>)(["'”’])/g;
 

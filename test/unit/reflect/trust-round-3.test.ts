@@ -435,6 +435,12 @@ describe("27.7: the guard reads reasoning tags and leaves prose about markers al
       expect(inspectAnswer(text, prose)).toMatchObject({ kind: "leak", pattern: "think_block" });
     },
   );
+  it.each(["Atlas launches on March 14.[TOOL_CALLS]", "Atlas launches on March 14. [TOOL_CALLS]"])(
+    "27.7: a marker glued to the answer or ending it is still a leak: %j",
+    (text) => {
+      expect(inspectAnswer(text, prose)).toMatchObject({ kind: "leak", pattern: "text_tool_call" });
+    },
+  );
   it.each([
     "Qwen closes each turn with <|im_end|> and the server stops there.",
     "Qwen closes each turn with `<|im_end|>`.",
