@@ -16,6 +16,11 @@ export default defineConfig({
     projects: [
       { resolve: { alias }, test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" } },
       {
+        // Randomised engine audits (issue 27): in memory, seconds, but too many runs for the unit tier.
+        resolve: { alias },
+        test: { name: "slow", include: ["test/slow/**/*.test.ts"], environment: "node", testTimeout: 120_000 },
+      },
+      {
         resolve: { alias },
         test: {
           name: "integration",

@@ -95,6 +95,7 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
       inputTokens: result.usage.inputTokens,
       outputTokens: result.usage.outputTokens,
       llmCalls: result.llmCalls,
+      modelRequests: result.modelRequests ?? null,
       iterations: result.iterations,
       error: result.error,
       finishedAt,

@@ -233,6 +233,8 @@ export const runs = sqliteTable(
     inputTokens: integer("input_tokens").notNull().default(0),
     outputTokens: integer("output_tokens").notNull().default(0),
     llmCalls: integer("llm_calls").notNull().default(0),
+    /** Every request sent to the model server (calls, retries, downgrades); null before it was counted. */
+    modelRequests: integer("model_requests"),
     iterations: integer("iterations").notNull().default(0),
     error: text("error", { mode: "json" }).$type<{ message: string; phase: string }>(),
     parentRunId: text("parent_run_id"),

@@ -8,7 +8,12 @@ const DONE_WHY = {
   release_miss: "done after a freshness release cited nothing",
 };
 
-const FORMAT_LABEL = { hermes: "Hermes <tool_call>", mistral: "Mistral [TOOL_CALLS]", bare_json: "bare JSON" } as const;
+const FORMAT_LABEL = {
+  hermes: "Hermes <tool_call>",
+  mistral: "Mistral [TOOL_CALLS]",
+  bare_json: "bare JSON",
+  harmony: "harmony to=functions",
+} as const;
 
 /** Tool calls the model wrote as text, read back by the provider (no structured calls came back). */
 function TextToolCallRow({ detail, format }: { detail: string; format?: keyof typeof FORMAT_LABEL }) {

@@ -91,6 +91,11 @@ export const RunHeader = memo(function RunHeader({
           {formatCount(header.tokensIn)} / {formatCount(header.tokensOut)}
         </Field>
         <Field label="LLM calls">{header.llmCalls}</Field>
+        <Field label="Model requests">
+          <span title="Every request sent to the model server: answered calls plus retries and tool-choice downgrades">
+            {header.modelRequests}
+          </span>
+        </Field>
         <Field label="Iterations">
           {header.mode === "facts" && header.iterationCount === 0
             ? "none — facts mode"

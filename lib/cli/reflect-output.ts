@@ -45,7 +45,14 @@ export function formatReflectHuman(runId: string, result: ReflectResult, events:
   const view = foldRun(events);
   const out: string[] = [];
   out.push(`Run ${runId}: ${result.status}${result.flags.length ? ` [${result.flags.join(", ")}]` : ""}`);
-  out.push(`${result.llmCalls} LLM call(s), tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out`);
+  // Retries and tool-choice downgrades are requests too (issue 27): shown when there were any.
+  const requests =
+    result.modelRequests !== undefined && result.modelRequests !== result.llmCalls
+      ? ` (${result.modelRequests} model requests, retries included)`
+      : "";
+  out.push(
+    `${result.llmCalls} LLM call(s)${requests}, tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out`,
+  );
   if (result.error) out.push(`Error (${result.error.phase}): ${result.error.message}`);
   out.push("", result.answer, "");
   const kept = view.citations.filter((c) => c.status === "kept");

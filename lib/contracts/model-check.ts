@@ -49,7 +49,12 @@ export const ModelCheckReport = z.object({
 });
 export type ModelCheckReport = z.infer<typeof ModelCheckReport>;
 
-const FORMAT_WORDS = { hermes: "Hermes <tool_call>", mistral: "Mistral [TOOL_CALLS]", bare_json: "bare JSON" } as const;
+const FORMAT_WORDS = {
+  hermes: "Hermes <tool_call>",
+  mistral: "Mistral [TOOL_CALLS]",
+  bare_json: "bare JSON",
+  harmony: "harmony to=functions",
+} as const;
 
 /** The rows after the probes, the same in the terminal and on the model page. */
 export function findingRows(r: ModelCheckReport): { label: string; result: string; detail: string }[] {

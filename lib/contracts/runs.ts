@@ -135,6 +135,8 @@ export const RunListItem = z.object({
   status: RunStatus,
   flags: z.array(RunFlag),
   llmCalls: z.number().int(),
+  /** Every request sent to the model server: answered calls plus retries and tool-choice downgrades. */
+  modelRequests: z.number().int(),
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
   durationMs: z.number().nullable(),

@@ -19,6 +19,7 @@ import { analyzeQuestion, keywordQuery, type Question } from "./offline/question
 import { coverage, type Passage, rankPassages, relevantPassages } from "./offline/relevance";
 import { shortAnswer } from "./offline/short-answer";
 import { askedSpeaker, favourSpeaker, NOT_MENTIONED, saidBySomeoneElse, speakersOf } from "./offline/speakers";
+import { stemsOf, tokenize } from "./offline/text";
 import { questionStems, type TermStats, type TermStatsPort, weigh } from "./offline/weights";
 
 export type { TermStats, TermStatsPort } from "./offline/weights";
@@ -340,6 +341,33 @@ function targetedQuery(question: Question, best: Passage[]): string {
 
 // ---------- the answer ----------
 
+/**
+ * The names, numbers and dates the question states as its subject that no memory it read mentions
+ * anywhere (text, model name, tags, speaker), as the question wrote them. A verb no memory uses
+ * ("owe") is not one: only what the question names is distinctive enough to say it was not found.
+ */
+function unmetNames(question: Question, items: RetrievedItem[]): string[] {
+  const seen = new Set<string>();
+  for (const item of items) {
+    for (const text of [item.text, item.name ?? "", item.speaker ?? "", ...item.tags]) {
+      for (const stem of stemsOf(text)) seen.add(stem);
+    }
+  }
+  const asWritten = new Map(tokenizeWritten(question.text));
+  return question.terms
+    .filter((t) => t.role === "subject" && t.named && t.word !== "" && t.stems.length > 0)
+    .filter((t) => !t.stems.some((s) => seen.has(s)))
+    .map((t) => asWritten.get(t.word) ?? t.word);
+}
+
+/** Each folded word of the text with its spelling as written ("tomas" → "Tomás"). */
+function tokenizeWritten(text: string): [string, string][] {
+  return [...text.matchAll(/[\p{L}\p{N}]+/gu)].flatMap((m) => {
+    const folded = tokenize(m[0])[0]?.word;
+    return folded ? [[folded, m[0]] as [string, string]] : [];
+  });
+}
+
 /** Records quoted behind an observation that leads a short answer, at most this many. */
 const MAX_BACKING = 2;
 
@@ -381,6 +409,15 @@ function answer(question: Question, reading: Reading, shape: AnswerShape, items:
   for (const { item } of composed.quoted) {
     const list = citations[item.tier.citation];
     if (!list.includes(item.id)) list.push(item.id);
+  }
+  // The answer alone, as said (conversation QA), keeps its first line for the short answer.
+  const unmet = shape === "short" ? [] : unmetNames(question, items);
+  if (unmet.length > 0) {
+    // The question is about something no memory it read mentions ("Japan"): say so before what it
+    // did find, rather than answer confidently about something else (issue 27).
+    const names = unmet.map((w) => `"${w}"`).join(" or ");
+    const text = `${NO_ANSWER_TEXT.replace(/\.$/, "")}: nothing I read mentions ${names}. What the memories say on the rest of the question:\n\n${composed.answer}`;
+    return { tool: DONE, args: { answer: text, ...citations }, note: null };
   }
   return { tool: DONE, args: { answer: composed.answer, ...citations }, note: null };
 }

@@ -1,7 +1,14 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionToolChoiceOption } from "openai/resources/chat";
 import { ModelCallError } from "@/lib/reflect/errors";
-import type { ModelPort, ModelRequest, ModelResponse, ToolCall, ToolChoice } from "@/lib/reflect/ports";
+import type {
+  FailedModelRequest,
+  ModelPort,
+  ModelRequest,
+  ModelResponse,
+  ToolCall,
+  ToolChoice,
+} from "@/lib/reflect/ports";
 import type { ForcedToolChoiceMode, OpenAIModelConfig } from "./config";
 import { baseUrlHost } from "./provider-status";
 import { splitReasoning } from "./reasoning";
@@ -35,22 +42,28 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   const formKey = `${baseURL} ${config.model}`;
   const client = createOpenAIClient(config);
 
-  const create = async (request: ModelRequest, form: ForcedToolChoiceMode) => {
+  /** One model call's requests, as the SDK sends them (its retries included). */
+  const create = async (request: ModelRequest, form: ForcedToolChoiceMode, requests: RequestLog) => {
+    requests.form = form;
     try {
-      return await client.chat.completions.create(buildBody(config, request, form), { signal: request.signal });
+      return await requests.client.chat.completions.create(buildBody(config, request, form), {
+        signal: request.signal,
+      });
     } catch (error) {
       throw toModelCallError(error, config, host, request.toolChoice === "auto");
     }
   };
 
   /** A forced turn: the pinned form, or the remembered one, downgraded on a 400 naming tool_choice. */
-  const forced = async (request: ModelRequest) => {
-    if (config.forcedToolChoice) return { completion: await create(request, config.forcedToolChoice), form: null };
+  const forced = async (request: ModelRequest, requests: RequestLog) => {
+    if (config.forcedToolChoice) {
+      return { completion: await create(request, config.forcedToolChoice, requests), form: null };
+    }
     let at = DOWNGRADES.indexOf(workingForm.get(formKey) ?? "named");
     for (;;) {
       const form = DOWNGRADES[at]!;
       try {
-        const completion = await create(request, form);
+        const completion = await create(request, form, requests);
         workingForm.set(formKey, form);
         return { completion, form };
       } catch (error) {
@@ -63,10 +76,18 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   return {
     info: { kind: "openai", name: config.model, baseUrlHost: host },
     async complete(request: ModelRequest): Promise<ModelResponse> {
-      const { completion, form } =
-        request.toolChoice === "auto"
-          ? { completion: await create(request, "named"), form: null }
-          : await forced(request);
+      const requests = requestLog(client, config, request.signal);
+      let sent: Awaited<ReturnType<typeof forced>>;
+      try {
+        sent =
+          request.toolChoice === "auto"
+            ? { completion: await create(request, "named", requests), form: null }
+            : await forced(request, requests);
+      } catch (error) {
+        throw withRequests(error, requests, config);
+      }
+      const { completion, form } = sent;
+      const failedRequests = failedBefore(requests.attempts.slice(0, -1), requests.attempts.at(-1));
       const wrongShape = notAChatCompletion(completion);
       if (wrongShape) throw new ModelCallError(`${prefix(config, host)} ${wrongShape}`, config.model);
       const choice = completion.choices?.[0];
@@ -89,7 +110,8 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
       const { content, reasoning } = splitReasoning(message);
       // Only a response without structured calls is read for text ones: the text of a structured
       // call's arguments is never parsed for calls.
-      const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content) : null;
+      const offered = request.tools.map((t) => t.function.name);
+      const text = structured.length === 0 && offersTools(request) ? parseTextToolCalls(content, offered) : null;
       const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens;
       return {
         // The prose beside text-written calls is the response's text, as beside structured calls.
@@ -110,10 +132,102 @@ export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
         ...(reasoning ? { reasoning } : {}),
         ...(typeof reasoningTokens === "number" && reasoningTokens > 0 ? { reasoningTokens } : {}),
         ...(text ? { textToolCall: { format: text.format, calls: text.calls.length } } : {}),
+        ...(failedRequests.length > 0 ? { failedRequests } : {}),
         ...(form && form !== "named" ? { warnings: [`forced_tool_choice_downgraded: named → ${form}`] } : {}),
       };
     },
   };
+}
+
+/** One request the SDK sent for a model call, and how it ended. */
+interface Attempt {
+  form: ForcedToolChoiceMode;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  timedOut: boolean;
+}
+
+/** The requests of one model call: a client whose fetch records each one (the SDK's retries included). */
+interface RequestLog {
+  client: OpenAI;
+  form: ForcedToolChoiceMode;
+  attempts: Attempt[];
+  startedAt: number;
+}
+
+function requestLog(client: OpenAI, config: OpenAIModelConfig, caller?: AbortSignal): RequestLog {
+  const log: RequestLog = { client, form: "named", attempts: [], startedAt: Date.now() };
+  const recording: typeof fetch = async (input, init) => {
+    const attempt: Attempt = { form: log.form, ok: false, status: null, error: null, timedOut: false };
+    log.attempts.push(attempt);
+    try {
+      const res = await fetch(input, init);
+      attempt.ok = res.ok;
+      attempt.status = res.status;
+      if (!res.ok) attempt.error = await statusLine(res, config.apiKey);
+      return res;
+    } catch (e) {
+      // The SDK aborts a request it timed out; the caller's signal is a cancel.
+      attempt.timedOut = init?.signal?.aborted === true && caller?.aborted !== true;
+      attempt.error = attempt.timedOut
+        ? `timed out after ${config.timeoutMs} ms`
+        : caller?.aborted
+          ? "request aborted"
+          : `connection failed (${withoutKey(connectionCause(e instanceof Error ? e : new Error(String(e))), config.apiKey)})`;
+      throw e;
+    }
+  };
+  log.client = client.withOptions({ fetch: recording });
+  return log;
+}
+
+/** "HTTP 503: overloaded": the status and the server's own explanation, key-free, one line. */
+async function statusLine(res: Response, apiKey: string): Promise<string> {
+  let detail = "";
+  try {
+    const text = await res.clone().text();
+    try {
+      const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+      const fromError = typeof body.error === "object" ? body.error?.message : body.error;
+      detail = String(fromError ?? body.message ?? "");
+    } catch {
+      detail = text;
+    }
+  } catch {
+    // The body could not be read: the status alone.
+  }
+  const shown = detail.trim() ? `: ${withoutKey(detail, apiKey)}` : "";
+  return `HTTP ${res.status}${shown}`;
+}
+
+/** The failed requests before `last`: a request re-sent with another tool-choice form is a downgrade. */
+function failedBefore(attempts: Attempt[], last: Attempt | undefined): FailedModelRequest[] {
+  return attempts.map((a, k) => {
+    const next = attempts[k + 1] ?? last;
+    return {
+      kind: next && next.form !== a.form ? ("downgrade" as const) : ("retry" as const),
+      error: a.error ?? (a.status ? `HTTP ${a.status}` : "failed"),
+      status: a.status,
+    };
+  });
+}
+
+/**
+ * The call's error with the requests it made: the ones before the last as `failedRequests`, and a
+ * time-out reported after retries says so (1,000 ms per request is not 4.9 s in all).
+ */
+function withRequests(error: unknown, log: RequestLog, config: OpenAIModelConfig): unknown {
+  if (!(error instanceof ModelCallError)) return error;
+  const attempts = log.attempts;
+  if (attempts.length <= 1) return error;
+  const last = attempts.at(-1)!;
+  const failed = failedBefore(attempts.slice(0, -1), last);
+  const seconds = ((Date.now() - log.startedAt) / 1000).toFixed(1);
+  const message = last.timedOut
+    ? `${error.message} per request; ${attempts.length} requests took ${seconds} s in all (the SDK retried ${attempts.length - 1} time${attempts.length === 2 ? "" : "s"})`
+    : `${error.message} (after ${attempts.length} requests in ${seconds} s)`;
+  return new ModelCallError(message, config.model, error.status, failed);
 }
 
 /** The SDK client for a configuration, reading vLLM-shaped error bodies (see BodyReadingOpenAI). */

@@ -7,8 +7,11 @@
  * - Mistral: `[TOOL_CALLS][{"name": …, "arguments": …}, …]` (tokenizers before v11) and
  *   `[TOOL_CALLS]name{…}` / `[TOOL_CALLS]name[ARGS]{…}` (v11 and later), repeated per call.
  * - A bare JSON object `{"name": …, "arguments": …}` (or `"parameters"`) as the whole content,
- *   optionally inside one ```json fence.
+ *   optionally inside one ```json fence, naming a tool the request offered.
+ * - gpt-oss "harmony": `to=functions.name … {…}` (`<|channel|>commentary to=functions.recall
+ *   <|constrain|>json<|message|>{…}<|call|>`, or the same glued together).
  *
+ * A block inside a fenced code example in prose (```…```) is an example, never a call.
  * Pure. A block that does not parse makes the whole text stay prose: the engine's output guard
  * then keeps the scaffolding out of any answer.
  */
@@ -38,19 +41,49 @@ const WHOLE_FENCE = /^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i;
 const BARE_KEYS = new Set(["name", "arguments", "parameters", "id", "type"]);
 
 /** A `<think>` block anywhere (or one left open at the end): the model's reasoning, never calls. */
-const THINK_BLOCK = /<think>[\s\S]*?(?:<\/think>|$)/gi;
+const THINK_BLOCK = /<(think|thinking|reasoning)>[\s\S]*?(?:<\/\1>|$)/gi;
+/** Fenced code blocks: examples in prose, never calls (unless the fence is the whole content). */
+const FENCED_BLOCK = /```[^\n]*\n[\s\S]*?(?:```|$)/g;
+/** A harmony call: the recipient, then (past the constrain/message markers) its JSON arguments. */
+const HARMONY_CALL = /to=functions\.([A-Za-z_][\w.-]*)/g;
 
 /**
  * The tool calls a response's text holds, or null when it holds none (or a broken one). A call the
  * model merely thought about inside a `<think>` block (a second one, or one mid-text, which the
  * reasoning split leaves in the content) is not a call.
  */
-export function parseTextToolCalls(content: string | null | undefined): TextToolCalls | null {
-  const visible = content?.replace(THINK_BLOCK, " ");
-  if (!visible?.trim()) return null;
+export function parseTextToolCalls(
+  content: string | null | undefined,
+  /** The tool names the request offered: a bare JSON object naming another is an answer, not a call. */
+  offered?: readonly string[],
+): TextToolCalls | null {
+  const thought = content?.replace(THINK_BLOCK, " ");
+  if (!thought?.trim()) return null;
+  // A whole-content fence is packaging (bareJson reads it); fences in prose are examples.
+  const visible = WHOLE_FENCE.test(thought.trim()) ? thought : thought.replace(FENCED_BLOCK, " ");
+  if (!visible.trim()) return null;
   if (visible.includes(HERMES_OPEN)) return hermes(visible);
   if (visible.includes(MISTRAL_MARK)) return mistral(visible);
-  return bareJson(visible);
+  if (visible.includes("to=functions.")) return harmony(visible);
+  return bareJson(visible, offered);
+}
+
+/** gpt-oss harmony calls written as text: `to=functions.name`, then the first JSON object after it. */
+function harmony(content: string): TextToolCalls | null {
+  const calls: TextToolCall[] = [];
+  for (const m of content.matchAll(HARMONY_CALL)) {
+    const from = m.index + m[0].length;
+    const brace = content.indexOf("{", from);
+    // Only markers (and a content type such as "json") may stand between the recipient and its arguments.
+    if (brace < 0 || !/^(?:\s|<\|[a-z]+\|>|json|code)*$/i.test(content.slice(from, brace))) return null;
+    const end = jsonValueEnd(content, brace);
+    if (end < 0) return null;
+    const args = parseJson(content.slice(brace, end));
+    if (!isObject(args)) return null;
+    calls.push({ name: m[1]!, arguments: JSON.stringify(args) });
+  }
+  // The analysis channel before a harmony call is the model's reasoning, not the response's text.
+  return calls.length > 0 ? { format: "harmony", calls, prose: "" } : null;
 }
 
 function hermes(content: string): TextToolCalls | null {
@@ -116,7 +149,7 @@ function mistral(content: string): TextToolCalls | null {
   return calls.length > 0 ? { format: "mistral", calls, prose: joinProse(prose) } : null;
 }
 
-function bareJson(content: string): TextToolCalls | null {
+function bareJson(content: string, offered?: readonly string[]): TextToolCalls | null {
   const trimmed = content.trim();
   const inner = (WHOLE_FENCE.exec(trimmed)?.[1] ?? trimmed).trim();
   if (!inner.startsWith("{") || !inner.endsWith("}")) return null;
@@ -126,6 +159,8 @@ function bareJson(content: string): TextToolCalls | null {
   if (!isObject(value) || !Object.keys(value).every((k) => BARE_KEYS.has(k))) return null;
   if (!("arguments" in value || "parameters" in value)) return null;
   const call = callFrom(value);
+  // `{"name": "Atlas", "arguments": …}` in an answer names no tool of this request: it is text.
+  if (call && offered && !offered.includes(call.name)) return null;
   return call ? { format: "bare_json", calls: [call], prose: "" } : null;
 }
 

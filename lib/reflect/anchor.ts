@@ -12,9 +12,14 @@ export function truncateCodePoints(text: string, limit: number): string {
   return points.length <= limit ? text : `${points.slice(0, limit).join("")}…`;
 }
 
-export function anchorText(question: string, progress: string | null): string {
+/** `forced`: the tool this turn forces (the anchor then never asks for `done`, which the turn refuses). */
+export function anchorText(question: string, progress: string | null, forced: string | null = null): string {
   const lines = [`Reminder of the original question (answer this one): ${question}`];
   if (progress) lines.push(`Your latest progress note: ${truncateCodePoints(progress, ANCHOR_PROGRESS_LIMIT)}`);
-  lines.push("Stay on this question; call done once the evidence answers it.");
+  lines.push(
+    forced && forced !== "done"
+      ? `Stay on this question; this turn accepts only ${forced}.`
+      : "Stay on this question; call done once the evidence answers it.",
+  );
   return lines.join("\n");
 }

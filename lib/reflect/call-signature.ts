@@ -19,14 +19,35 @@ export function firstLine(text: string | null | undefined): string {
 }
 
 /**
+ * A search query as the ladder compares it (issue 27): what it means, not how it is written —
+ * inner whitespace collapsed, trailing question marks and full stops dropped, case-folded.
+ */
+export function normalizeQuery(query: string): string {
+  return query
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[\s?.!]+$/u, "")
+    .toLowerCase();
+}
+
+/**
  * The arguments as the ladder compares them: the free-text `reason` is left out (rewording it is
- * the same call) and `query` is trimmed and case-folded.
+ * the same call) and `query` is normalized (normalizeQuery).
  */
 function signatureArgs(args: unknown): unknown {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
   const { reason: _reason, ...rest } = args as Record<string, unknown>;
-  if (typeof rest.query === "string") rest.query = rest.query.trim().toLowerCase();
+  if (typeof rest.query === "string") rest.query = normalizeQuery(rest.query);
   return rest;
+}
+
+/**
+ * The signature of a well-formed search: its tool and the meaning of its query only. Keys the
+ * schema strips, `max_results` (a search that found nothing finds nothing with more room) and the
+ * query's spelling do not make the same search new.
+ */
+export function searchSignature(tool: string, query: string, error: string | null): string {
+  return callSignature(tool, { query }, error);
 }
 
 /** Tool name, canonical arguments (see signatureArgs) and the first error line (empty on success), joined by ":". */

@@ -4,7 +4,8 @@
  */
 import { type Citations, emptyCitations, TIER_REGISTRY } from "./domain";
 import type { Evidence } from "./evidence";
-import { harmonyLeak } from "./output-guard";
+import { hasNoContent } from "./no-content";
+import { scaffoldingIn } from "./output-guard";
 import type { FactHit, MentalModelHit, ObservationHit } from "./ports";
 
 export const NO_EVIDENCE_ANSWER = "No relevant memories were found in this bank for that question.";
@@ -14,10 +15,13 @@ export const NO_EVIDENCE_ANSWER = "No relevant memories were found in this bank 
  * scaffolding (a stored leak) is named by its id but not quoted.
  */
 const oneLine = (text: string) => {
-  const leak = harmonyLeak(text);
-  if (leak) return `(text withheld: it contains model-internal formatting, ${leak.pattern})`;
+  const leak = scaffoldingIn(text);
+  if (leak) return `(text withheld: it contains model-internal formatting, ${leak})`;
   return text.replace(/\s+/g, " ").trim();
 };
+
+/** A memory with no content (blank or placeholder text) says nothing: a digest leaves it out. */
+const says = (text: unknown) => typeof text === "string" && !hasNoContent(text);
 
 function factLine(f: FactHit): string {
   const when = f.occurredAt ?? f.recordedAt;
@@ -29,9 +33,9 @@ export function factsDigest(
   items: { facts?: FactHit[]; observations?: ObservationHit[]; mentalModels?: MentalModelHit[] },
 ): string {
   const sections: string[] = [];
-  const models = items.mentalModels ?? [];
-  const observations = items.observations ?? [];
-  const facts = items.facts ?? [];
+  const models = (items.mentalModels ?? []).filter((m) => m.usable !== false && says(m.content));
+  const observations = (items.observations ?? []).filter((o) => says(o.text));
+  const facts = (items.facts ?? []).filter((f) => says(f.text));
   if (models.length > 0) {
     sections.push(
       `Mental models:\n${models.map((m) => `- [${m.id}] ${m.name}: ${oneLine(m.content)}${m.isStale ? " (stale)" : ""}`).join("\n")}`,

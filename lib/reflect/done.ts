@@ -10,8 +10,15 @@ import { callSignature } from "./call-signature";
 import { validateCitations } from "./citations";
 import { errorMessage, RunStop } from "./deadline";
 import { digestCitations, evidenceDigest } from "./digest";
-import { type Citations, citationCount, type DroppedCitation, ITERATIONS_BY_BUDGET, type RunStatus } from "./domain";
-import { endWithoutEvidence, finishRun, noDoneMessage, noToolCallMessage } from "./endings";
+import {
+  type Citations,
+  citationCount,
+  type DroppedCitation,
+  ITERATIONS_BY_BUDGET,
+  type RunStatus,
+  TIER_INFO,
+} from "./domain";
+import { endWithoutEvidence, finishRun, noDoneMessage, noToolCallMessage, unreadTiers } from "./endings";
 import { noTierIds } from "./events";
 import { type ModelCall, parseJsonArgs, toolMessage, zodProblem } from "./execute";
 import type { TurnResult } from "./ladder";
@@ -51,6 +58,14 @@ export class DoneHandler {
   async handle(i: number, done: ModelCall, calls: ModelCall[]): Promise<DoneOutcome> {
     const { run } = this;
     const { args, rawArgs, problem } = await this.recordCall(i, done);
+    if (args && calls.length === 1 && run.evidence.isEmpty && unreadTiers(run).length === 0) {
+      // Every enabled tier was searched and came back empty: "nothing found" is the true answer,
+      // and the run ends `no_evidence` on the model's own done (issue 27). A done beside searches
+      // is sent back: those searches run first.
+      await this.dropOtherCalls(i, done, calls);
+      await this.emitDoneResult(i, done, rawArgs, null);
+      return { kind: "finished", result: await endWithoutEvidence(run) };
+    }
     const rejection = args ? this.rejection(args) : null;
     if (!args || rejection) {
       const message = rejection?.message ?? `invalid done arguments: ${problem}`;
@@ -143,10 +158,12 @@ export class DoneHandler {
   /** The rules that send a well-formed `done` back, in order. */
   private rejection(args: DoneArgs): Rejection | null {
     if (this.run.evidence.isEmpty) {
-      return {
-        why: "no_evidence_yet",
-        message: "done rejected: no evidence has been retrieved yet. Search the memory tiers first.",
-      };
+      const unread = unreadTiers(this.run).map((t) => `${TIER_INFO[t].label} (${TIER_INFO[t].tool})`);
+      const message =
+        unread.length === 0
+          ? "done rejected: no evidence has been retrieved yet; the searches of this turn run first, then call done again."
+          : `done rejected: no evidence has been retrieved yet and ${unread.join(", ")} ${unread.length === 1 ? "was" : "were"} never searched. Search ${unread.length === 1 ? "it" : "them"} first.`;
+      return { why: "no_evidence_yet", message };
     }
     if (this.isReleaseMiss(args)) {
       this.releaseMissUsed = true;
@@ -155,10 +172,18 @@ export class DoneHandler {
         why: "release_miss",
         message:
           "done rejected: the answer cites none of the mental models you were given and no other evidence. " +
-          "Search observations (search_observations) or raw facts (recall) for the answer, then call done citing what you used.",
+          `Search ${this.lowerTiers()} for the answer, then call done citing what you used.`,
       };
     }
     return null;
+  }
+
+  /** The tiers below mental models this run offers, as the release-miss text names them (never one it refuses). */
+  private lowerTiers(): string {
+    const lower = this.run.enabledTiers
+      .filter((t) => t !== "mental_models")
+      .map((t) => `${TIER_INFO[t].label} (${TIER_INFO[t].tool})`);
+    return lower.length > 0 ? lower.join(" or ") : `mental models (${TIER_INFO.mental_models.tool})`;
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   RUN_FLAGS,
   type RunStatus,
   TIER_INFO,
+  type Tier,
 } from "./domain";
 import type { ModelCall } from "./execute";
 import { isNegativeAnswer, isProbedStatus, probeWithinDeadline, readButUnused } from "./probe";
@@ -38,6 +39,7 @@ export async function finishRun(
     flags: RUN_FLAGS.filter((f) => run.flags.has(f)),
     usage: { ...run.usage },
     llmCalls: run.llmCalls,
+    modelRequests: run.modelRequests,
     iterations: run.iterations,
     warnings: [...run.warnings],
     error,
@@ -70,17 +72,47 @@ export function failRun(run: RunContext, message: string, phase: string): Promis
 
 /** The run stopped early (see RunStop): no answer, the receipt says why. */
 export function stopRun(run: RunContext, stop: RunStop): Promise<ReflectResult> {
+  if (stop.wallClock || stop.status === "interrupted") run.log.markStopped();
   return finishRun(run, stop.status, "", emptyCitations(), [], { message: stop.message, phase: stop.phase });
 }
 
 /**
- * Nothing was found to answer from. `no_evidence` only when the bank was actually searched (docs/engine.md#never-a-misleading-result); a model that never produced a search that read the bank is reported as such instead.
+ * The enabled tiers this run never read: no search of them was answered by the store, or the
+ * latest one failed. `no_evidence` needs none (issue 27).
  */
-export function endWithoutEvidence(run: RunContext): Promise<ReflectResult> {
-  if (run.llmCalls > 0 && run.searchesCompleted === 0) return failRun(run, noSearchMessage(run), run.phase);
-  // A tier whose search failed was never read: "nothing relevant" would be a guess.
-  if (run.failedSearches.size > 0) return failRun(run, failedSearchMessage(run), run.phase);
+export function unreadTiers(run: RunContext): Tier[] {
+  return run.enabledTiers.filter((t) => !run.searchedTiers.has(t) || run.failedSearches.has(t));
+}
+
+/**
+ * Nothing was found to answer from. `no_evidence` only when every enabled tier was searched and
+ * came back empty (docs/engine.md#never-a-misleading-result, issue 27), or when nothing in the scope can be read at all (answered
+ * before any model call); otherwise the run fails, naming the tiers it never read.
+ */
+export function endWithoutEvidence(
+  run: RunContext,
+  options: { nothingInScope?: boolean } = {},
+): Promise<ReflectResult> {
+  if (!options.nothingInScope) {
+    const unread = unreadTiers(run);
+    if (run.llmCalls > 0 && run.searchesCompleted === 0) {
+      return failRun(run, `${noSearchMessage(run)} (never read: ${tierList(unread)})`, run.phase);
+    }
+    // A tier whose search failed was never read: "nothing relevant" would be a guess.
+    if (run.failedSearches.size > 0) return failRun(run, failedSearchMessage(run), run.phase);
+    if (unread.length > 0) return failRun(run, unreadMessage(run, unread), run.phase);
+  }
   return finishRun(run, "no_evidence", NO_EVIDENCE_ANSWER, emptyCitations(), [], null);
+}
+
+const tierList = (tiers: Tier[]) => tiers.map((t) => TIER_INFO[t].label).join(", ") || "none";
+
+function unreadMessage(run: RunContext, unread: Tier[]): string {
+  const read = run.enabledTiers.filter((t) => !unread.includes(t));
+  return (
+    `the run ended without evidence but never read ${tierList(unread)} ` +
+    `(searched and empty: ${tierList(read)}), so whether the bank holds relevant memories is unknown`
+  );
 }
 
 function noSearchMessage(run: RunContext): string {
@@ -100,7 +132,9 @@ function failedSearchMessage(run: RunContext): string {
   const failed = [...run.failedSearches].map(
     ([tier, error]) => `the ${TIER_INFO[tier].label} search failed (${error})`,
   );
-  return `${failed.join("; ")}, and the searches that ran found nothing, so whether the bank holds relevant memories is unknown`;
+  const never = unreadTiers(run).filter((t) => !run.failedSearches.has(t));
+  const also = never.length > 0 ? `; ${tierList(never)} never searched` : "";
+  return `${failed.join("; ")}${also}, and the searches that ran found nothing, so whether the bank holds relevant memories is unknown`;
 }
 
 export function noToolCallMessage(run: RunContext): string {

@@ -18,7 +18,12 @@ import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
 import { searchKey, seenInFull } from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
-import { type ReflectRequest, ReflectRequest as ReflectRequestSchema, type ReflectResult } from "./request";
+import {
+  failedRunResult,
+  type ReflectRequest,
+  ReflectRequest as ReflectRequestSchema,
+  type ReflectResult,
+} from "./request";
 import { type ReflectOptions, RunContext } from "./run-context";
 import { RunLog } from "./run-log";
 import { clampMaxResults } from "./tools";
@@ -38,7 +43,7 @@ export async function runReflect(
   options: ReflectOptions = {},
 ): Promise<ReflectResult> {
   const req = ReflectRequestSchema.parse(request);
-  const log = new RunLog(deps, req.runId);
+  const log = new RunLog(deps, req.runId, { wallClockMs: req.wallClockMs, signal: options.signal });
   const warnings = req.responseSchema === undefined ? [] : [RESPONSE_SCHEMA_WARNING];
   const runStarted = (enabledTiers: Tier[], maxIterations: number) =>
     log.emit("run.started", {
@@ -68,6 +73,12 @@ export async function runReflect(
   } catch (e) {
     // The error is the news; what was emitted before it is still written when the store allows.
     await log.flush().catch(() => {});
+    // The wall clock or a cancel overtook an event write before the run could end itself (a store
+    // that hangs on the run's first event): the run still returns, with the reason.
+    if (e instanceof RunStop) {
+      const stopped = failedRunResult({ message: e.message, phase: e.phase });
+      return { ...stopped, status: e.status, warnings: [...warnings] };
+    }
     throw e;
   }
   // Flush point: the result is returned (and shown) only once the whole log, `run.finished`
@@ -119,7 +130,7 @@ class ReflectLoop {
       return setupFailed(e);
     }
     // Nothing the scope can read: answer before any model call.
-    if (inScope === 0) return endWithoutEvidence(run);
+    if (inScope === 0) return endWithoutEvidence(run, { nothingInScope: true });
     try {
       return await this.loop();
     } catch (e) {
@@ -133,9 +144,9 @@ class ReflectLoop {
     for (let i = 0; i < this.maxIterations; i++) {
       const isFinal = i === this.maxIterations - 1;
       if (isFinal && run.evidence.isEmpty) return endWithoutEvidence(run);
-      if (isFinal) return this.doneHandler.finalCall(i, this.injectionsFor(i, isFinal), "done");
+      if (isFinal) return this.doneHandler.finalCall(i, this.injectionsFor(i, isFinal, "done"), "done");
       const offer = this.offer();
-      const response = await this.turns.call(i, offer, this.injectionsFor(i, isFinal));
+      const response = await this.turns.call(i, offer, this.injectionsFor(i, isFinal, offer.forced));
       const calls = this.turns.readCalls(response);
       run.toolCallsSeen += calls.length;
 
@@ -159,7 +170,7 @@ class ReflectLoop {
         }
       }
 
-      const verdict = this.ladder.observe(i, turn);
+      const verdict = this.ladder.observe(i, turn, { forced: this.nextForced(i + 1) });
       if (verdict?.kind === "halt") {
         const { kind: _kind, ...payload } = verdict;
         await run.log.emit("steering.halt", payload, i);
@@ -195,20 +206,28 @@ class ReflectLoop {
     return { tools: [...this.run.enabledTiers.map((t) => TIER_INFO[t].tool), "done"], forced: null };
   }
 
+  /** The tool iteration `next` will force (null under auto), without taking it from the queue. */
+  private nextForced(next: number): string | null {
+    if (next >= this.maxIterations - 1) return "done";
+    const tier = this.run.released === null ? this.forcedQueue[0] : undefined;
+    return tier ? TIER_INFO[tier].tool : null;
+  }
+
   /** A forced tier whose tool never reached the store this turn is forced again next iteration. */
   private keepPending(offer: Offer): void {
     const tier = offer.forced ? tierForTool(offer.forced) : null;
     if (tier && this.run.released === null) this.forcedQueue.unshift(tier);
   }
 
-  private injectionsFor(i: number, isFinal: boolean): PendingInjection[] {
+  /** `forced`: the tool this request forces (null under auto); steering never contradicts it. */
+  private injectionsFor(i: number, isFinal: boolean, forced: string | null): PendingInjection[] {
     const pending: PendingInjection[] = [];
     if (this.pendingNudge) pending.push({ kind: "nudge", text: this.pendingNudge });
     this.pendingNudge = null;
     if (this.pendingProseHint && !isFinal) pending.push({ kind: "prose_hint", text: PROSE_HINT });
     this.pendingProseHint = false;
     if (isAnchorIteration(i, this.run.req.anchorEvery, isFinal)) {
-      pending.push({ kind: "anchor", text: anchorText(this.run.req.question, this.run.progressText) });
+      pending.push({ kind: "anchor", text: anchorText(this.run.req.question, this.run.progressText, forced) });
     }
     return pending;
   }
@@ -265,7 +284,10 @@ class ReflectLoop {
     }
     if (r.answered) {
       this.run.searchesCompleted += 1;
-      if (tier) this.run.failedSearches.delete(tier);
+      if (tier) {
+        this.run.failedSearches.delete(tier);
+        this.run.searchedTiers.add(tier);
+      }
     } else if (r.searched && r.error) {
       this.run.lastSearchError = r.error;
       if (tier) this.run.failedSearches.set(tier, r.error);

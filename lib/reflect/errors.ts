@@ -1,3 +1,4 @@
+import type { FailedModelRequest } from "./ports";
 import { wordsOf } from "./terms";
 
 /** Thrown by a memory port when the run asks for a team scope its bank does not permit. */
@@ -40,6 +41,8 @@ export class ModelCallError extends Error {
     message: string,
     readonly model: string,
     readonly status?: number,
+    /** The requests that failed before this one gave up (SDK retries, tool-choice downgrades). */
+    readonly failedRequests: FailedModelRequest[] = [],
   ) {
     super(message);
     this.name = "ModelCallError";

@@ -22,7 +22,7 @@ export const ToolName = z.enum(TOOL_NAMES);
 export type ToolName = z.infer<typeof ToolName>;
 
 /** The text forms a provider reads tool calls from when a response has no structured ones (lib/llm/text-tool-calls.ts). */
-export const TextToolCallFormat = z.enum(["hermes", "mistral", "bare_json"]);
+export const TextToolCallFormat = z.enum(["hermes", "mistral", "bare_json", "harmony"]);
 export type TextToolCallFormat = z.infer<typeof TextToolCallFormat>;
 
 export const OutcomeClass = z.enum(["success", "empty", "error", "policy_reject", "unknown_tool"]);
@@ -116,6 +116,17 @@ const payloads = {
   }),
   /** Something the provider layer changed to make a request work (e.g. the forced tool-choice form). */
   "llm.warning": z.object({ message: z.string() }),
+  /**
+   * One request to the model server that failed (issue 27): an SDK retry, a tool-choice downgrade,
+   * or the last request of a call that failed. Every request is counted in `modelRequests`.
+   */
+  "llm.request_failed": z.object({
+    /** 1-based, among the requests of this iteration's model call. */
+    attempt: z.number().int().positive(),
+    kind: z.enum(["retry", "downgrade", "final"]),
+    error: z.string(),
+    status: z.number().int().nullable(),
+  }),
   "tool.call": z.object({
     callId: z.string(),
     tool: z.string(),
@@ -227,6 +238,7 @@ export const RunEvent = z.discriminatedUnion("type", [
   variant("llm.request"),
   variant("llm.response"),
   variant("llm.warning"),
+  variant("llm.request_failed"),
   variant("tool.call"),
   variant("tool.result"),
   variant("freshness.check"),

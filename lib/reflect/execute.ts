@@ -1,9 +1,10 @@
 /** Runs one tier tool call against the memory port and classifies the outcome for the ladder. */
 import type { z } from "zod";
-import { callSignature } from "./call-signature";
+import { callSignature, searchSignature } from "./call-signature";
 import { isTierTool, type ScopeValue, type Tier, tierForTool } from "./domain";
 import { NothingToSearchError, ScopeNotPermittedError } from "./errors";
 import { type IdsByTier, noTierIds, type OutcomeClass } from "./events";
+import { hasNoContent } from "./no-content";
 import type { Clock, HitOf, MemoryPort, ObservationSearch, Retrieved, TierQuery, ToolCall } from "./ports";
 import {
   capContent,
@@ -153,7 +154,9 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
     prepared,
     searched: prepared.problem === null,
     answered: result.retrieved !== undefined,
-    signature: callSignature(call.name, prepared.args, result.error),
+    signature: prepared.search
+      ? searchSignature(call.name, prepared.search.query, result.error)
+      : callSignature(call.name, prepared.args, result.error),
     durationMs: Math.max(0, ctx.clock.now() - started),
     ...result,
   });
@@ -165,9 +168,11 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
   const q = tierQuery(ctx, tier, search.query, clampMaxResults(tier, search.max_results));
   const found = (returned: Retrieved, payload: unknown, extra: Pick<ExecutedCall, "observationFreshness"> = {}) => {
     const capped = capContent(payload, ctx.cap);
-    const seen = { tier: returned.tier, hits: hitsSeen<HitOf<Tier>>(returned.hits, capped) } as Retrieved;
+    const visible = hitsSeen<HitOf<Tier>>(returned.hits, capped);
+    // A placeholder or blank memory is read but is no evidence: not citable, not quoted.
+    const seen = { tier: returned.tier, hits: visible.filter(isCitableHit) } as Retrieved;
     const count = returned.hits.length;
-    if (count > 0 && seen.hits.length === 0) {
+    if (count > 0 && visible.length === 0) {
       // The store found matches but the cap cut off every one: the model saw nothing it could use
       // or cite, so this is no success, and the tier was not read (docs/engine.md#never-a-misleading-result).
       const message = `${call.name} found ${count} match(es) but the ${ctx.cap}-character result cap hid all of them; use a shorter query or fewer max_results`;
@@ -186,21 +191,27 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
     }
     const ids = noTierIds();
     ids[seen.tier] = seen.hits.map((h) => h.id);
-    return finish({ ...classified(count), ids, ...capped, retrieved: seen, returned, ...extra });
+    // The outcome is what the model can use; the count is what the store returned.
+    return finish({ ...classified(seen.hits.length), count, ids, ...capped, retrieved: seen, returned, ...extra });
   };
   try {
     switch (tier) {
       case "mental_models": {
         const hits = await ctx.memory.searchMentalModels(q);
+        checkStoreHits(call.name, tier, hits);
         return found({ tier, hits }, mentalModelsPayload(search.query, hits));
       }
       case "observations": {
-        const { observations, ...observationFreshness } = await ctx.memory.searchObservations(q);
+        const result = await ctx.memory.searchObservations(q);
+        checkStoreHits(call.name, tier, result?.observations);
+        checkObservationFreshness(call.name, result);
+        const { observations, ...observationFreshness } = result;
         const payload = observationsPayload(search.query, { observations, ...observationFreshness });
         return found({ tier, hits: observations }, payload, { observationFreshness });
       }
       case "raw_facts": {
         const hits = await ctx.memory.recall(q);
+        checkStoreHits(call.name, tier, hits);
         return found({ tier, hits }, recallPayload(search.query, hits));
       }
       default: {
@@ -209,11 +220,84 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
       }
     }
   } catch (e) {
+    if (e instanceof MalformedStoreHitError) throw e;
     if (e instanceof ScopeNotPermittedError) return failure("policy_reject", e.message);
     // An error, not "empty": the tier was not read (the run cannot end no_evidence on it).
     if (e instanceof NothingToSearchError) return failure("error", `${call.name}: ${e.message}`);
     return failure("error", `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/**
+ * The store answered with hits the engine cannot read (a model without a name, a numeric id, text
+ * that is null): a broken store, not an empty tier. The run fails with this one-line reason.
+ */
+export class MalformedStoreHitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MalformedStoreHitError";
+  }
+}
+
+const isText = (v: unknown) => typeof v === "string";
+const isId = (v: unknown) => typeof v === "string" && v.trim() !== "";
+/** The fields of each tier's hit the engine reads, and what each must be. */
+const HIT_FIELDS: Record<Tier, [string, (v: unknown) => boolean, string][]> = {
+  mental_models: [
+    ["id", isId, "a non-empty string"],
+    ["name", isText, "a string"],
+    ["content", isText, "a string"],
+    ["version", (v) => Number.isInteger(v), "an integer"],
+  ],
+  observations: [
+    ["id", isId, "a non-empty string"],
+    ["text", isText, "a string"],
+  ],
+  raw_facts: [
+    ["id", isId, "a non-empty string"],
+    ["text", isText, "a string"],
+    ["recordedAt", isText, "a string"],
+  ],
+};
+
+/** Throws MalformedStoreHitError naming the first unreadable hit and field. */
+export function checkStoreHits(tool: string, tier: Tier, hits: unknown): void {
+  if (!Array.isArray(hits)) throw new MalformedStoreHitError(`${tool}: the store returned no list of hits`);
+  hits.forEach((hit, i) => {
+    if (hit === null || typeof hit !== "object") {
+      throw new MalformedStoreHitError(`${tool}: the store returned a malformed hit (#${i + 1} is not an object)`);
+    }
+    for (const [key, ok, what] of HIT_FIELDS[tier]) {
+      const value = (hit as Record<string, unknown>)[key];
+      if (!ok(value)) {
+        const got = value === undefined ? "missing" : value === null ? "null" : `a ${typeof value}`;
+        throw new MalformedStoreHitError(
+          `${tool}: the store returned a malformed hit (#${i + 1}: ${key} is ${got}, expected ${what})`,
+        );
+      }
+    }
+  });
+}
+
+/** An observation search's freshness fields, as the run's events record them. */
+function checkObservationFreshness(tool: string, result: ObservationSearch): void {
+  const { pending, freshness, isStale } = result;
+  if (!Number.isInteger(pending) || typeof freshness !== "string" || typeof isStale !== "boolean") {
+    throw new MalformedStoreHitError(
+      `${tool}: the store returned a malformed observation search (pending, freshness or isStale missing or of the wrong type)`,
+    );
+  }
+}
+
+/** The text a hit carries: a mental model's content, an observation's or fact's text. */
+function hitText(hit: HitOf<Tier>): string {
+  return "content" in hit ? hit.content : hit.text;
+}
+
+/** A hit that says nothing (blank or placeholder, or a model the store marks unusable) is not evidence. */
+export function isCitableHit(hit: HitOf<Tier>): boolean {
+  if ("usable" in hit && hit.usable === false) return false;
+  return !hasNoContent(hitText(hit));
 }
 
 function classified(count: number): { outcome: OutcomeClass; error: null; count: number } {

@@ -47,6 +47,7 @@ export async function runFactsMode(
     flags: [],
     usage: { inputTokens: 0, outputTokens: 0 },
     llmCalls: 0,
+    modelRequests: 0,
     iterations: 0,
     warnings,
     probe: null,

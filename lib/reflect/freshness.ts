@@ -4,50 +4,20 @@
  */
 import { NO_EVIDENCE_ANSWER } from "./digest";
 import type { Budget } from "./domain";
+import { hasNoContent, normalizedContent } from "./no-content";
 
-/**
- * Text with its markdown packaging, punctuation, zero-width characters and surrounding space
- * removed, case-folded: what is left is what the text says. Heading lines are titles (often the
- * model's name), not content.
- */
-export function normalizedContent(content: string): string {
-  return content
-    .replace(/[\u200B-\u200D\u2060\uFEFF\u00AD]/g, "")
-    .split("\n")
-    .filter((line) => !/^\s{0,3}#{1,6}(\s|$)/.test(line))
-    .join(" ")
-    .replace(/[\p{P}\p{S}]+/gu, " ")
-    .replace(/\s+/g, " ")
-    .trim()
-    .toLowerCase();
-}
+export { normalizedContent } from "./no-content";
 
-/** Phrases a summary carries while it is not written yet, normalized; the engine's no-evidence text too. */
-const PLACEHOLDER_PHRASES = [
-  "generating content",
-  "generating",
-  "please wait",
-  "loading",
-  "pending",
-  "placeholder",
-  "coming soon",
-  "todo",
-  "tbd",
-  "n a",
-  "none",
-  normalizedContent(NO_EVIDENCE_ANSWER),
-].sort((a, b) => b.length - a.length);
+const NO_EVIDENCE_PHRASE = [normalizedContent(NO_EVIDENCE_ANSWER)];
 
 /**
  * Placeholder text a model carries while its summary is not written yet ("*Generating content...*",
- * "(generating content)", "TBD", a lone zero-width space), or the engine's own "no relevant
- * memories" text, which a refresh that found nothing would otherwise store as a model's content.
+ * "Refreshing...", "Not yet generated.", a lone zero-width space — see no-content.ts), or the engine's
+ * own "no relevant memories" text, which a refresh that found nothing would otherwise store as a
+ * model's content.
  */
 export function isPlaceholderContent(content: string): boolean {
-  let rest = normalizedContent(content);
-  // Phrases are letters and spaces only (normalized), so they are safe inside a pattern.
-  for (const phrase of PLACEHOLDER_PHRASES) rest = rest.replace(new RegExp(`(^| )${phrase}(?= |$)`, "g"), " ");
-  return rest.trim() === "";
+  return hasNoContent(content, { as: "memory", extra: NO_EVIDENCE_PHRASE });
 }
 
 export function isUsableContent(content: string | null | undefined): boolean {

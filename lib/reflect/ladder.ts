@@ -45,6 +45,30 @@ interface Repeat {
 /** Iterations are numbered from 0 everywhere a user reads them (timeline, compare, nudges, halts). */
 const at = (iteration: number) => `iteration ${iteration}`;
 
+/**
+ * What the next request accepts, so a nudge never tells the model to do what that turn refuses: a
+ * forced tier turn takes only its tool, the forced final turn only `done` (issue 27).
+ */
+export interface NextTurn {
+  /** The tool the next request forces, or null under auto. */
+  forced: string | null;
+}
+
+const AUTO: NextTurn = { forced: null };
+
+function repeatAdvice(next: NextTurn): string {
+  if (next.forced === "done") return "Do not search again: call done with the evidence you already have.";
+  if (next.forced)
+    return `Do not repeat it: the next turn accepts only ${next.forced}; call it with a different query.`;
+  return "Do not repeat it: change the query or arguments, try another tier, or call done with the evidence you already have.";
+}
+
+function streakAdvice(next: NextTurn): string {
+  if (next.forced === "done") return "Call done with the evidence you have.";
+  if (next.forced) return `The next turn accepts only ${next.forced}: check its arguments (a non-empty query).`;
+  return "Check the tool names and arguments, try a different approach, or call done with the evidence you have.";
+}
+
 export class NoProgressLadder {
   /** Consecutive-turn repeats per non-success signature; a signature absent from a turn drops out. */
   private repeats = new Map<string, Repeat>();
@@ -57,7 +81,7 @@ export class NoProgressLadder {
   /** Iteration of the last nudge since the last reset; a halt needs one delivered in an earlier turn. */
   private lastNudgeAt: number | null = null;
 
-  observe(iteration: number, results: TurnResult[]): LadderVerdict {
+  observe(iteration: number, results: TurnResult[], upcoming: NextTurn = AUTO): LadderVerdict {
     if (results.some((r) => r.outcome === "success")) {
       this.reset();
       return null;
@@ -80,7 +104,7 @@ export class NoProgressLadder {
 
     const halt = this.haltVerdict(iteration);
     if (halt) return halt;
-    const nudge = this.nudgeVerdict();
+    const nudge = this.nudgeVerdict(upcoming);
     if (nudge) {
       this.lastNudgeAt = iteration;
       if (nudge.trigger === "failure_streak") this.streakNudged = true;
@@ -128,7 +152,7 @@ export class NoProgressLadder {
     return null;
   }
 
-  private nudgeVerdict(): LadderNudge | null {
+  private nudgeVerdict(next: NextTurn): LadderNudge | null {
     for (const [signature, r] of this.repeats) {
       if (r.count >= IDENTICAL_NUDGE_AT) {
         const empty = r.outcome === "empty";
@@ -140,8 +164,7 @@ export class NoProgressLadder {
           sinceIteration: this.since(),
           text:
             `No progress since ${at(this.since())}: the same ${signatureTool(signature)} call ` +
-            `${empty ? "returned nothing" : "failed"} ${r.count} times. Do not repeat it: change the query or ` +
-            "arguments, try another tier, or call done with the evidence you already have.",
+            `${empty ? "returned nothing" : "failed"} ${r.count} times. ${repeatAdvice(next)}`,
         };
       }
     }
@@ -152,9 +175,7 @@ export class NoProgressLadder {
         signature: null,
         count: this.streak,
         sinceIteration: this.streakSince,
-        text:
-          `No progress since ${at(this.streakSince)}: ${this.streak} tool calls failed in a row. ` +
-          "Check the tool names and arguments, try a different approach, or call done with the evidence you have.",
+        text: `No progress since ${at(this.streakSince)}: ${this.streak} tool calls failed in a row. ${streakAdvice(next)}`,
       };
     }
     return null;

@@ -6,7 +6,7 @@
 import { withinDeadline } from "./deadline";
 import type { ToolName } from "./events";
 import type { ModelCall } from "./execute";
-import type { ChatMessage, ModelRequest, ModelResponse, ToolCall } from "./ports";
+import type { ChatMessage, FailedModelRequest, ModelRequest, ModelResponse, ToolCall } from "./ports";
 import { buildMessages, type PendingInjection } from "./prompt";
 import type { RunContext } from "./run-context";
 import { normalizeToolName } from "./tool-names";
@@ -19,6 +19,7 @@ const FORMAT_WORDS = {
   hermes: "Hermes <tool_call> blocks",
   mistral: "Mistral [TOOL_CALLS]",
   bare_json: 'a bare {"name", "arguments"} object',
+  harmony: "harmony to=functions.x text",
 } as const;
 
 /** The tools one request offers. */
@@ -35,6 +36,8 @@ export function forcedDone(): Offer {
 
 export class ModelTurns {
   private readonly callIds = new WeakMap<ModelResponse, ModelCall[]>();
+  /** What the port threw on the current call, as it threw it. */
+  private portError: unknown;
 
   constructor(private readonly run: RunContext) {}
 
@@ -75,13 +78,20 @@ export class ModelTurns {
     // before the model is asked, and a run another process ended stops here (db/runs.ts).
     await run.log.flush();
     const started = run.deps.clock.now();
-    const response = wellFormed(
-      await this.complete({
-        messages,
-        tools: offer.tools.map((t) => TOOL_DEFINITIONS[t]),
-        toolChoice: offer.forced ? { type: "function", function: { name: offer.forced } } : "auto",
-      }),
-    );
+    let response: ModelResponse;
+    try {
+      response = wellFormed(
+        await this.complete({
+          messages,
+          tools: offer.tools.map((t) => TOOL_DEFINITIONS[t]),
+          toolChoice: offer.forced ? { type: "function", function: { name: offer.forced } } : "auto",
+        }),
+      );
+    } catch (e) {
+      await this.recordFailedRequests(i, this.portError ?? e);
+      throw e;
+    }
+    await this.recordFailedRequests(i, null, response.failedRequests);
     run.llmCalls += 1;
     for (const warning of response.warnings ?? []) {
       if (run.warn(warning)) await run.log.emit("llm.warning", { message: warning }, i);
@@ -103,6 +113,23 @@ export class ModelTurns {
       );
     }
     return response;
+  }
+
+  /**
+   * Every request of this iteration's model call is counted (issue 27): the ones that failed before
+   * the answer (SDK retries, tool-choice downgrades), each with its own event, and the last one —
+   * answered, or the failure the call ended on.
+   */
+  private async recordFailedRequests(i: number, error: unknown, before: unknown = undefined): Promise<void> {
+    const { run } = this;
+    const failed = failedRequestsOf(error === null ? before : (error as { failedRequests?: unknown })?.failedRequests);
+    const all = error === null ? failed : [...failed, finalFailure(error)];
+    run.modelRequests += failed.length + 1;
+    let attempt = 0;
+    for (const f of all) {
+      attempt += 1;
+      await run.log.emit("llm.request_failed", { attempt, kind: f.kind, error: f.error, status: f.status ?? null }, i);
+    }
   }
 
   /** Normalized calls; ids the model left out are generated once per response. */
@@ -134,7 +161,16 @@ export class ModelTurns {
 
   /** The model call, raced against the wall-clock deadline and the caller's signal. */
   private complete(request: Omit<ModelRequest, "signal">): Promise<ModelResponse> {
-    return this.withinDeadline((signal) => this.run.deps.model.complete({ ...request, signal }));
+    this.portError = undefined;
+    return this.withinDeadline(async (signal) => {
+      try {
+        return await this.run.deps.model.complete({ ...request, signal });
+      } catch (e) {
+        // The port's own error (its status, the requests it retried) before the deadline wraps it.
+        this.portError = e;
+        throw e;
+      }
+    });
   }
 
   private async record(i: number, response: ModelResponse, latencyMs: number, replayed: boolean): Promise<void> {
@@ -159,6 +195,26 @@ export class ModelTurns {
     );
   }
 }
+
+/** A port's failed requests, kept only where well-formed (a port may send anything). */
+function failedRequestsOf(value: unknown): FailedModelRequest[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((f): FailedModelRequest[] => {
+    if (f === null || typeof f !== "object") return [];
+    const { kind, error, status } = f as Record<string, unknown>;
+    if ((kind !== "retry" && kind !== "downgrade") || typeof error !== "string") return [];
+    return [{ kind, error: firstLineOf(error), status: Number.isInteger(status) ? (status as number) : null }];
+  });
+}
+
+/** The request a failed model call ended on. */
+function finalFailure(error: unknown): { kind: "final"; error: string; status: number | null } {
+  const status = (error as { status?: unknown })?.status;
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: "final", error: firstLineOf(message), status: Number.isInteger(status) ? (status as number) : null };
+}
+
+const firstLineOf = (text: string) => cutAtCodePoint(text.split("\n", 1)[0]!.trim(), 500);
 
 /** The reasoning fields of `llm.response`, present only when the model sent reasoning (golden logs stay as they were). */
 function reasoningFields(response: ModelResponse, replayed: boolean) {

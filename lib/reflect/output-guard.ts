@@ -3,6 +3,8 @@
  * tokens, tool calls written as text and bare JSON envelopes must never become a stored answer. Safe cases are recovered here; the engine retries or degrades the rest.
  */
 
+import { hasNoContent } from "./no-content";
+
 export type GuardInspection =
   | { kind: "clean"; text: string }
   | { kind: "recovered" | "unwrapped"; text: string; pattern: string; detail: string }
@@ -20,17 +22,32 @@ const GLUED_ANALYSIS = /^\s*(?:<\|[a-z]+\|>)?analysis(?=[A-Za-z"*]|'(?!s\b))/;
 const FINAL_CHANNEL = /<\|channel\|>\s*final\s*(?:<\|constrain\|>[^<]*)?<\|message\|>/g;
 const END_OF_MESSAGE = /<\|(end|return|call|start)\|>/;
 const ENVELOPE_KEYS = new Set(["answer", "final_answer", "response"]);
-/** Reasoning models (DeepSeek-R1, Qwen3) think inside <think>…</think> before the answer. */
-const LEADING_THINK = /^\s*<think>[\s\S]*?<\/think>\s*/i;
 /**
- * A leaked thought: an answer that opens with `<think>`, or holds a closing `</think>`. An answer
- * that only mentions the opening tag ("wraps its reasoning in <think> tags") is prose.
+ * Reasoning models (DeepSeek-R1, Qwen3) think inside <think>…</think> before the answer; others
+ * use <thinking> or <reasoning>.
  */
-const THINK_TAG = /^\s*<think>|<\/think>/i;
+const LEADING_THINK = /^\s*<(think|thinking|reasoning)>[\s\S]*?<\/\1>\s*/i;
+/**
+ * A leaked thought: an answer that opens with `<think>` (`<thinking>`, `<reasoning>`), or holds a
+ * closing tag. An answer that only mentions the opening tag ("wraps its reasoning in <think> tags") is prose.
+ */
+const THINK_TAG = /^\s*<(?:think|thinking|reasoning)>|<\/(?:think|thinking|reasoning)>/i;
 /** ChatML / Llama chat-template tokens: scaffolding, never answer text. */
 const CHAT_TEMPLATE_TOKEN = /<\|(?:im_start|im_end|im_sep|endoftext|eot_id|start_header_id|end_header_id)\|>/;
-/** Tool calls written as text (Hermes/Qwen blocks, Mistral's marker): scaffolding, never answer text. */
-const TEXT_TOOL_CALL = /<\/?tool_call>|\[TOOL_CALLS\]|\w\[ARGS\]\s*[{[]/;
+/**
+ * Tool calls written as text (Hermes/Qwen blocks, Mistral's marker): scaffolding, never answer text.
+ * Mistral's `[TOOL_CALLS]` is a call when it opens the text or a call list/object follows it;
+ * prose that names the marker ("Mistral marks calls with [TOOL_CALLS].") is an answer.
+ */
+const TEXT_TOOL_CALL =
+  /<\/?tool_call>|^\s*\[TOOL_CALLS\]|[^\s"'`“‘(]\[TOOL_CALLS\]|\[TOOL_CALLS\]\s*$|\[TOOL_CALLS\]\s*(?:[{[]|\w+\[ARGS\])|\w\[ARGS\]\s*[{[]/;
+/** A marker quoted in prose: inside backticks or quotes it is a mention, never scaffolding. */
+const QUOTED_MARKER = /`[^`\n]*`|(["'“‘])(?:<\|[a-z_]+\|>|\[TOOL_CALLS\]|<\/?tool_call>)(["'”’])/g;
+
+/** The text with quoted markers blanked out (same length, so indices still match the original). */
+function unquoted(text: string): string {
+  return text.replace(QUOTED_MARKER, (m) => " ".repeat(m.length));
+}
 /** The tokens that end a turn: what comes before the first one can be the answer. */
 const END_OF_TURN = /<\|(?:im_end|endoftext|eot_id)\|>/;
 /** An envelope behind a lead-in label ("Answer: {…}") or inside a one-element list ("[{…}]"). */
@@ -117,15 +134,29 @@ function inspectScaffolding(text: string, options: GuardOptions): GuardInspectio
   }
   const tag = THINK_TAG.exec(text);
   if (tag) return { kind: "leak", pattern: "think_block", detail: `found ${tag[0]}` };
-  const call = TEXT_TOOL_CALL.exec(text);
-  if (call) return { kind: "leak", pattern: "text_tool_call", detail: `found ${call[0]}` };
-  const token = CHAT_TEMPLATE_TOKEN.exec(text);
+  const plain = unquoted(text);
+  const call = TEXT_TOOL_CALL.exec(plain);
+  if (call) return { kind: "leak", pattern: "text_tool_call", detail: `found ${call[0].trim()}` };
+  const token = CHAT_TEMPLATE_TOKEN.exec(plain);
   if (!token) return null;
-  const end = END_OF_TURN.exec(text);
+  const end = END_OF_TURN.exec(plain);
   if (end && end.index === token.index && end.index > 0) {
+    if (isMention(plain, end)) return null;
     return recoveredOrLeak(text.slice(0, end.index), options, "chat_template_token", `cut at ${end[0]}`);
   }
   return { kind: "leak", pattern: "chat_template_token", detail: `found ${token[0]}` };
+}
+
+/**
+ * An end-of-turn token that prose merely names: a space before it, more prose after it, and no
+ * other chat-template token in the text ("Qwen closes each turn with <|im_end|> and …"). A leaked
+ * one is glued to the answer, ends the text, or opens the next turn.
+ */
+function isMention(plain: string, end: RegExpExecArray): boolean {
+  const before = plain[end.index - 1] ?? "";
+  const after = plain.slice(end.index + end[0].length);
+  const others = plain.slice(0, end.index) + after;
+  return /\s/.test(before) && /^\s+\S/.test(after) && /[a-z]/i.test(after) && !CHAT_TEMPLATE_TOKEN.test(others);
 }
 
 function recoveredOrLeak(rest: string, options: GuardOptions, pattern: string, detail: string): GuardInspection {
@@ -172,5 +203,20 @@ export function inspectAnswer(text: string, options: GuardOptions): GuardInspect
       return { kind: "unwrapped", text: json, pattern: "json_fence", detail: "unwrapped the fenced JSON" };
   }
   if (!text.trim()) return { kind: "leak", pattern: "empty_answer", detail: "the answer is blank" };
+  if (hasNoContent(text, { as: "answer" })) {
+    return { kind: "leak", pattern: "empty_answer", detail: "the answer has no content (blank or placeholder text)" };
+  }
   return { kind: "clean", text };
+}
+
+/**
+ * The scaffolding a memory's text carries (a stored leak: harmony framing, <think>, <tool_call>,
+ * chat-template tokens, [TOOL_CALLS]), or null. Digests name such memories by id and never quote them.
+ */
+export function scaffoldingIn(text: string): string | null {
+  const harmony = harmonyLeak(text);
+  if (harmony) return harmony.pattern;
+  const inspected = inspectScaffolding(text, { jsonExpected: true });
+  if (inspected && inspected.kind !== "clean") return inspected.pattern.split("+", 1)[0]!;
+  return null;
 }

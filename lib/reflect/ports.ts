@@ -147,6 +147,19 @@ export interface ModelRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * A request to the model server that failed before the port answered (or gave up): an SDK retry
+ * after a 5xx, a 429 or a time-out, or a forced tool-choice form the server rejected (issue 27).
+ */
+export interface FailedModelRequest {
+  /** `retry`: the same request was sent again; `downgrade`: it was re-sent with another tool-choice form. */
+  kind: "retry" | "downgrade";
+  /** One line, key-free: "HTTP 503: overloaded", "timed out after 1000 ms". */
+  error: string;
+  /** The HTTP status, when the server answered. */
+  status?: number | null;
+}
+
 export interface ModelResponse {
   content: string | null;
   toolCalls: ToolCall[];
@@ -164,6 +177,8 @@ export interface ModelResponse {
   reasoning?: string;
   /** Reasoning tokens, when the server counts them (`usage.completion_tokens_details.reasoning_tokens`). */
   reasoningTokens?: number;
+  /** The requests that failed before this answer (retries, downgrades): each one was a request too. */
+  failedRequests?: FailedModelRequest[];
   /** Set when `toolCalls` were read from text the model wrote (no structured calls came back). */
   textToolCall?: { format: TextToolCallFormat; calls: number };
 }

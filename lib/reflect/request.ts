@@ -112,6 +112,11 @@ export const ReflectResultSchema = z.object({
   flags: z.array(RunFlag),
   usage: Usage,
   llmCalls: z.number().int().nonnegative(),
+  /**
+   * Every request sent to the model server: answered calls plus SDK retries and tool-choice
+   * downgrades (issue 27). Absent on runs recorded before it was counted.
+   */
+  modelRequests: z.number().int().nonnegative().optional(),
   iterations: z.number().int().nonnegative(),
   warnings: z.array(z.string()),
   /** Failure receipt: what broke and in which phase. */
@@ -136,6 +141,7 @@ export function failedRunResult(error: { message: string; phase: string }): Refl
     flags: [],
     usage: { inputTokens: 0, outputTokens: 0 },
     llmCalls: 0,
+    modelRequests: 0,
     iterations: 0,
     warnings: [],
     error,

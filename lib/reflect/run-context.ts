@@ -23,6 +23,8 @@ export class RunContext {
   readonly usage = { inputTokens: 0, outputTokens: 0 };
   /** Model calls actually made (replayed responses are not calls). */
   llmCalls = 0;
+  /** Requests sent to the model server: answered calls, retries, downgrades and failed calls. */
+  modelRequests = 0;
   /** Tool calls the model made in the whole run; zero after real calls means it cannot call tools. */
   toolCallsSeen = 0;
   /** Searches that read the bank (success or empty): `no_evidence` needs at least one (docs/engine.md#never-a-misleading-result). */
@@ -34,6 +36,8 @@ export class RunContext {
    * searched, so a run without evidence cannot say the bank has nothing (docs/engine.md#never-a-misleading-result).
    */
   readonly failedSearches = new Map<Tier, string>();
+  /** Tiers a search of which the store answered (hits or none): what "searched" means for `no_evidence`. */
+  readonly searchedTiers = new Set<Tier>();
   /** Iterations started, the final forced turn and a guard retry included. */
   iterations = 0;
   /** The system prompt, fixed once the enabled tiers are known. */

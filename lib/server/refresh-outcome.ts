@@ -7,8 +7,12 @@ import type { RunRecord } from "@/db/runs";
 import type { RefreshRunRef } from "@/lib/contracts/mental-models";
 import { isUsableContent, type RunStatus } from "@/lib/reflect";
 
-/** Refresh answers that would make a worse model than the current one are never stored. */
-const UNUSABLE_STATUSES = new Set<RunStatus>(["no_evidence", "failed", "interrupted", "running"]);
+/**
+ * Refresh answers that would make a worse model than the current one are never stored. A
+ * `degraded` run's answer is the engine's digest of raw memories standing in for an answer the
+ * model could not give cleanly (a placeholder, leaked scaffolding): no summary either (issue 27).
+ */
+const UNUSABLE_STATUSES = new Set<RunStatus>(["no_evidence", "failed", "interrupted", "running", "degraded"]);
 
 /** Why a finished refresh run cannot become the model's content, or null when it can. */
 export function unusableRefresh(run: Pick<RunRecord, "status" | "answer">, error?: string): string | null {
@@ -26,6 +30,7 @@ const UNUSABLE_WORDS: Partial<Record<RunStatus, string>> = {
   no_evidence: "no evidence",
   failed: "failed",
   interrupted: "interrupted",
+  degraded: "no clean answer, only a digest",
 };
 
 /**

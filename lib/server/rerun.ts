@@ -160,6 +160,8 @@ export function replayResponses(events: readonly RunEvent[], forkAt: number): Mo
       })),
       finishReason: e.payload.finishReason,
       usage: { inputTokens: 0, outputTokens: 0 },
+      // The parent's reasoning is part of the step replayed: the fork shows it as the parent did.
+      ...(e.payload.reasoning ? { reasoning: e.payload.reasoning } : {}),
     });
   }
   // The engine indexes responses by iteration: stop at the first iteration without one.

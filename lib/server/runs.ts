@@ -199,6 +199,7 @@ export function toRunListItem(r: RunRecord): RunListItem {
     status: r.status,
     flags: r.flags,
     llmCalls: r.llmCalls ?? 0,
+    modelRequests: r.modelRequests ?? r.llmCalls ?? 0,
     inputTokens: r.inputTokens ?? 0,
     outputTokens: r.outputTokens ?? 0,
     durationMs: r.durationMs,

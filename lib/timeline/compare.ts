@@ -276,6 +276,7 @@ function steeringAction(ev: VerdictEvent): string | null {
     case "guard.calls_dropped":
     case "citations.validated":
     case "llm.warning":
+    case "llm.request_failed":
       return null;
     default: {
       const unknown: never = ev;

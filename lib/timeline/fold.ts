@@ -186,6 +186,8 @@ export interface RunHeader {
   tokensIn: number;
   tokensOut: number;
   llmCalls: number;
+  /** Every request sent to the model server: answered calls, retries, downgrades (issue 27). */
+  modelRequests: number;
   iterationCount: number;
   warnings: string[];
   error: { message: string; phase: string } | null;
@@ -383,6 +385,17 @@ function verdictRow(step: VerdictStep): TimelineRow {
       };
     case "llm.warning":
       return { id, kind: "guard", iteration, seqs, at, action: "provider_warning", message: ev.payload.message };
+    case "llm.request_failed": {
+      const p = ev.payload;
+      const what =
+        p.kind === "retry"
+          ? "retried"
+          : p.kind === "downgrade"
+            ? "re-sent with another tool choice"
+            : "the call failed";
+      const message = `model request ${p.attempt} failed (${what}): ${p.error}`;
+      return { id, kind: "guard", iteration, seqs, at, action: "provider_warning", message };
+    }
     case "citations.validated":
       return {
         id,
@@ -633,6 +646,8 @@ export function createRunFolder(): RunFolder {
         tokensIn: f?.usage.inputTokens ?? walk.tokensIn,
         tokensOut: f?.usage.outputTokens ?? walk.tokensOut,
         llmCalls: f?.llmCalls ?? walk.llmCalls,
+        // Runs recorded before requests were counted say nothing of retries: their calls stand in.
+        modelRequests: f?.modelRequests ?? walk.llmCalls + walk.failedRequests,
         iterationCount: f?.iterations ?? walk.iterations.length,
         // A live run shows a provider warning as soon as it happens; the finished run lists them all.
         warnings: [...new Set([...(s?.warnings ?? []), ...walk.providerWarnings, ...(f?.warnings ?? [])])],

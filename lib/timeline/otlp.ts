@@ -497,6 +497,16 @@ function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, 
         name: "reflect.llm_warning",
         record: { "reflect.iteration": ev.iteration, "reflect.text": ev.payload.message },
       };
+    case "llm.request_failed":
+      return {
+        name: "reflect.llm_request_failed",
+        record: {
+          "reflect.iteration": ev.iteration,
+          "reflect.attempt": ev.payload.attempt,
+          "reflect.kind": ev.payload.kind,
+          "reflect.text": ev.payload.error,
+        },
+      };
     case "citations.validated":
       return {
         name: "reflect.citations_validated",

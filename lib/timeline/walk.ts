@@ -22,6 +22,7 @@ export const VERDICT_TYPES = [
   "guard.calls_dropped",
   "citations.validated",
   "llm.warning",
+  "llm.request_failed",
 ] as const;
 export type VerdictType = (typeof VERDICT_TYPES)[number];
 export type VerdictEvent = RunEventOf<VerdictType>;
@@ -94,6 +95,8 @@ export interface RunWalk {
   lastAt: number;
   /** Model calls actually made: replayed responses are not calls. */
   llmCalls: number;
+  /** Requests to the model server that failed (retries, downgrades, a call's last failed request). */
+  failedRequests: number;
   tokensIn: number;
   tokensOut: number;
   /** Flags the events show so far (the finished run states its own). */
@@ -175,6 +178,7 @@ export function createRunWalker(): RunWalker {
     lastSeq: -1,
     lastAt: 0,
     llmCalls: 0,
+    failedRequests: 0,
     tokensIn: 0,
     tokensOut: 0,
     flags: [],
@@ -337,6 +341,9 @@ export function createRunWalker(): RunWalker {
         if (!walk.providerWarnings.includes(ev.payload.message)) {
           walk.providerWarnings = [...walk.providerWarnings, ev.payload.message];
         }
+        break;
+      case "llm.request_failed":
+        walk.failedRequests += 1;
         break;
       case "citations.validated":
         walk.lastValidation = ev;

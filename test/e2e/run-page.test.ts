@@ -37,6 +37,10 @@ describe("run inspector (offline model)", () => {
     );
     // Finished: the page no longer follows the stream.
     expect(await page.getByTestId("live-state").count()).toBe(0);
+    // The header shows answered calls and every request sent (issue 27.6): the offline model retries nothing.
+    const header = await page.locator("dl").first().textContent();
+    expect(header).toMatch(/LLM calls\s*2/);
+    expect(header).toMatch(/Model requests\s*2/);
     await screenshot(page, "run-page-short-circuit");
   });
 

@@ -35,6 +35,7 @@ function toRunDetail(r: RunRecord, probe: RunDetail["probe"]): RunDetail {
     warnings: r.warnings,
     usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens },
     llmCalls: r.llmCalls,
+    modelRequests: r.modelRequests ?? r.llmCalls,
     iterations: r.iterations,
     error: r.error,
     parentRunId: r.parentRunId,

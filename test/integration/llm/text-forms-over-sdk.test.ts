@@ -143,6 +143,55 @@ describe("text tool calls over the wire", () => {
     expect(responses(events).every((r) => r.toolCalls.every((c) => c.id.startsWith("call_fake_")))).toBe(true);
   });
 
+  it("27.7: a <tool_call> inside a fenced example in prose is not executed", async () => {
+    const example = `Qwen would write it like this:\n\n\`\`\`\n${hermes("recall", RECALL_ARGS)}\n\`\`\`\n\nI have what I need.`;
+    const { result, events } = await reflectOverWire(
+      fake,
+      followForced((_b, n) => (n === 0 ? { content: example } : toolCall("done", DONE_ARGS))),
+      { mm: false },
+    );
+    expectCleanDone(result);
+    // The forced recall ran once; the example in prose ran no second recall.
+    const recalls = events.filter((e) => e.type === "tool.call" && e.payload.tool === "recall");
+    expect(recalls).toHaveLength(1);
+    expect(guards(events).filter((g) => g.pattern === "text_tool_call")).toHaveLength(0);
+  });
+
+  it('27.7: {"name":"Atlas","arguments":…} written as the reply is text, never a call to "Atlas"', async () => {
+    const { result, events } = await reflectOverWire(
+      fake,
+      followForced((_b, n) =>
+        n === 0
+          ? { content: JSON.stringify({ name: "Atlas", arguments: { launch: "March 14" } }) }
+          : toolCall("done", DONE_ARGS),
+      ),
+      { mm: false },
+    );
+    expectCleanDone(result);
+    expect(events.some((e) => e.type === "tool.call" && /atlas/i.test(e.payload.tool))).toBe(false);
+    expect(events.some((e) => e.type === "tool.result" && e.payload.outcome === "unknown_tool")).toBe(false);
+  });
+
+  it("27.7: a harmony to=functions text call is read and runs", async () => {
+    const { result, events } = await reflectOverWire(
+      fake,
+      followForced((_b, n) =>
+        n === 0
+          ? {
+              content:
+                '<|channel|>commentary to=functions.recall <|constrain|>json<|message|>{"reason":"date","query":"Atlas launch"}<|call|>',
+            }
+          : toolCall("done", DONE_ARGS),
+      ),
+      { mm: false },
+    );
+    expectCleanDone(result);
+    const recovered = guards(events).filter((g) => g.pattern === "text_tool_call");
+    expect(recovered).toEqual([expect.objectContaining({ action: "recovered", format: "harmony" })]);
+    const recalls = events.filter((e) => e.type === "tool.result" && e.payload.tool === "recall");
+    expect(recalls).toHaveLength(2);
+  });
+
   it("keeps the server quirks working: arguments as an object, calls without ids, no usage", async () => {
     const { result, events } = await reflectOverWire(
       fake,

@@ -91,4 +91,11 @@ describe("review: the offline model on questions outside its first test set", ()
     // status for a run with evidence; see the report of the i17-fixes branch.
     expect(irrelevant.status).toBe("done");
   });
+
+  it("27.8: a question whose distinctive words nothing it read covers is answered with what it found and what it did not", async () => {
+    const r = await ask("What is the pricing for the Enterprise plan in Japan?");
+    expect(r.answer).toMatch(/Japan/);
+    expect(r.firstLine).toMatch(/could not find|no memory/i);
+    expect(r.firstLine).not.toMatch(/SSO/);
+  });
 });

@@ -5,6 +5,7 @@ import { createOfflineModel, NO_ANSWER_TEXT } from "@/lib/llm/offline-model";
 import {
   auto,
   conversation as conversation_,
+  forcedDone,
   memories,
   mentalModels,
   observations,
@@ -293,5 +294,46 @@ describe("offline model sentence splitting", () => {
       "Then gather feedback.",
       "Hire two engineers",
     ]);
+  });
+});
+
+describe("issue 27.8: the offline model says what it could not find", () => {
+  const ASKED = "What is the pricing for the Enterprise plan in Japan?";
+  const read = conversation_(
+    ASKED,
+    [
+      {
+        tool: "recall",
+        result: memories([
+          { id: "f_1", text: "Enterprise plan pricing starts at a $24,000 annual floor." },
+          { id: "f_2", text: "The SSO rollout plan puts Brightwell first for every Enterprise customer." },
+        ]),
+      },
+    ],
+    { query: "pricing enterprise plan japan" },
+  );
+
+  it("27.8: a name the question states that nothing read mentions is named first, then what was found", async () => {
+    const call = onlyCall(await model.complete(forcedDone(read)));
+    expect(call.name).toBe("done");
+    const answer = String(call.args.answer);
+    expect(answer.split("\n")[0]).toMatch(/could not find.*"Japan"/);
+    expect(answer).toContain("$24,000");
+  });
+
+  it("27.8: a question whose names the memories mention is answered as before", async () => {
+    const messages = conversation_(
+      "What is the pricing for the Enterprise plan?",
+      [
+        {
+          tool: "recall",
+          result: memories([{ id: "f_1", text: "Enterprise plan pricing starts at a $24,000 annual floor." }]),
+        },
+      ],
+      { query: "pricing enterprise plan" },
+    );
+    const answer = String(onlyCall(await model.complete(forcedDone(messages))).args.answer);
+    expect(answer).not.toMatch(/could not find/);
+    expect(answer.split("\n")[0]).toContain("$24,000");
   });
 });

@@ -136,3 +136,43 @@ describe("parseTextToolCalls", () => {
     expect(parseTextToolCalls(null)).toBeNull();
   });
 });
+
+describe("issue 27.7: what is not a call, and harmony calls", () => {
+  const OFFERED = ["search_mental_models", "search_observations", "recall", "done"];
+  it("27.7: a <tool_call> inside a fenced code example in prose is not a call", () => {
+    const text =
+      'Qwen writes its calls like this:\n\n```xml\n<tool_call>{"name": "recall", "arguments": {"query": "Atlas"}}</tool_call>\n```\n\nThat is all.';
+    expect(parseTextToolCalls(text, OFFERED)).toBeNull();
+    const mistral = 'Example:\n```\n[TOOL_CALLS] [{"name": "recall", "arguments": {}}]\n```\nEnd.';
+    expect(parseTextToolCalls(mistral, OFFERED)).toBeNull();
+  });
+  it("27.7: a call outside the fence is still read", () => {
+    const text = '```\nexample\n```\n<tool_call>{"name": "recall", "arguments": {"query": "Atlas"}}</tool_call>';
+    expect(parseTextToolCalls(text, OFFERED)?.calls).toEqual([{ name: "recall", arguments: '{"query":"Atlas"}' }]);
+  });
+  it('27.7: {"name":"Atlas","arguments":…} names no offered tool: an answer, not a call', () => {
+    expect(parseTextToolCalls('{"name": "Atlas", "arguments": {"launch": "March 14"}}', OFFERED)).toBeNull();
+    expect(parseTextToolCalls('{"name": "recall", "arguments": {"query": "Atlas"}}', OFFERED)?.calls).toEqual([
+      { name: "recall", arguments: '{"query":"Atlas"}' },
+    ]);
+  });
+  it.each([
+    '<|channel|>commentary to=functions.recall <|constrain|>json<|message|>{"query":"Atlas launch"}<|call|>',
+    'assistantcommentaryto=functions.recall json{"query":"Atlas launch"}',
+    'commentary to=functions.recall json{"query":"Atlas launch"}',
+  ])("27.7: a harmony text call is read: %s", (text) => {
+    expect(parseTextToolCalls(text, OFFERED)).toEqual({
+      format: "harmony",
+      calls: [{ name: "recall", arguments: '{"query":"Atlas launch"}' }],
+      prose: "",
+    });
+  });
+  it("27.7: a harmony call with broken arguments stays text", () => {
+    expect(parseTextToolCalls('to=functions.recall json{"query": ', OFFERED)).toBeNull();
+  });
+  it("27.7: a call inside <thinking> or <reasoning> is not a call", () => {
+    expect(
+      parseTextToolCalls('<thinking><tool_call>{"name": "recall", "arguments": {}}</tool_call></thinking>', OFFERED),
+    ).toBeNull();
+  });
+});

@@ -19,6 +19,8 @@ describe("LLM calls per scenario (low budget)", () => {
       const { memory, model, overrides } = SCENARIOS[scenario]();
       const result = await runReflect(harness(memory, model).deps, request(overrides));
       rows.push({ scenario: label, status: result.status, llmCalls: result.llmCalls, modelRequests: model.calls });
+      // Every request the model port received is counted in the result (issue 27).
+      expect(result.modelRequests).toBe(model.calls);
     }
     console.log(
       [

@@ -124,8 +124,12 @@ describe("recovery", () => {
     expect(result.status).toBe("done");
   });
 
-  it("rejects done before any evidence was retrieved", async () => {
-    const memory = new InMemoryMemory({ facts: [fact("f1", "Atlas launch on March 14")] });
+  it("rejects done before any evidence was retrieved while a tier was never read", async () => {
+    // The forced recall fails, so raw facts were never read: "I do not know" would be a guess.
+    const memory = new InMemoryMemory({ facts: [fact("f1", "Atlas launch on March 14")] }).fail(
+      "recall",
+      "database is locked",
+    );
     const model = new ScriptedModel([
       reply(call("recall", { query: "quarterly revenue" })),
       reply(done("I do not know.")),
@@ -135,7 +139,9 @@ describe("recovery", () => {
     const { result, events } = await run(memory, model, {
       skill: { ...request().skill, retrieval: { tags: [], types: ["episodic"], scope: "personal" } },
     });
-    expect(ofType(events, "guard.done_rejected")[0]!.payload.why).toBe("no_evidence_yet");
+    const rejected = ofType(events, "guard.done_rejected")[0]!.payload;
+    expect(rejected.why).toBe("no_evidence_yet");
+    expect(rejected.message).toContain("raw facts (recall) was never searched");
     expect(result.answer).toBe("March 14.");
   });
 
