@@ -33,7 +33,8 @@ const REASON_SQL: Record<KeepReason, string> = {
   experiment: "r.id IN (SELECT run_id FROM experiment_runs)",
   accepted_proposal: "r.id IN (SELECT run_id FROM mental_model_refreshes WHERE decision = 'accepted')",
   refresh: `(r.id IN (SELECT run_id FROM mental_model_refreshes WHERE decision IS NULL OR decision <> 'accepted')
-    OR (EXISTS (SELECT 1 FROM mental_models m WHERE m.bank_id = r.bank_id AND m.source_query = r.question)
+    OR (r.id NOT IN (SELECT run_id FROM mental_model_refreshes)
+      AND EXISTS (SELECT 1 FROM mental_models m WHERE m.bank_id = r.bank_id AND m.source_query = r.question)
       AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'run.started'
         AND NOT EXISTS (SELECT 1 FROM json_each(e.payload, '$.enabledTiers') t WHERE t.value = 'mental_models'))))`,
   fork_parent: "r.id IN (SELECT parent_run_id FROM runs WHERE parent_run_id IS NOT NULL)",
