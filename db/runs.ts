@@ -238,6 +238,80 @@ export async function runIdsChangedSince(db: Db, sinceIso: string, limit: number
   return rows.map((r) => r.id);
 }
 
+// ---------- llm.request messages stored as a delta against the run's previous request ----------
+
+/**
+ * A model request repeats the whole conversation so far: stored whole, a run's requests were most
+ * of its bytes. The sink stores each `llm.request` after a run's first with `messagesFrom: {seq}`
+ * (the run's previous request) and, in `messages`, each message that request already sent as its
+ * index there (a number; a message is always an object) and every other message whole. Every read
+ * here rebuilds the list, so readers (timeline, messages, compare, OTLP, export, re-runs) see the
+ * event as the engine emitted it. Requests stored before this, or sharing no message with the
+ * previous one, are stored whole.
+ */
+interface MessagesFrom {
+  seq: number;
+}
+type StoredRequest = { messages: unknown[]; messagesFrom?: MessagesFrom } & Record<string, unknown>;
+
+/** The stored form of a request given the run's previous one (its seq and messages as JSON). */
+function encodeRequest(payload: StoredRequest, previous: { seq: number; messages: string[] } | null): StoredRequest {
+  if (!previous) return payload;
+  const index = new Map<string, number>();
+  previous.messages.forEach((json, i) => {
+    if (!index.has(json)) index.set(json, i);
+  });
+  let shared = 0;
+  const messages = payload.messages.map((m) => {
+    const i = index.get(JSON.stringify(m));
+    if (i === undefined) return m;
+    shared++;
+    return i;
+  });
+  if (shared === 0) return payload;
+  return { ...payload, messages, messagesFrom: { seq: previous.seq } };
+}
+
+/** Rebuilds, in place, the messages of the `llm.request` rows stored as deltas (rows in seq order). */
+async function expandRequests(
+  db: Db,
+  runId: string,
+  rows: { seq: number; type: string; payload: unknown }[],
+): Promise<void> {
+  if (!rows.some((r) => r.type === "llm.request" && (r.payload as StoredRequest).messagesFrom)) return;
+  const full = new Map<number, unknown[]>();
+  const expand = (row: { seq: number; payload: unknown }) => {
+    const stored = row.payload as StoredRequest;
+    if (!stored.messagesFrom) {
+      full.set(row.seq, stored.messages);
+      return;
+    }
+    const { messagesFrom, ...rest } = stored;
+    const base = full.get(messagesFrom.seq);
+    const messages = stored.messages.map((m) => (typeof m === "number" ? base?.[m] : m));
+    if (!base || messages.some((m) => m === undefined)) {
+      throw new Error(`run ${runId}: llm.request ${row.seq} refers to request ${messagesFrom.seq}, which is missing`);
+    }
+    row.payload = { ...rest, messages };
+    full.set(row.seq, messages);
+  };
+  for (const row of rows) {
+    if (row.type !== "llm.request") continue;
+    const from = (row.payload as StoredRequest).messagesFrom;
+    if (from && !full.has(from.seq)) {
+      // The base is not among the rows read (a read after a seq, or of one event): read the run's
+      // earlier requests, each rebuilt from the one before.
+      const earlier = await db
+        .select({ seq: runEvents.seq, payload: runEvents.payload })
+        .from(runEvents)
+        .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "llm.request"), lt(runEvents.seq, row.seq)))
+        .orderBy(asc(runEvents.seq));
+      for (const e of earlier) if (!full.has(e.seq)) expand(e);
+    }
+    expand(row);
+  }
+}
+
 /** Events of a run in `seq` order, optionally only those after `afterSeq` (for live following). */
 export async function getRunEvents(
   db: Db,
@@ -252,6 +326,7 @@ export async function getRunEvents(
     )
     .orderBy(asc(runEvents.seq));
   const rows = await (options.limit === undefined ? query : query.limit(options.limit));
+  await expandRequests(db, runId, rows);
   return rows.map(
     (r) =>
       ({
@@ -278,6 +353,7 @@ export async function getLastRunEvent<T extends RunEvent["type"]>(
     .orderBy(desc(runEvents.seq))
     .limit(1);
   if (!row) return null;
+  await expandRequests(db, runId, [row]);
   return {
     runId: row.runId,
     seq: row.seq,
@@ -406,11 +482,21 @@ export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promi
   let failure: Error | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let lastSeq: number | null = null;
+  /** The run's last `llm.request` as written: its seq and each message as JSON (the next one's base). */
+  let previousRequest: { seq: number; messages: string[] } | null = null;
+
+  const stored = (e: RunEvent): unknown => {
+    if (e.type !== "llm.request") return e.payload;
+    const payload = e.payload as unknown as StoredRequest;
+    const encoded = encodeRequest(payload, previousRequest);
+    previousRequest = { seq: e.seq, messages: payload.messages.map((m) => JSON.stringify(m)) };
+    return encoded;
+  };
 
   const write = async (events: RunEvent[]) => {
     if (failure) throw failure;
     const rows = events.map(
-      (e) => sql`(${runId}, ${e.seq}, ${e.at}, ${e.type}, ${e.iteration ?? null}, ${JSON.stringify(e.payload)})`,
+      (e) => sql`(${runId}, ${e.seq}, ${e.at}, ${e.type}, ${e.iteration ?? null}, ${JSON.stringify(stored(e))})`,
     );
     try {
       const written = await db.run(sql`
