@@ -2,6 +2,7 @@
  * Runs and their append-only event log. A run row is written when the run starts (status
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { RetrievedMemory } from "@/lib/contracts/experiments";
@@ -272,6 +273,58 @@ function encodeRequest(payload: StoredRequest, previous: { seq: number; messages
   return { ...payload, messages, messagesFrom: { seq: previous.seq } };
 }
 
+/**
+ * The two big texts of a run — a request's messages (after the delta above) and a search's result
+ * `content` — are stored deflated (base64, as `messagesZ` / `contentZ` beside an empty `messages` /
+ * `content`) when that is shorter. Nothing reads them in SQL (the queries on events read ids, tiers
+ * and versions), and every read here inflates them first.
+ */
+const PACK_OVER_CHARS = 400;
+const pack = (text: string) => deflateRawSync(Buffer.from(text, "utf8")).toString("base64");
+const unpack = (base64: string) => inflateRawSync(Buffer.from(base64, "base64")).toString("utf8");
+
+function packPayload(type: string, payload: unknown): unknown {
+  if (type === "llm.request") {
+    const request = payload as StoredRequest;
+    const json = JSON.stringify(request.messages);
+    if (json.length <= PACK_OVER_CHARS) return request;
+    const packed = pack(json);
+    return packed.length < json.length ? { ...request, messages: [], messagesZ: packed } : request;
+  }
+  if (type === "tool.result") {
+    const result = payload as { content?: unknown };
+    if (typeof result.content !== "string" || result.content.length <= PACK_OVER_CHARS) return payload;
+    const packed = pack(result.content);
+    return packed.length < result.content.length ? { ...result, content: "", contentZ: packed } : payload;
+  }
+  return payload;
+}
+
+/** Inflates, in place, what packPayload deflated (keys keep their order: the emptied key is refilled). */
+function unpackRow(row: { type: string; payload: unknown }): void {
+  const p = row.payload as Record<string, unknown> | null;
+  if (!p || typeof p !== "object") return;
+  if (row.type === "llm.request" && typeof p.messagesZ === "string") {
+    const { messagesZ, ...rest } = p;
+    rest.messages = JSON.parse(unpack(messagesZ));
+    row.payload = rest;
+  } else if (row.type === "tool.result" && typeof p.contentZ === "string") {
+    const { contentZ, ...rest } = p;
+    rest.content = unpack(contentZ);
+    row.payload = rest;
+  }
+}
+
+/** Events as stored → as emitted: inflated, and requests rebuilt from their deltas (rows in seq order). */
+async function readableEvents(
+  db: Db,
+  runId: string,
+  rows: { seq: number; type: string; payload: unknown }[],
+): Promise<void> {
+  for (const row of rows) unpackRow(row);
+  await expandRequests(db, runId, rows);
+}
+
 /** Rebuilds, in place, the messages of the `llm.request` rows stored as deltas (rows in seq order). */
 async function expandRequests(
   db: Db,
@@ -306,7 +359,12 @@ async function expandRequests(
         .from(runEvents)
         .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "llm.request"), lt(runEvents.seq, row.seq)))
         .orderBy(asc(runEvents.seq));
-      for (const e of earlier) if (!full.has(e.seq)) expand(e);
+      for (const e of earlier) {
+        if (full.has(e.seq)) continue;
+        const unpacked = { type: "llm.request", payload: e.payload };
+        unpackRow(unpacked);
+        expand({ seq: e.seq, payload: unpacked.payload });
+      }
     }
     expand(row);
   }
@@ -326,7 +384,7 @@ export async function getRunEvents(
     )
     .orderBy(asc(runEvents.seq));
   const rows = await (options.limit === undefined ? query : query.limit(options.limit));
-  await expandRequests(db, runId, rows);
+  await readableEvents(db, runId, rows);
   return rows.map(
     (r) =>
       ({
@@ -353,7 +411,7 @@ export async function getLastRunEvent<T extends RunEvent["type"]>(
     .orderBy(desc(runEvents.seq))
     .limit(1);
   if (!row) return null;
-  await expandRequests(db, runId, [row]);
+  await readableEvents(db, runId, [row]);
   return {
     runId: row.runId,
     seq: row.seq,
@@ -486,11 +544,11 @@ export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promi
   let previousRequest: { seq: number; messages: string[] } | null = null;
 
   const stored = (e: RunEvent): unknown => {
-    if (e.type !== "llm.request") return e.payload;
+    if (e.type !== "llm.request") return packPayload(e.type, e.payload);
     const payload = e.payload as unknown as StoredRequest;
     const encoded = encodeRequest(payload, previousRequest);
     previousRequest = { seq: e.seq, messages: payload.messages.map((m) => JSON.stringify(m)) };
-    return encoded;
+    return packPayload(e.type, encoded);
   };
 
   const write = async (events: RunEvent[]) => {
