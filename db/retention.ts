@@ -90,7 +90,10 @@ export async function reclaimSpace(db: Db, options: { full: boolean }): Promise<
   const mode = await pragmaNumber(client, "auto_vacuum");
   let done: PruneResult["storage"]["vacuum"] = "none";
   if (mode === 2) {
-    await client.executeMultiple("PRAGMA incremental_vacuum;");
+    // In steps of 16 MiB (at 4 KiB pages), each its own short write: other writers get the lock between.
+    for (let step = 0; step < 100_000 && (await pragmaNumber(client, "freelist_count")) > 0; step++) {
+      await client.executeMultiple("PRAGMA incremental_vacuum(4096);");
+    }
     done = "incremental";
   } else if (options.full) {
     await client.executeMultiple("PRAGMA auto_vacuum=INCREMENTAL; VACUUM;");

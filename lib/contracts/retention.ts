@@ -9,18 +9,25 @@ import { Id } from "./fields";
 export const DURATION_PATTERN = /^([1-9][0-9]{0,5})([dh])$/;
 const DURATION_HELP = 'a duration like "30d" (days) or "12h" (hours)';
 
-export const Duration = z
-  .string({ error: `give ${DURATION_HELP}` })
-  .trim()
-  .regex(DURATION_PATTERN, `not ${DURATION_HELP}`)
-  .meta({ description: DURATION_HELP, example: "30d" });
-
-/** Milliseconds of a valid `Duration`. */
+/** Milliseconds of a duration matching DURATION_PATTERN. */
 export function durationMs(duration: string): number {
   const m = DURATION_PATTERN.exec(duration.trim());
   if (!m) throw new Error(`invalid duration ${duration}`);
   return Number(m[1]) * (m[2] === "d" ? 86_400_000 : 3_600_000);
 }
+
+/** 100 years: a longer duration would reach before the dates a Date can hold. */
+const MAX_DURATION_DAYS = 36_500;
+
+export const Duration = z
+  .string({ error: `give ${DURATION_HELP}` })
+  .trim()
+  .regex(DURATION_PATTERN, `not ${DURATION_HELP}`)
+  .refine(
+    (v) => !DURATION_PATTERN.test(v) || durationMs(v) <= MAX_DURATION_DAYS * 86_400_000,
+    `at most ${MAX_DURATION_DAYS}d (100 years)`,
+  )
+  .meta({ description: DURATION_HELP, example: "30d" });
 
 export const KeepCount = z
   .number({ error: "keep must be a whole number ≥ 0" })

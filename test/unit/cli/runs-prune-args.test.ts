@@ -20,6 +20,8 @@ describe("runs prune arguments", () => {
     [["--older-than", "30"], /^--older-than: not a duration/],
     [["--older-than", "0d"], /^--older-than: not a duration/],
     [["--older-than", "-3d"], /argument is ambiguous|not a duration/],
+    [["--older-than", "999999d"], /^--older-than: at most 36500d/],
+    [["--older-than", "876001h"], /^--older-than: at most 36500d/],
     [["--older-than", "30d", "--keep", "2"], /^give exactly one of --older-than <30d\|12h> and --keep <N>$/],
     [[], /^give exactly one of --older-than/],
     [["--dry-run"], /^give exactly one of --older-than/],
