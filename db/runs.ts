@@ -245,7 +245,8 @@ export async function runIdsChangedSince(db: Db, sinceIso: string, limit: number
  * A model request repeats the whole conversation so far: stored whole, a run's requests were most
  * of its bytes. The sink stores each `llm.request` after a run's first with `messagesFrom: {seq}`
  * (the run's previous request) and, in `messages`, each message that request already sent as its
- * index there (a number; a message is always an object) and every other message whole. Every read
+ * index there (a number; a message is always an object), a tool message repeating a search result
+ * of the run as a reference to it (encodeRequest), and every other message whole. Every read
  * here rebuilds the list, so readers (timeline, messages, compare, OTLP, export, re-runs) see the
  * event as the engine emitted it. Requests stored before this, or sharing no message with the
  * previous one, are stored whole.
@@ -255,8 +256,31 @@ interface MessagesFrom {
 }
 type StoredRequest = { messages: unknown[]; messagesFrom?: MessagesFrom } & Record<string, unknown>;
 
-/** The stored form of a request given the run's previous one (its seq and messages as JSON). */
-function encodeRequest(payload: StoredRequest, previous: { seq: number; messages: string[] } | null): StoredRequest {
+/** Search results this run's sink has written, by call id: a tool message repeating one is stored as a reference. */
+type WrittenResults = Map<string, { seq: number; content: string }>;
+
+/** A tool message stored as a reference to the `tool.result` at `contentOf` (its content is that result's). */
+interface ToolMessageRef {
+  role: "tool";
+  content: "";
+  contentOf: number;
+}
+const isToolRef = (m: unknown): m is ToolMessageRef =>
+  typeof m === "object" &&
+  m !== null &&
+  (m as ToolMessageRef).role === "tool" &&
+  typeof (m as ToolMessageRef).contentOf === "number";
+
+/**
+ * The stored form of a request given the run's previous one (its seq and messages as JSON): a
+ * message the previous request sent is its index there; a tool message whose content is exactly a
+ * search result this run stored is `{role, tool_call_id, content: "", contentOf: <its seq>}`.
+ */
+function encodeRequest(
+  payload: StoredRequest,
+  previous: { seq: number; messages: string[] } | null,
+  results: WrittenResults,
+): StoredRequest {
   if (!previous) return payload;
   const index = new Map<string, number>();
   previous.messages.forEach((json, i) => {
@@ -265,9 +289,17 @@ function encodeRequest(payload: StoredRequest, previous: { seq: number; messages
   let shared = 0;
   const messages = payload.messages.map((m) => {
     const i = index.get(JSON.stringify(m));
-    if (i === undefined) return m;
-    shared++;
-    return i;
+    if (i !== undefined) {
+      shared++;
+      return i;
+    }
+    const tool = m as { role?: unknown; tool_call_id?: unknown; content?: unknown };
+    const result = typeof tool.tool_call_id === "string" ? results.get(tool.tool_call_id) : undefined;
+    if (tool.role === "tool" && result && result.content === tool.content) {
+      shared++;
+      return { ...tool, content: "", contentOf: result.seq };
+    }
+    return m;
   });
   if (shared === 0) return payload;
   return { ...payload, messages, messagesFrom: { seq: previous.seq } };
@@ -333,6 +365,28 @@ async function expandRequests(
 ): Promise<void> {
   if (!rows.some((r) => r.type === "llm.request" && (r.payload as StoredRequest).messagesFrom)) return;
   const full = new Map<number, unknown[]>();
+  const results = new Map<number, string>();
+  const noteResult = (seq: number, payload: unknown) => {
+    const content = (payload as { content?: unknown }).content;
+    if (typeof content === "string") results.set(seq, content);
+  };
+  for (const r of rows) if (r.type === "tool.result") noteResult(r.seq, r.payload);
+  let earlierResultsRead = false;
+  /** The run's search results before `seq`, when a request refers to one that is not among the rows read. */
+  const readResults = async (stored: StoredRequest, seq: number) => {
+    if (earlierResultsRead || !stored.messages.some((m) => isToolRef(m) && !results.has(m.contentOf))) return;
+    earlierResultsRead = true;
+    const earlier = await db
+      .select({ seq: runEvents.seq, payload: runEvents.payload })
+      .from(runEvents)
+      .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "tool.result"), lt(runEvents.seq, seq)))
+      .orderBy(asc(runEvents.seq));
+    for (const e of earlier) {
+      const unpacked = { type: "tool.result", payload: e.payload };
+      unpackRow(unpacked);
+      noteResult(e.seq, unpacked.payload);
+    }
+  };
   const expand = (row: { seq: number; payload: unknown }) => {
     const stored = row.payload as StoredRequest;
     if (!stored.messagesFrom) {
@@ -341,7 +395,15 @@ async function expandRequests(
     }
     const { messagesFrom, ...rest } = stored;
     const base = full.get(messagesFrom.seq);
-    const messages = stored.messages.map((m) => (typeof m === "number" ? base?.[m] : m));
+    const messages = stored.messages.map((m) => {
+      if (typeof m === "number") return base?.[m];
+      if (!isToolRef(m)) return m;
+      const content = results.get(m.contentOf);
+      if (content === undefined) return undefined;
+      const { contentOf: _, ...message }: Record<string, unknown> = { ...m };
+      message.content = content;
+      return message;
+    });
     if (!base || messages.some((m) => m === undefined)) {
       throw new Error(`run ${runId}: llm.request ${row.seq} refers to request ${messagesFrom.seq}, which is missing`);
     }
@@ -363,9 +425,11 @@ async function expandRequests(
         if (full.has(e.seq)) continue;
         const unpacked = { type: "llm.request", payload: e.payload };
         unpackRow(unpacked);
+        await readResults(unpacked.payload as StoredRequest, row.seq);
         expand({ seq: e.seq, payload: unpacked.payload });
       }
     }
+    await readResults(row.payload as StoredRequest, row.seq);
     expand(row);
   }
 }
@@ -542,11 +606,13 @@ export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promi
   let lastSeq: number | null = null;
   /** The run's last `llm.request` as written: its seq and each message as JSON (the next one's base). */
   let previousRequest: { seq: number; messages: string[] } | null = null;
+  const results: WrittenResults = new Map();
 
   const stored = (e: RunEvent): unknown => {
+    if (e.type === "tool.result") results.set(e.payload.callId, { seq: e.seq, content: e.payload.content });
     if (e.type !== "llm.request") return packPayload(e.type, e.payload);
     const payload = e.payload as unknown as StoredRequest;
-    const encoded = encodeRequest(payload, previousRequest);
+    const encoded = encodeRequest(payload, previousRequest, results);
     previousRequest = { seq: e.seq, messages: payload.messages.map((m) => JSON.stringify(m)) };
     return packPayload(e.type, encoded);
   };

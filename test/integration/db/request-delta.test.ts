@@ -188,6 +188,57 @@ describe("llm.request deltas", () => {
     expect(ids.rows.map((r) => r.id)).toEqual(["f1", "f2"]);
   });
 
+  it("a tool message repeating a search result is stored as a reference to it, and rebuilt on every read", async () => {
+    const runId = "run-refs";
+    const toolResult = (seq: number, n: number): RunEvent =>
+      ({
+        runId,
+        seq,
+        at: seq,
+        type: "tool.result",
+        iteration: n,
+        payload: {
+          callId: `c${n}`,
+          tool: "recall",
+          tier: "raw_facts",
+          outcome: "success",
+          ids: { mental_models: [], observations: [], raw_facts: [`f${n}`] },
+          count: 1,
+          chars: 900,
+          cap: 8000,
+          truncated: false,
+          durationMs: 1,
+          error: null,
+          signature: `recall|${n}`,
+          content: result(n).content,
+        },
+      }) as RunEvent;
+    // A tool message whose content differs from its result (it was cut, say) is stored whole.
+    const edited = { ...result(2), content: "result 2, edited" };
+    const events = [
+      request(runId, 0, [SYSTEM, USER]),
+      toolResult(1, 1),
+      request(runId, 2, [SYSTEM, USER, call(1), result(1)]),
+      toolResult(3, 2),
+      request(runId, 4, [SYSTEM, USER, call(1), result(1), call(2), edited]),
+    ];
+    await newRun(runId);
+    await append(runId, events, true);
+    const stored = (await storedPayloads(runId)).map((s) => {
+      const p = JSON.parse(s.payload) as { messages: unknown[]; messagesZ?: string };
+      return p.messagesZ ? JSON.parse(inflateRawSync(Buffer.from(p.messagesZ, "base64")).toString("utf8")) : p.messages;
+    });
+    expect(stored[1]).toEqual([0, 1, call(1), { role: "tool", tool_call_id: "c1", content: "", contentOf: 1 }]);
+    expect(stored[2]).toEqual([0, 1, 2, 3, call(2), edited]);
+    expect(JSON.stringify(await getRunEvents(t.db, runId))).toBe(JSON.stringify(events));
+    for (const after of [0, 1, 2, 3]) {
+      expect(JSON.stringify(await getRunEvents(t.db, runId, { afterSeq: after }))).toBe(
+        JSON.stringify(events.slice(after + 1)),
+      );
+    }
+    expect(JSON.stringify(await getLastRunEvent(t.db, runId, "llm.request"))).toBe(JSON.stringify(events[4]));
+  });
+
   it("a run stored whole (before deltas) reads as it was written", async () => {
     const events = conversation("run-old");
     await newRun("run-old");
