@@ -13,7 +13,7 @@ const DOCS = ["README.md", "SECURITY.md", ...readdirSync(join(ROOT, "docs")).map
 );
 
 /** GitHub's heading anchors: lowercase, punctuation dropped, spaces to dashes. */
-export function anchorOf(heading: string): string {
+function anchorOf(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
