@@ -278,6 +278,8 @@ const isToolRef = (m: unknown): m is ToolMessageRef =>
  */
 function encodeRequest(
   payload: StoredRequest,
+  /** Each of `payload.messages` as JSON (computed once: the next request's base needs it too). */
+  json: string[],
   previous: { seq: number; messages: string[] } | null,
   results: WrittenResults,
 ): StoredRequest {
@@ -287,8 +289,8 @@ function encodeRequest(
     if (!index.has(json)) index.set(json, i);
   });
   let shared = 0;
-  const messages = payload.messages.map((m) => {
-    const i = index.get(JSON.stringify(m));
+  const messages = payload.messages.map((m, k) => {
+    const i = index.get(json[k] as string);
     if (i !== undefined) {
       shared++;
       return i;
@@ -612,8 +614,9 @@ export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promi
     if (e.type === "tool.result") results.set(e.payload.callId, { seq: e.seq, content: e.payload.content });
     if (e.type !== "llm.request") return packPayload(e.type, e.payload);
     const payload = e.payload as unknown as StoredRequest;
-    const encoded = encodeRequest(payload, previousRequest, results);
-    previousRequest = { seq: e.seq, messages: payload.messages.map((m) => JSON.stringify(m)) };
+    const json = payload.messages.map((m) => JSON.stringify(m));
+    const encoded = encodeRequest(payload, json, previousRequest, results);
+    previousRequest = { seq: e.seq, messages: json };
     return packPayload(e.type, encoded);
   };
 
