@@ -28,6 +28,10 @@ function fileUrlPath(url: string): string | null {
 
 /** Run on every connection to a local file. */
 const FILE_PRAGMAS = [
+  // Takes effect only when the file is new (before WAL mode and the first table are written): freed
+  // pages can then be returned to the file system after a prune (db/retention.ts). An older file keeps
+  // its mode until one `runs prune --vacuum` rewrites it (docs/operations.md#run-retention).
+  "PRAGMA auto_vacuum=INCREMENTAL",
   "PRAGMA journal_mode=WAL",
   // With WAL, NORMAL syncs at checkpoints instead of every commit: a crashed process loses no
   // committed event (each append is still its own transaction); only a power cut may drop the last few.

@@ -2,6 +2,7 @@
  * Runs and their append-only event log. A run row is written when the run starts (status
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { RetrievedMemory } from "@/lib/contracts/experiments";
@@ -239,6 +240,203 @@ export async function runIdsChangedSince(db: Db, sinceIso: string, limit: number
   return rows.map((r) => r.id);
 }
 
+// ---------- llm.request messages stored as a delta against the run's previous request ----------
+
+/**
+ * A model request repeats the whole conversation so far: stored whole, a run's requests were most
+ * of its bytes. The sink stores each `llm.request` after a run's first with `messagesFrom: {seq}`
+ * (the run's previous request) and, in `messages`, each message that request already sent as its
+ * index there (a number; a message is always an object), a tool message repeating a search result
+ * of the run as a reference to it (encodeRequest), and every other message whole. Every read
+ * here rebuilds the list, so readers (timeline, messages, compare, OTLP, export, re-runs) see the
+ * event as the engine emitted it. Requests stored before this, or sharing no message with the
+ * previous one, are stored whole.
+ */
+interface MessagesFrom {
+  seq: number;
+}
+type StoredRequest = { messages: unknown[]; messagesFrom?: MessagesFrom } & Record<string, unknown>;
+
+/** Search results this run's sink has written, by call id: a tool message repeating one is stored as a reference. */
+type WrittenResults = Map<string, { seq: number; content: string }>;
+
+/** A tool message stored as a reference to the `tool.result` at `contentOf` (its content is that result's). */
+interface ToolMessageRef {
+  role: "tool";
+  content: "";
+  contentOf: number;
+}
+const isToolRef = (m: unknown): m is ToolMessageRef =>
+  typeof m === "object" &&
+  m !== null &&
+  (m as ToolMessageRef).role === "tool" &&
+  typeof (m as ToolMessageRef).contentOf === "number";
+
+/**
+ * The stored form of a request given the run's previous one (its seq and messages as JSON): a
+ * message the previous request sent is its index there; a tool message whose content is exactly a
+ * search result this run stored is `{role, tool_call_id, content: "", contentOf: <its seq>}`.
+ */
+function encodeRequest(
+  payload: StoredRequest,
+  /** Each of `payload.messages` as JSON (computed once: the next request's base needs it too). */
+  json: string[],
+  previous: { seq: number; messages: string[] } | null,
+  results: WrittenResults,
+): StoredRequest {
+  if (!previous) return payload;
+  const index = new Map<string, number>();
+  previous.messages.forEach((json, i) => {
+    if (!index.has(json)) index.set(json, i);
+  });
+  let shared = 0;
+  const messages = payload.messages.map((m, k) => {
+    const i = index.get(json[k] as string);
+    if (i !== undefined) {
+      shared++;
+      return i;
+    }
+    const tool = m as { role?: unknown; tool_call_id?: unknown; content?: unknown };
+    const result = typeof tool.tool_call_id === "string" ? results.get(tool.tool_call_id) : undefined;
+    if (tool.role === "tool" && result && result.content === tool.content) {
+      shared++;
+      return { ...tool, content: "", contentOf: result.seq };
+    }
+    return m;
+  });
+  if (shared === 0) return payload;
+  return { ...payload, messages, messagesFrom: { seq: previous.seq } };
+}
+
+/**
+ * The two big texts of a run — a request's messages (after the delta above) and a search's result
+ * `content` — are stored deflated (base64, as `messagesZ` / `contentZ` beside an empty `messages` /
+ * `content`) when that is shorter. Nothing reads them in SQL (the queries on events read ids, tiers
+ * and versions), and every read here inflates them first.
+ */
+const PACK_OVER_CHARS = 400;
+const pack = (text: string) => deflateRawSync(Buffer.from(text, "utf8")).toString("base64");
+const unpack = (base64: string) => inflateRawSync(Buffer.from(base64, "base64")).toString("utf8");
+
+function packPayload(type: string, payload: unknown): unknown {
+  if (type === "llm.request") {
+    const request = payload as StoredRequest;
+    const json = JSON.stringify(request.messages);
+    if (json.length <= PACK_OVER_CHARS) return request;
+    const packed = pack(json);
+    return packed.length < json.length ? { ...request, messages: [], messagesZ: packed } : request;
+  }
+  if (type === "tool.result") {
+    const result = payload as { content?: unknown };
+    if (typeof result.content !== "string" || result.content.length <= PACK_OVER_CHARS) return payload;
+    const packed = pack(result.content);
+    return packed.length < result.content.length ? { ...result, content: "", contentZ: packed } : payload;
+  }
+  return payload;
+}
+
+/** Inflates, in place, what packPayload deflated (keys keep their order: the emptied key is refilled). */
+function unpackRow(row: { type: string; payload: unknown }): void {
+  const p = row.payload as Record<string, unknown> | null;
+  if (!p || typeof p !== "object") return;
+  if (row.type === "llm.request" && typeof p.messagesZ === "string") {
+    const { messagesZ, ...rest } = p;
+    rest.messages = JSON.parse(unpack(messagesZ));
+    row.payload = rest;
+  } else if (row.type === "tool.result" && typeof p.contentZ === "string") {
+    const { contentZ, ...rest } = p;
+    rest.content = unpack(contentZ);
+    row.payload = rest;
+  }
+}
+
+/** Events as stored → as emitted: inflated, and requests rebuilt from their deltas (rows in seq order). */
+async function readableEvents(
+  db: Db,
+  runId: string,
+  rows: { seq: number; type: string; payload: unknown }[],
+): Promise<void> {
+  for (const row of rows) unpackRow(row);
+  await expandRequests(db, runId, rows);
+}
+
+/** Rebuilds, in place, the messages of the `llm.request` rows stored as deltas (rows in seq order). */
+async function expandRequests(
+  db: Db,
+  runId: string,
+  rows: { seq: number; type: string; payload: unknown }[],
+): Promise<void> {
+  if (!rows.some((r) => r.type === "llm.request" && (r.payload as StoredRequest).messagesFrom)) return;
+  const full = new Map<number, unknown[]>();
+  const results = new Map<number, string>();
+  const noteResult = (seq: number, payload: unknown) => {
+    const content = (payload as { content?: unknown }).content;
+    if (typeof content === "string") results.set(seq, content);
+  };
+  for (const r of rows) if (r.type === "tool.result") noteResult(r.seq, r.payload);
+  let earlierResultsRead = false;
+  /** The run's search results before `seq`, when a request refers to one that is not among the rows read. */
+  const readResults = async (stored: StoredRequest, seq: number) => {
+    if (earlierResultsRead || !stored.messages.some((m) => isToolRef(m) && !results.has(m.contentOf))) return;
+    earlierResultsRead = true;
+    const earlier = await db
+      .select({ seq: runEvents.seq, payload: runEvents.payload })
+      .from(runEvents)
+      .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "tool.result"), lt(runEvents.seq, seq)))
+      .orderBy(asc(runEvents.seq));
+    for (const e of earlier) {
+      const unpacked = { type: "tool.result", payload: e.payload };
+      unpackRow(unpacked);
+      noteResult(e.seq, unpacked.payload);
+    }
+  };
+  const expand = (row: { seq: number; payload: unknown }) => {
+    const stored = row.payload as StoredRequest;
+    if (!stored.messagesFrom) {
+      full.set(row.seq, stored.messages);
+      return;
+    }
+    const { messagesFrom, ...rest } = stored;
+    const base = full.get(messagesFrom.seq);
+    const messages = stored.messages.map((m) => {
+      if (typeof m === "number") return base?.[m];
+      if (!isToolRef(m)) return m;
+      const content = results.get(m.contentOf);
+      if (content === undefined) return undefined;
+      const { contentOf: _, ...message }: Record<string, unknown> = { ...m };
+      message.content = content;
+      return message;
+    });
+    if (!base || messages.some((m) => m === undefined)) {
+      throw new Error(`run ${runId}: llm.request ${row.seq} refers to request ${messagesFrom.seq}, which is missing`);
+    }
+    row.payload = { ...rest, messages };
+    full.set(row.seq, messages);
+  };
+  for (const row of rows) {
+    if (row.type !== "llm.request") continue;
+    const from = (row.payload as StoredRequest).messagesFrom;
+    if (from && !full.has(from.seq)) {
+      // The base is not among the rows read (a read after a seq, or of one event): read the run's
+      // earlier requests, each rebuilt from the one before.
+      const earlier = await db
+        .select({ seq: runEvents.seq, payload: runEvents.payload })
+        .from(runEvents)
+        .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "llm.request"), lt(runEvents.seq, row.seq)))
+        .orderBy(asc(runEvents.seq));
+      for (const e of earlier) {
+        if (full.has(e.seq)) continue;
+        const unpacked = { type: "llm.request", payload: e.payload };
+        unpackRow(unpacked);
+        await readResults(unpacked.payload as StoredRequest, row.seq);
+        expand({ seq: e.seq, payload: unpacked.payload });
+      }
+    }
+    await readResults(row.payload as StoredRequest, row.seq);
+    expand(row);
+  }
+}
+
 /** Events of a run in `seq` order, optionally only those after `afterSeq` (for live following). */
 export async function getRunEvents(
   db: Db,
@@ -253,6 +451,7 @@ export async function getRunEvents(
     )
     .orderBy(asc(runEvents.seq));
   const rows = await (options.limit === undefined ? query : query.limit(options.limit));
+  await readableEvents(db, runId, rows);
   return rows.map(
     (r) =>
       ({
@@ -279,6 +478,7 @@ export async function getLastRunEvent<T extends RunEvent["type"]>(
     .orderBy(desc(runEvents.seq))
     .limit(1);
   if (!row) return null;
+  await readableEvents(db, runId, [row]);
   return {
     runId: row.runId,
     seq: row.seq,
@@ -407,11 +607,24 @@ export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promi
   let failure: Error | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let lastSeq: number | null = null;
+  /** The run's last `llm.request` as written: its seq and each message as JSON (the next one's base). */
+  let previousRequest: { seq: number; messages: string[] } | null = null;
+  const results: WrittenResults = new Map();
+
+  const stored = (e: RunEvent): unknown => {
+    if (e.type === "tool.result") results.set(e.payload.callId, { seq: e.seq, content: e.payload.content });
+    if (e.type !== "llm.request") return packPayload(e.type, e.payload);
+    const payload = e.payload as unknown as StoredRequest;
+    const json = payload.messages.map((m) => JSON.stringify(m));
+    const encoded = encodeRequest(payload, json, previousRequest, results);
+    previousRequest = { seq: e.seq, messages: json };
+    return packPayload(e.type, encoded);
+  };
 
   const write = async (events: RunEvent[]) => {
     if (failure) throw failure;
     const rows = events.map(
-      (e) => sql`(${runId}, ${e.seq}, ${e.at}, ${e.type}, ${e.iteration ?? null}, ${JSON.stringify(e.payload)})`,
+      (e) => sql`(${runId}, ${e.seq}, ${e.at}, ${e.type}, ${e.iteration ?? null}, ${JSON.stringify(stored(e))})`,
     );
     try {
       const written = await db.run(sql`

@@ -369,3 +369,15 @@ export const experimentRuns = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.idx] }), index("experiment_runs_run_idx").on(t.runId)],
 );
+
+/**
+ * A bank's run retention (docs/operations.md#run-retention), applied by the server in the background:
+ * runs older than `olderThan` (`30d`, `12h`) or all but the newest `keep` are pruned. No foreign key:
+ * like runs, it outlives a bank being replaced.
+ */
+export const runRetention = sqliteTable("run_retention", {
+  bankId: text("bank_id").primaryKey(),
+  olderThan: text("older_than"),
+  keep: integer("keep"),
+  updatedAt: text("updated_at").notNull(),
+});

@@ -48,13 +48,27 @@ export const COMMAND_HELP = {
     ],
   },
   runs: {
-    usage: "runs export <run-id> [--format json|otlp] [--out <file>]",
-    summary: "Write a stored run out: its record and event log (json) or an OTLP/JSON trace (otlp).",
+    usage:
+      "runs export <run-id> [--format json|otlp] [--out <file>] | runs prune (--older-than <30d|12h> | --keep <N>) [--bank <id>] [--dry-run] [--vacuum] [--json] | runs retention --bank <id> [--older-than <30d|12h> | --keep <N> | --off]",
+    summary:
+      "Write a stored run out: its record and event log (json) or an OTLP/JSON trace (otlp). Prune old runs and their events (runs an experiment, a refresh proposal or a re-run refers to are kept, and listed), or set a bank's retention that the server applies hourly.",
     options: [
-      ["--format json|otlp", "json: the run and its events; otlp: an OpenTelemetry trace (default: json)"],
-      ["--out <file>", "write to this file (default: stdout)"],
+      ["--format json|otlp", "export: json: the run and its events; otlp: an OpenTelemetry trace (default: json)"],
+      ["--out <file>", "export: write to this file (default: stdout)"],
+      ["--older-than <30d|12h>", "prune / retention: runs created longer ago than this (days or hours)"],
+      ["--keep <N>", "prune / retention: all but each bank's newest N runs"],
+      ["--bank <id>", "prune: only this bank (default: every bank); retention: the bank (required)"],
+      ["--dry-run", "prune: report what would be removed and change nothing"],
+      ["--vacuum", "prune: rewrite a database made before retention existed, once, so the file shrinks"],
+      ["--off", "retention: remove the bank's setting (no flag: print it)"],
+      ["--json", "prune / retention: print one JSON object"],
     ],
-    examples: [`${CLI} runs export run_abc123 --format otlp --out run.otlp.json`],
+    examples: [
+      `${CLI} runs export run_abc123 --format otlp --out run.otlp.json`,
+      `${CLI} runs prune --older-than 30d --dry-run`,
+      `${CLI} runs prune --keep 200 --bank demo`,
+      `${CLI} runs retention --bank demo --older-than 90d`,
+    ],
   },
   mcp: {
     usage: "mcp",

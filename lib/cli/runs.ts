@@ -1,4 +1,7 @@
-/** `npm run cli -- runs export <id> [--format otlp|json] [--out file]`: a stored run as a file. */
+/**
+ * `npm run cli -- runs export <id> [--format otlp|json] [--out file]`: a stored run as a file;
+ * `runs prune` and `runs retention`: run retention (runs-prune.ts).
+ */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -8,6 +11,7 @@ import { getRunOtlp } from "@/lib/server/otlp-push";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 import type { CliIo } from "./io";
+import { runsPruneCommand, runsRetentionCommand } from "./runs-prune";
 
 const RUNS_USAGE = `usage: ${COMMAND_HELP.runs.usage}`;
 
@@ -36,6 +40,8 @@ function parseExportArgs(argv: string[]): z.output<typeof ExportArgs> {
 
 export async function runsCommand(argv: string[], io: CliIo): Promise<void> {
   const [sub, ...rest] = argv;
+  if (sub === "prune") return runsPruneCommand(rest);
+  if (sub === "retention") return runsRetentionCommand(rest);
   if (sub !== "export") throw usageError(RUNS_USAGE);
   const args = parseExportArgs(rest);
   const db = await getCliDb();

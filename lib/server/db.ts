@@ -5,6 +5,7 @@ import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb } from "@/db/client";
 import { embedAfterImport } from "./embeddings";
 import { processWide } from "./process-wide";
+import { startRetentionSchedule } from "./retention";
 import { runOwner } from "./run-owner";
 
 export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json");
@@ -24,7 +25,8 @@ const app = processWide("app-db", (): { db?: Promise<Db> } => ({}));
 /**
  * The web app's database: migrated, seeded with the demo bank when empty, registered as this
  * server's run owner, and swept: runs whose owning process stopped are marked `interrupted`
- * (now and with every heartbeat); live runs of another server or a CLI are left alone.
+ * (now and with every heartbeat); live runs of another server or a CLI are left alone. The banks'
+ * run retention settings are applied on a timer.
  */
 export function getAppDb(): Promise<Db> {
   if (!app.db) {
@@ -32,6 +34,8 @@ export function getAppDb(): Promise<Db> {
       const db = await getDb();
       await ensureDemoBank(db);
       await runOwner(db, "server", { sweep: true });
+      // Each bank's run retention setting, applied in the background (docs/operations.md#run-retention).
+      startRetentionSchedule(db);
       return db;
     })();
     app.db = db;

@@ -20,6 +20,7 @@ import { benchProbe } from "./probe";
 import { type BenchRow, formatTable } from "./report";
 import { benchRetrieval } from "./retrieval";
 import { benchRoundTrips } from "./round-trips";
+import { benchStorage } from "./storage";
 import { benchTimeline } from "./timeline";
 import { benchWrites } from "./writes";
 
@@ -35,6 +36,7 @@ const SECTIONS: Record<string, (log: (line: string) => void, args: readonly stri
   probe: benchProbe,
   experiments: benchExperiments,
   writes: benchWrites,
+  storage: benchStorage,
   million: benchMillion,
   cli: benchCliStart,
   locomo: benchLocomo,

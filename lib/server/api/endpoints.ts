@@ -27,6 +27,7 @@ import {
   UpdateMentalModelBody,
 } from "@/lib/contracts/mental-models";
 import { OtlpTraceFile } from "@/lib/contracts/otlp";
+import { PruneResult, PruneRunsBody, RetentionRule, RunRetentionSetting } from "@/lib/contracts/retention";
 import {
   ListRunsQuery,
   ReflectAccepted,
@@ -420,6 +421,60 @@ export const endpoints = {
       200: { description: "the trace", schema: OtlpTraceFile, headers: ATTACHMENT("run-{id}.otlp.json") },
       404: err("unknown run"),
     },
+  }),
+  pruneRuns: defineEndpoint({
+    method: "POST",
+    path: "/runs/prune",
+    operationId: "pruneRuns",
+    summary: "Remove old runs and their events (runs something refers to are kept)",
+    description:
+      "Removes the runs `olderThan` selects (`30d`, `12h`), or all but each bank's newest `keep`, optionally of one `bank`, with their events; give exactly one of the two. Runs that are still running, ran in an experiment, are a mental model's refresh proposal (accepted or not) or the parent of a re-run are kept: the response counts them by reason with examples. With `dryRun: true` nothing changes and the response says what would be removed. Freed pages are returned to the file system (incremental vacuum); a database made before retention existed needs `vacuum: true` once (a full VACUUM, which holds the write lock while it rewrites the file).",
+    tag: "runs",
+    body: PruneRunsBody,
+    responses: {
+      200: { description: "what was removed (or would be) and what was kept, and why", schema: PruneResult },
+      ...BAD_INPUT,
+      404: err("unknown bank"),
+      ...TOO_LARGE,
+    },
+  }),
+  getRunRetention: defineEndpoint({
+    method: "GET",
+    path: "/banks/{bank}/run-retention",
+    operationId: "getRunRetention",
+    summary: "A bank's run retention setting",
+    description:
+      "The rule the server applies to the bank's runs in the background (hourly), or `retention: null` when runs are kept until pruned.",
+    tag: "runs",
+    params: BankParams,
+    responses: { 200: { description: "the setting", schema: RunRetentionSetting }, ...NO_BANK },
+  }),
+  setRunRetention: defineEndpoint({
+    method: "PUT",
+    path: "/banks/{bank}/run-retention",
+    operationId: "setRunRetention",
+    summary: "Set a bank's run retention (applied by the server in the background)",
+    description:
+      "Exactly one of `olderThan` (`30d`, `12h`) and `keep` (the newest N runs). The server applies it hourly, keeping the runs `pruneRuns` keeps.",
+    tag: "runs",
+    params: BankParams,
+    body: RetentionRule,
+    responses: {
+      200: { description: "the setting", schema: RunRetentionSetting },
+      ...BAD_INPUT,
+      ...NO_BANK,
+      ...TOO_LARGE,
+    },
+  }),
+  deleteRunRetention: defineEndpoint({
+    method: "DELETE",
+    path: "/banks/{bank}/run-retention",
+    operationId: "deleteRunRetention",
+    summary: "Remove a bank's run retention (its runs are kept until pruned)",
+    description: "Removes the setting; no run is removed.",
+    tag: "runs",
+    params: BankParams,
+    responses: { 204: { description: "removed" }, ...NO_BANK },
   }),
   listSuites: defineEndpoint({
     method: "GET",

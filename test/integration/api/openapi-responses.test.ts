@@ -29,6 +29,7 @@ import * as mentalModel from "@/app/api/v1/banks/[bank]/mental-models/[id]/route
 import * as mentalModels from "@/app/api/v1/banks/[bank]/mental-models/route";
 import * as recall from "@/app/api/v1/banks/[bank]/recall/route";
 import * as reflect from "@/app/api/v1/banks/[bank]/reflect/route";
+import * as runRetention from "@/app/api/v1/banks/[bank]/run-retention/route";
 import * as skill from "@/app/api/v1/banks/[bank]/skills/[id]/route";
 import * as skills from "@/app/api/v1/banks/[bank]/skills/route";
 import * as suiteExport from "@/app/api/v1/banks/[bank]/suites/[suite]/export/route";
@@ -45,6 +46,7 @@ import * as openapi from "@/app/api/v1/openapi.json/route";
 import * as runEvents from "@/app/api/v1/runs/[id]/events/route";
 import * as runOtlp from "@/app/api/v1/runs/[id]/otlp/route";
 import * as run from "@/app/api/v1/runs/[id]/route";
+import * as runPrune from "@/app/api/v1/runs/prune/route";
 import * as runs from "@/app/api/v1/runs/route";
 import * as runStream from "@/app/api/v1/runs/stream/route";
 import { buildOpenApiDocument } from "@/lib/server/api/openapi";
@@ -393,6 +395,30 @@ describe("real responses match the OpenAPI document", () => {
     await expectDocumented("getRunOtlp", otlp);
     await expectDocumented("getRunOtlp", await call(runOtlp.GET, { id: "run_nope" }, "/runs/run_nope/otlp"));
     await expectDocumented("getOpenApi", openapi.GET());
+  });
+
+  it("run retention: prune (200 dry run, 400, 404), a bank's setting (200, 204, 400, 404)", async () => {
+    const prune = (body: unknown) => call(runPrune.POST, {}, "/runs/prune", { method: "POST", body });
+    await expectDocumented("pruneRuns", await prune({ olderThan: "30d", dryRun: true }));
+    await expectDocumented("pruneRuns", await prune({ olderThan: "30x" }));
+    await expectDocumented("pruneRuns", await prune({ keep: 5, bank: "nope", dryRun: true }));
+    const path = "/banks/demo/run-retention";
+    await expectDocumented("getRunRetention", await call(runRetention.GET, { bank: "demo" }, path));
+    await expectDocumented(
+      "getRunRetention",
+      await call(runRetention.GET, { bank: "nope" }, "/banks/nope/run-retention"),
+    );
+    const put = (body: unknown) => call(runRetention.PUT, { bank: "demo" }, path, { method: "PUT", body });
+    await expectDocumented("setRunRetention", await put({ olderThan: "3650d" }));
+    await expectDocumented("setRunRetention", await put({ olderThan: "3650d", keep: 1 }));
+    await expectDocumented(
+      "deleteRunRetention",
+      await call(runRetention.DELETE, { bank: "demo" }, path, { method: "DELETE" }),
+    );
+    await expectDocumented(
+      "deleteRunRetention",
+      await call(runRetention.DELETE, { bank: "nope" }, "/banks/nope/run-retention", { method: "DELETE" }),
+    );
   });
 
   it("a method a path does not have: 405 with the error body and Allow; OPTIONS lists the same", async () => {
