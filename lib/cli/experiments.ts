@@ -14,10 +14,13 @@ import {
   type ExperimentComparison,
   type ExperimentJson,
   MAX_CONCURRENCY,
+  type Scorecard,
+  type ScoreLine,
   StartExperimentInput,
 } from "@/lib/contracts/experiments";
 import { SuiteName } from "@/lib/contracts/suites";
 import { decodeUtf8 } from "@/lib/contracts/text";
+import { comparisonCounts } from "@/lib/experiments/compare";
 import { Budget } from "@/lib/reflect";
 import { getCliDb } from "@/lib/server/db";
 import { getExperimentComparison, startExperiment, suiteSkillNames, totalsSentence } from "@/lib/server/experiments";
@@ -73,11 +76,37 @@ const RunArgs = BankSuite.extend({
   skill: z.string().min(1).optional(),
   "skill-version": z.coerce.number().int().positive().optional(),
   baseline: z.string().min(1).optional(),
+  "allow-incomplete-baseline": z.boolean().default(false),
   concurrency: z.coerce.number().int().min(1).max(MAX_CONCURRENCY).optional(),
   json: z.boolean().default(false),
 });
 
 const short = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const pct = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)}%`);
+const ms = (x: number | null) => (x === null ? "—" : `${Math.round(x)}ms`);
+
+/** The scorecard as a table: one line per tag, then all (shown when the suite has tags or scores). */
+export function scorecardTable(card: Scorecard): string[] {
+  const head = ["tag", "n", "pass", "F1", "gold", "ev.retr", "ev.cited", "abstain", "calls", "p50", "p95"];
+  const cells = (l: ScoreLine) => [
+    l.tag ?? "all",
+    String(l.finished === l.questions ? l.questions : `${l.finished}/${l.questions}`),
+    pct(l.passRate),
+    l.meanF1 === null ? "—" : l.meanF1.toFixed(2),
+    pct(l.goldContained),
+    pct(l.evidenceRetrieved),
+    pct(l.evidenceCited),
+    pct(l.abstention),
+    String(l.llmCalls),
+    ms(l.latencyP50Ms),
+    ms(l.latencyP95Ms),
+  ];
+  const body = [...card.byTag, card.overall].map(cells);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
+  const fmt = (r: string[]) =>
+    `  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ")}`;
+  return ["Scorecard", fmt(head), ...body.map(fmt)];
+}
 
 function table(e: Experiment, cmp: ExperimentComparison | null): string {
   const regressed = new Map(cmp?.questions.filter((q) => q.head).map((q) => [q.head?.index, q]) ?? []);
@@ -90,13 +119,20 @@ function table(e: Experiment, cmp: ExperimentComparison | null): string {
       `${String(r.index + 1).padStart(3)}  ${result.padEnd(6)}  ${r.status.padEnd(12)}  ${String(r.llmCalls).padStart(5)}  ${short(r.question, 70)}`,
     );
     for (const f of r.failures) lines.push(`       ✗ ${f.expectation}: ${f.detail}`);
-    for (const c of q?.regressions ?? []) lines.push(`       ↓ regression (${c.kind}): ${c.detail}`);
-    for (const c of q?.improvements ?? []) lines.push(`       ↑ improvement (${c.kind}): ${c.detail}`);
+    if (q?.regression) for (const c of q.regressions) lines.push(`       ↓ regression (${c.kind}): ${c.detail}`);
+    if (q?.improvement) for (const c of q.improvements) lines.push(`       ↑ improvement (${c.kind}): ${c.detail}`);
+    // The other direction's changes are listed too, never counted: one question is one verdict.
+    if (q?.regression) for (const c of q.improvements) lines.push(`       (but ${c.kind}: ${c.detail})`);
+    if (q?.improvement) for (const c of q.regressions) lines.push(`       (but ${c.kind}: ${c.detail})`);
+    if (r.judgeRunId) lines.push(`       judged by run ${r.judgeRunId}`);
     if (r.flags.length) lines.push(`       flags: ${r.flags.join(", ")}`);
   }
   const t = e.totals;
+  const notCompared = cmp ? comparisonCounts(cmp.questions).notCompared : 0;
+  const unrun = notCompared ? `, ${plural(notCompared, "question")} not compared (not run on both sides)` : "";
+  if (e.scorecard.byTag.length > 0 || e.scorecard.overall.meanF1 !== null) lines.push(...scorecardTable(e.scorecard));
   lines.push(
-    `${totalsSentence(t)}${cmp ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}` : ""}`,
+    `${totalsSentence(t)}${cmp ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}${unrun}` : ""}`,
   );
   if (e.error) lines.push(e.error);
   return lines.join("\n");
@@ -115,7 +151,9 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
       skipped: e.totals.skipped,
       regressions: cmp?.totals.regressions ?? 0,
       improvements: cmp?.totals.improvements ?? 0,
+      notCompared: cmp ? comparisonCounts(cmp.questions).notCompared : 0,
     },
+    scorecard: e.scorecard,
     results: e.rows.map((r) => ({
       question: r.question,
       runId: r.runId,
@@ -124,6 +162,10 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
       passed: r.passed,
       failures: r.failures,
       regression: byIndex.get(r.index)?.regression ?? false,
+      reason: byIndex.get(r.index)?.reason ?? null,
+      tags: r.tags,
+      scores: r.scores,
+      judgeRunId: r.judgeRunId,
       flags: r.flags,
     })),
   };
@@ -139,6 +181,7 @@ export async function experimentCommand(argv: string[]): Promise<number> {
     skill: { type: "string" },
     "skill-version": { type: "string" },
     baseline: { type: "string" },
+    "allow-incomplete-baseline": { type: "boolean" },
     concurrency: { type: "string" },
     json: { type: "boolean" },
   });
@@ -166,6 +209,7 @@ export async function experimentCommand(argv: string[]): Promise<number> {
     suite: args.suite,
     config: { budget: args.budget, skill, mentalModels: [] },
     baseline: args.baseline,
+    allowIncompleteBaseline: args["allow-incomplete-baseline"],
     concurrency: args.concurrency,
   });
   const { experimentId, finished } = await startExperiment(db, input, {

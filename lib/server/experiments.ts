@@ -37,7 +37,7 @@ import { defaultSkillOf } from "@/lib/contracts/skills";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { compareExperiments } from "@/lib/experiments/compare";
 import { evaluate } from "@/lib/experiments/evaluate";
-import { buildRow, type RowRun, totalsOf } from "@/lib/experiments/rows";
+import { buildRow, type RowRun, scorecardOf, totalsOf } from "@/lib/experiments/rows";
 import type { ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
 import { plural } from "@/lib/timeline/format";
 import { mentalModelDraftsOf, overlayMentalModels } from "./mental-model-drafts";
@@ -168,6 +168,15 @@ export async function startExperiment(
         { fieldErrors: { baseline: [`ran suite ${base.suite}, not ${suite.name}`] } },
       );
     }
+    const incomplete = incompleteReason(await toExperiment(db, base));
+    if (incomplete && !input.allowIncompleteBaseline) {
+      // A baseline that skipped questions would hide them from the gate: "0 regressions" of nothing.
+      throw new AppError(
+        "invalid_input",
+        `baseline ${base.id} is not complete (${incomplete}): compare with a complete experiment, or allow an incomplete baseline (--allow-incomplete-baseline) to compare only the questions run on both sides`,
+        { fieldErrors: { baseline: [`not complete: ${incomplete}`] } },
+      );
+    }
   }
   const skillDrafts = await skillDraftOf(db, bank.id, input.config);
   const mmDrafts = await mentalModelDraftOf(db, bank.id, input.config);
@@ -262,6 +271,16 @@ export async function startExperiment(
   return { experimentId: id, finished };
 }
 
+/** Why an experiment is not a complete baseline (still running, failed, cancelled, questions skipped), or null. */
+export function incompleteReason(e: Experiment): string | null {
+  const skipped = e.rows.filter((r) => r.status === "skipped" || r.status === "pending").length;
+  const parts = [
+    e.status === "done" ? null : e.status,
+    skipped ? `${skipped} of ${e.rows.length} questions never ran` : null,
+  ].filter((p) => p !== null);
+  return parts.length ? parts.join(", ") : null;
+}
+
 /** Stops new questions from starting; runs already going finish and stay in the experiment. */
 export async function cancelExperiment(db: Db, id: string): Promise<Experiment> {
   const record = await getExperimentRecord(db, id);
@@ -307,8 +326,18 @@ async function toExperiment(db: Db, record: ExperimentRecord): Promise<Experimen
     createdAt: record.createdAt,
     finishedAt: record.finishedAt,
     totals: totalsOf(rows),
+    scorecard: scorecardOf(rows),
+    skillVersions: skillVersionsOf([...runs.values()]),
     rows,
   };
+}
+
+/** "qa v3", "qa v2 (draft)": each skill version the runs ran, once, sorted. */
+function skillVersionsOf(runs: readonly RunRecord[]): string[] {
+  const names = runs
+    .filter((r) => r.skillName)
+    .map((r) => `${r.skillName} v${r.skillVersion ?? "?"}${r.skillSnapshot?.draft ? " (draft)" : ""}`);
+  return [...new Set(names)].sort();
 }
 
 export async function getExperiment(db: Db, id: string): Promise<Experiment | null> {

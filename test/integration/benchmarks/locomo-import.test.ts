@@ -79,6 +79,7 @@ describe("bench import locomo", () => {
       bankId: "locomo-mini-1",
       suite: "locomo-mini-1",
       config: { mentalModels: [] },
+      allowIncompleteBaseline: false,
       concurrency: 2,
     });
     const experiment = await finished;
