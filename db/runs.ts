@@ -39,6 +39,8 @@ export interface CreateRun {
   createdAt?: string;
   /** The process instance that runs it (see registerInstance). */
   ownerId?: string | null;
+  /** An LLM judge's run: the run whose answer it grades. */
+  judgeOf?: string | null;
 }
 
 export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
@@ -66,6 +68,7 @@ export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
       forkedAtIteration: input.forkedAtIteration ?? null,
       createdAt: new Date(input.createdAt ?? Date.now()).toISOString(),
       ownerId: input.ownerId ?? null,
+      judgeOf: input.judgeOf ?? null,
     })
     .returning();
   if (!row) throw new Error(`run ${input.id} was not created`);
@@ -130,6 +133,21 @@ async function retrievedBy(db: Db, runId: string): Promise<RetrievedMemory[]> {
     }
   }
   return [...best.values()];
+}
+
+/** The judge runs of these runs, newest last, by the run they graded. */
+export async function getJudgeRuns(db: Db, runIds: readonly string[]): Promise<Map<string, RunRecord>> {
+  const out = new Map<string, RunRecord>();
+  if (runIds.length === 0) return out;
+  for (let i = 0; i < runIds.length; i += 500) {
+    const rows = await db
+      .select()
+      .from(runs)
+      .where(inArray(runs.judgeOf, runIds.slice(i, i + 500)))
+      .orderBy(asc(runs.createdAt), asc(runs.id));
+    for (const r of rows) if (r.judgeOf) out.set(r.judgeOf, r);
+  }
+  return out;
 }
 
 export async function getRun(db: Db, runId: string): Promise<RunRecord | null> {

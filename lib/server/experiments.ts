@@ -18,7 +18,7 @@ import {
   linkExperimentRun,
   listExperimentRecords,
 } from "@/db/experiments";
-import type { RunRecord } from "@/db/runs";
+import { getJudgeRuns, type RunRecord } from "@/db/runs";
 import { isScopePermitted } from "@/db/scope";
 import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/skills";
 import { getSuite } from "@/db/suites";
@@ -40,6 +40,7 @@ import { evaluate } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, scorecardOf, totalsOf } from "@/lib/experiments/rows";
 import type { ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
 import { plural } from "@/lib/timeline/format";
+import { canJudge, judgementOf, judgeRun } from "./judge";
 import { mentalModelDraftsOf, overlayMentalModels } from "./mental-model-drafts";
 import { getModel } from "./model";
 import { runOwner } from "./run-owner";
@@ -234,8 +235,19 @@ export async function startExperiment(
     );
     await linkExperimentRun(db, id, idx, runId);
     const result = await finished;
+    // The judge grades an answer only: a run that broke or degraded fails without one.
+    const judge = options.model ?? getModel({ db, bankId: bank.id });
+    const judgement =
+      q.expect?.judge && q.expect.answer !== undefined && canJudge(judge) && !NO_ANSWER.has(result.status)
+        ? await judgeRun(
+            db,
+            judge,
+            { id: runId, bankId: bank.id, question: q.question, answer: result.answer },
+            q.expect.answer,
+          )
+        : null;
     finishedCount++;
-    if (evaluate(q, result).passed) passed++;
+    if (evaluate(q, { ...result, judgement }).passed) passed++;
     progress("running");
   };
 
@@ -281,6 +293,9 @@ export function incompleteReason(e: Experiment): string | null {
   return parts.length ? parts.join(", ") : null;
 }
 
+/** Run endings with no answer to judge. */
+const NO_ANSWER = new Set(["failed", "interrupted", "degraded"]);
+
 /** Stops new questions from starting; runs already going finish and stay in the experiment. */
 export async function cancelExperiment(db: Db, id: string): Promise<Experiment> {
   const record = await getExperimentRecord(db, id);
@@ -294,7 +309,8 @@ export async function cancelExperiment(db: Db, id: string): Promise<Experiment> 
   return requireExperiment(db, id);
 }
 
-const toRowRun = (r: RunRecord): RowRun => ({
+const toRowRun = (r: RunRecord, judge: RunRecord | undefined): RowRun => ({
+  judgement: judge ? judgementOf(judge) : null,
   id: r.id,
   status: r.status,
   answer: r.answer,
@@ -309,9 +325,15 @@ const toRowRun = (r: RunRecord): RowRun => ({
 
 async function toExperiment(db: Db, record: ExperimentRecord): Promise<Experiment> {
   const runs = await getExperimentRuns(db, record.id);
+  const judges = record.questions.some((q) => q.expect?.judge)
+    ? await getJudgeRuns(
+        db,
+        [...runs.values()].map((r) => r.id),
+      )
+    : new Map<string, RunRecord>();
   const rows = record.questions.map((q, idx) => {
     const run = runs.get(idx);
-    return buildRow(idx, q, run ? toRowRun(run) : null, record.status !== "running");
+    return buildRow(idx, q, run ? toRowRun(run, judges.get(run.id)) : null, record.status !== "running");
   });
   return {
     id: record.id,
