@@ -20,7 +20,7 @@ import {
 } from "@/lib/contracts/experiments";
 import { SuiteName } from "@/lib/contracts/suites";
 import { decodeUtf8 } from "@/lib/contracts/text";
-import { comparisonCounts } from "@/lib/experiments/compare";
+import { comparisonCounts, configDiff } from "@/lib/experiments/compare";
 import { Budget } from "@/lib/reflect";
 import { getCliDb } from "@/lib/server/db";
 import { getExperimentComparison, startExperiment, suiteSkillNames, totalsSentence } from "@/lib/server/experiments";
@@ -111,6 +111,14 @@ export function scorecardTable(card: Scorecard): string[] {
 function table(e: Experiment, cmp: ExperimentComparison | null): string {
   const regressed = new Map(cmp?.questions.filter((q) => q.head).map((q) => [q.head?.index, q]) ?? []);
   const lines = [`Experiment ${e.id}: suite ${e.suite} v${e.suiteVersion}, ${e.status}`];
+  if (cmp) {
+    const diff = configDiff(cmp.base, e);
+    lines.push(
+      diff.length
+        ? `Against ${cmp.base.id}, the configuration differs: ${diff.map((c) => `${c.what} ${c.base} → ${c.head}`).join("; ")}`
+        : `Against ${cmp.base.id}: the same configuration`,
+    );
+  }
   lines.push(`  #  result  status        calls  question`);
   for (const r of e.rows) {
     const q = regressed.get(r.index);

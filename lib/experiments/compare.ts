@@ -16,7 +16,7 @@
  * edited between the two experiments still lines up; a question in only one side is reported
  * as added or removed, neither regression nor improvement.
  */
-import type { Change, ExperimentRow, QuestionComparison } from "@/lib/contracts/experiments";
+import type { Change, ExperimentRow, ExperimentSummary, QuestionComparison } from "@/lib/contracts/experiments";
 
 const OUTCOME_RANK: Record<string, number> = {
   done: 6,
@@ -183,4 +183,46 @@ export function comparisonCounts(questions: readonly QuestionComparison[]) {
     added: questions.filter((q) => !q.base).length,
     removed: questions.filter((q) => !q.head).length,
   };
+}
+
+/** One line of what differs between two experiments' configurations. */
+export interface ConfigChange {
+  what: string;
+  base: string;
+  head: string;
+}
+
+type Setup = Pick<ExperimentSummary, "config" | "skillVersions" | "suiteVersion">;
+
+/**
+ * What differs between the two experiments' configurations, shown before their rows: the model,
+ * the skill versions their runs ran, a skill draft (unsaved mission or disposition), mental-model
+ * edits, the budget and the suite version. Empty when they ran the same configuration.
+ */
+export function configDiff(base: Setup, head: Setup): ConfigChange[] {
+  const model = (s: Setup) => `${s.config.model.name} (${s.config.model.kind})`;
+  const skills = (s: Setup) => s.skillVersions.join(", ") || "—";
+  const skillDraft = (s: Setup) => {
+    const d = s.config.skill;
+    if (!d || (d.mission === undefined && d.disposition === undefined)) return "none";
+    return `${d.name}: unsaved ${[d.mission !== undefined ? "mission" : null, d.disposition !== undefined ? "disposition" : null].filter(Boolean).join(" and ")}`;
+  };
+  const mentalModels = (s: Setup) =>
+    s.config.mentalModels.length
+      ? s.config.mentalModels
+          .map(
+            (m) =>
+              `${m.id}${m.content !== undefined ? " edited" : ""}${m.staleOverride ? ` marked ${m.staleOverride}` : ""}`,
+          )
+          .join(", ")
+      : "none";
+  const rows: [string, (s: Setup) => string][] = [
+    ["model", model],
+    ["skill versions", skills],
+    ["skill draft", skillDraft],
+    ["mental-model drafts", mentalModels],
+    ["budget", (s) => s.config.budget ?? "each question's"],
+    ["suite version", (s) => `v${s.suiteVersion}`],
+  ];
+  return rows.map(([what, f]) => ({ what, base: f(base), head: f(head) })).filter((c) => c.base !== c.head);
 }
