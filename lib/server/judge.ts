@@ -1,12 +1,3 @@
-/**
- * The `judge` expectation's one model call, recorded as a run of its own (`runs.judge_of` names
- * the run it graded) so its prompt and verdict open on the run page like any run: `run.started`,
- * the `llm.request` with the judge's messages, the `llm.response` with its reply, and
- * `run.finished` whose answer is the verdict ("CORRECT: …" / "WRONG: …"). A reply that cannot be
- * read, or a model error, ends the judge run `failed`: the question is then "not judged", never
- * passed. The offline model cannot grade an answer: no judge run is made for it.
- */
-import { randomBytes } from "node:crypto";
 import type { Db } from "@/db/client";
 import { createRun, createRunSink, finishRun, getJudgeRuns, getRun, type RunRecord } from "@/db/runs";
 import type { Judgement } from "@/lib/experiments/evaluate";

@@ -9,14 +9,7 @@ import { getLastRunEvent, getRun } from "@/db/runs";
 import { listSkills } from "@/db/skills";
 import { deleteSuite, getSuite, getSuiteVersions, listSuites, saveSuite } from "@/db/suites";
 import { AppError } from "@/lib/contracts/errors";
-import type {
-  AddToSuiteInput,
-  Expectation,
-  SaveSuiteInput,
-  Suite,
-  SuiteQuestion,
-  SuiteWithHistory,
-} from "@/lib/contracts/suites";
+import type { AddToSuiteInput, SaveSuiteInput, Suite, SuiteQuestion, SuiteWithHistory } from "@/lib/contracts/suites";
 import { badJsonlLine, parseSuiteJsonlLines, toSuiteJsonl } from "@/lib/experiments/jsonl";
 import { suggestExpectations } from "@/lib/experiments/suggest";
 import { Scope } from "@/lib/reflect/domain";
