@@ -109,6 +109,19 @@ export async function getExperimentRuns(db: Db, id: string): Promise<Map<number,
   return out;
 }
 
+/** The experiment and question index a run ran, if any (the run page says how it fared there). */
+export async function experimentLinkOfRun(
+  db: Db,
+  runId: string,
+): Promise<{ experimentId: string; idx: number } | null> {
+  const [row] = await db
+    .select({ experimentId: experimentRuns.experimentId, idx: experimentRuns.idx })
+    .from(experimentRuns)
+    .where(eq(experimentRuns.runId, runId))
+    .limit(1);
+  return row ?? null;
+}
+
 /** The experiment a run belongs to, if any (the run page links back to it). */
 export async function experimentOfRun(db: Db, runId: string): Promise<string | null> {
   const [row] = await db

@@ -12,13 +12,14 @@ import type { Db } from "@/db/client";
 import {
   createExperiment,
   type ExperimentRecord,
+  experimentLinkOfRun,
   finishExperiment,
   getExperimentRecord,
   getExperimentRuns,
   linkExperimentRun,
   listExperimentRecords,
 } from "@/db/experiments";
-import { getJudgeRuns, type RunRecord } from "@/db/runs";
+import { getJudgeRuns, getRun, type RunRecord } from "@/db/runs";
 import { isScopePermitted } from "@/db/scope";
 import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/skills";
 import { getSuite } from "@/db/suites";
@@ -29,6 +30,7 @@ import type {
   ExperimentComparison,
   ExperimentConfig,
   ExperimentProgress,
+  ExperimentRow,
   ExperimentSummary,
   ExperimentTotals,
   StartExperimentInput,
@@ -291,6 +293,24 @@ export function incompleteReason(e: Experiment): string | null {
     skipped ? `${skipped} of ${e.rows.length} questions never ran` : null,
   ].filter((p) => p !== null);
   return parts.length ? parts.join(", ") : null;
+}
+
+/** How a run fared as its experiment's question (the run page): the row, with why it failed. */
+export async function experimentRowOfRun(
+  db: Db,
+  runId: string,
+): Promise<{ experimentId: string; suite: string; row: ExperimentRow } | null> {
+  const link = await experimentLinkOfRun(db, runId);
+  if (!link) return null;
+  const [record, run] = await Promise.all([getExperimentRecord(db, link.experimentId), getRun(db, runId)]);
+  const question = record?.questions[link.idx];
+  if (!record || !run || !question) return null;
+  const judge = question.expect?.judge ? (await getJudgeRuns(db, [runId])).get(runId) : undefined;
+  return {
+    experimentId: record.id,
+    suite: record.suite,
+    row: buildRow(link.idx, question, toRowRun(run, judge), record.status !== "running"),
+  };
 }
 
 /** Run endings with no answer to judge. */
