@@ -135,6 +135,19 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(json.results.map((r) => r.regression)).toEqual([true, false]);
     // Compared with itself, the same state shows no regression: the gate passes.
     expect(cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id).code).toBe(0);
+
+    // Both facts back: the question that lost its status gets it back. A better status is never a
+    // regression, and each question is one verdict: exit 0.
+    expect(cli("import", "--replace", file("v3.json", JSON.stringify(bank([ZEPHYR, ORION])))).code).toBe(0);
+    const both = cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id, "--json");
+    expect(both.code).toBe(0);
+    const bothJson = ExperimentJson.parse(JSON.parse(both.stdout));
+    expect(bothJson.totals).toMatchObject({ regressions: 0, improvements: 1 });
+    expect(bothJson.results.map((r) => [r.regression, r.reason?.split(":")[0] ?? null])).toEqual([
+      [false, "improved"],
+      [false, null],
+    ]);
+    expect(bothJson.results[0]?.reason).toContain("no_evidence → done");
   });
 });
 
@@ -197,6 +210,34 @@ describe("cli experiment run, cancelled", { timeout: 240_000 }, () => {
     ]);
     expect(json.results.every((r) => r.failures.length === 0)).toBe(true);
     expect(json.totals).toMatchObject({ questions: 3, passed: 1, failed: 0, skipped: 2 });
+  });
+
+  it("an incomplete baseline is refused (exit 2, saying why); allowed, only questions run on both sides are compared", async () => {
+    const cancelled = ExperimentJson.parse(JSON.parse((await cancelledRun("--json")).stdout));
+    const suite = "cancel-json";
+    const refused = cli("experiment", "run", "--bank", "demo", "--suite", suite, "--baseline", cancelled.id);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `baseline ${cancelled.id} is not complete (cancelled, 2 of 3 questions never ran)`,
+    );
+    expect(refused.stderr).toContain("--allow-incomplete-baseline");
+    expect(refused.stdout).toBe("");
+    const allowed = cli(
+      "experiment",
+      "run",
+      "--bank",
+      "demo",
+      "--suite",
+      suite,
+      "--baseline",
+      cancelled.id,
+      "--allow-incomplete-baseline",
+    );
+    // Q1 expects a failed run and the offline model answers it: the gate fails on that, not on the baseline.
+    expect(allowed.code).toBe(1);
+    expect(allowed.stdout).toMatch(
+      /against exp_\w+: 0 regressions, 1 improvement, 2 questions not compared \(not run on both sides\)/,
+    );
   });
 
   it("the table says skip, never FAIL, and counts them apart", async () => {
