@@ -16,6 +16,7 @@ import { readVerdict } from "@/lib/experiments/judge";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
 import { startExperiment } from "@/lib/server/experiments";
+import { allRows, foldRun } from "@/lib/timeline/fold";
 import { judgeLinksOf } from "@/lib/server/judge";
 import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { openTempDb } from "../db/temp-db";
@@ -118,6 +119,13 @@ describe("judge expectation", { timeout: 120_000 }, () => {
     expect(prompt).toContain("Gold answer: 7 May 2023");
     expect(prompt).toContain("Answer to grade: Alpha answer");
     expect(events[2]?.payload).toMatchObject({ text: CASES[0]?.judge });
+    // The run page's timeline folds it like any run: the prompt and the reply are rows, the verdict the answer.
+    const view = foldRun(events);
+    expect(view.header.status).toBe("done");
+    expect(view.answer).toBe("CORRECT: same date");
+    // One iteration: its request (the prompt, inspectable by seq) and the judge's reply as its text.
+    expect(view.iterations.map((it) => [it.llmCalls, it.requestSeqs, it.text])).toEqual([[1, [1], CASES[0]?.judge]]);
+    expect(allRows(view)).toEqual([]);
     expect(await getRun(db, unread?.judgeRunId ?? "")).toMatchObject({ status: "failed" });
     // Both ways: the graded run names its judge, the judge run names the graded run.
     expect(await judgeLinksOf(db, correct?.runId ?? "")).toEqual({
