@@ -46,14 +46,19 @@ async function shot(page: Page, name: string) {
 
 describe("a LoCoMo conversation as a suite", () => {
   const ctx = useAppAndBrowser();
+  /** The bank and suite the import made (the suite is named after the conversation). */
+  let bank = "";
+  let suiteName = "";
 
   it("import over the API, run its suite, read the scorecard by category, open a failed question's run", async () => {
     const { page } = ctx.browser;
     const url = ctx.app.url;
     const imported = await post<BenchmarkImportResult>(`${url}/api/v1/benchmarks/locomo?prefix=e2e-`, MINI_LOCOMO);
-    expect(imported.banks.map((b) => [b.bankId, b.suite])).toEqual([["e2e-mini-1", "e2e-mini-1"]]);
+    expect(imported.banks.map((b) => [b.bankId, b.suite])).toEqual([["e2e-mini-1", "locomo-mini-1"]]);
+    bank = imported.banks[0]?.bankId ?? "";
+    suiteName = imported.banks[0]?.suite ?? "";
 
-    const e = await runSuite(url, "e2e-mini-1", "e2e-mini-1");
+    const e = await runSuite(url, bank, suiteName);
     expect(e.status).toBe("done");
     await page.goto(`${url}/experiments/${e.id}`);
     const card = page.getByTestId("scorecard");
@@ -110,7 +115,7 @@ describe("a LoCoMo conversation as a suite", () => {
     await page.getByTestId("add-to-suite").click();
     await page.getByTestId("added-to-suite").waitFor();
 
-    const guard = await runSuite(url, "e2e-mini-1", "puppy-guard");
+    const guard = await runSuite(url, bank, "puppy-guard");
     const [row] = guard.rows;
     expect(row?.passed).toBe(false);
     const reason = row?.failures.find((f) => f.expectation === "mustCiteAny")?.detail ?? "";
