@@ -69,8 +69,13 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
       skipped: 0,
       regressions: 0,
       improvements: 0,
+      notCompared: 0,
     });
     expect(json.results.every((r) => r.passed && r.runId?.startsWith("run_") && r.failures.length === 0)).toBe(true);
+    // The scorecard: every question counted overall, each row its scores.
+    expect(json.scorecard?.overall).toMatchObject({ questions: 10, finished: 10, passed: 10, passRate: 1 });
+    expect(json.scorecard?.overall.latencyP95Ms).toBeGreaterThan(0);
+    expect(json.results.every((r) => r.scores !== null && r.reason === null)).toBe(true);
     expect(json.config).toMatchObject({ draft: false, model: { kind: "offline" } });
   });
 
