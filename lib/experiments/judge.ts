@@ -4,7 +4,8 @@
  * another way, a paraphrase, extra detail that does not contradict count as correct). Pure: the
  * prompt and the reading of the reply; lib/server/judge.ts makes the call and records it as a run.
  */
-import type { ChatMessage } from "@/lib/reflect/ports";
+/** The judge's messages (the engine's chat-message shape, system and user only). */
+export type JudgeMessage = { role: "system" | "user"; content: string };
 
 export const JUDGE_SYSTEM = [
   "You grade an answer to a question against the gold answer.",
@@ -14,7 +15,7 @@ export const JUDGE_SYSTEM = [
 ].join("\n");
 
 /** The judge's messages: the system rules and one user message with the three texts. */
-export function judgeMessages(question: string, gold: string | readonly string[], answer: string): ChatMessage[] {
+export function judgeMessages(question: string, gold: string | readonly string[], answer: string): JudgeMessage[] {
   const goldText = typeof gold === "string" ? gold : gold.join(", ");
   return [
     { role: "system", content: JUDGE_SYSTEM },

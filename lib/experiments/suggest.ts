@@ -9,7 +9,13 @@
 import type { RetrievedMemory } from "@/lib/contracts/experiments";
 import type { Expectation } from "@/lib/contracts/suites";
 import type { Citations, RunStatus } from "@/lib/reflect/domain";
-import type { ProbeResult } from "@/lib/reflect/request";
+
+/** What the suggestion reads of the missed-evidence probe (its `probe.finished` payload). */
+export interface ProbeNamed {
+  hits: readonly { id: string; strong: boolean }[];
+  unused?: readonly { id: string; rank: number }[];
+}
+
 import { citedIds } from "./evaluate";
 
 export interface Suggestion {
@@ -30,7 +36,7 @@ export function suggestExpectations(
     llmCalls: number;
     retrieved?: readonly RetrievedMemory[] | null;
   },
-  probe: ProbeResult | null,
+  probe: ProbeNamed | null,
 ): Suggestion {
   const wrongs = [
     run.status === "degraded" ? "degraded (its answer is a digest of what it retrieved)" : null,
