@@ -176,7 +176,7 @@ export async function startExperiment(
       // A baseline that skipped questions would hide them from the gate: "0 regressions" of nothing.
       throw new AppError(
         "invalid_input",
-        `baseline ${base.id} is not complete (${incomplete}): compare with a complete experiment, or allow an incomplete baseline (--allow-incomplete-baseline) to compare only the questions run on both sides`,
+        `baseline ${base.id} is not complete (${incomplete}): compare with a complete experiment, or allow an incomplete baseline (CLI --allow-incomplete-baseline, API allowIncompleteBaseline) to compare only the questions run on both sides`,
         { fieldErrors: { baseline: [`not complete: ${incomplete}`] } },
       );
     }
