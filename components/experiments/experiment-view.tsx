@@ -16,6 +16,7 @@ import {
   experimentHref,
   suiteHref,
 } from "@/lib/contracts/experiments";
+import { comparisonCounts } from "@/lib/experiments/compare";
 import { followEventStream } from "@/lib/query/event-stream";
 import { getJson, unwrap } from "@/lib/query/unwrap";
 import { Scorecard } from "./scorecard";
@@ -89,6 +90,7 @@ export function ExperimentView({
     [comparison],
   );
   const flags = Object.keys(e.totals.flags).sort();
+  const notComparedCount = comparison ? comparisonCounts(comparison.questions).notCompared : 0;
   const rows = e.rows.filter((r) => {
     if (filter === "failed") return r.passed === false;
     if (filter === "regressed") return byIndex.get(r.index)?.regression ?? false;
@@ -183,7 +185,8 @@ export function ExperimentView({
       {comparison && (
         <p className="text-[12px] text-slate-800" data-testid="baseline-summary">
           Against {comparison.base.id}: <strong>{comparison.totals.regressions} regressed</strong>,{" "}
-          {comparison.totals.improvements} improved ·{" "}
+          {comparison.totals.improvements} improved
+          {notComparedCount > 0 && ` · ${notComparedCount} not compared (not run on both sides)`} ·{" "}
           <Link className="text-indigo-800 underline" href={experimentCompareHref(comparison.base.id, e.id)}>
             compare
           </Link>

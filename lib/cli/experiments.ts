@@ -195,6 +195,8 @@ export async function experimentCommand(argv: string[]): Promise<number> {
   });
   if (positionals.length) throw usageError(`usage: ${COMMAND_HELP.experiment.usage}`);
   const args = parseWith(RunArgs, values);
+  if (args["allow-incomplete-baseline"] && !args.baseline)
+    throw usageError("--allow-incomplete-baseline applies to a --baseline: name the experiment to compare with");
   if (args.skill && args["skill-version"] === undefined)
     throw usageError("--skill names the skill --skill-version applies to");
   const db = await getCliDb();

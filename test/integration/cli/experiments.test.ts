@@ -327,6 +327,10 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
       ["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"],
       /^error: baseline "exp_nope" is not an experiment of bank demo\n$/,
     ],
+    [
+      ["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--allow-incomplete-baseline"],
+      /--allow-incomplete-baseline applies to a --baseline/,
+    ],
   ])("bad input %j exits 2 with one line", (args, message) => {
     const out = cli(...args);
     expect(out.code).toBe(2);
