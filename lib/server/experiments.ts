@@ -16,6 +16,7 @@ import {
   finishExperiment,
   getExperimentRecord,
   getExperimentRuns,
+  getExperimentStatus,
   linkExperimentRun,
   listExperimentRecords,
 } from "@/db/experiments";
@@ -238,9 +239,9 @@ export async function startExperiment(
     await linkExperimentRun(db, id, idx, runId);
     const result = await finished;
     // The judge grades an answer only: a run that broke or degraded fails without one.
-    const judge = options.model ?? getModel({ db, bankId: bank.id });
+    const judge = q.expect?.judge ? (options.model ?? getModel({ db, bankId: bank.id })) : null;
     const judgement =
-      q.expect?.judge && q.expect.answer !== undefined && canJudge(judge) && !NO_ANSWER.has(result.status)
+      judge && q.expect?.answer !== undefined && canJudge(judge) && !NO_ANSWER.has(result.status)
         ? await judgeRun(
             db,
             judge,
@@ -263,7 +264,7 @@ export async function startExperiment(
         const q = questions[idx];
         if (!q) return;
         // Cancel is a row state: whichever process cancels, no further question starts.
-        if ((await getExperimentRecord(db, id))?.status !== "running") {
+        if ((await getExperimentStatus(db, id)) !== "running") {
           cancelled = true;
           return;
         }
