@@ -7,6 +7,7 @@
  * expectations that guard against it, and the suite they make fails for the reason the probe gave.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { BenchmarkImportResult } from "@/lib/contracts/benchmarks";
@@ -14,7 +15,8 @@ import type { Experiment } from "@/lib/contracts/experiments";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
 import { useAppAndBrowser } from "./harness";
 
-const SHARED = "/work/shared/benchmarks/locomo/locomo-dev.json";
+/** The development half beside the project (never committed: CC BY-NC); the test is skipped without it. */
+const SHARED = resolve(process.cwd(), "..", "shared", "benchmarks", "locomo", "locomo-dev.json");
 const SHOTS = process.env.BENCH_SHOTS_DIR;
 
 async function post<T>(url: string, body: unknown): Promise<T> {
