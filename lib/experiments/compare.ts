@@ -1,5 +1,5 @@
 /**
- * Compares two experiments question by question (SPEC §7). Pure.
+ * Compares two experiments question by question (docs/experiments.md). Pure.
  *
  * The changes between two runs of a question: an expectation newly failed or newly met, a worse or
  * better outcome (the order below), ids no longer or newly cited, more or fewer LLM calls. A

@@ -1,5 +1,5 @@
 /**
- * What a request must look like before anything runs (SPEC §9 "Local mode is not an open door"),
+ * What a request must look like before anything runs (SECURITY.md "Local mode is not an open door"),
  * as a pure function the proxy applies to every request:
  * - the Host header names loopback (`localhost`, `127.0.0.1`, `[::1]`, any port) or the host of
  *   INSPECTOR_PUBLIC_URL, so a DNS-rebinding page (`Host: evil.example`) reaches nothing;
