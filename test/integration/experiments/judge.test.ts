@@ -116,7 +116,8 @@ describe("judge expectation", { timeout: 120_000 }, () => {
     const events = await getRunEvents(db, judgeRun?.id ?? "");
     expect(events.map((ev) => ev.type)).toEqual(["run.started", "llm.request", "llm.response", "run.finished"]);
     const prompt = JSON.stringify(events[1]?.payload);
-    const user = (events[1]?.payload as { messages: { role: string; content: string }[] }).messages[1]?.content ?? "";
+    const request = events[1]?.payload as { messages: { role: string; content: string }[] } | undefined;
+    const user = request?.messages[1]?.content ?? "";
     expect(JSON.parse(user)).toEqual({
       question: "What is the Alpha code name?",
       gold_answer: "7 May 2023",
