@@ -1,5 +1,5 @@
 /**
- * The `judge` expectation's grader (SPEC §7): one model call that grades a run's answer against the
+ * The `judge` expectation's grader (docs/experiments.md): one model call that grades a run's answer against the
  * gold answer, as the LLM-judge scores of memory benchmarks do (generous on form: a date written
  * another way, a paraphrase, extra detail that does not contradict count as correct). Pure: the
  * prompt and the reading of the reply; lib/server/judge.ts makes the call and records it as a run.

@@ -1,5 +1,5 @@
 /**
- * What "Add to suite" on a run page suggests (SPEC §7). A run that went right is pinned as it is:
+ * What "Add to suite" on a run page suggests (docs/experiments.md). A run that went right is pinned as it is:
  * its status, its citations, its LLM calls. A run that went wrong — degraded, ungrounded, or
  * flagged missed_evidence — is not pinned (that would guard the failure): the suggestion is what it
  * should have done: end `done`, cite one of the memories the missed-evidence probe named (read but
