@@ -79,17 +79,20 @@ describe("a LoCoMo conversation as a suite", () => {
     expect(await card.locator('[data-tag="all"] [data-col="p95"]').textContent()).toMatch(/^\d[\d,]* ms$/);
     await shot(page, "scorecard");
 
-    // A failed question's run, opened from its row: the reason is on the run page too.
+    // A failed question's run, opened from its row: the reason is on the row and on the run page.
+    const miss = e.rows.find((r) => r.passed === false);
+    const failure = miss?.failures[0];
+    expect(failure).toBeDefined();
     const failed = page
       .locator('[data-testid="experiment-row"][data-passed="false"]')
-      .filter({ hasText: "Where does Ana work?" });
-    expect(await failed.textContent()).toContain("mustCiteAny — none of D2:2, D3:1 cited; none was retrieved");
-    await failed.getByRole("link", { name: "Where does Ana work?" }).click();
+      .filter({ hasText: miss?.question ?? "" });
+    expect(await failed.textContent()).toContain(`${failure?.expectation} — ${failure?.detail}`);
+    await failed.getByRole("link", { name: miss?.question ?? "" }).click();
     await page.waitForURL(/\/runs\/run_/);
     const verdict = page.getByTestId("experiment-verdict");
     await verdict.waitFor();
     expect(await verdict.getAttribute("data-passed")).toBe("false");
-    expect(await verdict.textContent()).toContain("mustCiteAny: none of D2:2, D3:1 cited; none was retrieved");
+    expect(await verdict.textContent()).toContain(`${failure?.expectation}: ${failure?.detail}`);
   });
 
   it("the run the probe flagged: Add to suite guards against it, and the suite fails naming the memory it read", async () => {

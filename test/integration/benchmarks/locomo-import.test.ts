@@ -86,8 +86,11 @@ describe("bench import locomo", () => {
     expect(experiment.status).toBe("done");
     expect(experiment.totals.finished).toBe(6);
     const details = experiment.rows.flatMap((r) => r.failures.map((f) => `${f.expectation}: ${f.detail}`));
-    // "Where does Ana work?": her bakery turns never say "work", and the run never read them.
-    expect(details).toContain("mustCiteAny: none of D2:2, D3:1 cited; none was retrieved");
+    // "Where does Ana work?": the reader answers from the observation "Ana works at a bakery" and
+    // cites the turn behind it, one of the evidence turns (mustCiteAny).
+    const ana = experiment.rows.find((r) => r.question === "Where does Ana work?");
+    expect(ana?.passed).toBe(true);
+    expect(ana?.citations.some((id) => id === "D2:2" || id === "D3:1")).toBe(true);
     expect(
       details.some((d) => /^minF1: F1 \d\.\d\d of the first line ".+" against ".+", at least 0\.5 expected$/.test(d)),
     ).toBe(true);
