@@ -118,12 +118,13 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
  */
 async function retrievedBy(db: Db, runId: string): Promise<RetrievedMemory[]> {
   const { rows } = await db.$client.execute({
-    sql: "SELECT payload FROM run_events WHERE run_id = ? AND type = 'tool.result' ORDER BY seq",
+    // Only the ids: a result's content (up to the cap, per search) never crosses to this thread.
+    sql: "SELECT json_extract(payload, '$.ids') AS ids FROM run_events WHERE run_id = ? AND type = 'tool.result' ORDER BY seq",
     args: [runId],
   });
   const best = new Map<string, RetrievedMemory>();
   for (const r of rows) {
-    const ids = (JSON.parse(String(r.payload)) as { ids?: Partial<Record<Tier, string[]>> }).ids ?? {};
+    const ids = (r.ids === null ? {} : JSON.parse(String(r.ids))) as Partial<Record<Tier, string[]>>;
     for (const tier of TIERS) {
       (ids[tier] ?? []).forEach((id, i) => {
         const key = `${tier}:${id}`;

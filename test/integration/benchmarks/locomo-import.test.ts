@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getBank } from "@/db/banks";
+import { getRun } from "@/db/runs";
 import { getSuite } from "@/db/suites";
 import { isAppError } from "@/lib/contracts/errors";
 import { importLocomo } from "@/lib/server/benchmarks";
@@ -91,6 +92,13 @@ describe("bench import locomo", () => {
     const ana = experiment.rows.find((r) => r.question === "Where does Ana work?");
     expect(ana?.passed).toBe(true);
     expect(ana?.citations.some((id) => id === "D2:2" || id === "D3:1")).toBe(true);
+    // What each run retrieved is recorded (ids and best rank, read from its tool results): every
+    // id a run cited was retrieved, at a rank.
+    for (const row of experiment.rows) {
+      const retrieved = (await getRun(t.db, row.runId ?? ""))?.retrieved ?? [];
+      expect(retrieved.length).toBeGreaterThan(0);
+      for (const id of row.citations) expect(retrieved.find((r) => r.id === id)?.rank).toBeGreaterThan(0);
+    }
     expect(
       details.some((d) => /^minF1: F1 \d\.\d\d of the first line ".+" against ".+", at least 0\.5 expected$/.test(d)),
     ).toBe(true);
