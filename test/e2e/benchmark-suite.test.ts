@@ -79,6 +79,15 @@ describe("a LoCoMo conversation as a suite", () => {
     expect(await card.locator('[data-tag="all"] [data-col="p95"]').textContent()).toMatch(/^\d[\d,]* ms$/);
     await shot(page, "scorecard");
 
+    // The suite's page charts its experiments' pass rate over time: this one, at its rate.
+    await page.goto(`${url}/suites/${encodeURIComponent(suiteName)}?bank=${encodeURIComponent(bank)}`);
+    const points = page.getByTestId("pass-rate-point");
+    await points.first().waitFor();
+    expect(await points.count()).toBe(1);
+    expect(Number(await points.first().getAttribute("data-rate"))).toBeCloseTo(e.totals.passRate ?? -1);
+    await page.goto(`${url}/experiments/${e.id}`);
+    await card.waitFor();
+
     // A failed question's run, opened from its row: the reason is on the row and on the run page.
     const miss = e.rows.find((r) => r.passed === false);
     const failure = miss?.failures[0];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExperimentRow } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
-import { compareExperiments, comparisonCounts } from "@/lib/experiments/compare";
+import { compareExperiments, comparisonCounts, configDiff } from "@/lib/experiments/compare";
 import type { RunOutcome } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, scorecardOf } from "@/lib/experiments/rows";
 
@@ -115,5 +115,37 @@ describe("compare: one verdict per question", () => {
     expect(c).toMatchObject({ regression: false, improvement: true });
     expect(c?.reason).toContain("mustCiteAny newly met");
     expect(c?.reason).toContain("2 → 3 LLM calls");
+  });
+});
+
+describe("configuration difference", () => {
+  const setup = (over: Partial<Parameters<typeof configDiff>[0]> = {}): Parameters<typeof configDiff>[0] => ({
+    config: { mentalModels: [], model: { kind: "offline", name: "offline" }, draft: false },
+    skillVersions: ["qa v2"],
+    suiteVersion: 1,
+    ...over,
+  });
+
+  it("is empty for the same configuration and names each difference otherwise", () => {
+    expect(configDiff(setup(), setup())).toEqual([]);
+    const head = setup({
+      config: {
+        mentalModels: [{ id: "mm-1", content: "new text", staleOverride: "fresh" }],
+        model: { kind: "openai", name: "gpt-x" },
+        draft: true,
+        skill: { name: "qa", version: 1, mission: "Answer briefly." },
+        budget: "high",
+      },
+      skillVersions: ["qa v1 (draft)"],
+      suiteVersion: 2,
+    });
+    expect(configDiff(setup(), head)).toEqual([
+      { what: "model", base: "offline (offline)", head: "gpt-x (openai)" },
+      { what: "skill versions", base: "qa v2", head: "qa v1 (draft)" },
+      { what: "skill draft", base: "none", head: "qa: unsaved mission" },
+      { what: "mental-model drafts", base: "none", head: "mm-1 edited marked fresh" },
+      { what: "budget", base: "each question's", head: "high" },
+      { what: "suite version", base: "v1", head: "v2" },
+    ]);
   });
 });
