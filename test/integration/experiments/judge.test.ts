@@ -50,6 +50,8 @@ const CASES = [
     judge: '```json\n{"reason": "wrong year", "label": "WRONG"}\n```',
   },
   { question: "What is the Gamma code name?", answer: "Gamma answer", judge: "I cannot tell." },
+  // The judge's server fails: no verdict.
+  { question: "What is the Delta code name?", answer: "Delta answer", judge: null },
 ];
 
 function script() {
@@ -64,7 +66,7 @@ function script() {
     // The judge's call: no tools, one user message holding the question, gold and answer.
     const user = body.messages.find((m) => m.role === "user")?.content ?? "";
     const c = CASES.find((x) => JSON.parse(user).answer_to_grade === x.answer);
-    return { content: c?.judge ?? "?" };
+    return c?.judge === null ? { status: 500 } : { content: c?.judge ?? "?" };
   };
 }
 
@@ -92,9 +94,9 @@ describe("judge expectation", { timeout: 120_000 }, () => {
     );
     const e = await finished;
     const judgeCalls = fake.requests.filter((r) => !(r.body as WireBody).tools?.length);
-    expect(judgeCalls).toHaveLength(3);
+    expect(judgeCalls).toHaveLength(4);
 
-    const [correct, wrong, unread] = e.rows;
+    const [correct, wrong, unread, broken] = e.rows;
     expect(correct?.expectations).toEqual([{ expectation: "judge", met: true }]);
     expect(correct?.passed).toBe(true);
     expect(wrong?.passed).toBe(false);
@@ -133,6 +135,9 @@ describe("judge expectation", { timeout: 120_000 }, () => {
     expect(view.iterations.map((it) => [it.llmCalls, it.requestSeqs, it.text])).toEqual([[1, [1], CASES[0]?.judge]]);
     expect(allRows(view)).toEqual([]);
     expect(await getRun(db, unread?.judgeRunId ?? "")).toMatchObject({ status: "failed" });
+    expect(broken?.passed).toBe(false);
+    expect(broken?.expectations).toEqual([{ expectation: "judge", met: null }]);
+    expect(broken?.failures[0]?.detail).toMatch(/^not judged: the judge model call failed: .*\(judge run run_\w+\)$/);
     // Both ways: the graded run names its judge, the judge run names the graded run.
     expect(await judgeLinksOf(db, correct?.runId ?? "")).toEqual({
       judgeOf: null,
