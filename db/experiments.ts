@@ -87,6 +87,12 @@ export async function getExperimentRecord(db: Db, id: string): Promise<Experimen
   return row ?? null;
 }
 
+/** Only the status (read before each question starts: the row's questions are not parsed again). */
+export async function getExperimentStatus(db: Db, id: string): Promise<ExperimentStatus | null> {
+  const [row] = await db.select({ status: experiments.status }).from(experiments).where(eq(experiments.id, id));
+  return row?.status ?? null;
+}
+
 /** The experiment's runs by question index. */
 export async function getExperimentRuns(db: Db, id: string): Promise<Map<number, RunRecord>> {
   const links = await db.select().from(experimentRuns).where(eq(experimentRuns.experimentId, id));
@@ -107,6 +113,19 @@ export async function getExperimentRuns(db: Db, id: string): Promise<Map<number,
     if (run) out.set(l.idx, run);
   }
   return out;
+}
+
+/** The experiment and question index a run ran, if any (the run page says how it fared there). */
+export async function experimentLinkOfRun(
+  db: Db,
+  runId: string,
+): Promise<{ experimentId: string; idx: number } | null> {
+  const [row] = await db
+    .select({ experimentId: experimentRuns.experimentId, idx: experimentRuns.idx })
+    .from(experimentRuns)
+    .where(eq(experimentRuns.runId, runId))
+    .limit(1);
+  return row ?? null;
 }
 
 /** The experiment a run belongs to, if any (the run page links back to it). */

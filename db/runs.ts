@@ -40,6 +40,8 @@ export interface CreateRun {
   createdAt?: string;
   /** The process instance that runs it (see registerInstance). */
   ownerId?: string | null;
+  /** An LLM judge's run: the run whose answer it grades. */
+  judgeOf?: string | null;
 }
 
 export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
@@ -67,6 +69,7 @@ export async function createRun(db: Db, input: CreateRun): Promise<RunRecord> {
       forkedAtIteration: input.forkedAtIteration ?? null,
       createdAt: new Date(input.createdAt ?? Date.now()).toISOString(),
       ownerId: input.ownerId ?? null,
+      judgeOf: input.judgeOf ?? null,
     })
     .returning();
   if (!row) throw new Error(`run ${input.id} was not created`);
@@ -117,12 +120,13 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
  */
 async function retrievedBy(db: Db, runId: string): Promise<RetrievedMemory[]> {
   const { rows } = await db.$client.execute({
-    sql: "SELECT payload FROM run_events WHERE run_id = ? AND type = 'tool.result' ORDER BY seq",
+    // Only the ids: a result's content (up to the cap, per search) never crosses to this thread.
+    sql: "SELECT json_extract(payload, '$.ids') AS ids FROM run_events WHERE run_id = ? AND type = 'tool.result' ORDER BY seq",
     args: [runId],
   });
   const best = new Map<string, RetrievedMemory>();
   for (const r of rows) {
-    const ids = (JSON.parse(String(r.payload)) as { ids?: Partial<Record<Tier, string[]>> }).ids ?? {};
+    const ids = (r.ids === null ? {} : JSON.parse(String(r.ids))) as Partial<Record<Tier, string[]>>;
     for (const tier of TIERS) {
       (ids[tier] ?? []).forEach((id, i) => {
         const key = `${tier}:${id}`;
@@ -132,6 +136,21 @@ async function retrievedBy(db: Db, runId: string): Promise<RetrievedMemory[]> {
     }
   }
   return [...best.values()];
+}
+
+/** The judge runs of these runs, newest last, by the run they graded. */
+export async function getJudgeRuns(db: Db, runIds: readonly string[]): Promise<Map<string, RunRecord>> {
+  const out = new Map<string, RunRecord>();
+  if (runIds.length === 0) return out;
+  for (let i = 0; i < runIds.length; i += 500) {
+    const rows = await db
+      .select()
+      .from(runs)
+      .where(inArray(runs.judgeOf, runIds.slice(i, i + 500)))
+      .orderBy(asc(runs.createdAt), asc(runs.id));
+    for (const r of rows) if (r.judgeOf) out.set(r.judgeOf, r);
+  }
+  return out;
 }
 
 export async function getRun(db: Db, runId: string): Promise<RunRecord | null> {

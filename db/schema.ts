@@ -249,11 +249,17 @@ export const runs = sqliteTable(
      * `tool.result` events, written when it finishes); null for runs finished before this existed.
      */
     retrieved: text("retrieved", { mode: "json" }).$type<RetrievedMemory[]>(),
+    /**
+     * Set on an LLM judge's run (lib/server/judge.ts): the run whose answer it graded. The judged
+     * run finds its judge by this column; null for every other run.
+     */
+    judgeOf: text("judge_of"),
   },
   (t) => [
     index("runs_created_idx").on(t.createdAt, t.id),
     index("runs_bank_created_idx").on(t.bankId, t.createdAt),
     index("runs_status_idx").on(t.status),
+    index("runs_judge_of_idx").on(t.judgeOf),
   ],
 );
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
 import { type ExperimentComparison, type ExperimentRow, experimentHref } from "@/lib/contracts/experiments";
-import { comparisonCounts, notCompared } from "@/lib/experiments/compare";
+import { comparisonCounts, configDiff, notCompared } from "@/lib/experiments/compare";
 
 function Side({ row }: { row: ExperimentRow | null }) {
   if (!row) return <span className="text-slate-600">not in this experiment</span>;
@@ -31,6 +31,7 @@ function Side({ row }: { row: ExperimentRow | null }) {
 /** Two experiments, questions aligned; regressions and improvements highlighted, each linking to the run compare. */
 export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
   const counts = comparisonCounts(cmp.questions);
+  const config = configDiff(cmp.base, cmp.head);
   return (
     <div className="flex flex-col gap-3" data-testid="experiment-compare">
       <div className="flex flex-wrap items-baseline gap-3">
@@ -47,6 +48,36 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
           ({cmp.head.totals.passed}/{cmp.head.totals.questions} passed)
         </span>
       </div>
+      <section aria-labelledby="config-diff-heading" data-testid="config-diff">
+        <h2 id="config-diff-heading" className="font-semibold text-[13px]">
+          Configuration
+        </h2>
+        {config.length === 0 ? (
+          <p className="text-[12px] text-slate-700">
+            Same configuration (model {cmp.head.config.model.name}, {cmp.head.skillVersions.join(", ") || "no skill"}):
+            a difference comes from the memory or the model&apos;s variance.
+          </p>
+        ) : (
+          <table className="border-collapse text-[12px]">
+            <thead>
+              <tr className="border-b border-slate-300 text-left text-slate-700">
+                <th className="py-0.5 pr-3">Differs</th>
+                <th className="py-0.5 pr-3">Base</th>
+                <th className="py-0.5 pr-3">Head</th>
+              </tr>
+            </thead>
+            <tbody>
+              {config.map((c) => (
+                <tr key={c.what} className="border-b border-slate-100" data-testid="config-change">
+                  <td className="py-0.5 pr-3 text-slate-700">{c.what}</td>
+                  <td className="py-0.5 pr-3 font-mono text-[11px]">{c.base}</td>
+                  <td className="py-0.5 pr-3 font-mono text-[11px]">{c.head}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
       {(cmp.base.config.draft || cmp.head.config.draft) && (
         // A draft side did not run the current state: a difference may be the draft, not the memory.
         <p className="text-[12px] text-amber-900" data-testid="compare-draft">
@@ -96,16 +127,11 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
                 </td>
                 <td className="py-1 pr-2">
                   <ul className="flex flex-col gap-0.5">
-                    {q.regressions.map((c, j) => (
-                      <li key={`r${j}`} className="text-red-800">
-                        ↓ {c.kind.replace("_", " ")}: {c.detail}
+                    {q.reason && (
+                      <li className={q.regression ? "text-red-800" : "text-emerald-800"} data-testid="compare-reason">
+                        {q.regression ? "↓" : "↑"} {q.reason}
                       </li>
-                    ))}
-                    {q.improvements.map((c, j) => (
-                      <li key={`i${j}`} className="text-emerald-800">
-                        ↑ {c.kind.replace("_", " ")}: {c.detail}
-                      </li>
-                    ))}
+                    )}
                     {!q.base || !q.head ? (
                       <li className="text-slate-700">{q.base ? "removed from the suite" : "added to the suite"}</li>
                     ) : notCompared(q) ? (

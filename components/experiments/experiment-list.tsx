@@ -12,7 +12,7 @@ export function ExperimentList({ experiments, showSuite }: { experiments: Experi
           </Link>{" "}
           <span className="text-slate-700">
             · {showSuite ? `${e.suite} ` : ""}v{e.suiteVersion} · {e.status} · {e.totals.passed}/{e.totals.questions}{" "}
-            passed
+            passed{e.totals.passRate !== null ? ` (${Math.round(e.totals.passRate * 100)}%)` : ""}
             {e.config.draft ? " · draft" : ""} · {e.createdAt.replace("T", " ").slice(0, 16)}
           </span>
         </li>

@@ -16,8 +16,10 @@ import {
   experimentHref,
   suiteHref,
 } from "@/lib/contracts/experiments";
+import { comparisonCounts } from "@/lib/experiments/compare";
 import { followEventStream } from "@/lib/query/event-stream";
 import { getJson, unwrap } from "@/lib/query/unwrap";
+import { Scorecard } from "./scorecard";
 
 const button =
   "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
@@ -88,6 +90,7 @@ export function ExperimentView({
     [comparison],
   );
   const flags = Object.keys(e.totals.flags).sort();
+  const notComparedCount = comparison ? comparisonCounts(comparison.questions).notCompared : 0;
   const rows = e.rows.filter((r) => {
     if (filter === "failed") return r.passed === false;
     if (filter === "regressed") return byIndex.get(r.index)?.regression ?? false;
@@ -143,6 +146,8 @@ export function ExperimentView({
         ))}
       </dl>
 
+      <Scorecard card={e.scorecard} />
+
       {(running || e.status === "cancelled") && (
         <div className="flex items-center gap-2">
           <div
@@ -180,7 +185,8 @@ export function ExperimentView({
       {comparison && (
         <p className="text-[12px] text-slate-800" data-testid="baseline-summary">
           Against {comparison.base.id}: <strong>{comparison.totals.regressions} regressed</strong>,{" "}
-          {comparison.totals.improvements} improved ·{" "}
+          {comparison.totals.improvements} improved
+          {notComparedCount > 0 && ` · ${notComparedCount} not compared (not run on both sides)`} ·{" "}
           <Link className="text-indigo-800 underline" href={experimentCompareHref(comparison.base.id, e.id)}>
             compare
           </Link>
@@ -241,9 +247,25 @@ export function ExperimentView({
                       r.question
                     )}
                     {r.skill && <span className="ml-1 text-[11px] text-slate-600">· {r.skill}</span>}
+                    {r.tags.length > 0 && (
+                      <span className="ml-1 text-[11px] text-slate-600" data-testid="row-tags">
+                        · {r.tags.join(", ")}
+                      </span>
+                    )}
+                    {r.judgeRunId && (
+                      <div className="text-[11px]">
+                        <Link
+                          className="text-indigo-800 underline"
+                          href={`/runs/${r.judgeRunId}`}
+                          data-testid="judge-run"
+                        >
+                          judge run
+                        </Link>
+                      </div>
+                    )}
                     {cmp?.regression && (
                       <div className="text-[11px] text-red-800" data-testid="row-regressions">
-                        ↓ {cmp.regressions.map((c) => c.detail).join("; ")}
+                        ↓ {cmp.reason}
                         {cmp.base?.runId && r.runId && (
                           <>
                             {" "}
@@ -257,11 +279,7 @@ export function ExperimentView({
                         )}
                       </div>
                     )}
-                    {cmp?.improvement && (
-                      <div className="text-[11px] text-emerald-800">
-                        ↑ {cmp.improvements.map((c) => c.detail).join("; ")}
-                      </div>
-                    )}
+                    {cmp?.improvement && <div className="text-[11px] text-emerald-800">↑ {cmp.reason}</div>}
                   </td>
                   <td className="py-1 pr-2">
                     {r.status === "pending" || r.status === "skipped" ? (

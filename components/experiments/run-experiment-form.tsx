@@ -34,6 +34,10 @@ export function RunExperimentForm({
   const [skill, setSkill] = useState("");
   const [version, setVersion] = useState("");
   const [baseline, setBaseline] = useState(baselines.find((b) => b.status === "done")?.id ?? "");
+  const [allowIncomplete, setAllowIncomplete] = useState(false);
+  const chosen = baselines.find((b) => b.id === baseline);
+  // A baseline that did not complete hides the questions it skipped from the gate: compared only when asked.
+  const incomplete = chosen !== undefined && (chosen.status !== "done" || chosen.totals.skipped > 0);
   const starting = useMutation({
     mutationFn: (i: StartExperimentInput) => unwrap(start(i)),
     onSuccess: ({ experimentId }) => router.push(experimentHref(experimentId)),
@@ -48,6 +52,7 @@ export function RunExperimentForm({
           bankId,
           suite,
           baseline: baseline || undefined,
+          allowIncompleteBaseline: incomplete && allowIncomplete,
           config: {
             budget: (budget || undefined) as Budget | undefined,
             skill: skill && version ? { name: skill, version: Number(version) } : undefined,
@@ -96,10 +101,23 @@ export function RunExperimentForm({
           {baselines.map((b) => (
             <option key={b.id} value={b.id}>
               {b.id} · {b.status} · {b.totals.passed}/{b.totals.questions}
+              {b.status !== "done" || b.totals.skipped > 0 ? " (incomplete)" : ""}
             </option>
           ))}
         </select>
       </label>
+      {incomplete && (
+        <label className="flex items-center gap-1 text-[11px] text-amber-900">
+          <input
+            type="checkbox"
+            checked={allowIncomplete}
+            onChange={(e) => setAllowIncomplete(e.target.checked)}
+            data-testid="allow-incomplete-baseline"
+          />
+          {chosen?.status === "done" ? "it skipped questions" : `it is ${chosen?.status}`}: compare only the questions
+          run on both sides
+        </label>
+      )}
       <button
         type="submit"
         className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"

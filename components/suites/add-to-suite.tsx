@@ -20,18 +20,24 @@ export function AddToSuite({
   bankId,
   question,
   suggested,
+  ticked = ["status", "mustCite"],
+  why = null,
   suites,
   add,
 }: {
   bankId: string;
   question: Omit<SuiteQuestion, "expect">;
   suggested: Expectation;
+  /** The suggestions ticked at first. */
+  ticked?: (keyof Expectation)[];
+  /** Why the suggestions differ from what the run did (a run that went wrong). */
+  why?: string | null;
   suites: SuiteSummary[];
   add: (input: AddToSuiteInput) => Promise<ActionResult<Suite>>;
 }) {
   const [name, setName] = useState(suites[0]?.name ?? "");
   const [newName, setNewName] = useState("");
-  const [keep, setKeep] = useState<Record<string, boolean>>({ status: true, mustCite: true });
+  const [keep, setKeep] = useState<Record<string, boolean>>(() => Object.fromEntries(ticked.map((k) => [k, true])));
   const target = name === "__new" ? newName.trim() : name;
   const existing = suites.find((s) => s.name === target);
   const adding = useMutation({ mutationFn: (i: AddToSuiteInput) => unwrap(add(i)) });
@@ -89,6 +95,11 @@ export function AddToSuite({
           )}
           <fieldset className="flex flex-col gap-1 text-[12px] text-slate-800">
             <legend className="mb-1 text-slate-700">Expectations suggested by this run</legend>
+            {why && (
+              <p className="mb-1 text-[11px] text-amber-900" data-testid="suggest-why">
+                {why}
+              </p>
+            )}
             {suggested.status && (
               <label className="flex items-center gap-1">
                 <input
@@ -110,6 +121,30 @@ export function AddToSuite({
                 <span>
                   must cite <span className="font-mono">{suggested.mustCite.join(", ")}</span>
                 </span>
+              </label>
+            )}
+            {suggested.mustCiteAny && suggested.mustCiteAny.length > 0 && (
+              <label className="flex items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={keep.mustCiteAny ?? false}
+                  onChange={(e) => setKeep({ ...keep, mustCiteAny: e.target.checked })}
+                  data-testid="keep-must-cite-any"
+                />
+                <span>
+                  cites one of <span className="font-mono">{suggested.mustCiteAny.join(", ")}</span>
+                </span>
+              </label>
+            )}
+            {suggested.abstains !== undefined && (
+              <label className="flex items-center gap-1">
+                <input
+                  type="checkbox"
+                  checked={keep.abstains ?? false}
+                  onChange={(e) => setKeep({ ...keep, abstains: e.target.checked })}
+                  data-testid="keep-abstains"
+                />
+                {suggested.abstains ? "declines (the memory does not hold it)" : "answers (does not decline)"}
               </label>
             )}
             {suggested.maxLlmCalls !== undefined && (

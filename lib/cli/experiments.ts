@@ -2,7 +2,8 @@
  * `suite import|export` and `experiment run` (docs/experiments.md, a stable contract). `experiment run` exits 1
  * when any expectation fails or any regression against the baseline appears; 3 when none did but
  * the experiment did not complete (cancelled, or stopped by an error), so some questions were
- * skipped — never run, so neither passed nor failed; 0 otherwise. Bad input exits 2 like every command.
+ * skipped — never run, so neither passed nor failed; 0 otherwise. Bad input exits 2 like every command,
+ * and so does a baseline that is not complete unless `--allow-incomplete-baseline` is given.
  */
 
 import { readFileSync } from "node:fs";
@@ -14,10 +15,13 @@ import {
   type ExperimentComparison,
   type ExperimentJson,
   MAX_CONCURRENCY,
+  type Scorecard,
+  type ScoreLine,
   StartExperimentInput,
 } from "@/lib/contracts/experiments";
 import { SuiteName } from "@/lib/contracts/suites";
 import { decodeUtf8 } from "@/lib/contracts/text";
+import { comparisonCounts, configDiff } from "@/lib/experiments/compare";
 import { Budget } from "@/lib/reflect";
 import { getCliDb } from "@/lib/server/db";
 import { getExperimentComparison, startExperiment, suiteSkillNames, totalsSentence } from "@/lib/server/experiments";
@@ -74,15 +78,49 @@ const RunArgs = BankSuite.extend({
   skill: z.string().min(1).optional(),
   "skill-version": z.coerce.number().int().positive().optional(),
   baseline: z.string().min(1).optional(),
+  "allow-incomplete-baseline": z.boolean().default(false),
   concurrency: z.coerce.number().int().min(1).max(MAX_CONCURRENCY).optional(),
   json: z.boolean().default(false),
 });
 
 const short = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const pct = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)}%`);
+const ms = (x: number | null) => (x === null ? "—" : `${Math.round(x)}ms`);
+
+/** The scorecard as a table: one line per tag, then all (shown when the suite has tags or scores). */
+export function scorecardTable(card: Scorecard): string[] {
+  const head = ["tag", "n", "pass", "F1", "gold", "ev.retr", "ev.cited", "abstain", "calls", "p50", "p95"];
+  const cells = (l: ScoreLine) => [
+    l.tag ?? "all",
+    String(l.finished === l.questions ? l.questions : `${l.finished}/${l.questions}`),
+    pct(l.passRate),
+    l.meanF1 === null ? "—" : l.meanF1.toFixed(2),
+    pct(l.goldContained),
+    pct(l.evidenceRetrieved),
+    pct(l.evidenceCited),
+    pct(l.abstention),
+    String(l.llmCalls),
+    ms(l.latencyP50Ms),
+    ms(l.latencyP95Ms),
+  ];
+  const body = [...card.byTag, card.overall].map(cells);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
+  const fmt = (r: string[]) =>
+    `  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ")}`;
+  return ["Scorecard", fmt(head), ...body.map(fmt)];
+}
 
 function table(e: Experiment, cmp: ExperimentComparison | null): string {
   const regressed = new Map(cmp?.questions.filter((q) => q.head).map((q) => [q.head?.index, q]) ?? []);
   const lines = [`Experiment ${e.id}: suite ${e.suite} v${e.suiteVersion}, ${e.status}`];
+  if (cmp) {
+    const diff = configDiff(cmp.base, e);
+    lines.push(
+      diff.length
+        ? `Against ${cmp.base.id}, the configuration differs: ${diff.map((c) => `${c.what} ${c.base} → ${c.head}`).join("; ")}`
+        : `Against ${cmp.base.id}: the same configuration`,
+    );
+  }
   lines.push(`  #  result  status        calls  question`);
   for (const r of e.rows) {
     const q = regressed.get(r.index);
@@ -91,13 +129,20 @@ function table(e: Experiment, cmp: ExperimentComparison | null): string {
       `${String(r.index + 1).padStart(3)}  ${result.padEnd(6)}  ${r.status.padEnd(12)}  ${String(r.llmCalls).padStart(5)}  ${short(r.question, 70)}`,
     );
     for (const f of r.failures) lines.push(`       ✗ ${f.expectation}: ${f.detail}`);
-    for (const c of q?.regressions ?? []) lines.push(`       ↓ regression (${c.kind}): ${c.detail}`);
-    for (const c of q?.improvements ?? []) lines.push(`       ↑ improvement (${c.kind}): ${c.detail}`);
+    if (q?.regression) for (const c of q.regressions) lines.push(`       ↓ regression (${c.kind}): ${c.detail}`);
+    if (q?.improvement) for (const c of q.improvements) lines.push(`       ↑ improvement (${c.kind}): ${c.detail}`);
+    // The other direction's changes are listed too, never counted: one question is one verdict.
+    if (q?.regression) for (const c of q.improvements) lines.push(`       (but ${c.kind}: ${c.detail})`);
+    if (q?.improvement) for (const c of q.regressions) lines.push(`       (but ${c.kind}: ${c.detail})`);
+    if (r.judgeRunId) lines.push(`       judged by run ${r.judgeRunId}`);
     if (r.flags.length) lines.push(`       flags: ${r.flags.join(", ")}`);
   }
   const t = e.totals;
+  const notCompared = cmp ? comparisonCounts(cmp.questions).notCompared : 0;
+  const unrun = notCompared ? `, ${plural(notCompared, "question")} not compared (not run on both sides)` : "";
+  if (e.scorecard.byTag.length > 0 || e.scorecard.overall.meanF1 !== null) lines.push(...scorecardTable(e.scorecard));
   lines.push(
-    `${totalsSentence(t)}${cmp ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}` : ""}`,
+    `${totalsSentence(t)}${cmp ? `; against ${cmp.base.id}: ${plural(cmp.totals.regressions, "regression")}, ${plural(cmp.totals.improvements, "improvement")}${unrun}` : ""}`,
   );
   if (e.error) lines.push(e.error);
   return lines.join("\n");
@@ -116,7 +161,9 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
       skipped: e.totals.skipped,
       regressions: cmp?.totals.regressions ?? 0,
       improvements: cmp?.totals.improvements ?? 0,
+      notCompared: cmp ? comparisonCounts(cmp.questions).notCompared : 0,
     },
+    scorecard: e.scorecard,
     results: e.rows.map((r) => ({
       question: r.question,
       runId: r.runId,
@@ -125,6 +172,10 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
       passed: r.passed,
       failures: r.failures,
       regression: byIndex.get(r.index)?.regression ?? false,
+      reason: byIndex.get(r.index)?.reason ?? null,
+      tags: r.tags,
+      scores: r.scores,
+      judgeRunId: r.judgeRunId,
       flags: r.flags,
     })),
   };
@@ -140,11 +191,14 @@ export async function experimentCommand(argv: string[], io: CliIo): Promise<numb
     skill: { type: "string" },
     "skill-version": { type: "string" },
     baseline: { type: "string" },
+    "allow-incomplete-baseline": { type: "boolean" },
     concurrency: { type: "string" },
     json: { type: "boolean" },
   });
   if (positionals.length) throw usageError(`usage: ${COMMAND_HELP.experiment.usage}`);
   const args = parseWith(RunArgs, values);
+  if (args["allow-incomplete-baseline"] && !args.baseline)
+    throw usageError("--allow-incomplete-baseline applies to a --baseline: name the experiment to compare with");
   if (args.skill && args["skill-version"] === undefined)
     throw usageError("--skill names the skill --skill-version applies to");
   const db = await getCliDb();
@@ -167,6 +221,7 @@ export async function experimentCommand(argv: string[], io: CliIo): Promise<numb
     suite: args.suite,
     config: { budget: args.budget, skill, mentalModels: [] },
     baseline: args.baseline,
+    allowIncompleteBaseline: args["allow-incomplete-baseline"],
     concurrency: args.concurrency,
   });
   const { experimentId, finished } = await startExperiment(db, input, {

@@ -93,7 +93,7 @@ export const COMMAND_HELP = {
   },
   experiment: {
     usage:
-      "experiment run --bank <id> --suite <name> [--budget low|mid|high] [--skill-version N [--skill <name>]] [--baseline <experimentId>] [--concurrency N] [--json]",
+      "experiment run --bank <id> --suite <name> [--budget low|mid|high] [--skill-version N [--skill <name>]] [--baseline <experimentId> [--allow-incomplete-baseline]] [--concurrency N] [--json]",
     summary:
       "Run every question of a suite; exit 1 when an expectation fails or a regression against the baseline appears, 3 when none did but the experiment was cancelled or stopped (questions skipped), else 0.",
     options: [
@@ -102,7 +102,14 @@ export const COMMAND_HELP = {
       ["--budget low|mid|high", "every question's budget (default: each question's, else its skill's)"],
       ["--skill-version <N>", "run saved version N of the skill instead of the current one (nothing is saved)"],
       ["--skill <name>", "the skill --skill-version applies to (default: the suite's only skill)"],
-      ["--baseline <id>", "compare with this experiment; a regression fails the gate"],
+      [
+        "--baseline <id>",
+        "compare with this experiment; a regression fails the gate; an incomplete one (failed, cancelled, a question skipped) is refused (exit 2)",
+      ],
+      [
+        "--allow-incomplete-baseline",
+        "compare with an incomplete baseline anyway: only questions run on both sides, the rest counted as not compared",
+      ],
       ["--concurrency <N>", "questions running at once, 1-16 (default: 4)"],
       ["--json", "print one JSON object {id, suite, config, totals, results} (default: a table)"],
     ],

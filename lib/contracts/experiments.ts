@@ -59,6 +59,11 @@ export const StartExperimentInput = z
     config: ExperimentConfig.default({ mentalModels: [] }),
     /** An experiment to compare with; a regression against it fails the gate. */
     baseline: Id.optional(),
+    /**
+     * Compare with a baseline that did not complete (failed, cancelled, a question skipped): only
+     * the questions run on both sides are compared. Without it such a baseline is refused.
+     */
+    allowIncompleteBaseline: z.boolean().default(false),
     concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(DEFAULT_CONCURRENCY),
   })
   .strict();
@@ -73,11 +78,28 @@ export const ExpectationKey = z.enum(EXPECTATION_KEYS);
 export const Failure = z.object({ expectation: ExpectationKey, detail: z.string() });
 export type Failure = z.infer<typeof Failure>;
 
+/**
+ * What a finished run scored, for the scorecard (null where it does not apply): the first line's
+ * F1 and the gold answer contained (questions with `answer`), the evidence (`mustCite` /
+ * `mustCiteAny`) retrieved by the run and cited by it, and whether it declined. A run that broke
+ * or degraded scores 0 and contains nothing: its text is not an answer.
+ */
+export const RowScores = z.object({
+  f1: z.number().nullable(),
+  goldContained: z.boolean().nullable(),
+  evidenceRetrieved: z.boolean().nullable(),
+  evidenceCited: z.boolean().nullable(),
+  abstained: z.boolean().nullable(),
+});
+export type RowScores = z.infer<typeof RowScores>;
+
 /** One question's row: its run (once started) and each expectation met or not. */
 export const ExperimentRow = z.object({
   index: z.number().int(),
   question: z.string(),
   skill: z.string().nullable(),
+  /** The question's tags (a benchmark's category): the scorecard has a line per tag. */
+  tags: z.array(z.string()),
   runId: z.string().nullable(),
   /**
    * `pending` until the question's run starts; `skipped` when the experiment ended (cancelled, or
@@ -94,6 +116,10 @@ export const ExperimentRow = z.object({
   passed: z.boolean().nullable(),
   failures: z.array(Failure),
   expectations: z.array(z.object({ expectation: ExpectationKey, met: z.boolean().nullable() })),
+  /** Null until the run finished. */
+  scores: RowScores.nullable(),
+  /** The LLM judge's run for this question, when one judged it. */
+  judgeRunId: z.string().nullable().default(null),
 });
 export type ExperimentRow = z.infer<typeof ExperimentRow>;
 
@@ -113,6 +139,31 @@ export const ExperimentTotals = z.object({
 });
 export type ExperimentTotals = z.infer<typeof ExperimentTotals>;
 
+/**
+ * One line of a scorecard: a tag's questions (or all of them). Rates are 0–1 over the finished
+ * questions they apply to (null when none does); latency is the runs' wall time.
+ */
+export const ScoreLine = z.object({
+  /** The tag; null for the overall line. */
+  tag: z.string().nullable(),
+  questions: z.number().int(),
+  finished: z.number().int(),
+  passed: z.number().int(),
+  passRate: z.number().nullable(),
+  meanF1: z.number().nullable(),
+  goldContained: z.number().nullable(),
+  evidenceRetrieved: z.number().nullable(),
+  evidenceCited: z.number().nullable(),
+  /** Runs that declined (said the memory does not hold it, cited nothing). */
+  abstention: z.number().nullable(),
+  llmCalls: z.number().int(),
+  latencyP50Ms: z.number().nullable(),
+  latencyP95Ms: z.number().nullable(),
+});
+export type ScoreLine = z.infer<typeof ScoreLine>;
+export const Scorecard = z.object({ overall: ScoreLine, byTag: z.array(ScoreLine) });
+export type Scorecard = z.infer<typeof Scorecard>;
+
 export const Experiment = z.object({
   id: z.string(),
   bankId: z.string(),
@@ -126,6 +177,9 @@ export const Experiment = z.object({
   createdAt: z.string(),
   finishedAt: z.string().nullable(),
   totals: ExperimentTotals,
+  scorecard: Scorecard,
+  /** The skill versions its runs ran, as "name vN" ("(draft)" when a draft). */
+  skillVersions: z.array(z.string()),
   rows: z.array(ExperimentRow),
 });
 export type Experiment = z.infer<typeof Experiment>;
@@ -144,8 +198,12 @@ export const QuestionComparison = z.object({
   skill: z.string().nullable(),
   base: ExperimentRow.nullable(),
   head: ExperimentRow.nullable(),
+  /** Regressed or improved, never both (lib/experiments/compare.ts decides). */
   regression: z.boolean(),
   improvement: z.boolean(),
+  /** Every change in one line, the deciding direction first; null when neither. */
+  reason: z.string().nullable(),
+  /** The changes for the worse, and for the better (both can be listed; one decides). */
   regressions: z.array(Change),
   improvements: z.array(Change),
 });
@@ -180,7 +238,10 @@ export const ExperimentJson = z.object({
     skipped: z.number().int(),
     regressions: z.number().int(),
     improvements: z.number().int(),
+    /** Questions in both experiments not compared because a side never ran (an allowed incomplete baseline). */
+    notCompared: z.number().int().default(0),
   }),
+  scorecard: Scorecard.optional(),
   results: z.array(
     z.object({
       question: z.string(),
@@ -192,6 +253,11 @@ export const ExperimentJson = z.object({
       passed: z.boolean().nullable(),
       failures: z.array(Failure),
       regression: z.boolean(),
+      /** Against the baseline: every change in one line (regressed or improved), else null. */
+      reason: z.string().nullable().default(null),
+      tags: z.array(z.string()).default([]),
+      scores: RowScores.nullable().default(null),
+      judgeRunId: z.string().nullable().default(null),
       flags: z.array(z.string()),
     }),
   ),

@@ -1,10 +1,13 @@
 /**
  * Compares two experiments question by question (docs/experiments.md). Pure.
  *
- * A **regression** is any of: an expectation that passed in the base and fails in the head; a
- * worse outcome (the order below); an id the base cited that the head does not; more LLM calls.
- * An **improvement** is the mirror: an expectation newly met, a better outcome, an id the head
- * cites that the base did not, fewer LLM calls. One question can be both (a citation swapped).
+ * The changes between two runs of a question: an expectation newly failed or newly met, a worse or
+ * better outcome (the order below), ids no longer or newly cited, more or fewer LLM calls. A
+ * question is then **either** regressed **or** improved, never both, decided by the first of these
+ * that differs: the outcome (a better status is never a regression, whatever else moved); passing
+ * the question; its expectations (any newly failed is a regression, else any newly met an
+ * improvement); its citations (any lost is a regression); its LLM calls. `reason` lists every
+ * change, the deciding ones first.
  *
  * Outcome order, best first: `done` > `degraded` > `ungrounded` (a done run flagged ungrounded) =
  * `no_evidence` > `halted` > `interrupted` > `failed` (> `running`, not an outcome yet).
@@ -13,7 +16,7 @@
  * edited between the two experiments still lines up; a question in only one side is reported
  * as added or removed, neither regression nor improvement.
  */
-import type { Change, ExperimentRow, QuestionComparison } from "@/lib/contracts/experiments";
+import type { Change, ExperimentRow, ExperimentSummary, QuestionComparison } from "@/lib/contracts/experiments";
 
 const OUTCOME_RANK: Record<string, number> = {
   done: 6,
@@ -38,7 +41,12 @@ export function outcomeRank(row: Pick<ExperimentRow, "status" | "flags">): numbe
   return OUTCOME_RANK[outcomeOf(row)] ?? 0;
 }
 
-function changes(base: ExperimentRow, head: ExperimentRow): { regressions: Change[]; improvements: Change[] } {
+interface Diff {
+  regressions: Change[];
+  improvements: Change[];
+}
+
+function changes(base: ExperimentRow, head: ExperimentRow): Diff {
   const regressions: Change[] = [];
   const improvements: Change[] = [];
   const metIn = (row: ExperimentRow) => new Map(row.expectations.map((e) => [e.expectation, e.met]));
@@ -69,6 +77,29 @@ function changes(base: ExperimentRow, head: ExperimentRow): { regressions: Chang
     improvements.push({ kind: "llm_calls", detail: `${base.llmCalls} → ${head.llmCalls} LLM calls` });
   }
   return { regressions, improvements };
+}
+
+/** Regressed (-1), improved (1) or neither (0): the first criterion that differs decides (file comment). */
+function verdictOf(base: ExperimentRow, head: ExperimentRow, diff: Diff): -1 | 0 | 1 {
+  const sign = (n: number) => (n > 0 ? 1 : n < 0 ? -1 : 0);
+  const byKind = (list: Change[], kind: Change["kind"]) => list.some((c) => c.kind === kind);
+  const status = sign(outcomeRank(head) - outcomeRank(base));
+  if (status !== 0) return status;
+  if (base.passed !== head.passed) return head.passed ? 1 : -1;
+  for (const kind of ["expectation", "citation", "llm_calls"] as const) {
+    if (byKind(diff.regressions, kind)) return -1;
+    if (byKind(diff.improvements, kind)) return 1;
+  }
+  return 0;
+}
+
+/** One line naming every change, the deciding direction first ("regressed: …; also improved: …"). */
+export function reasonOf(verdict: -1 | 0 | 1, diff: Diff): string | null {
+  if (verdict === 0) return null;
+  const [first, other] = verdict < 0 ? [diff.regressions, diff.improvements] : [diff.improvements, diff.regressions];
+  const line = (list: Change[]) => list.map((c) => c.detail).join("; ");
+  const head = `${verdict < 0 ? "regressed" : "improved"}: ${line(first)}`;
+  return other.length ? `${head}; but ${line(other)}` : head;
 }
 
 const keyOf = (row: Pick<ExperimentRow, "question" | "skill">) => `${row.skill ?? ""}\u0000${row.question}`;
@@ -102,15 +133,17 @@ export function compareExperiments(
   const out: QuestionComparison[] = [];
   for (const h of head) {
     const b = pool.get(keyOf(h))?.shift() ?? null;
-    const diff =
-      b && finished(b) && finished(h) ? changes(b, h) : { regressions: [] as Change[], improvements: [] as Change[] };
+    const compared = b !== null && finished(b) && finished(h);
+    const diff = compared ? changes(b, h) : { regressions: [] as Change[], improvements: [] as Change[] };
+    const verdict = compared ? verdictOf(b, h, diff) : 0;
     out.push({
       question: h.question,
       skill: h.skill,
       base: b,
       head: h,
-      regression: diff.regressions.length > 0,
-      improvement: diff.improvements.length > 0,
+      regression: verdict < 0,
+      improvement: verdict > 0,
+      reason: reasonOf(verdict, diff),
       ...diff,
     });
   }
@@ -123,6 +156,7 @@ export function compareExperiments(
         head: null,
         regression: false,
         improvement: false,
+        reason: null,
         regressions: [],
         improvements: [],
       });
@@ -149,4 +183,46 @@ export function comparisonCounts(questions: readonly QuestionComparison[]) {
     added: questions.filter((q) => !q.base).length,
     removed: questions.filter((q) => !q.head).length,
   };
+}
+
+/** One line of what differs between two experiments' configurations. */
+export interface ConfigChange {
+  what: string;
+  base: string;
+  head: string;
+}
+
+type Setup = Pick<ExperimentSummary, "config" | "skillVersions" | "suiteVersion">;
+
+/**
+ * What differs between the two experiments' configurations, shown before their rows: the model,
+ * the skill versions their runs ran, a skill draft (unsaved mission or disposition), mental-model
+ * edits, the budget and the suite version. Empty when they ran the same configuration.
+ */
+export function configDiff(base: Setup, head: Setup): ConfigChange[] {
+  const model = (s: Setup) => `${s.config.model.name} (${s.config.model.kind})`;
+  const skills = (s: Setup) => s.skillVersions.join(", ") || "—";
+  const skillDraft = (s: Setup) => {
+    const d = s.config.skill;
+    if (!d || (d.mission === undefined && d.disposition === undefined)) return "none";
+    return `${d.name}: unsaved ${[d.mission !== undefined ? "mission" : null, d.disposition !== undefined ? "disposition" : null].filter(Boolean).join(" and ")}`;
+  };
+  const mentalModels = (s: Setup) =>
+    s.config.mentalModels.length
+      ? s.config.mentalModels
+          .map(
+            (m) =>
+              `${m.id}${m.content !== undefined ? " edited" : ""}${m.staleOverride ? ` marked ${m.staleOverride}` : ""}`,
+          )
+          .join(", ")
+      : "none";
+  const rows: [string, (s: Setup) => string][] = [
+    ["model", model],
+    ["skill versions", skills],
+    ["skill draft", skillDraft],
+    ["mental-model drafts", mentalModels],
+    ["budget", (s) => s.config.budget ?? "each question's"],
+    ["suite version", (s) => `v${s.suiteVersion}`],
+  ];
+  return rows.map(([what, f]) => ({ what, base: f(base), head: f(head) })).filter((c) => c.base !== c.head);
 }

@@ -11,7 +11,8 @@ import { containsAnswer, multiPartF1, tokenF1 } from "./answer-score";
 
 /** An LLM judge's verdict on the run's answer (recorded as a run of its own). */
 export interface Judgement {
-  correct: boolean;
+  /** Null: the judge gave no verdict (its call failed or its reply could not be read). */
+  correct: boolean | null;
   reason: string;
   runId: string;
 }
@@ -128,7 +129,7 @@ function check(key: ExpectationKey, expect: Expectation, run: RunOutcome, cited:
     case "judge": {
       // Unjudged is reported apart (`met: null`): see `evaluate`.
       const j = run.judgement;
-      return j && !j.correct ? `the judge found it wrong: ${j.reason} (judge run ${j.runId})` : null;
+      return j && j.correct === false ? `the judge found it wrong: ${j.reason} (judge run ${j.runId})` : null;
     }
     case "maxLlmCalls": {
       const max = expect.maxLlmCalls ?? 0;
@@ -175,9 +176,13 @@ export function evaluate(question: { expect?: Expectation }, run: RunOutcome): E
       failures.push({ expectation: key, detail: `not checked: ${broken}` });
       continue;
     }
-    if (key === "judge" && expect.judge && !run.judgement) {
+    if (key === "judge" && expect.judge && (!run.judgement || run.judgement.correct === null)) {
+      const j = run.judgement;
       checked.push({ expectation: key, met: null });
-      failures.push({ expectation: key, detail: NOT_JUDGED });
+      failures.push({
+        expectation: key,
+        detail: j ? `not judged: ${j.reason} (judge run ${j.runId})` : NOT_JUDGED,
+      });
       continue;
     }
     const detail = check(key, expect, run, cited);

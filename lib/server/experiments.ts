@@ -12,13 +12,15 @@ import type { Db } from "@/db/client";
 import {
   createExperiment,
   type ExperimentRecord,
+  experimentLinkOfRun,
   finishExperiment,
   getExperimentRecord,
   getExperimentRuns,
+  getExperimentStatus,
   linkExperimentRun,
   listExperimentRecords,
 } from "@/db/experiments";
-import type { RunRecord } from "@/db/runs";
+import { getJudgeRuns, getRun, type RunRecord } from "@/db/runs";
 import { isScopePermitted } from "@/db/scope";
 import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/skills";
 import { getSuite } from "@/db/suites";
@@ -29,6 +31,7 @@ import type {
   ExperimentComparison,
   ExperimentConfig,
   ExperimentProgress,
+  ExperimentRow,
   ExperimentSummary,
   ExperimentTotals,
   StartExperimentInput,
@@ -37,9 +40,10 @@ import { defaultSkillOf } from "@/lib/contracts/skills";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { compareExperiments } from "@/lib/experiments/compare";
 import { evaluate } from "@/lib/experiments/evaluate";
-import { buildRow, type RowRun, totalsOf } from "@/lib/experiments/rows";
+import { buildRow, type RowRun, scorecardOf, totalsOf } from "@/lib/experiments/rows";
 import type { ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
 import { plural } from "@/lib/timeline/format";
+import { canJudge, judgementOf, judgeRun } from "./judge";
 import { mentalModelDraftsOf, overlayMentalModels } from "./mental-model-drafts";
 import { getModel } from "./model";
 import { runOwner } from "./run-owner";
@@ -168,6 +172,15 @@ export async function startExperiment(
         { fieldErrors: { baseline: [`ran suite ${base.suite}, not ${suite.name}`] } },
       );
     }
+    const incomplete = incompleteReason(await toExperiment(db, base));
+    if (incomplete && !input.allowIncompleteBaseline) {
+      // A baseline that skipped questions would hide them from the gate: "0 regressions" of nothing.
+      throw new AppError(
+        "invalid_input",
+        `baseline ${base.id} is not complete (${incomplete}): compare with a complete experiment, or allow an incomplete baseline (CLI --allow-incomplete-baseline, API allowIncompleteBaseline) to compare only the questions run on both sides`,
+        { fieldErrors: { baseline: [`not complete: ${incomplete}`] } },
+      );
+    }
   }
   const skillDrafts = await skillDraftOf(db, bank.id, input.config);
   const mmDrafts = await mentalModelDraftOf(db, bank.id, input.config);
@@ -225,8 +238,19 @@ export async function startExperiment(
     );
     await linkExperimentRun(db, id, idx, runId);
     const result = await finished;
+    // The judge grades an answer only: a run that broke or degraded fails without one.
+    const judge = q.expect?.judge ? (options.model ?? getModel({ db, bankId: bank.id })) : null;
+    const judgement =
+      judge && q.expect?.answer !== undefined && canJudge(judge) && !NO_ANSWER.has(result.status)
+        ? await judgeRun(
+            db,
+            judge,
+            { id: runId, bankId: bank.id, question: q.question, answer: result.answer },
+            q.expect.answer,
+          )
+        : null;
     finishedCount++;
-    if (evaluate(q, result).passed) passed++;
+    if (evaluate(q, { ...result, judgement }).passed) passed++;
     progress("running");
   };
 
@@ -240,7 +264,7 @@ export async function startExperiment(
         const q = questions[idx];
         if (!q) return;
         // Cancel is a row state: whichever process cancels, no further question starts.
-        if ((await getExperimentRecord(db, id))?.status !== "running") {
+        if ((await getExperimentStatus(db, id)) !== "running") {
           cancelled = true;
           return;
         }
@@ -262,6 +286,37 @@ export async function startExperiment(
   return { experimentId: id, finished };
 }
 
+/** Why an experiment is not a complete baseline (still running, failed, cancelled, questions skipped), or null. */
+export function incompleteReason(e: Experiment): string | null {
+  const skipped = e.rows.filter((r) => r.status === "skipped" || r.status === "pending").length;
+  const parts = [
+    e.status === "done" ? null : e.status,
+    skipped ? `${skipped} of ${e.rows.length} questions never ran` : null,
+  ].filter((p) => p !== null);
+  return parts.length ? parts.join(", ") : null;
+}
+
+/** How a run fared as its experiment's question (the run page): the row, with why it failed. */
+export async function experimentRowOfRun(
+  db: Db,
+  runId: string,
+): Promise<{ experimentId: string; suite: string; row: ExperimentRow } | null> {
+  const link = await experimentLinkOfRun(db, runId);
+  if (!link) return null;
+  const [record, run] = await Promise.all([getExperimentRecord(db, link.experimentId), getRun(db, runId)]);
+  const question = record?.questions[link.idx];
+  if (!record || !run || !question) return null;
+  const judge = question.expect?.judge ? (await getJudgeRuns(db, [runId])).get(runId) : undefined;
+  return {
+    experimentId: record.id,
+    suite: record.suite,
+    row: buildRow(link.idx, question, toRowRun(run, judge), record.status !== "running"),
+  };
+}
+
+/** Run endings with no answer to judge. */
+const NO_ANSWER = new Set(["failed", "interrupted", "degraded"]);
+
 /** Stops new questions from starting; runs already going finish and stay in the experiment. */
 export async function cancelExperiment(db: Db, id: string): Promise<Experiment> {
   const record = await getExperimentRecord(db, id);
@@ -275,7 +330,8 @@ export async function cancelExperiment(db: Db, id: string): Promise<Experiment> 
   return requireExperiment(db, id);
 }
 
-const toRowRun = (r: RunRecord): RowRun => ({
+const toRowRun = (r: RunRecord, judge: RunRecord | undefined): RowRun => ({
+  judgement: judge ? judgementOf(judge) : null,
   id: r.id,
   status: r.status,
   answer: r.answer,
@@ -290,9 +346,15 @@ const toRowRun = (r: RunRecord): RowRun => ({
 
 async function toExperiment(db: Db, record: ExperimentRecord): Promise<Experiment> {
   const runs = await getExperimentRuns(db, record.id);
+  const judges = record.questions.some((q) => q.expect?.judge)
+    ? await getJudgeRuns(
+        db,
+        [...runs.values()].map((r) => r.id),
+      )
+    : new Map<string, RunRecord>();
   const rows = record.questions.map((q, idx) => {
     const run = runs.get(idx);
-    return buildRow(idx, q, run ? toRowRun(run) : null, record.status !== "running");
+    return buildRow(idx, q, run ? toRowRun(run, judges.get(run.id)) : null, record.status !== "running");
   });
   return {
     id: record.id,
@@ -307,8 +369,18 @@ async function toExperiment(db: Db, record: ExperimentRecord): Promise<Experimen
     createdAt: record.createdAt,
     finishedAt: record.finishedAt,
     totals: totalsOf(rows),
+    scorecard: scorecardOf(rows),
+    skillVersions: skillVersionsOf([...runs.values()]),
     rows,
   };
+}
+
+/** "qa v3", "qa v2 (draft)": each skill version the runs ran, once, sorted. */
+function skillVersionsOf(runs: readonly RunRecord[]): string[] {
+  const names = runs
+    .filter((r) => r.skillName)
+    .map((r) => `${r.skillName} v${r.skillVersion ?? "?"}${r.skillSnapshot?.draft ? " (draft)" : ""}`);
+  return [...new Set(names)].sort();
 }
 
 export async function getExperiment(db: Db, id: string): Promise<Experiment | null> {

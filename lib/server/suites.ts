@@ -5,20 +5,13 @@
 import type { z } from "zod";
 import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { getRun } from "@/db/runs";
+import { getLastRunEvent, getRun } from "@/db/runs";
 import { listSkills } from "@/db/skills";
 import { deleteSuite, getSuite, getSuiteVersions, listSuites, saveSuite } from "@/db/suites";
 import { AppError } from "@/lib/contracts/errors";
-import type {
-  AddToSuiteInput,
-  Expectation,
-  SaveSuiteInput,
-  Suite,
-  SuiteQuestion,
-  SuiteWithHistory,
-} from "@/lib/contracts/suites";
-import { citedIds } from "@/lib/experiments/evaluate";
+import type { AddToSuiteInput, SaveSuiteInput, Suite, SuiteQuestion, SuiteWithHistory } from "@/lib/contracts/suites";
 import { badJsonlLine, parseSuiteJsonlLines, toSuiteJsonl } from "@/lib/experiments/jsonl";
+import { suggestExpectations } from "@/lib/experiments/suggest";
 import { Scope } from "@/lib/reflect/domain";
 
 async function requireBank(db: Db, bankId: string) {
@@ -104,11 +97,8 @@ export async function exportSuiteJsonl(db: Db, bankId: string, name: string): Pr
 export async function addToSuiteContext(db: Db, runId: string) {
   const run = await getRun(db, runId);
   if (!run || run.status === "running") return null;
-  const suggested: Expectation = {
-    status: [run.status],
-    mustCite: citedIds(run.citations),
-    maxLlmCalls: run.llmCalls,
-  };
+  const probe = await getLastRunEvent(db, runId, "probe.finished");
+  const { suggested, ticked, why } = suggestExpectations(run, probe?.payload ?? null);
   const question: Omit<SuiteQuestion, "expect"> = {
     question: run.question,
     skill: run.skillName ?? undefined,
@@ -116,5 +106,5 @@ export async function addToSuiteContext(db: Db, runId: string) {
     mode: run.mode,
     scope: Scope.parse(run.scope),
   };
-  return { bankId: run.bankId, question, suggested, suites: await listSuites(db, run.bankId) };
+  return { bankId: run.bankId, question, suggested, ticked, why, suites: await listSuites(db, run.bankId) };
 }

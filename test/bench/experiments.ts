@@ -1,8 +1,10 @@
 /**
  * Experiments (issue 15): a 50-question suite on the demo bank with the offline model, its wall time
  * and runs per second at concurrency 1, 4 and 8. Informational: the machine's load decides them.
+ * Issue 26: when the shared LoCoMo development file is beside the project, its 999 questions as five
+ * suites (one per conversation) run one after the other at concurrency 4 (goal ≥ 20 questions/s).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { importBundle } from "@/db/bundle-io";
@@ -10,9 +12,11 @@ import { saveSuite } from "@/db/suites";
 import { StartExperimentInput } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { createOfflineModel } from "@/lib/llm";
+import { importLocomo } from "@/lib/server/benchmarks";
 import { startExperiment } from "@/lib/server/experiments";
 import { termStatsPort } from "@/lib/server/model";
 import { OFFLINE_QUESTIONS } from "@/test/fixtures/offline-questions";
+import { DEFAULT_LOCOMO_PATH } from "./locomo-data";
 import { type BenchRow, openBenchDb, row } from "./report";
 
 const SECTION = "experiments";
@@ -57,7 +61,58 @@ export async function benchExperiments(log: (line: string) => void): Promise<Ben
         row(SECTION, `50-question suite, concurrency ${concurrency}: runs per second`, perSecond, "runs/s"),
       );
     }
-    return rows;
+    return [...rows, ...(await benchLocomoExperiments(log))];
+  } finally {
+    cleanup();
+  }
+}
+
+/** LoCoMo's development half as experiments, offline, concurrency 4 (skipped when the file is absent). */
+async function benchLocomoExperiments(log: (line: string) => void): Promise<BenchRow[]> {
+  if (!existsSync(DEFAULT_LOCOMO_PATH)) {
+    log(`  LoCoMo development file not found at ${DEFAULT_LOCOMO_PATH}: its experiments are skipped`);
+    return [];
+  }
+  const { db, cleanup } = await openBenchDb("experiments-locomo");
+  try {
+    const imported = await importLocomo(db, JSON.parse(readFileSync(DEFAULT_LOCOMO_PATH, "utf8")), {
+      prefix: "locomo-",
+      replace: true,
+      minF1: 0.5,
+    });
+    let questions = 0;
+    let passed = 0;
+    const started = performance.now();
+    for (const b of imported.banks) {
+      if (!b.suite) continue;
+      const model = createOfflineModel({ termStats: termStatsPort(db, b.bankId) });
+      const { finished } = await startExperiment(
+        db,
+        StartExperimentInput.parse({ bankId: b.bankId, suite: b.suite, concurrency: 4 }),
+        { model },
+      );
+      const e = await finished;
+      questions += e.totals.finished;
+      passed += e.totals.passed;
+    }
+    const ms = performance.now() - started;
+    const perSecond = Math.round((questions / (ms / 1000)) * 10) / 10;
+    const load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
+    log(
+      `  LoCoMo dev as experiments: ${questions} questions in ${Math.round(ms)} ms, ${perSecond}/s, ${passed} passed (load ${load})`,
+    );
+    return [
+      row(
+        SECTION,
+        `LoCoMo dev (${questions} questions, 5 suites), concurrency 4: questions per second`,
+        perSecond,
+        "q/s",
+        { target: "≥ 20 q/s", met: perSecond >= 20 },
+        `load ${load}`,
+      ),
+    ];
   } finally {
     cleanup();
   }

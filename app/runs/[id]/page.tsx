@@ -4,11 +4,15 @@ import { notFound } from "next/navigation";
 import { acceptRefreshAction, discardRefreshAction } from "@/app/actions/curation";
 import { addToSuiteAction, startExperimentAction } from "@/app/actions/experiments";
 import { forkAction, rerunAction, saveRerunChangesAction } from "@/app/actions/rerun";
+import { ExperimentVerdict } from "@/components/experiments/experiment-verdict";
+import { JudgeLinks } from "@/components/runs/judge-links";
 import { RefreshRunNotice } from "@/components/runs/refresh-run-notice";
 import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
 import { AddToSuite } from "@/components/suites/add-to-suite";
 import { getAppDb } from "@/lib/server/db";
+import { experimentRowOfRun } from "@/lib/server/experiments";
+import { judgeLinksOf } from "@/lib/server/judge";
 import { getRefreshOfRun } from "@/lib/server/refresh";
 import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
 import { FIRST_PAINT_EVENTS, getRunWithEvents, runTitle } from "@/lib/server/runs";
@@ -38,12 +42,14 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const db = await getAppDb();
-  const [found, context, divergence, suiteContext, refresh] = await Promise.all([
+  const [found, context, divergence, suiteContext, refresh, judge, verdict] = await Promise.all([
     getRunWithEvents(db, id, { limit: FIRST_PAINT_EVENTS }),
     getRerunContext(db, id),
     getReplayDivergence(db, id),
     addToSuiteContext(db, id),
     getRefreshOfRun(db, id),
+    judgeLinksOf(db, id),
+    experimentRowOfRun(db, id),
   ]);
   if (!found) {
     // The server's warm-up before any run exists: an empty run view loads the page's code.
@@ -60,7 +66,9 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           discard={discardRefreshAction}
         />
       )}
-      {context && (
+      {verdict && <ExperimentVerdict {...verdict} />}
+      <JudgeLinks {...judge} />
+      {context && !judge.judgeOf && (
         <RunActions
           data={context}
           iterations={context.run.iterations}

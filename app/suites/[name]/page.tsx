@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { saveSuiteAction, startExperimentAction } from "@/app/actions/experiments";
 import { ExperimentList } from "@/components/experiments/experiment-list";
+import { PassRateHistory } from "@/components/experiments/pass-rate-history";
 import { RunExperimentForm } from "@/components/experiments/run-experiment-form";
 import { SuiteEditor } from "@/components/suites/suite-editor";
 import { isAppError } from "@/lib/contracts/errors";
@@ -73,6 +74,7 @@ export default async function SuitePage({
         skills={skills.map((s) => s.name)}
         save={saveSuiteAction}
       />
+      <PassRateHistory experiments={experiments} />
       <section>
         <h2 className="mb-1 font-semibold">Experiments of this suite</h2>
         <ExperimentList experiments={experiments} />

@@ -595,7 +595,7 @@ export const endpoints = {
     operationId: "startExperiment",
     summary: "Run every question of a suite under one configuration",
     description:
-      "Starts the experiment detached and answers 202 with it (status `running`). `config` is the current state when empty, or a draft applied only inside the experiment and never saved: a skill version or an unsaved mission/disposition, mental-model content edits and staleness overrides, a budget. Each question becomes an ordinary run linked to the experiment, at most `concurrency` (default 4) at a time. Follow it at `/experiments/{id}` (a live stream with `Accept: text/event-stream`).",
+      "Starts the experiment detached and answers 202 with it (status `running`). `config` is the current state when empty, or a draft applied only inside the experiment and never saved: a skill version or an unsaved mission/disposition, mental-model content edits and staleness overrides, a budget. Each question becomes an ordinary run linked to the experiment, at most `concurrency` (default 4) at a time. Follow it at `/experiments/{id}` (a live stream with `Accept: text/event-stream`). A `baseline` that did not complete (failed, cancelled, a question skipped, still running) is refused with 400 saying why, unless `allowIncompleteBaseline` is true: then only the questions run on both sides are compared.",
     tag: "experiments",
     body: StartExperimentBody,
     responses: {

@@ -70,8 +70,13 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
       skipped: 0,
       regressions: 0,
       improvements: 0,
+      notCompared: 0,
     });
     expect(json.results.every((r) => r.passed && r.runId?.startsWith("run_") && r.failures.length === 0)).toBe(true);
+    // The scorecard: every question counted overall, each row its scores.
+    expect(json.scorecard?.overall).toMatchObject({ questions: 10, finished: 10, passed: 10, passRate: 1 });
+    expect(json.scorecard?.overall.latencyP95Ms).toBeGreaterThan(0);
+    expect(json.results.every((r) => r.scores !== null && r.reason === null)).toBe(true);
     expect(json.config).toMatchObject({ draft: false, model: { kind: "offline" } });
   });
 
@@ -138,6 +143,19 @@ describe("cli experiment run", { timeout: 240_000 }, () => {
     expect(json.results.map((r) => r.regression)).toEqual([true, false]);
     // Compared with itself, the same state shows no regression: the gate passes.
     expect((await cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id)).code).toBe(0);
+
+    // Both facts back: the question that lost its status gets it back. A better status is never a
+    // regression, and each question is one verdict: exit 0.
+    expect((await cli("import", "--replace", file("v3.json", JSON.stringify(bank([ZEPHYR, ORION]))))).code).toBe(0);
+    const both = await cli("experiment", "run", "--bank", "gate", "--suite", "gate", "--baseline", json.id, "--json");
+    expect(both.code).toBe(0);
+    const bothJson = ExperimentJson.parse(JSON.parse(both.stdout));
+    expect(bothJson.totals).toMatchObject({ regressions: 0, improvements: 1 });
+    expect(bothJson.results.map((r) => [r.regression, r.reason?.split(":")[0] ?? null])).toEqual([
+      [false, "improved"],
+      [false, null],
+    ]);
+    expect(bothJson.results[0]?.reason).toContain("no_evidence → done");
   });
 });
 
@@ -200,6 +218,34 @@ describe("cli experiment run, cancelled", { timeout: 240_000 }, () => {
     ]);
     expect(json.results.every((r) => r.failures.length === 0)).toBe(true);
     expect(json.totals).toMatchObject({ questions: 3, passed: 1, failed: 0, skipped: 2 });
+  });
+
+  it("an incomplete baseline is refused (exit 2, saying why); allowed, only questions run on both sides are compared", async () => {
+    const cancelled = ExperimentJson.parse(JSON.parse((await cancelledRun("--json")).stdout));
+    const suite = "cancel-json";
+    const refused = await cli("experiment", "run", "--bank", "demo", "--suite", suite, "--baseline", cancelled.id);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `baseline ${cancelled.id} is not complete (cancelled, 2 of 3 questions never ran)`,
+    );
+    expect(refused.stderr).toContain("--allow-incomplete-baseline");
+    expect(refused.stdout).toBe("");
+    const allowed = await cli(
+      "experiment",
+      "run",
+      "--bank",
+      "demo",
+      "--suite",
+      suite,
+      "--baseline",
+      cancelled.id,
+      "--allow-incomplete-baseline",
+    );
+    // Q1 expects a failed run and the offline model answers it: the gate fails on that, not on the baseline.
+    expect(allowed.code).toBe(1);
+    expect(allowed.stdout).toMatch(
+      /against exp_\w+: 0 regressions, 1 improvement, 2 questions not compared \(not run on both sides\)/,
+    );
   });
 
   it("the table says skip, never FAIL, and counts them apart", async () => {
@@ -284,6 +330,10 @@ describe("cli suite import / export", { timeout: 120_000 }, () => {
     [
       ["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--baseline", "exp_nope"],
       /^error: baseline "exp_nope" is not an experiment of bank demo\n$/,
+    ],
+    [
+      ["experiment", "run", "--bank", "demo", "--suite", "demo-tour", "--allow-incomplete-baseline"],
+      /--allow-incomplete-baseline applies to a --baseline/,
     ],
   ])("bad input %j exits 2 with one line", async (args, message) => {
     const out = await cli(...args);

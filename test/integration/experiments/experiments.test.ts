@@ -16,6 +16,7 @@ import { getSkill, getSkillVersions, saveSkill } from "@/db/skills";
 import { getSuite, saveSuite } from "@/db/suites";
 import { isAppError } from "@/lib/contracts/errors";
 import { ConfigSnapshot, StartExperimentInput } from "@/lib/contracts/experiments";
+import { comparisonCounts } from "@/lib/experiments/compare";
 import { cancelExperiment, getExperimentComparison, startExperiment } from "@/lib/server/experiments";
 import { mentalModelDraftRefs, toRunListItem } from "@/lib/server/runs";
 import { sampleBundle } from "../db/sample-bundle";
@@ -187,6 +188,19 @@ describe("experiment lifecycle", { timeout: 120_000 }, () => {
     expect(experiment.totals.skipped).toBe(skipped.length);
     expect(experiment.totals.passed + experiment.totals.failed).toBe(started.length);
     await expect(cancelExperiment(db, experimentId)).rejects.toSatisfy((e: unknown) => isAppError(e, "conflict"));
+
+    // As a baseline it is refused, saying why; allowed, only the questions run on both sides compare.
+    await expect(start({ suite: "demo-tour", baseline: experimentId })).rejects.toSatisfy(
+      (e: unknown) =>
+        isAppError(e, "invalid_input") &&
+        (e as Error).message.includes(
+          `baseline ${experimentId} is not complete (cancelled, ${skipped.length} of 10 questions never ran)`,
+        ),
+    );
+    const head = await (await start({ suite: "demo-tour", baseline: experimentId, allowIncompleteBaseline: true }))
+      .finished;
+    const cmp = await getExperimentComparison(db, experimentId, head.id);
+    expect(comparisonCounts(cmp.questions).notCompared).toBe(skipped.length);
   });
 
   it("an experiment whose process stopped is ended as failed by the sweep, saying so; a live owner's is left", async () => {

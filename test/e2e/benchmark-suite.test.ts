@@ -1,0 +1,162 @@
+/**
+ * A benchmark as a suite, end to end: a LoCoMo conversation (the small hand-written fixture, so CI
+ * needs no external data; the shared development file's first conversation too when it is present)
+ * is imported through the API, its suite runs as an experiment, the experiment page shows a
+ * per-category scorecard, and a failed question's run opens from its row with the reason and the
+ * memory the missed-evidence probe named. "Add to suite" on the run the probe flagged suggests the
+ * expectations that guard against it, and the suite they make fails for the reason the probe gave.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { BenchmarkImportResult } from "@/lib/contracts/benchmarks";
+import type { Experiment } from "@/lib/contracts/experiments";
+import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
+import { useAppAndBrowser } from "./harness";
+
+/** The development half beside the project (never committed: CC BY-NC); the test is skipped without it. */
+const SHARED = resolve(process.cwd(), "..", "shared", "benchmarks", "locomo", "locomo-dev.json");
+const SHOTS = process.env.BENCH_SHOTS_DIR;
+
+async function post<T>(url: string, body: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Starts the suite's experiment through the API and waits until it has finished. */
+async function runSuite(appUrl: string, bank: string, suite: string): Promise<Experiment> {
+  const { id } = await post<{ id: string }>(`${appUrl}/api/v1/experiments`, { bank, suite, concurrency: 4 });
+  for (let i = 0; i < 600; i++) {
+    const e = (await (await fetch(`${appUrl}/api/v1/experiments/${id}`)).json()) as Experiment;
+    if (e.status !== "running") return e;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`experiment ${id} did not finish`);
+}
+
+async function shot(page: Page, name: string) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+}
+
+describe("a LoCoMo conversation as a suite", () => {
+  const ctx = useAppAndBrowser();
+  /** The bank and suite the import made (the suite is named after the conversation). */
+  let bank = "";
+  let suiteName = "";
+
+  it("import over the API, run its suite, read the scorecard by category, open a failed question's run", async () => {
+    const { page } = ctx.browser;
+    const url = ctx.app.url;
+    const imported = await post<BenchmarkImportResult>(`${url}/api/v1/benchmarks/locomo?prefix=e2e-`, MINI_LOCOMO);
+    expect(imported.banks.map((b) => [b.bankId, b.suite])).toEqual([["e2e-mini-1", "locomo-mini-1"]]);
+    bank = imported.banks[0]?.bankId ?? "";
+    suiteName = imported.banks[0]?.suite ?? "";
+
+    const e = await runSuite(url, bank, suiteName);
+    expect(e.status).toBe("done");
+    await page.goto(`${url}/experiments/${e.id}`);
+    const card = page.getByTestId("scorecard");
+    await card.waitFor();
+    const tags = await card
+      .getByTestId("scorecard-line")
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-tag")));
+    expect(tags).toEqual(["adversarial", "multi-hop", "open-domain", "single-hop", "temporal", "all"]);
+    // Each line says what the API says: the single-hop questions (2) both pass here.
+    const singleHop = card.locator('[data-tag="single-hop"]');
+    expect(await singleHop.locator('[data-col="Questions"]').textContent()).toBe("2");
+    const line = e.scorecard.byTag.find((l) => l.tag === "single-hop");
+    expect(await singleHop.locator('[data-col="Pass rate"]').textContent()).toBe(
+      `${Math.round((line?.passRate ?? 0) * 100)}%`,
+    );
+    expect(await card.locator('[data-tag="all"] [data-col="p95"]').textContent()).toMatch(/^\d[\d,]* ms$/);
+    await shot(page, "scorecard");
+
+    // The suite's page charts its experiments' pass rate over time: this one, at its rate.
+    await page.goto(`${url}/suites/${encodeURIComponent(suiteName)}?bank=${encodeURIComponent(bank)}`);
+    const points = page.getByTestId("pass-rate-point");
+    await points.first().waitFor();
+    expect(await points.count()).toBe(1);
+    expect(Number(await points.first().getAttribute("data-rate"))).toBeCloseTo(e.totals.passRate ?? -1);
+    await page.goto(`${url}/experiments/${e.id}`);
+    await card.waitFor();
+
+    // A failed question's run, opened from its row: the reason is on the row and on the run page.
+    const miss = e.rows.find((r) => r.passed === false);
+    const failure = miss?.failures[0];
+    expect(failure).toBeDefined();
+    const failed = page
+      .locator('[data-testid="experiment-row"][data-passed="false"]')
+      .filter({ hasText: miss?.question ?? "" });
+    expect(await failed.textContent()).toContain(`${failure?.expectation} — ${failure?.detail}`);
+    await failed.getByRole("link", { name: miss?.question ?? "" }).click();
+    await page.waitForURL(/\/runs\/run_/);
+    const verdict = page.getByTestId("experiment-verdict");
+    await verdict.waitFor();
+    expect(await verdict.getAttribute("data-passed")).toBe("false");
+    expect(await verdict.textContent()).toContain(`${failure?.expectation}: ${failure?.detail}`);
+  });
+
+  it("the run the probe flagged: Add to suite guards against it, and the suite fails naming the memory it read", async () => {
+    const { page } = ctx.browser;
+    const url = ctx.app.url;
+    const e = (await (await fetch(`${url}/api/v1/experiments?bank=e2e-mini-1`)).json()) as {
+      experiments: { id: string }[];
+    };
+    const full = (await (await fetch(`${url}/api/v1/experiments/${e.experiments[0]?.id}`)).json()) as Experiment;
+    // On the mini conversation the probe flags the adversarial question: the reader declined while it
+    // had read Ben's puppy's turn.
+    const flagged = full.rows.find((r) => r.flags.includes("missed_evidence"));
+    expect(flagged?.question).toBe("What did Ana name her puppy?");
+    await page.goto(`${url}/runs/${flagged?.runId}`);
+    await page.getByTestId("probe-unused").waitFor();
+    const unused = await page.getByTestId("probe-unused-hit").allInnerTexts();
+    expect(unused.some((t) => t.includes("D2:3"))).toBe(true);
+
+    await page.getByTestId("open-add-to-suite").click();
+    expect(await page.getByTestId("suggest-why").textContent()).toContain("D2:3 (read at rank 1, not used)");
+    expect(await page.getByTestId("keep-must-cite-any").isChecked()).toBe(true);
+    expect(await page.getByTestId("keep-abstains").isChecked()).toBe(true);
+    await page.getByTestId("suite-select").selectOption("__new");
+    await page.getByTestId("new-suite-name").fill("puppy-guard");
+    await page.getByTestId("add-to-suite").click();
+    await page.getByTestId("added-to-suite").waitFor();
+
+    const guard = await runSuite(url, bank, "puppy-guard");
+    const [row] = guard.rows;
+    expect(row?.passed).toBe(false);
+    const reason = row?.failures.find((f) => f.expectation === "mustCiteAny")?.detail ?? "";
+    expect(reason).toMatch(/cited; .*D2:3 was retrieved at rank 1/);
+    await page.goto(`${url}/experiments/${guard.id}`);
+    await page.getByTestId("experiment-row").getByRole("link").first().click();
+    await page.waitForURL(/\/runs\/run_/);
+    expect(await page.getByTestId("experiment-verdict").textContent()).toContain(reason);
+    expect(await page.getByTestId("probe-unused-hit").allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringContaining("D2:3")]),
+    );
+    await shot(page, "failed-run");
+  });
+
+  it.skipIf(!existsSync(SHARED))(
+    "the shared development file's first conversation imports and its suite scores by category",
+    async () => {
+      const url = ctx.app.url;
+      const [first] = JSON.parse(readFileSync(SHARED, "utf8")) as unknown[];
+      const imported = await post<BenchmarkImportResult>(`${url}/api/v1/benchmarks/locomo?prefix=dev-`, [first]);
+      const bank = imported.banks[0]?.bankId ?? "";
+      const e = await runSuite(url, bank, imported.banks[0]?.suite ?? "");
+      expect(e.status).toBe("done");
+      expect(e.scorecard.byTag.length).toBeGreaterThanOrEqual(4);
+      expect(
+        e.rows.filter((r) => r.passed === false).every((r) => r.failures.every((f) => !f.detail.includes("\n"))),
+      ).toBe(true);
+    },
+  );
+});
