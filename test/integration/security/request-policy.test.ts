@@ -128,6 +128,11 @@ describe("malformed paths and server-action bodies get a clean 400 JSON", () => 
     ["not a list", "text/plain;charset=UTF-8", '"$@1"'],
     ["a stream reference", "text/plain;charset=UTF-8", '["$@1"]'],
     ["broken multipart", "multipart/form-data; boundary=zz", "--zz\r\ngarbage"],
+    [
+      "multipart whose argument field is not JSON (a SyntaxError answered 200)",
+      "multipart/form-data; boundary=zz",
+      '--zz\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"bankId":\r\n--zz--\r\n',
+    ],
     ["typed as JSON with a reference in it", "application/json", '["$Q1"]'],
     ["typed as a form with text that is not JSON", "application/x-www-form-urlencoded", "a=1"],
   ])("refuses a server action body that is %s", async (_label, contentType, body) => {
@@ -140,6 +145,21 @@ describe("malformed paths and server-action bodies get a clean 400 JSON", () => 
     );
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("invalid_input");
+  });
+
+  it("lets a well-formed multipart action body through (JSON parts, a form's plain entries)", async () => {
+    const body =
+      '--zz\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$K1"]\r\n' +
+      '--zz\r\nContent-Disposition: form-data; name="1_token"\r\n\r\nnot json at all\r\n' +
+      '--zz\r\nContent-Disposition: form-data; name="$ACTION_ID_abc"\r\n\r\n\r\n--zz--\r\n';
+    const res = await proxy(
+      request("/login", {
+        method: "POST",
+        headers: { "next-action": "40".repeat(21), "content-type": "multipart/form-data; boundary=zz" },
+        body,
+      }),
+    );
+    expect(passed(res)).toBe(true);
   });
 
   it("refuses a server action body that is not valid UTF-8 (nothing is stored as U+FFFD)", async () => {
