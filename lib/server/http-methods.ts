@@ -37,6 +37,6 @@ export function installMethodGuard(server: { prototype: Server }): void {
     if (event === "request" && refuseUnsupportedMethod(args[0] as IncomingMessage, args[1] as ServerResponse)) {
       return true;
     }
-    return emit.call(this, event, ...args);
+    return (emit as (...a: unknown[]) => boolean).call(this, event, ...args);
   } as Server["emit"];
 }
