@@ -3,8 +3,8 @@ import { NewSkillForm } from "@/components/editors/new-skill-form";
 import { SkillTable } from "@/components/editors/skill-table";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
-import { listBankSkills } from "@/lib/server/skills";
 import { orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
+import { listBankSkills } from "@/lib/server/skills";
 
 export const dynamic = "force-dynamic";
 

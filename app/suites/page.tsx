@@ -16,10 +16,9 @@ export default async function SuitesPage({ searchParams }: { searchParams: Promi
   const bankId = queryValue(params, "bank") ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-700">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const [suites, experiments] = await orNotFound(Promise.all([
-    listBankSuites(db, bankId),
-    listExperiments(db, { bankId, limit: 20 }),
-  ]));
+  const [suites, experiments] = await orNotFound(
+    Promise.all([listBankSuites(db, bankId), listExperiments(db, { bankId, limit: 20 })]),
+  );
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-baseline gap-3">

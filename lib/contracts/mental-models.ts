@@ -154,7 +154,7 @@ export const UpdateMentalModelBody = MentalModelFieldRules.partial()
 export const MentalModelDraft = MentalModelFields.pick({ name: true, content: true, tags: true }).extend({
   bankId: z.string().min(1),
   /** Absent when creating: the id is a slug of the name. */
-  id: z.string().min(1).optional(),
+  id: Id.optional(),
   /** The version the editor loaded; 0 to create. */
   expectedVersion: z.number().int().min(0),
   sourceQuery: MentalModelFieldRules.shape.sourceQuery.min(1, "a refresh needs a source query"),
