@@ -20,7 +20,13 @@ import * as experimentActions from "@/app/actions/experiments";
 import * as modelActions from "@/app/actions/model";
 import * as rerunActions from "@/app/actions/rerun";
 import * as runActions from "@/app/actions/runs";
+import * as mcpRoute from "@/app/api/mcp/route";
 import * as exportRoute from "@/app/api/v1/banks/[bank]/export/route";
+import * as mentalModelsRoute from "@/app/api/v1/banks/[bank]/mental-models/route";
+import * as skillRoute from "@/app/api/v1/banks/[bank]/skills/[id]/route";
+import * as skillsRoute from "@/app/api/v1/banks/[bank]/skills/route";
+import * as suiteImportRoute from "@/app/api/v1/banks/[bank]/suites/[suite]/import/route";
+import * as suitesRoute from "@/app/api/v1/banks/[bank]/suites/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
 import { importBundleLines } from "@/db/bundle-io";
 import type { ActionResult } from "@/lib/contracts/errors";
@@ -239,5 +245,106 @@ describe("item 9: a replace import cannot bring a deleted mental model back", ()
     expect((await call(importRoute.POST, {}, without, { query: "?replace=true" })).status).toBe(201);
     const again = await call(importRoute.POST, {}, sampleBundle(), { query: "?replace=true" });
     expect(again.status).toBe(400);
+  });
+});
+
+describe("item 10: one set of rules for every door", () => {
+  it("the API refuses a mental model without a source query (the editor requires one)", async () => {
+    const res = await call(mentalModelsRoute.POST, { bank: "acme" }, { name: "No query", content: "c" });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.json.error?.fieldErrors ?? {})).toContain("sourceQuery");
+    const blank = await call(
+      mentalModelsRoute.POST,
+      { bank: "acme" },
+      { name: "Blank", sourceQuery: "  ", content: "c" },
+    );
+    expect(blank.status).toBe(400);
+    const names = ((await exported("acme")).mentalModels as { name: string }[]).map((m) => m.name);
+    expect(names).not.toContain("No query");
+    expect(names).not.toContain("Blank");
+  });
+
+  it("a skill with a team scope the bank does not permit is refused by the API (create, update) and the action", async () => {
+    const skill = { name: "Leaky", mission: "m", retrieval: { types: ["episodic"], scope: "team:other" } };
+    const created = await call(skillsRoute.POST, { bank: "acme" }, skill);
+    expect(created.status).toBe(403);
+    expect(created.json.error?.code).toBe("scope_not_permitted");
+    expect(Object.keys(created.json.error?.fieldErrors ?? {})).toContain("retrieval.scope");
+
+    const updated = await call(
+      skillRoute.PUT,
+      { bank: "acme", id: "sk-recap" },
+      { retrieval: { types: ["episodic"], scope: "team:other" }, expectedVersion: 1 },
+      { method: "PUT" },
+    );
+    expect(updated.status).toBe(403);
+
+    const action = await curation.createSkillAction({ bankId: "acme", skill: skill as never });
+    expect(action.ok).toBe(false);
+    if (!action.ok) expect(action.error.code).toBe("scope_not_permitted");
+
+    const permitted = await call(
+      skillsRoute.POST,
+      { bank: "acme" },
+      { ...skill, name: "Core", retrieval: { types: ["episodic"], scope: "team:core" } },
+    );
+    expect(permitted.status).toBe(201);
+    const skills = (await exported("acme")).skills as { name: string; retrieval: { scope: string } }[];
+    expect(skills.map((s) => s.name)).not.toContain("Leaky");
+    expect(skills.find((s) => s.name === "recap")?.retrieval.scope).toBe("personal");
+  });
+
+  it("a suite naming an unknown skill or an unpermitted scope is refused by the API, both actions and JSONL", async () => {
+    const bad = [
+      [{ question: "q?", skill: "nope" }, "questions[0].skill", 400],
+      [{ question: "q?", scope: "team:other" }, "questions[0].scope", 403],
+    ] as const;
+    for (const [question, field, status] of bad) {
+      const res = await call(suitesRoute.POST, { bank: "acme" }, { name: "smoke", questions: [question] });
+      expect(res.status, field).toBe(status);
+      expect(Object.keys(res.json.error?.fieldErrors ?? {})).toContain(field);
+      const saved = await experimentActions.saveSuiteAction({
+        bankId: "acme",
+        name: "smoke",
+        questions: [question],
+        expectedVersion: 0,
+      } as never);
+      expect(saved.ok, field).toBe(false);
+      const added = await experimentActions.addToSuiteAction({
+        bankId: "acme",
+        name: "smoke",
+        question,
+        expectedVersion: 0,
+      } as never);
+      expect(added.ok, field).toBe(false);
+    }
+    const jsonl = await call(
+      suiteImportRoute.POST,
+      { bank: "acme", suite: "smoke" },
+      { jsonl: `${JSON.stringify({ question: "ok?" })}\n${JSON.stringify({ question: "q?", scope: "team:other" })}\n` },
+    );
+    expect(jsonl.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(jsonl.json)).toMatch(/line 2/);
+    expect((await exported("acme")).suites ?? []).toEqual([]);
+  });
+
+  it("MCP refuses JSON-RPC batches and bodies over its 1 MB cap", async () => {
+    const headers = { accept: "application/json, text/event-stream", host: "127.0.0.1" };
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const batch = await call(mcpRoute.POST as unknown as Handler, {}, [list, { ...list, id: 2 }], { headers });
+    expect(batch.status).toBe(400);
+    expect(JSON.stringify(batch.json)).toMatch(/batch/i);
+
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "memory_retain", arguments: { bank: "acme", facts: [{ text: "x".repeat(2_000_000) }] } },
+    });
+    const tooLarge = await call(mcpRoute.POST as unknown as Handler, {}, big, { headers });
+    expect(tooLarge.status).toBe(413);
+    // One message still works.
+    const one = await call(mcpRoute.POST as unknown as Handler, {}, list, { headers });
+    expect(one.status).toBe(200);
   });
 });
