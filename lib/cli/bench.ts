@@ -11,6 +11,7 @@ import { getCliDb } from "@/lib/server/db";
 import { plural } from "@/lib/timeline/format";
 import { parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
+import { terminalSafe } from "./terminal";
 
 export async function benchCommand(argv: string[]): Promise<void> {
   const { values, positionals } = parseFlags(argv, {
@@ -54,7 +55,7 @@ export async function benchCommand(argv: string[]): Promise<void> {
       ? "no data repairs"
       : `${plural(r.count, "data repair")}: ${r.byAction.split} split, ${r.byAction.fixed} fixed, ${r.byAction.dropped} dropped`,
   );
-  for (const e of r.examples) console.log(`  ${e.path}: "${e.value}" ${e.action} (${e.detail})`);
+  for (const e of r.examples) console.log(terminalSafe(`  ${e.path}: "${e.value}" ${e.action} (${e.detail})`));
   if (r.count > r.examples.length)
     console.log(`  … and ${r.count - r.examples.length} more (--json lists the first 20)`);
   const first = result.banks[0];

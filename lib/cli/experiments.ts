@@ -25,6 +25,7 @@ import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/suites";
 import { plural } from "@/lib/timeline/format";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
+import { terminalSafe } from "./terminal";
 
 function parse<O extends NonNullable<Parameters<typeof parseArgs>[0]>["options"]>(argv: string[], options: O) {
   try {
@@ -178,7 +179,7 @@ export async function experimentCommand(argv: string[]): Promise<number> {
   process.stderr.write(`experiment ${experimentId}: running suite ${args.suite}\n`);
   const experiment = await finished;
   const cmp = args.baseline ? await getExperimentComparison(db, args.baseline, experiment.id) : null;
-  console.log(args.json ? JSON.stringify(toExperimentJson(experiment, cmp)) : table(experiment, cmp));
+  console.log(args.json ? JSON.stringify(toExperimentJson(experiment, cmp)) : terminalSafe(table(experiment, cmp)));
   return gateExitCode(experiment, cmp);
 }
 

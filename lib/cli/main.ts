@@ -26,6 +26,7 @@ import { mcpCommand } from "./mcp";
 import { modelCommand } from "./model";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
 import { runsCommand } from "./runs";
+import { terminalSafe } from "./terminal";
 
 /** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
 async function importLines(file: string, replace: boolean) {
@@ -120,7 +121,9 @@ async function reflectCommand(argv: string[]) {
   const result = await finished;
   const events = await getRunEvents(db, runId);
   console.log(
-    args.json ? JSON.stringify(toReflectJson(runId, result, events)) : formatReflectHuman(runId, result, events),
+    args.json
+      ? JSON.stringify(toReflectJson(runId, result, events))
+      : terminalSafe(formatReflectHuman(runId, result, events)),
   );
 }
 
@@ -167,7 +170,7 @@ async function main(argv: string[]): Promise<number> {
     return typeof code === "number" ? code : 0;
   } catch (err) {
     const { lines, exitCode } = cliError(err);
-    for (const line of lines) console.error(line);
+    for (const line of lines) console.error(terminalSafe(line));
     return exitCode;
   } finally {
     // A run finished here is pushed to the collector before the process exits (failures are logged).

@@ -1,6 +1,7 @@
 /** `cli model check [--json]`: what the configured model server can do (lib/llm/model-check.ts). */
 import { checkModel, formatModelCheck, type ModelConfig, ModelConfigError, readModelConfig } from "@/lib/llm";
 import { parseModelArgs, usageError } from "./args";
+import { terminalSafe } from "./terminal";
 
 function modelConfig(): ModelConfig {
   try {
@@ -16,6 +17,6 @@ function modelConfig(): ModelConfig {
 export async function modelCommand(argv: string[]): Promise<number> {
   const args = parseModelArgs(argv);
   const report = await checkModel(modelConfig());
-  console.log(args.json ? JSON.stringify(report) : formatModelCheck(report));
+  console.log(args.json ? JSON.stringify(report) : terminalSafe(formatModelCheck(report)));
   return report.exitCode;
 }
