@@ -272,6 +272,7 @@ export const endpoints = {
     responses: {
       201: { description: "created", schema: Skill },
       ...BAD_INPUT,
+      403: err("the bank does not permit the skill's team scope (code scope_not_permitted)"),
       ...NO_BANK,
       409: err("a skill with this id or name exists"),
       ...TOO_LARGE,
@@ -303,6 +304,7 @@ export const endpoints = {
     responses: {
       200: { description: "the new version", schema: Skill },
       ...BAD_INPUT,
+      403: err("the bank does not permit the skill's team scope (code scope_not_permitted)"),
       404: err("unknown bank or skill"),
       ...CONFLICT,
       ...TOO_LARGE,
@@ -415,6 +417,7 @@ export const endpoints = {
     responses: {
       201: { description: "created", schema: Suite },
       ...BAD_INPUT,
+      403: err("a question's team scope is not permitted by the bank (code scope_not_permitted)"),
       ...NO_BANK,
       409: err("a suite with this name exists"),
       ...TOO_LARGE,
@@ -443,6 +446,7 @@ export const endpoints = {
     responses: {
       200: { description: "the new version", schema: Suite },
       ...BAD_INPUT,
+      403: err("a question's team scope is not permitted by the bank (code scope_not_permitted)"),
       404: err("unknown bank or suite"),
       ...CONFLICT,
       ...TOO_LARGE,
