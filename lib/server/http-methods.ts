@@ -4,6 +4,7 @@
  * The node server answers them itself: 405 with the error envelope, before Next sees them.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { PEER_HEADER } from "./auth-throttle";
 
 const UNSUPPORTED = new Set(["TRACE", "TRACK", "CONNECT"]);
 const PATCHED = Symbol.for("reflect-inspector.refuse-unsupported-methods");
@@ -27,15 +28,24 @@ export function refuseUnsupportedMethod(req: IncomingMessage, res: ServerRespons
   return true;
 }
 
-/** Puts the refusal in front of every http server of this process (the one `next start` made included). */
+/**
+ * Stamps the connection's remote address on the request for the proxy's throttle (Next hands the
+ * proxy no socket): any value a client sent under that name is replaced.
+ */
+export function stampPeer(req: IncomingMessage): void {
+  req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "";
+}
+
+/** Puts the refusal (and the peer stamp) in front of every http server of this process (the one `next start` made included). */
 export function installMethodGuard(server: { prototype: Server }): void {
   const proto = server.prototype as Server & { [PATCHED]?: true };
   if (proto[PATCHED]) return;
   proto[PATCHED] = true;
   const emit = proto.emit;
   proto.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
-    if (event === "request" && refuseUnsupportedMethod(args[0] as IncomingMessage, args[1] as ServerResponse)) {
-      return true;
+    if (event === "request") {
+      if (refuseUnsupportedMethod(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
+      stampPeer(args[0] as IncomingMessage);
     }
     return (emit as (...a: unknown[]) => boolean).call(this, event, ...args);
   } as Server["emit"];
