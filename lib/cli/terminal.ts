@@ -5,6 +5,7 @@
  * exact (JSON escapes controls itself).
  */
 // C0 controls but \t and \n, DEL, C1 controls, and the bidi overrides/isolates that reorder a line.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is escaped
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 export function terminalSafe(text: string): string {
