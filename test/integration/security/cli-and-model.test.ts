@@ -16,6 +16,7 @@ const cli = cliRunner(dbUrl, 90_000);
 
 /** Set the title, clear the screen, go red: what a planted fact tried. */
 const HOSTILE = "\u001b]0;pwned\u0007\u001b[2J\u001b[31m\u009b1m";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: raw control characters are what must not reach the terminal
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 let server: http.Server;
