@@ -4,6 +4,7 @@ import { listBanks } from "@/db/banks";
 import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb } from "@/db/client";
 import { embedAfterImport } from "./embeddings";
+import { isDatabaseFault, toAppError } from "./errors";
 import { processWide } from "./process-wide";
 import { runOwner } from "./run-owner";
 
@@ -30,8 +31,15 @@ export function getAppDb(): Promise<Db> {
   if (!app.db) {
     const db = (async () => {
       const db = await getDb();
-      await ensureDemoBank(db);
-      await runOwner(db, "server", { sweep: true });
+      try {
+        await ensureDemoBank(db);
+        await runOwner(db, "server", { sweep: true });
+      } catch (err) {
+        // A read-only or full disk: reads still work, so the app serves them; writes (runs
+        // included) answer what is wrong, and /api/health reports it.
+        if (!isDatabaseFault(err)) throw err;
+        console.error(`error: ${toAppError(err).message}`);
+      }
       return db;
     })();
     app.db = db;

@@ -66,6 +66,10 @@ export function runOwner(db: Db, kind: OwnerKind = "cli", options: { sweep?: boo
     };
     owner = created;
     owners.set(db, owner);
+    // A registration that failed (a read-only or full disk) is tried again by the next run.
+    created.id.catch(() => {
+      if (owners.get(db) === created) owners.delete(db);
+    });
   }
   if (options.sweep && !owner.sweeping) {
     owner.sweeping = true;
