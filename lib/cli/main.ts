@@ -11,6 +11,7 @@ import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
+import { withoutAdmission } from "@/lib/server/admission";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
 import { cliError } from "@/lib/server/errors";
@@ -142,6 +143,8 @@ const COMMANDS: Record<CommandName, (argv: string[]) => Promise<unknown>> = {
 };
 
 async function main(argv: string[]): Promise<number> {
+  // This process serves nobody else: its runs take no server admission slot (lib/server/admission.ts).
+  withoutAdmission();
   const [command, ...rest] = argv;
   if (command === undefined) {
     process.stderr.write(overviewHelp());

@@ -146,7 +146,40 @@ const gates = processWide("admission", () => ({
  * same error if the client goes away while waiting). The caller releases the slot.
  */
 export function admit(work: WorkClass, signal?: AbortSignal, options: { patient?: boolean } = {}): Promise<Slot> {
+  if (!policy.enforced) return Promise.resolve(freeSlot());
   return gates[work].acquire(tooBusy, signal, options.patient);
+}
+
+const policy = processWide("admission-policy", () => ({ enforced: true }));
+
+/**
+ * For processes that serve nobody else (the CLI, the bench runner): their runs need no slot, so
+ * `experiment run --concurrency 16` runs 16 at once as it says. The server never calls this.
+ */
+export function withoutAdmission(): void {
+  policy.enforced = false;
+}
+
+function freeSlot(): Slot {
+  let held = true;
+  return {
+    release: () => {
+      held = false;
+    },
+    holdUntil: (work) => {
+      work.then(
+        () => {
+          held = false;
+        },
+        () => {
+          held = false;
+        },
+      );
+    },
+    get held() {
+      return held;
+    },
+  };
 }
 
 /**
