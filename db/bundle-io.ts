@@ -1,5 +1,5 @@
 /**
- * Bank bundle import and export (SPEC §6). Import validates the whole bundle first (schema, then
+ * Bank bundle import and export (docs/cli.md). Import validates the whole bundle first (schema, then
  * cross-references), then writes it in one atomic batch: a bad bundle changes nothing. Times are
  * kept as given, normalized to UTC `toISOString()` form so that stored strings compare correctly;
  * export emits the stored strings in a stable order, so export → import → export is identical.

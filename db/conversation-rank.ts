@@ -1,6 +1,6 @@
 /**
  * Raw-fact search in a bank of conversations (facts with a speaker, a session and a position) or
- * for a query that states a date. BM25 alone reads each turn on its own; four things a person
+ * for a query that states a date. BM25 alone reads each turn on its own; five things a person
  * would use are added on the BM25 candidates, each measured on LoCoMo's development half (README,
  * "Retrieval on real conversations"):
  * - **neighbours**: an answer rarely repeats its question's words ("What did you do last
@@ -11,7 +11,10 @@
  * - **the speaker**: a question naming a speaker of the bank favours that speaker's turns, and the
  *   name itself is not searched (it is in the *other* speaker's greetings, not in one's own turns);
  * - **dates**: a date or month the query states favours memories of that day or month, and its
- *   words are not searched.
+ *   words are not searched;
+ * - **observation sources**: an observation summarises in the words a question uses ("Ana works at
+ *   a bakery") what its source turns say otherwise ("I started at the bakery"), so the sources of
+ *   the observations that best match the query earn part of the best candidate's score.
  * A bank without speakers or sessions and a query without dates take the plain BM25 path.
  */
 import type { InArgs, InValue } from "@libsql/client";
@@ -26,6 +29,8 @@ export interface ConversationTuning {
   speaker: number;
   date: number;
   month: number;
+  observation: number;
+  observations: number;
 }
 
 /** The tuning in use; the bench passes others to measure each technique's share (1 or 0 switches one off). */
@@ -42,6 +47,10 @@ export const CONVERSATION_TUNING: ConversationTuning = {
   date: 3,
   /** Multiplier for a memory dated in a month the query names without a year. */
   month: 2,
+  /** Share of the best candidate's score a turn earns as a source of an observation the query matches (× 1/rank). */
+  observation: 0.5,
+  /** Observations searched for their sources. */
+  observations: 5,
 };
 
 /** What the reranker reads of a fact (a `FactRow` has all of it). */
@@ -118,7 +127,10 @@ export function rerankConversation<F extends RankableFact>(
   candidates: readonly (F & { score: number })[],
   neighbours: readonly F[],
   t: ConversationTuning = CONVERSATION_TUNING,
+  sourced: ReadonlyMap<string, number> = new Map(),
 ): (F & { score: number })[] {
+  // The scale of an observation's pull: the best candidate's score (1 when no turn matched at all).
+  const best = candidates.reduce((m, c) => Math.max(m, c.score), 0) || 1;
   const own = new Map<string, number>();
   for (const c of candidates)
     if (c.sessionId !== null && c.position !== null) own.set(key(c.sessionId, c.position), c.score);
@@ -145,6 +157,7 @@ export function rerankConversation<F extends RankableFact>(
       const after = own.get(key(f.sessionId, f.position + 1)) ?? 0;
       score += t.neighbour * Math.max(before, after) + t.session * (sessionScore.get(f.sessionId) ?? 0);
     }
+    score += t.observation * best * (sourced.get(f.id) ?? 0);
     if (shape.speakers.length > 0 && f.speaker !== null && shape.speakers.includes(f.speaker)) score *= t.speaker;
     if (f.occurredAt !== null) {
       if (shape.dates.some((d) => isoMatches(f.occurredAt!, d))) score *= t.date;

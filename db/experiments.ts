@@ -1,5 +1,5 @@
 /**
- * Experiments (SPEC §7): one row per experiment with its configuration and the suite questions it
+ * Experiments (docs/experiments.md): one row per experiment with its configuration and the suite questions it
  * ran, and `experiment_runs` linking each question to its ordinary run. Rows are read together
  * with their runs; what passed is evaluated from the runs (lib/experiments), never stored twice.
  */

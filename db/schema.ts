@@ -1,5 +1,5 @@
 /**
- * The memory store (SPEC §2). Times are ISO-8601 UTC strings (`toISOString()` form) so that string
+ * The memory store (docs/engine.md#memory-model). Times are ISO-8601 UTC strings (`toISOString()` form) so that string
  * comparison is time comparison. Tags and other lists are JSON arrays in TEXT columns (queried
  * with `json_each`). Tier tables have an integer `pk` (the rowid) that the FTS5 external-content
  * tables and the vector indexes key on; `id` is the public identifier.
@@ -285,7 +285,7 @@ export const runEvents = sqliteTable(
   (t) => [primaryKey({ columns: [t.runId, t.seq] })],
 );
 
-/** Question suites (SPEC §7): the current state; every save is also a row of `suite_versions`. */
+/** Question suites (docs/experiments.md): the current state; every save is also a row of `suite_versions`. */
 export const suites = sqliteTable(
   "suites",
   {

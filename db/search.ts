@@ -1,5 +1,5 @@
 /**
- * Retrieval inside a tier (SPEC §2): BM25 over the bank's own FTS5 index always (text and tags; see
+ * Retrieval inside a tier (docs/engine.md#memory-model): BM25 over the bank's own FTS5 index always (text and tags; see
  * search-index.ts); when a query embedding is given and the embedding columns exist, exact cosine
  * distance too, fused by reciprocal-rank fusion. Bank, scope and all-of tag filters are part of
  * each SQL WHERE clause, so they apply before the LIMIT.
@@ -331,9 +331,48 @@ export async function searchFacts(
   const neighbours = profile.sessions
     ? (await neighbourRows(db, candidates, FACT_COLUMNS, memoryFilter(q, true))).map(factRowOf)
     : [];
-  return rerankConversation(shape, candidates, neighbours, tuning)
+  const conversation = profile.sessions || profile.speakers.length > 0;
+  const sourced = conversation
+    ? await observationSources(db, { ...q, query: shape.lexical }, tuning)
+    : new Map<string, number>();
+  const present = new Set([...candidates, ...neighbours].map((f) => f.id));
+  const missing = [...sourced.keys()].filter((id) => !present.has(id));
+  const sources = missing.length > 0 ? (await factsById(db, q, missing)).map(factRowOf) : [];
+  return rerankConversation(shape, candidates, [...neighbours, ...sources], tuning, sourced)
     .slice(0, q.limit)
     .map((f, i) => ({ ...f, rank: i + 1 }));
+}
+
+/**
+ * The facts behind the observations that best match the query, each with the weight of the best
+ * observation it backs (1 for the top one, 1/2 for the next, …). An observation is written in the
+ * words people summarise with ("hobbies", "financial status") where the turns it comes from say
+ * "camping" or "a promotion": its sources are what the query means.
+ */
+async function observationSources(db: Db, q: TierSearch, t: ConversationTuning): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (t.observation <= 0 || t.observations <= 0) return out;
+  let rows: Row[] = [];
+  try {
+    rows = await rankedRows(db, "observations", "m.id, m.source_fact_ids", { ...q, limit: t.observations });
+  } catch {
+    return out; // nothing searchable: the facts' own search says so
+  }
+  for (const r of rows) {
+    const weight = 1 / Number(r.search_rank);
+    for (const id of parseTags(r.source_fact_ids)) out.set(id, Math.max(out.get(id) ?? 0, weight));
+  }
+  return out;
+}
+
+/** Facts by id, read in the search's bank, scopes and tags. */
+async function factsById(db: Db, q: TierSearch, ids: readonly string[]): Promise<Row[]> {
+  const filter = memoryFilter(q, true);
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${FACT_COLUMNS} FROM facts m WHERE m.id IN (SELECT value FROM json_each(?)) AND ${filter.where}`,
+    args: [JSON.stringify(ids), ...filter.args] as InArgs,
+  });
+  return rows as unknown as Row[];
 }
 
 /**

@@ -50,7 +50,7 @@ export interface SaveSkill {
   budget: "low" | "mid" | "high";
   anchorEvery: number;
   outputFormat: string;
-  /** Defaults to prose (SPEC §3.5b: JSON answers are opt-in). */
+  /** Defaults to prose (docs/engine.md#never-a-misleading-result: JSON answers are opt-in). */
   answerFormat?: AnswerFormat;
   at?: string;
 }

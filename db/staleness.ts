@@ -1,4 +1,4 @@
-/** Mental-model staleness (SPEC §2): computed, never stored. Pure; the SQL lives in mental-models.ts. */
+/** Mental-model staleness (docs/engine.md#memory-model): computed, never stored. Pure; the SQL lives in mental-models.ts. */
 import { isUsableContent } from "@/lib/reflect/freshness";
 
 /** Newer memories are counted exactly up to this many; beyond it the reason says "more than". */

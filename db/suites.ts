@@ -1,5 +1,5 @@
 /**
- * Question suites (SPEC §7): the current state in `suites`, every version (the whole question
+ * Question suites (docs/experiments.md): the current state in `suites`, every version (the whole question
  * list) in `suite_versions`. A suite is keyed by its name within the bank. Saves use optimistic
  * concurrency on `version`, like mental models.
  */

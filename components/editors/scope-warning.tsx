@@ -1,5 +1,5 @@
 /**
- * Before submit: a team the bank does not permit is refused (SPEC §3.5b: the run's searches are
+ * Before submit: a team the bank does not permit is refused (docs/engine.md#never-a-misleading-result: the run's searches are
  * policy rejections), so say so next to the scope field. Nothing for `personal` or a permitted team.
  */
 export function ScopeWarning({ scope, permittedTeams }: { scope: string; permittedTeams: readonly string[] }) {

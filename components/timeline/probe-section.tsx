@@ -34,7 +34,7 @@ function summary(probe: ProbeView): string {
 }
 
 /**
- * "What the run didn't see": the missed-evidence probe's hits (SPEC §8), highlighted when the run
+ * "What the run didn't see": the missed-evidence probe's hits (docs/engine.md#the-missed-evidence-probe), highlighted when the run
  * was flagged `missed_evidence`. The probe runs after the answer with no model call.
  */
 export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: string | null }) {

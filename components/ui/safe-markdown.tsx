@@ -3,7 +3,7 @@ import Markdown, { type Components } from "react-markdown";
 /**
  * The one way markdown is rendered (answers, cited memories, model previews, /memory): raw HTML
  * stays text (no rehype-raw), and an image is shown as a link, never an `<img>`, so text a model
- * or a prompt-injected fact wrote cannot make the browser fetch a URL on its own (SPEC §9). The CSP
+ * or a prompt-injected fact wrote cannot make the browser fetch a URL on its own (SECURITY.md). The CSP
  * (`img-src 'self' data:`) is the second lock.
  */
 function ImageAsLink({ src, alt }: { src?: string | Blob; alt?: string }) {

@@ -1563,7 +1563,7 @@ const MODEL_SPECS: ModelSpec[] = [
 ];
 
 /**
- * The demo suite (SPEC §7): ten questions over the five skills with expectations the offline model
+ * The demo suite (docs/experiments.md): ten questions over the five skills with expectations the offline model
  * meets, so the suites page and a first experiment have something to show on first start.
  */
 const SUITES: Bundle["suites"] = [

@@ -1,5 +1,5 @@
 /**
- * `suite import|export` and `experiment run` (SPEC §7, a stable contract). `experiment run` exits 1
+ * `suite import|export` and `experiment run` (docs/experiments.md, a stable contract). `experiment run` exits 1
  * when any expectation fails or any regression against the baseline appears; 3 when none did but
  * the experiment did not complete (cancelled, or stopped by an error), so some questions were
  * skipped — never run, so neither passed nor failed; 0 otherwise. Bad input exits 2 like every command.

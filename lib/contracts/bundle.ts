@@ -1,5 +1,5 @@
 /**
- * Bank bundle (SPEC §6): the portable JSON form of one bank. Import validates this schema plus
+ * Bank bundle (docs/cli.md): the portable JSON form of one bank. Import validates this schema plus
  * cross-references (duplicate ids, unknown source facts) and is atomic.
  */
 import { z } from "zod";
@@ -94,7 +94,7 @@ export const Bundle = z.strictObject({
   observations: z.array(BundleObservation).default([]),
   mentalModels: z.array(BundleMentalModel).default([]),
   skills: z.array(BundleSkill).default([]),
-  /** Question suites (SPEC §7); bundles written before suites existed have no key and import as none. */
+  /** Question suites (docs/experiments.md); bundles written before suites existed have no key and import as none. */
   suites: z.array(BundleSuite).default([]),
 });
 export type BundleInput = z.input<typeof Bundle>;

@@ -1,5 +1,5 @@
 /**
- * Experiments (SPEC §7): a suite run under one configuration, one ordinary run per question, and
+ * Experiments (docs/experiments.md): a suite run under one configuration, one ordinary run per question, and
  * the comparison of two experiments. The CLI's `--json` object, the API bodies and the pages all
  * read these shapes.
  */
@@ -167,7 +167,7 @@ export const ListExperimentsQuery = z.object({
 });
 export const CompareQuery = z.object({ base: Id, head: Id });
 
-/** `experiment run --json`: the CLI's stable contract (SPEC §7). */
+/** `experiment run --json`: the CLI's stable contract (docs/experiments.md). */
 export const ExperimentJson = z.object({
   id: z.string(),
   suite: z.string(),

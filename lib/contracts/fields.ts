@@ -1,5 +1,5 @@
 /**
- * Field schemas several contracts share, and the one set of limits (SPEC §9): the API, the
+ * Field schemas several contracts share, and the one set of limits (SECURITY.md): the API, the
  * editors, the CLI and MCP all read them from here, so whatever one accepts the others can save.
  */
 import { z } from "zod";
@@ -58,7 +58,7 @@ export const Tags = z
 export const IsoTime = z.iso.datetime({ offset: true });
 
 /**
- * Where a fact sits in a conversation (SPEC §2): who said it, the session (or document) it belongs
+ * Where a fact sits in a conversation (docs/engine.md#memory-model): who said it, the session (or document) it belongs
  * to and its order there. All optional; the session's date is the fact's `occurredAt`. Neighbouring
  * turns (same session, adjacent positions) come back with a search hit as context.
  */

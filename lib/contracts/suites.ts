@@ -1,5 +1,5 @@
 /**
- * Question suites (SPEC §7): a named, versioned list of questions for a bank, each with optional
+ * Question suites (docs/experiments.md): a named, versioned list of questions for a bank, each with optional
  * expectations. The same question shape is one line of the JSONL import/export, an item of the
  * API body and of a bundle's `suites`, so whatever one accepts the others can save.
  */

@@ -1,5 +1,5 @@
 /**
- * Stored text is valid text (SPEC §9): no NUL character (SQLite cuts the string there, so a fact
+ * Stored text is valid text (SECURITY.md): no NUL character (SQLite cuts the string there, so a fact
  * reads back shorter and its bank's export no longer imports), no lone surrogate (not encodable as
  * UTF-8), and bytes that decode as UTF-8. One validator, applied where text enters: the API body,
  * query and path, server actions, MCP tool arguments, CLI arguments and bundles. It walks the whole

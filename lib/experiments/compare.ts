@@ -1,5 +1,5 @@
 /**
- * Compares two experiments question by question (SPEC §7). Pure.
+ * Compares two experiments question by question (docs/experiments.md). Pure.
  *
  * A **regression** is any of: an expectation that passed in the base and fails in the head; a
  * worse outcome (the order below); an id the base cited that the head does not; more LLM calls.

@@ -1,5 +1,5 @@
 /**
- * Checks one run against its question's expectations (SPEC §7). Pure: no database, no framework.
+ * Checks one run against its question's expectations (docs/experiments.md). Pure: no database, no framework.
  * Each expectation key is checked on its own, so a row can say which were met and which not, and
  * every unmet one says why in one line.
  */

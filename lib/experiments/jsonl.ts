@@ -23,7 +23,7 @@ export function parseSuiteJsonlLines(text: string): { line: number; question: Su
     } catch (err) {
       throw badJsonlLine(n, `not JSON (${(err as Error).message})`);
     }
-    // JSON escapes (\u0000, a lone \ud800) decode to text the store refuses (SPEC §9).
+    // JSON escapes (\u0000, a lone \ud800) decode to text the store refuses (SECURITY.md).
     const [field, problems] = Object.entries(findTextProblems(json, 1))[0] ?? [];
     if (field) throw badJsonlLine(n, `${field === "_" ? "" : `${field}: `}${problems?.[0]}`);
     const parsed = SuiteQuestion.safeParse(json);

@@ -40,7 +40,7 @@ const DONE = "done";
 /** Prior for equally relevant sentences: a fresh summary beats a raw fact that says the same. */
 const TIER_PRIOR: Record<Tier, number> = { mental_models: 1.15, observations: 1.05, raw_facts: 1 };
 
-/** The registry's tiers, top to bottom, as the reader uses them (SPEC §3.1). */
+/** The registry's tiers, top to bottom, as the reader uses them (docs/engine.md#tools). */
 const TIERS: OfflineTier[] = TIER_REGISTRY.map((t) => ({
   tool: t.tool,
   payloadKey: t.resultKey,
@@ -136,7 +136,7 @@ function decide(request: ModelRequest, question: Question): Decision {
 
   if (items.length === 0) {
     // Nothing retrieved yet: the engine sends a `done` back until something is, and ends the run as
-    // `no_evidence` itself when the searches run out (SPEC §3.5). So search again with other words
+    // `no_evidence` itself when the searches run out (docs/engine.md#grounding-citations-and-the-output-guard). So search again with other words
     // or in another tier, never the same search twice; only when every variant is spent, answer.
     // The lowest tier first (where specifics live); after a nudge, the next tier down instead.
     const next = unsearched(question, query, nudged(messages) ? offered : [...offered].reverse(), calls);
@@ -340,6 +340,24 @@ function targetedQuery(question: Question, best: Passage[]): string {
 
 // ---------- the answer ----------
 
+/** Records quoted behind an observation that leads a short answer, at most this many. */
+const MAX_BACKING = 2;
+
+/**
+ * The turns an observation leading a short answer was made from, when the run read them: the
+ * answer's first quotes are then what was said, not only the summary of it (each turn's best
+ * sentence). Nothing for a lead that is not an observation.
+ */
+function saidBehind(lead: Passage, read: readonly Passage[]): Passage[] {
+  const out: Passage[] = [];
+  for (const id of lead.item.sources) {
+    const said = read.find((p) => p.item.id === id && p.item.tier.citation === "memory_ids");
+    if (said) out.push(said);
+    if (out.length >= MAX_BACKING) break;
+  }
+  return out;
+}
+
 function answer(question: Question, reading: Reading, shape: AnswerShape, items: RetrievedItem[]): Decision {
   const speaker = askedSpeaker(question, items);
   const speakers = speakersOf(items);
@@ -358,7 +376,8 @@ function answer(question: Question, reading: Reading, shape: AnswerShape, items:
     return { tool: DONE, args: { answer: text, ...citations }, note: null };
   }
   const short = shape === "short" ? shortAnswer(question, lead.lead, relevant) : null;
-  const composed = composeAnswer(shape, lead, relevant, short);
+  const backing = shape === "short" ? saidBehind(lead.lead, reading.read) : [];
+  const composed = composeAnswer(shape, lead, [...backing, ...relevant.filter((p) => !backing.includes(p))], short);
   for (const { item } of composed.quoted) {
     const list = citations[item.tier.citation];
     if (!list.includes(item.id)) list.push(item.id);

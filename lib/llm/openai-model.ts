@@ -10,7 +10,7 @@ import { parseTextToolCalls } from "./text-tool-calls";
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 const MAX_DETAIL_CHARS = 240;
 
-/** The downgrade order for servers that reject a named tool choice (SPEC §3.5b). */
+/** The downgrade order for servers that reject a named tool choice (docs/engine.md#never-a-misleading-result). */
 const DOWNGRADES: readonly ForcedToolChoiceMode[] = ["named", "required", "omit"];
 
 /**

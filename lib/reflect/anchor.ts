@@ -1,4 +1,4 @@
-/** The goal anchor (SPEC §3.4): a periodic request-scoped restatement of the original question. */
+/** The goal anchor (docs/engine.md#steering): a periodic request-scoped restatement of the original question. */
 
 export const ANCHOR_PROGRESS_LIMIT = 500;
 

@@ -1,4 +1,4 @@
-/** The stored answer's size limit (SPEC §3.5b): limits cut on code-point boundaries and say so. */
+/** The stored answer's size limit (docs/engine.md#never-a-misleading-result): limits cut on code-point boundaries and say so. */
 import { cutAtCodePoint } from "./tools";
 
 export const ANSWER_CAP_CHARS = 20_000;

@@ -1,5 +1,5 @@
 /**
- * The no-progress ladder's signature of one tool call (SPEC §3.4). It is the canonical call
+ * The no-progress ladder's signature of one tool call (docs/engine.md#steering). It is the canonical call
  * itself, not a hash of it: identical calls give identical strings, and the timeline can show a
  * signature as it is ("recall:{"query":"launch"}:db down").
  */

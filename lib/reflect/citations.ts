@@ -1,4 +1,4 @@
-/** Citation validation at `done` (SPEC §3.5): keep only ids this run retrieved from the matching tier. */
+/** Citation validation at `done` (docs/engine.md#grounding-citations-and-the-output-guard): keep only ids this run retrieved from the matching tier. */
 import type { Citations, DroppedCitation } from "./domain";
 import { citationCount, emptyCitations, TIER_REGISTRY, TIERS } from "./domain";
 import type { Evidence } from "./evidence";

@@ -1,5 +1,5 @@
 /**
- * The wall clock and the caller's abort signal (SPEC §3.2, §3.5b): they cover the whole run, from
+ * The wall clock and the caller's abort signal (docs/engine.md#iterations-and-budget, §3.5b): they cover the whole run, from
  * setup (tier and scope counts) and facts mode to every model and tool call.
  */
 
@@ -9,7 +9,7 @@ export class RunStop extends Error {
     readonly status: "failed" | "interrupted",
     message: string,
     readonly phase: string,
-    /** The wall clock ran out (SPEC §3.2): the run ends `failed` whatever step it was in. */
+    /** The wall clock ran out (docs/engine.md#iterations-and-budget): the run ends `failed` whatever step it was in. */
     readonly wallClock = false,
   ) {
     super(message);

@@ -7,7 +7,7 @@ export type RetrievalType = z.infer<typeof RetrievalType>;
  * The tier registry: everything the engine, the folds, OTLP, the offline model and the components
  * know about a retrieval tier, in one table. Array order is tier order, top (curated) to bottom
  * (ground truth): forced retrieval, citation lists and every display follow it. `tool`,
- * `citationKey`, `resultKey` and `textKey` are wire names (SPEC §3.1) and never change; `label` is
+ * `citationKey`, `resultKey` and `textKey` are wire names (docs/engine.md#tools) and never change; `label` is
  * for people; `colour` is a token the UI maps to Tailwind classes (components/timeline/tones.ts).
  * Adding a tier means a row here and its search in the store (MemoryPort, execute.ts).
  */
@@ -107,7 +107,7 @@ export function isTierTool(name: string): name is TierTool {
 }
 
 /**
- * `done`'s id lists in wire order: ground truth first, as SPEC §3.1 writes them. Every `Citations`
+ * `done`'s id lists in wire order: ground truth first, as docs/engine.md#tools writes them. Every `Citations`
  * object (events, results, API, CLI) keeps this key order.
  */
 const CITATION_ORDER: readonly TierInfo[] = [...TIER_REGISTRY].reverse();
@@ -149,7 +149,7 @@ export type RunFlag = z.infer<typeof RunFlag>;
 
 /**
  * What shape a skill's answer takes. Only `json` switches off the output guard's envelope check;
- * free text in `outputFormat` never does (SPEC §3.5b).
+ * free text in `outputFormat` never does (docs/engine.md#never-a-misleading-result).
  */
 export const AnswerFormat = z.enum(["prose", "json"]);
 export type AnswerFormat = z.infer<typeof AnswerFormat>;

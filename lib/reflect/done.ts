@@ -1,5 +1,5 @@
 /**
- * The `done` call and the answer it carries (SPEC §3.3, §3.5, §3.5b): whether a `done` is accepted
+ * The `done` call and the answer it carries (docs/engine.md#forced-retrieval-and-the-freshness-short-circuit, §3.5, §3.5b): whether a `done` is accepted
  * or sent back, the output guard with its one corrective retry, citation validation, the answer
  * cap, and the final forced turns (the last iteration, the synthesis after a halt). Every way a run
  * ends with an answer goes through here.
@@ -67,7 +67,7 @@ export class DoneHandler {
   /**
    * A final forced turn (the last iteration, or the synthesis after a halt) always ends the run. A
    * well-formed `done` is answered as usual; anything else (no tool call, another tool, malformed
-   * arguments) keeps the evidence: the run ends `degraded` with the evidence digest (SPEC §3.5b).
+   * arguments) keeps the evidence: the run ends `degraded` with the evidence digest (docs/engine.md#never-a-misleading-result).
    */
   async finalTurn(i: number, response: ModelResponse, calls: ModelCall[], base: "done" | "halted") {
     const { run } = this;
@@ -97,7 +97,7 @@ export class DoneHandler {
   /**
    * The model call of a final forced turn. A model error there (after the provider's own retries)
    * does not throw the evidence away: the run ends `degraded` with the digest, as for a malformed
-   * final `done` (SPEC §3.5b). The wall clock and an interruption still end the run (SPEC §3.2).
+   * final `done` (docs/engine.md#never-a-misleading-result). The wall clock and an interruption still end the run (docs/engine.md#iterations-and-budget).
    */
   async finalCall(i: number, pending: PendingInjection[], base: "done" | "halted"): Promise<ReflectResult> {
     const { run } = this;
@@ -206,7 +206,7 @@ export class DoneHandler {
     let finalArgs = args;
     let inspection: GuardInspection = inspectAnswer(args.answer, { jsonExpected });
     if (inspection.kind === "leak") {
-      // The retry is one more model call: never past the iteration budget (SPEC §3.2).
+      // The retry is one more model call: never past the iteration budget (docs/engine.md#iterations-and-budget).
       if (i + 1 >= ITERATIONS_BY_BUDGET[run.req.budget]) {
         return this.degrade(
           i,
@@ -269,7 +269,7 @@ export class DoneHandler {
    * The one corrective retry after a leaked answer: a forced `done` with a request-scoped hint. Its
    * arguments, when valid, replace the leaked ones. A retry that brings no usable `done` (model
    * error, another tool, malformed arguments) says which; the wall clock and an interruption still
-   * end the run (SPEC §3.2).
+   * end the run (docs/engine.md#iterations-and-budget).
    */
   private async guardRetry(i: number, done: ModelCall): Promise<{ args: DoneArgs } | { failed: string }> {
     const { run } = this;

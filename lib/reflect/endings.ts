@@ -74,8 +74,7 @@ export function stopRun(run: RunContext, stop: RunStop): Promise<ReflectResult> 
 }
 
 /**
- * Nothing was found to answer from. `no_evidence` only when the bank was actually searched (SPEC
- * §3.5b); a model that never produced a search that read the bank is reported as such instead.
+ * Nothing was found to answer from. `no_evidence` only when the bank was actually searched (docs/engine.md#never-a-misleading-result); a model that never produced a search that read the bank is reported as such instead.
  */
 export function endWithoutEvidence(run: RunContext): Promise<ReflectResult> {
   if (run.llmCalls > 0 && run.searchesCompleted === 0) return failRun(run, noSearchMessage(run), run.phase);

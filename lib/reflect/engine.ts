@@ -1,5 +1,5 @@
 /**
- * The reflect loop (SPEC §3). One iteration = one model call. Forced hierarchical retrieval first,
+ * The reflect loop (docs/engine.md#the-reflect-loop). One iteration = one model call. Forced hierarchical retrieval first,
  * released early by a fresh mental model; the no-progress ladder and the goal anchor steer; the
  * last iteration (or a halt) forces `done`, handled with the answer in done.ts.
  */
@@ -28,7 +28,7 @@ export { NO_EVIDENCE_ANSWER };
 
 export const RESPONSE_SCHEMA_WARNING = "responseSchema is deprecated and ignored";
 
-/** The request-scoped hint after prose under auto (SPEC §3.5b). */
+/** The request-scoped hint after prose under auto (docs/engine.md#never-a-misleading-result). */
 export const PROSE_HINT =
   "You replied with text and no tool call. Finish with done and the ids you used, or call a search tool if you still need evidence.";
 
@@ -286,7 +286,7 @@ class ReflectLoop {
       content: r.content,
     };
     if (r.retrieved?.tier === "mental_models") {
-      // A hit without an isStale flag counts as stale, as everywhere else (SPEC §3.3).
+      // A hit without an isStale flag counts as stale, as everywhere else (docs/engine.md#forced-retrieval-and-the-freshness-short-circuit).
       payload.mentalModels = r.retrieved.hits.map((m) => ({
         id: m.id,
         version: m.version,
@@ -302,7 +302,7 @@ class ReflectLoop {
 
   /** One verdict per forced turn, over every model its searches returned; a failed search keeps forcing. */
   private async checkFreshness(i: number, searches: ExecutedCall[]): Promise<void> {
-    // Every model the store returned is judged, also one the tool-result cap hid (SPEC §3.3).
+    // Every model the store returned is judged, also one the tool-result cap hid (docs/engine.md#forced-retrieval-and-the-freshness-short-circuit).
     const modelsOf = (r: ExecutedCall) => (r.returned?.tier === "mental_models" ? r.returned.hits : []);
     const byId = new Map(searches.flatMap(modelsOf).map((m) => [m.id, m]));
     const failed = searches.find((r) => !r.answered);

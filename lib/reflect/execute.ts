@@ -104,7 +104,7 @@ const field = (args: unknown, key: string): string | null => {
 };
 
 /**
- * Decodes one call of a tool turn. On a forced turn only the forced tool is accepted (SPEC §3.3): a
+ * Decodes one call of a tool turn. On a forced turn only the forced tool is accepted (docs/engine.md#forced-retrieval-and-the-freshness-short-circuit): a
  * `done` or another tier's tool is refused with a tool error, and the forced tier stays pending.
  */
 export function prepareCall(call: ModelCall, available: readonly string[], forced: string | null): PreparedCall {
@@ -169,7 +169,7 @@ export async function executeCall(ctx: ExecContext, prepared: PreparedCall): Pro
     const count = returned.hits.length;
     if (count > 0 && seen.hits.length === 0) {
       // The store found matches but the cap cut off every one: the model saw nothing it could use
-      // or cite, so this is no success, and the tier was not read (SPEC §3.5b).
+      // or cite, so this is no success, and the tier was not read (docs/engine.md#never-a-misleading-result).
       const message = `${call.name} found ${count} match(es) but the ${ctx.cap}-character result cap hid all of them; use a shorter query or fewer max_results`;
       const shown = capContent({ error: message }, ctx.cap);
       return finish({

@@ -1,5 +1,5 @@
 /**
- * Facts mode (SPEC §3.6): no LLM call. Runs the skill's retrieval directive with the question as
+ * Facts mode (docs/engine.md#facts-mode): no LLM call. Runs the skill's retrieval directive with the question as
  * the query and answers with a readable digest of what came back.
  */
 
@@ -33,7 +33,7 @@ export async function runFactsMode(
 ): Promise<ReflectResult> {
   const tier = factsTier(req);
   let phase = "memory.countInScope";
-  // The wall clock and the caller's signal cover facts mode too (SPEC §3.5b).
+  // The wall clock and the caller's signal cover facts mode too (docs/engine.md#never-a-misleading-result).
   const deadline: DeadlineScope = {
     wallClockMs: req.wallClockMs,
     elapsed: () => log.elapsed(),

@@ -1,5 +1,5 @@
 /**
- * The freshness short-circuit (SPEC §3.3): after a mental-model search, forced retrieval is released
+ * The freshness short-circuit (docs/engine.md#forced-retrieval-and-the-freshness-short-circuit): after a mental-model search, forced retrieval is released
  * only when every returned model is known-fresh and usable. Pure: no LLM call decides this.
  */
 import { NO_EVIDENCE_ANSWER } from "./digest";

@@ -1,5 +1,5 @@
 /**
- * Reciprocal-rank fusion (SPEC §2): the one home of the fusion rule, used by the store's hybrid
+ * Reciprocal-rank fusion (docs/engine.md#memory-model): the one home of the fusion rule, used by the store's hybrid
  * search (lexical + vector) and by the missed-evidence probe (many queries × tiers).
  */
 

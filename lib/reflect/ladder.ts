@@ -1,5 +1,5 @@
 /**
- * The batch-aware no-progress ladder (SPEC §3.4). Fed once per model turn with that turn's
+ * The batch-aware no-progress ladder (docs/engine.md#steering). Fed once per model turn with that turn's
  * classified tool results; answers with at most one nudge or a halt.
  */
 import { signatureTool } from "./call-signature";

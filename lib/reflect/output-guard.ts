@@ -1,5 +1,5 @@
 /**
- * The output guard (SPEC §3.5): gpt-oss "harmony" scaffolding, <think> reasoning, chat-template
+ * The output guard (docs/engine.md#grounding-citations-and-the-output-guard): gpt-oss "harmony" scaffolding, <think> reasoning, chat-template
  * tokens, tool calls written as text and bare JSON envelopes must never become a stored answer. Safe cases are recovered here; the engine retries or degrades the rest.
  */
 
@@ -39,7 +39,7 @@ const LISTED_ENVELOPE = /^\s*\[\s*(\{[\s\S]*\})\s*\]\s*$/;
 
 /**
  * Harmony scaffolding anywhere in the text, code fences included: a model that wraps its channel
- * markers in a fence is leaking all the same (SPEC §3.5b).
+ * markers in a fence is leaking all the same (docs/engine.md#never-a-misleading-result).
  */
 export function harmonyLeak(text: string): { pattern: string; detail: string } | null {
   const token = HARMONY_TOKEN.exec(text);

@@ -1,5 +1,5 @@
 /**
- * The missed-evidence probe (SPEC §8). After a synthesize run has its answer, and with no LLM call,
+ * The missed-evidence probe (docs/engine.md#the-missed-evidence-probe). After a synthesize run has its answer, and with no LLM call,
  * the question and every distinct query the model issued are searched again across the run's
  * enabled tiers, under the run's own retrieval rules (bank, scope, the skill's tags). The ranked
  * lists are fused (RRF), every memory the run retrieved is dropped, and the best few left are what

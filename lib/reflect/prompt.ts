@@ -1,4 +1,4 @@
-/** The system prompt and the per-request message list (SPEC §3.5). */
+/** The system prompt and the per-request message list (docs/engine.md#grounding-citations-and-the-output-guard). */
 import { type ScopeValue, type SkillSnapshot, TIER_INFO, type Tier } from "./domain";
 import type { Injection } from "./events";
 import type { ChatMessage } from "./ports";
@@ -10,7 +10,7 @@ const GROUNDING_RULES = [
   "Never invent facts, names, dates or ids.",
 ];
 
-/** The scope the run can actually read: a team the bank does not permit is never claimed (SPEC §3.5b). */
+/** The scope the run can actually read: a team the bank does not permit is never claimed (docs/engine.md#never-a-misleading-result). */
 function scopeLine(scope: ScopeValue, permitted: boolean): string {
   if (scope === "personal") return "Scope: personal memories only.";
   const team = scope.replace("team:", "team ");

@@ -80,7 +80,7 @@ export const UnusedHit = z.object({
 });
 export type UnusedHit = z.infer<typeof UnusedHit>;
 
-/** What the missed-evidence probe searched and found (SPEC §8): the `probe.finished` event and `result.probe`. */
+/** What the missed-evidence probe searched and found (docs/engine.md#the-missed-evidence-probe): the `probe.finished` event and `result.probe`. */
 export const ProbeResult = z.object({
   /** Searched in this order: the question first, then each distinct query the model issued. */
   queries: z.array(z.string()),

@@ -25,13 +25,13 @@ export class RunContext {
   llmCalls = 0;
   /** Tool calls the model made in the whole run; zero after real calls means it cannot call tools. */
   toolCallsSeen = 0;
-  /** Searches that read the bank (success or empty): `no_evidence` needs at least one (SPEC §3.5b). */
+  /** Searches that read the bank (success or empty): `no_evidence` needs at least one (docs/engine.md#never-a-misleading-result). */
   searchesCompleted = 0;
   /** The last error of a search that reached the store, for the receipt when none completed. */
   lastSearchError: string | null = null;
   /**
    * Tiers whose latest search reached the store and failed (tier → error): such a tier was not
-   * searched, so a run without evidence cannot say the bank has nothing (SPEC §3.5b).
+   * searched, so a run without evidence cannot say the bank has nothing (docs/engine.md#never-a-misleading-result).
    */
   readonly failedSearches = new Map<Tier, string>();
   /** Iterations started, the final forced turn and a guard retry included. */

@@ -1,6 +1,6 @@
 /**
  * The four tools offered to the model: definitions (OpenAI function format), argument schemas and
- * the exact snake_case result payloads of SPEC §3.1.
+ * the exact snake_case result payloads of docs/engine.md#tools.
  */
 import { z } from "zod";
 import { CITATION_KEYS, perCitationKey, TIER_INFO, TIER_REGISTRY, type Tier, type TierInfo } from "./domain";

@@ -1,6 +1,6 @@
 /**
  * A server action's request body as React encodes it for our actions (plain JSON arguments), checked
- * before Next decodes it: Next answers a malformed one with a 500 (SPEC §9: bad input is a clean
+ * before Next decodes it: Next answers a malformed one with a 500 (SECURITY.md: bad input is a clean
  * 4xx). Text bodies must be a JSON array whose `$`-strings are only the encodings plain values use;
  * multipart bodies must parse as form data. Anything else is `invalid_input` (400).
  */

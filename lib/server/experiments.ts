@@ -1,5 +1,5 @@
 /**
- * Experiments (SPEC §7): runs every question of a suite as an ordinary run (lib/server/runs.ts)
+ * Experiments (docs/experiments.md): runs every question of a suite as an ordinary run (lib/server/runs.ts)
  * under one configuration, at most `concurrency` at a time, each linked to the experiment.
  * A draft (a skill version or unsaved mission, mental-model edits and staleness overrides) is
  * applied only to what these runs read: nothing is saved. Cancel stops new questions from

@@ -2,7 +2,9 @@
  * The inspector as an MCP server: `memory_reflect` runs the reflect engine (every call becomes a
  * stored, inspectable run), `memory_recall` searches raw facts, `memory_retain` stores new facts,
  * `memory_experiment` runs a question suite and reports its totals and failing questions.
- * One factory serves both transports (Streamable HTTP at /api/mcp, stdio via the CLI).
+ * One factory serves both transports (Streamable HTTP at /api/mcp, stdio via the CLI). Each tool
+ * declares an `outputSchema` (lib/contracts/mcp.ts) and answers with `structuredContent` matching
+ * it beside the text; the SDK checks the one against the other before anything is sent.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -12,8 +14,9 @@ import { getRunEvents } from "@/db/runs";
 import { invalidInput } from "@/lib/contracts/errors";
 import { McpExperimentInput, StartExperimentInput } from "@/lib/contracts/experiments";
 import { DEFAULT_MCP_BANK } from "@/lib/contracts/fields";
+import { McpExperimentOutput, McpRecallOutput, McpReflectOutput, McpRetainOutput } from "@/lib/contracts/mcp";
 import { McpRecallInput, McpRetainInput, type RecallResult } from "@/lib/contracts/memory";
-import { McpReflectInput } from "@/lib/contracts/runs";
+import { McpReflectInput, runLinks } from "@/lib/contracts/runs";
 import { assertValidText } from "@/lib/contracts/text";
 import type { ModelPort } from "@/lib/reflect";
 import { TIER_INFO } from "@/lib/reflect/domain";
@@ -39,7 +42,10 @@ export function inspectorUrl(publicUrl: string | undefined): string {
   return (publicUrl ?? process.env.INSPECTOR_PUBLIC_URL ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, "");
 }
 
-const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
+/** The text an agent reads and the same answer as data, checked against the tool's output schema here too. */
+function answer<S extends z.ZodType>(schema: S, value: string, data: z.input<S>): CallToolResult {
+  return { content: [{ type: "text", text: value }], structuredContent: schema.parse(data) as Record<string, unknown> };
+}
 
 /** Every failure (unknown bank or skill, forbidden scope, …) goes back to the agent as a tool error. */
 async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
@@ -89,6 +95,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         "Answer a question from a memory bank: searches mental models, observations and raw facts, then returns a " +
         "grounded answer with the memories it cites and a link to inspect the run step by step.",
       inputSchema: McpReflectInput,
+      outputSchema: McpReflectOutput,
       annotations: { readOnlyHint: false, openWorldHint: false },
     },
     (args) =>
@@ -112,7 +119,20 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         }
         lines.push("", `Status: ${result.status}`, `Run: ${runId}`, `Inspect: ${baseUrl}/runs/${runId}`);
         if (result.error) lines.push(`Error (${result.error.phase}): ${result.error.message}`);
-        return text(lines.join("\n"));
+        const links = runLinks(runId);
+        return answer(McpReflectOutput, lines.join("\n"), {
+          runId,
+          status: result.status,
+          answer: result.answer,
+          citations: cited.map((c) => ({ id: c.id, tier: c.tier, text: c.text ?? null })),
+          flags: result.flags,
+          error: result.error ? { phase: result.error.phase, message: result.error.message } : null,
+          links: {
+            inspector: `${baseUrl}${links.inspector}`,
+            self: `${baseUrl}${links.self}`,
+            events: `${baseUrl}${links.events}`,
+          },
+        });
       }),
   );
 
@@ -123,6 +143,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description:
         "Search one tier of a memory bank: raw facts (default), observations (with the facts they came from) or mental models. BM25, plus vectors when configured. Returns hits with ids.",
       inputSchema: McpRecallInput,
+      outputSchema: McpRecallOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) =>
@@ -132,10 +153,18 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         const bankId = bank ?? DEFAULT_MCP_BANK;
         await requireBank(db, bankId);
         const found = await recallTier(db, bankId, query);
-        if (found.count === 0)
-          return text(`No ${TIER_INFO[found.tier].label} in bank "${bankId}" match "${args.query}".`);
-        return text(
+        const data = { bank: bankId, result: found };
+        if (found.count === 0) {
+          return answer(
+            McpRecallOutput,
+            `No ${TIER_INFO[found.tier].label} in bank "${bankId}" match "${args.query}".`,
+            data,
+          );
+        }
+        return answer(
+          McpRecallOutput,
           `${found.count} ${TIER_INFO[found.tier].label} from bank "${bankId}":\n${recallLines(found).join("\n")}`,
+          data,
         );
       }),
   );
@@ -147,6 +176,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description:
         "Store new raw facts in a memory bank. Mental models whose scope covers them become stale until refreshed.",
       inputSchema: McpRetainInput,
+      outputSchema: McpRetainOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
     (args) =>
@@ -156,9 +186,15 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         await requireBank(db, bankId);
         const result = await retainFacts(db, bankId, { facts: args.facts });
         const stale = result.staleMentalModels.map((m) => m.name);
-        return text(
+        return answer(
+          McpRetainOutput,
           `Retained ${result.inserted.length} fact(s) in bank "${bankId}": ${result.inserted.join(", ")}` +
             (stale.length ? `\nNow stale (refresh them): ${stale.join(", ")}` : ""),
+          {
+            bank: bankId,
+            inserted: result.inserted,
+            staleMentalModels: result.staleMentalModels.map((m) => ({ id: m.id, name: m.name })),
+          },
         );
       }),
   );
@@ -171,6 +207,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         "Run every question of a bank's question suite as ordinary runs and report the totals and the questions " +
         "that failed an expectation (or regressed against a baseline experiment), with links to inspect them.",
       inputSchema: McpExperimentInput,
+      outputSchema: McpExperimentOutput,
       annotations: { readOnlyHint: false, openWorldHint: false },
     },
     (args) =>
@@ -202,7 +239,27 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         }
         if (e.error) lines.push("", e.error);
         lines.push("", `Inspect: ${baseUrl}/experiments/${e.id}`);
-        return text(lines.join("\n"));
+        return answer(McpExperimentOutput, lines.join("\n"), {
+          experimentId: e.id,
+          suite: e.suite,
+          suiteVersion: e.suiteVersion,
+          status: e.status,
+          totals: e.totals,
+          baseline: cmp
+            ? { id: cmp.base.id, regressions: cmp.totals.regressions, improvements: cmp.totals.improvements }
+            : null,
+          failing: failing.map((r) => ({
+            index: r.index,
+            question: r.question,
+            status: r.status,
+            runId: r.runId,
+            failures: r.failures,
+            regressions: (regressed.get(r.index)?.regressions ?? []).map((c) => ({ kind: c.kind, detail: c.detail })),
+            inspector: r.runId ? `${baseUrl}/runs/${r.runId}` : null,
+          })),
+          error: e.error,
+          links: { inspector: `${baseUrl}/experiments/${e.id}` },
+        });
       }),
   );
 

@@ -17,6 +17,9 @@ import { processWide } from "./process-wide";
 
 type Env = Record<string, string | undefined>;
 
+/** `reflect-inspector/<version>`, sent with every push. */
+export const EXPORTER_USER_AGENT = `reflect-inspector/${packageJson.version}`;
+
 const serviceName = (env: Env) => env.OTEL_SERVICE_NAME || "reflect-inspector";
 
 /** The run as one OTLP/JSON trace, or null for an unknown run. */
@@ -148,7 +151,13 @@ async function encodeBody(
  */
 export async function sendTrace(trace: OtlpTrace, config: ExporterConfig): Promise<void> {
   const { body, type } = await encodeBody(trace, config);
-  const headers: Record<string, string> = { ...config.headers, "content-type": type };
+  // The app names itself (OTLP exporter spec: exporters SHOULD send a User-Agent naming the
+  // exporter and its version); a configured user-agent header still wins.
+  const headers: Record<string, string> = {
+    "user-agent": EXPORTER_USER_AGENT,
+    ...config.headers,
+    "content-type": type,
+  };
   if (config.compression === "gzip") headers["content-encoding"] = "gzip";
   const deadline = Date.now() + config.timeoutMs;
   let last = "";

@@ -1,5 +1,5 @@
 /**
- * What a request must look like before anything runs (SPEC §9 "Local mode is not an open door"),
+ * What a request must look like before anything runs (SECURITY.md "Local mode is not an open door"),
  * as a pure function the proxy applies to every request:
  * - the Host header names loopback (`localhost`, `127.0.0.1`, `[::1]`, any port) or the host of
  *   INSPECTOR_PUBLIC_URL, so a DNS-rebinding page (`Host: evil.example`) reaches nothing;
@@ -7,9 +7,11 @@
  *   is this host's origin (or INSPECTOR_PUBLIC_URL's), and `Sec-Fetch-Site`, when sent, is
  *   `same-origin` or `none`. Browsers send both; curl, the CLI and SDKs send neither and pass;
  * - a write to /api/** is `Content-Type: application/json`, which a web page cannot send to
- *   another origin without a CORS preflight this server never grants.
+ *   another origin without a CORS preflight this server never grants (a method the path lacks
+ *   gets the route's 405 first; /api/mcp refuses other types itself, as a JSON-RPC error).
  */
 import { AppError } from "@/lib/contracts/errors";
+import { v1MethodsFor } from "./api/route-methods";
 
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -85,6 +87,21 @@ function decodablePath(pathname: string): boolean {
   }
 }
 
+/**
+ * Whether the content-type check applies: an API write, except where the route answers first —
+ * a method an /api/v1 path does not have (405 from the route, before any body is looked at) and
+ * /api/mcp, whose transport answers a non-JSON body with a JSON-RPC error (415) itself.
+ */
+function takesJsonBody(pathname: string, method: string): boolean {
+  if (!pathname.startsWith("/api/") || !JSON_METHODS.has(method)) return false;
+  if (pathname === "/api/mcp" || pathname === "/api/mcp/") return false;
+  if (pathname.startsWith("/api/v1/")) {
+    const methods = v1MethodsFor(pathname);
+    return methods === null || methods.includes(method);
+  }
+  return true;
+}
+
 /** The refusal for this request, or null when it may go on to the token check and the route. */
 export function checkRequest(
   req: RequestFacts,
@@ -113,11 +130,7 @@ export function checkRequest(
       `Writes from origin "${req.origin}" are refused: only this site may write.`,
     );
   }
-  if (
-    req.pathname.startsWith("/api/") &&
-    JSON_METHODS.has(method) &&
-    mediaType(req.contentType) !== "application/json"
-  ) {
+  if (takesJsonBody(req.pathname, method) && mediaType(req.contentType) !== "application/json") {
     return new AppError(
       "unsupported_media_type",
       `Send the body as JSON with "Content-Type: application/json" (got "${req.contentType ?? "none"}").`,

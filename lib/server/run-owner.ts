@@ -1,5 +1,5 @@
 /**
- * This process as a run owner (SPEC §9 "Runs have an owner"): an instance id registered in the
+ * This process as a run owner (SECURITY.md "Runs have an owner"): an instance id registered in the
  * database with a heartbeat every HEARTBEAT_MS. Runs this process starts carry the id. A server
  * also sweeps: on start and with each heartbeat it marks `interrupted` the running runs whose
  * owner's heartbeat is older than staleAfterMs(), and no others.

@@ -95,7 +95,7 @@ export async function startRun(
   }
   const budget = input.budget ?? skill.budget;
   const scope = input.scope ?? skill.retrieval.scope;
-  // SPEC §3.5b: a team the bank does not permit is refused before a run exists, never reported
+  // docs/engine.md#never-a-misleading-result: a team the bank does not permit is refused before a run exists, never reported
   // as a run that found nothing.
   if (!isScopePermitted(scope, bank.permittedTeams ?? [])) {
     throw new AppError("scope_not_permitted", `Bank ${bank.id} does not permit scope ${scope}; no run was started.`, {

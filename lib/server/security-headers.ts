@@ -1,5 +1,5 @@
 /**
- * The headers that contain what a browser does with our pages (SPEC §9 "What the browser renders
+ * The headers that contain what a browser does with our pages (SECURITY.md "What the browser renders
  * is contained"). Scripts run only with this response's nonce ('strict-dynamic' lets Next's own
  * bootstrap load its chunks); images come only from this site or data: URLs, so a remote image in
  * a fact or a model cannot carry data out; nothing may frame the inspector.

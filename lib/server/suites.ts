@@ -1,5 +1,5 @@
 /**
- * Suite services (SPEC §7): save with a version check, import/export JSONL, add one question from
+ * Suite services (docs/experiments.md): save with a version check, import/export JSONL, add one question from
  * a run. Every caller parses its own transport's input against lib/contracts/suites.ts first.
  */
 import type { z } from "zod";

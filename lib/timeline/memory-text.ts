@@ -49,7 +49,7 @@ function textFromTruncated(content: string, tier: Tier, id: string): string | un
   }
 }
 
-/** The field that dates a hit of each tier (SPEC §3.1 result shapes). */
+/** The field that dates a hit of each tier (docs/engine.md#tools result shapes). */
 const DATE_KEYS: Record<Tier, readonly string[]> = {
   mental_models: ["refreshed_at"],
   observations: ["updated_at"],

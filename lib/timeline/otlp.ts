@@ -1,11 +1,12 @@
 /**
  * A run's event log as one OTLP/JSON trace, following the OpenTelemetry GenAI semantic
- * conventions (invoke_agent → chat / execute_tool → retrieval) with OpenInference span kinds
+ * conventions (invoke_agent → chat / execute_tool → search_memory → retrieval) with OpenInference span kinds
  * alongside so Phoenix renders it: a view over the run walk (walk.ts). Pure: ids come from a small
  * hash of the run id and event seq, so exporting the same run twice yields the same trace.
  */
 import { type Tier, tierForTool } from "@/lib/reflect/domain";
 import type { EventPayload, RunEvent, RunEventOf } from "@/lib/reflect/events";
+import { TOOL_DEFINITIONS } from "@/lib/reflect/tools";
 import { memoryTextFromContent } from "./memory-text";
 import { type VerdictEvent, walkRun, walkSteps } from "./walk";
 
@@ -94,11 +95,18 @@ const spanIdOf = (runId: string, key: string) => hexId(`span:${runId}:${key}`, 2
 
 // ---------- attributes ----------
 
-type AttrValue = string | number | boolean | string[] | null | undefined;
+/** A number always sent as a double (a score of 1 stays 1.0, not the int 1). */
+interface Double {
+  double: number;
+}
+const double = (n: number): Double => ({ double: n });
 
-function anyValue(v: string | number | boolean): OtlpAnyValue {
+type AttrValue = string | number | boolean | Double | string[] | null | undefined;
+
+function anyValue(v: string | number | boolean | Double): OtlpAnyValue {
   if (typeof v === "string") return { stringValue: v };
   if (typeof v === "boolean") return { boolValue: v };
+  if (typeof v === "object") return { doubleValue: v.double };
   return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
 }
 
@@ -192,9 +200,9 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
         "llm.token_count.prompt": r.tokensIn,
         "llm.token_count.completion": r.tokensOut,
         "llm.token_count.total": r.tokensIn + r.tokensOut,
-        // Reasoning, only when the model sent some: tokens under the name of the GenAI conventions'
-        // reasoning usage (`gen_ai.client.inference.usage.reasoning.output_tokens` is their metric),
-        // the text and its full length as reflect attributes.
+        // Reasoning, only when the model sent some: tokens as the GenAI conventions'
+        // `gen_ai.usage.reasoning.output_tokens` (part of the output tokens), the text and its full
+        // length as reflect attributes.
         "gen_ai.usage.reasoning.output_tokens": r.reasoningTokens,
         "reflect.reasoning": r.reasoning,
         "reflect.reasoning_chars": r.reasoningChars,
@@ -215,7 +223,7 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     return span;
   }
 
-  /** A tool call as an execute_tool span, with a retrieval child once a tier search returned. */
+  /** A tool call as an execute_tool span, with search_memory → retrieval children once a tier search returned. */
   function toolSpans(call: RunEventOf<"tool.call">, result: RunEventOf<"tool.result"> | null): Placed<OtlpSpan>[] {
     const p = call.payload;
     const span = child(`e${call.seq}`, `execute_tool ${p.tool}`, 1, call.at);
@@ -230,7 +238,11 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
       "reflect.reason": p.reason,
       "openinference.span.kind": "TOOL",
       "tool.name": p.tool,
-      "tool.parameters": JSON.stringify(p.args ?? null),
+      // OpenInference: the tool's parameter schema (JSON Schema); the call's arguments are the input.
+      "tool.description": toolDefinition(p.tool)?.function.description,
+      "tool.parameters": toolDefinition(p.tool)
+        ? JSON.stringify(toolDefinition(p.tool)?.function.parameters)
+        : undefined,
       "input.value": JSON.stringify(p.args ?? null),
       "input.mime_type": "application/json",
     });
@@ -254,22 +266,29 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
         "output.mime_type": "application/json",
       }),
     );
-    const failed = r.outcome === "error" || r.outcome === "policy_reject" || r.outcome === "unknown_tool";
+    const failed = searchFailed(r);
     span.status = failed ? { code: 2, message: r.error ?? r.outcome } : { code: 1 };
     if (failed) span.attributes.push(...attrs({ "error.type": r.outcome }));
     const tier = r.tier ?? tierForTool(r.tool);
     if (tier) {
+      const bankId = s?.bankId ?? "unknown";
+      // The GenAI memory span (search_memory on the bank) wraps the retrieval span of the tier
+      // search: each convention's attributes on the span the convention defines.
+      const memory = child(`e${result.seq}:memory`, "search_memory", 3, call.at, span.spanId);
+      memory.endTimeUnixNano = span.endTimeUnixNano;
+      memory.status = span.status;
+      memory.attributes = memorySearchAttributes(r, p.query, bankId, tier);
       const search = child(
         `e${result.seq}:search`,
-        `retrieval ${dataSourceId(s?.bankId ?? "unknown", tier)}`,
-        1,
+        `retrieval ${dataSourceId(bankId, tier)}`,
+        3,
         call.at,
-        span.spanId,
+        memory.spanId,
       );
       search.endTimeUnixNano = span.endTimeUnixNano;
       search.status = span.status;
-      search.attributes = tierSearchAttributes(tier, r, p.query, s?.bankId ?? "unknown");
-      placed.push({ seq: result.seq, item: search });
+      search.attributes = tierSearchAttributes(tier, r, p.query, bankId);
+      placed.push({ seq: result.seq, item: memory }, { seq: result.seq, item: search });
     }
     return placed;
   }
@@ -280,6 +299,11 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     const span = child(`e${ev.seq}`, "reflect.probe", 1, Math.max(0, ev.at - p.durationMs));
     span.endTimeUnixNano = time(ev.at);
     span.attributes = attrs({
+      // OpenInference: the probe judges a finished run's answer against the memories it read.
+      "openinference.span.kind": "EVALUATOR",
+      "input.value": p.queries.join("\n"),
+      "output.value": JSON.stringify(p.hits.map((h) => ({ id: h.id, tier: h.tier, score: h.score, strong: h.strong }))),
+      "output.mime_type": "application/json",
       "reflect.probe.queries": p.queries,
       "reflect.probe.skipped_queries": p.skippedQueries,
       "reflect.probe.strong": p.strong,
@@ -293,6 +317,7 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
       "reflect.probe.errors": p.errors.length > 0 ? p.errors : undefined,
     });
     span.status = p.errors.length > 0 ? { code: 2, message: p.errors.join("; ") } : { code: 1 };
+    if (p.errors.length > 0) span.attributes.push(...attrs({ "error.type": "probe_search_failed" }));
     return span;
   }
 
@@ -338,8 +363,11 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
       "gen_ai.provider.name": provider,
       "gen_ai.request.model": modelName,
       "gen_ai.conversation.id": runId,
-      "gen_ai.usage.input_tokens": f?.usage.inputTokens,
-      "gen_ai.usage.output_tokens": f?.usage.outputTokens,
+      // The run's token totals under reflect.* only: Phoenix adds a span's llm.token_count.* to
+      // its children's and Langfuse reads gen_ai.usage.* / llm.token_count.* on any span, so
+      // usage lives on the chat spans alone (docs/tracing.md#token-usage).
+      "reflect.usage.input_tokens": f?.usage.inputTokens,
+      "reflect.usage.output_tokens": f?.usage.outputTokens,
       "reflect.run.id": runId,
       "reflect.bank.id": s?.bankId,
       "reflect.skill.name": s?.skill.name,
@@ -360,14 +388,15 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
       "session.id": runId,
       "input.value": s?.question,
       "output.value": f?.answer,
-      "llm.token_count.prompt": f?.usage.inputTokens,
-      "llm.token_count.completion": f?.usage.outputTokens,
-      "llm.token_count.total": f ? f.usage.inputTokens + f.usage.outputTokens : undefined,
     }),
     events: inLogOrder(rootEvents),
     status: !f ? { code: 0 } : f.status === "failed" ? { code: 2, message: f.error?.message ?? "failed" } : { code: 1 },
   };
-  if (f?.error) root.attributes.push(...attrs({ "error.type": f.error.phase }));
+  if (f?.error) {
+    root.attributes.push(...attrs({ "error.type": errorType(f.error.phase), "reflect.error.phase": f.error.phase }));
+  } else if (f && f.status !== "done" && root.status.code === 2) {
+    root.attributes.push(...attrs({ "error.type": f.status }));
+  }
 
   return {
     resourceSpans: [
@@ -385,6 +414,18 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
     ],
   };
 }
+
+/**
+ * The run's failure as a low-cardinality `error.type`: the phase it failed in without its
+ * iteration ("tool.result (iteration 2)" → "tool.result"), or `_OTHER` (the conventions' fallback).
+ */
+export function errorType(phase: string): string {
+  const name = phase.replace(/\s*\(.*\)\s*$/, "").trim();
+  return /^[a-z][a-z_]*(\.[a-zA-Z_]+)*$/.test(name) && name.length <= 40 ? name : "_OTHER";
+}
+
+const toolDefinition = (tool: string) =>
+  Object.hasOwn(TOOL_DEFINITIONS, tool) ? TOOL_DEFINITIONS[tool as keyof typeof TOOL_DEFINITIONS] : undefined;
 
 /** A verdict as an event on the root span. */
 function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, AttrValue> } {
@@ -474,11 +515,9 @@ function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, 
 }
 
 /**
- * A tier search as a published GenAI `retrieval` (gen_ai.retrieval.*) and an OpenInference
- * RETRIEVER, each document with its score. The stores rank rather than score, so the score is the
- * reciprocal rank the tier search reports as relevance (1 for the best hit, 1/2 for the next, …).
- * The `gen_ai.memory.*` attributes come from a development-stage GenAI memory proposal, not the
- * published registry; they name the bank (the memory store), never the tier.
+ * A tier search as a GenAI `retrieval` (gen_ai.retrieval.*) and an OpenInference RETRIEVER, each
+ * document with its score. The stores rank rather than score, so the score is the reciprocal rank
+ * the tier search reports as relevance (1.0 for the best hit, 0.5 for the next, …), always a double.
  */
 function tierSearchAttributes(
   tier: Tier,
@@ -496,9 +535,7 @@ function tierSearchAttributes(
     "gen_ai.data_source.id": dataSourceId(bankId, tier),
     "gen_ai.retrieval.query.text": query,
     "gen_ai.retrieval.documents": JSON.stringify(docs.map(({ id, score }) => ({ id, score }))),
-    "gen_ai.memory.store.id": bankId,
-    "gen_ai.memory.query.text": query,
-    "gen_ai.memory.record.count": docs.length,
+    "error.type": searchFailed(result) ? result.outcome : undefined,
     "reflect.bank.id": bankId,
     "reflect.tier": tier,
     "reflect.outcome": result.outcome,
@@ -508,13 +545,41 @@ function tierSearchAttributes(
     "reflect.mental_models.stale_ids": result.mentalModels?.filter((m) => m.isStale).map((m) => m.id),
     "openinference.span.kind": "RETRIEVER",
     "input.value": query,
+    // Langfuse shows output.value as the observation's output (Phoenix reads the documents below).
+    "output.value": JSON.stringify(docs),
+    "output.mime_type": "application/json",
     ...Object.fromEntries(
       docs.flatMap((d, i) => [
         [`retrieval.documents.${i}.document.id`, d.id],
-        [`retrieval.documents.${i}.document.score`, d.score],
+        [`retrieval.documents.${i}.document.score`, double(d.score)],
         [`retrieval.documents.${i}.document.content`, d.content ?? undefined],
       ]),
     ),
+  });
+}
+
+const searchFailed = (result: EventPayload<"tool.result">) =>
+  result.outcome === "error" || result.outcome === "policy_reject" || result.outcome === "unknown_tool";
+
+/**
+ * The GenAI conventions' memory span (`search_memory`): the store is the bank, never the tier;
+ * the count is the records the search returned.
+ */
+function memorySearchAttributes(
+  result: EventPayload<"tool.result">,
+  query: string | null,
+  bankId: string,
+  tier: Tier,
+): OtlpAttribute[] {
+  return attrs({
+    "gen_ai.operation.name": "search_memory",
+    "gen_ai.memory.store.id": bankId,
+    "gen_ai.memory.query.text": query,
+    "gen_ai.memory.record.count": result.ids[tier].length,
+    "error.type": searchFailed(result) ? result.outcome : undefined,
+    "openinference.span.kind": "CHAIN",
+    "input.value": query,
+    "reflect.tier": tier,
   });
 }
 

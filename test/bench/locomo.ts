@@ -96,6 +96,7 @@ const OFF: Record<string, Partial<ConversationTuning>> = {
   "session locality": { session: 0 },
   "speaker awareness": { speaker: 1 },
   "temporal anchors": { date: 1, month: 1 },
+  "observation sources": { observation: 0 },
 };
 
 // ---------- reflect ----------
@@ -265,6 +266,7 @@ export async function benchLocomo(log: (line: string) => void, args: readonly st
       speaker: 1,
       date: 1,
       month: 1,
+      observation: 0,
     });
     log(`    BM25 alone (every technique off): ${pct(at(bm25Only, 5).all!.mean)} / ${pct(at(bm25Only, 10).all!.mean)}`);
     for (const [name, off] of Object.entries(OFF)) {

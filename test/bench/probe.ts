@@ -1,5 +1,5 @@
 /**
- * The missed-evidence probe's overhead per run (SPEC §8) at 1k, 10k and 100k facts: the probe as
+ * The missed-evidence probe's overhead per run (docs/engine.md#the-missed-evidence-probe) at 1k, 10k and 100k facts: the probe as
  * the engine runs it after an answer (lib/reflect/probe.ts) over the real store. Each simulated run
  * first searches two model queries in the three tiers with the tools' default depths (untimed), as
  * a run does; the probe then searches the question and those queries, skipping what the run saw in

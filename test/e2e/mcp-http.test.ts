@@ -22,7 +22,9 @@ describe("MCP over Streamable HTTP", () => {
     const result = await client.callTool({ name: "memory_reflect", arguments: { question, skill } });
     const text = textOf(result);
     expect(result.isError, `${text}\n${app.logs()}`).toBeFalsy();
-    return { text, runUrl: /Inspect: (\S+)/.exec(text)?.[1] ?? "" };
+    // The SDK client already checked structuredContent against the tool's outputSchema.
+    const data = result.structuredContent as { runId: string; links: { inspector: string } };
+    return { text, runUrl: /Inspect: (\S+)/.exec(text)?.[1] ?? "", data };
   }
 
   beforeAll(async () => {
@@ -48,8 +50,9 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   it("answers memory_reflect with a link to the run on this inspector, and the run is stored", async () => {
-    const { text, runUrl } = await reflectViaMcp("What is blocking the SSO rollout?", "blockers");
+    const { text, runUrl, data } = await reflectViaMcp("What is blocking the SSO rollout?", "blockers");
     expect(text).toMatch(/Cited memories:\n- \[/);
+    expect(data.links.inspector).toBe(runUrl);
     expect(runUrl).toMatch(new RegExp(`^${app.url}/runs/run_\\w+$`));
     const runId = runUrl.split("/").pop();
 
@@ -79,5 +82,21 @@ describe("MCP over Streamable HTTP", () => {
   it("answers GET with 405: the endpoint is stateless", async () => {
     const res = await fetch(`${app.url}/api/mcp`);
     expect(res.status).toBe(405);
+  });
+
+  it("answers a text/plain POST with a JSON-RPC error, not the app's REST error", async () => {
+    const res = await fetch(`${app.url}/api/mcp`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(415);
+    const body = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number } };
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+  });
+
+  it("lists an output schema for every tool over HTTP", async () => {
+    const { tools } = await client.listTools();
+    for (const t of tools) expect(t.outputSchema?.type, t.name).toBe("object");
   });
 });

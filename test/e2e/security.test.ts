@@ -1,5 +1,5 @@
 /**
- * SPEC §9 through the production server and Chromium, in the default no-token loopback mode:
+ * SECURITY.md through the production server and Chromium, in the default no-token loopback mode:
  * - a page served on a second loopback port tries the red team's no-cors writes (a fact, a run, an
  *   MCP call, a bank swap) and nothing changes in the store;
  * - DNS rebinding (a foreign Host) reaches neither an export, MCP nor a server action;

@@ -15,6 +15,21 @@ export const dynamic = "force-dynamic";
 const MCP_MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES;
 
 export async function POST(request: Request) {
+  // JSON-RPC only: anything else is refused before the body is read, as a JSON-RPC error.
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") {
+    return Response.json(
+      {
+        jsonrpc: "2.0",
+        error: {
+          code: -32000,
+          message: `Unsupported Media Type: send JSON-RPC as application/json (got "${type.slice(0, 100)}").`,
+        },
+        id: null,
+      },
+      { status: 415 },
+    );
+  }
   // The SDK would decode the body leniently (bad bytes become U+FFFD and get stored): decode it
   // strictly here, under the documented 1 MB cap (read with a running count, so a body without
   // Content-Length is cut off too), and hand the SDK the parsed message.

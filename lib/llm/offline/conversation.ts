@@ -5,7 +5,7 @@ import type { ChatMessage, ToolCall } from "@/lib/reflect/ports";
 /** A tier as the offline model sees it: its search tool, the result array it reads, where its ids go. */
 export interface OfflineTier {
   tool: string;
-  /** The array of the tool's result payload (SPEC §3.1). */
+  /** The array of the tool's result payload (docs/engine.md#tools). */
   payloadKey: string;
   /** Plural, for notes ("searching raw facts"). */
   label: string;
@@ -34,6 +34,8 @@ export interface RetrievedItem {
   /** Its session and place there, when it has them. */
   sessionId: string | null;
   position: number | null;
+  /** An observation's source facts (ids), as its search returned them. */
+  sources: string[];
   /** Order of retrieval across the conversation; the search's own ranking breaks ties. */
   order: number;
 }
@@ -83,6 +85,9 @@ function parseTierHits(content: string, tiers: readonly OfflineTier[]): Omit<Ret
           speaker: str(e.speaker),
           sessionId: str(e.session_id),
           position: typeof e.position === "number" ? e.position : null,
+          sources: Array.isArray(e.source_fact_ids)
+            ? e.source_fact_ids.filter((t): t is string => typeof t === "string")
+            : [],
         },
       ];
     }),

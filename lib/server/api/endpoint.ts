@@ -14,6 +14,10 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Defaults to application/json. */
   contentType?: string;
+  /** The same response in another media type, chosen by the request's Accept header. */
+  alternative?: { contentType: string; description: string };
+  /** Headers this response sends: `required` ones always, the others when the description says. */
+  headers?: Record<string, { description: string; required?: boolean }>;
 }
 
 export interface Endpoint {

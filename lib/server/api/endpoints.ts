@@ -62,6 +62,23 @@ const TOO_BUSY = {
     "the server already runs as many of these requests as it allows and its queue is full (code `too_busy`): retry after Retry-After seconds",
   ),
 };
+/** What every server-sent-events response sends besides its content type (lib/server/api/sse.ts). */
+const SSE_HEADERS = (required: boolean): NonNullable<ResponseSpec["headers"]> => ({
+  "Cache-Control": {
+    description: `\`no-cache, no-transform\`${required ? "" : " (the event stream only)"}`,
+    required,
+  },
+  "X-Accel-Buffering": {
+    description: `\`no\`: proxies must not buffer the stream${required ? "" : " (the event stream only)"}`,
+    required,
+  },
+});
+const ATTACHMENT = (what: string): NonNullable<ResponseSpec["headers"]> => ({
+  "Content-Disposition": { description: `\`attachment; filename="${what}"\``, required: true },
+});
+const RUN_LOCATION: NonNullable<ResponseSpec["headers"]> = {
+  Location: { description: "the run's URL (`links.self`)", required: true },
+};
 const CONFLICT = { 409: err("expectedVersion is not the current version; `current` holds the record as it is now") };
 
 export const BUNDLE_MAX_BYTES = 50_000_000;
@@ -120,7 +137,10 @@ export const endpoints = {
       "The bank as a bundle that `importBundle` accepts: facts, observations, mental models (current versions) and skills.",
     tag: "banks",
     params: BankParams,
-    responses: { 200: { description: "the bundle", schema: ExportResult }, ...NO_BANK },
+    responses: {
+      200: { description: "the bundle", schema: ExportResult, headers: ATTACHMENT("{bank}.bundle.json") },
+      ...NO_BANK,
+    },
   }),
   reflect: defineEndpoint({
     method: "POST",
@@ -134,8 +154,8 @@ export const endpoints = {
     admission: "reflect",
     body: ReflectBody,
     responses: {
-      200: { description: "the finished run (wait: true)", schema: ReflectFinished },
-      202: { description: "the run started (wait: false)", schema: ReflectAccepted },
+      200: { description: "the finished run (wait: true)", schema: ReflectFinished, headers: RUN_LOCATION },
+      202: { description: "the run started (wait: false)", schema: ReflectAccepted, headers: RUN_LOCATION },
       ...BAD_INPUT,
       ...NO_BANK,
       ...TOO_LARGE,
@@ -346,6 +366,7 @@ export const endpoints = {
         description: "an event stream",
         contentType: "text/event-stream",
         schema: RunListStreamFrames,
+        headers: SSE_HEADERS(true),
       },
       ...BAD_INPUT,
       503: err(
@@ -378,6 +399,11 @@ export const endpoints = {
       200: {
         description: "the events (application/json) or an event stream (text/event-stream)",
         schema: RunEventList,
+        alternative: {
+          contentType: "text/event-stream",
+          description: "`id: <seq>\\nevent: <type>\\ndata: <RunEvent JSON>\\n\\n` frames",
+        },
+        headers: SSE_HEADERS(false),
       },
       ...BAD_INPUT,
       404: err("unknown run"),
@@ -389,10 +415,13 @@ export const endpoints = {
     operationId: "getRunOtlp",
     summary: "A run as an OpenTelemetry trace file (OTLP/JSON)",
     description:
-      "The run as one OTLP/JSON `ExportTraceServiceRequest`: an `invoke_agent` root span, `chat` spans for model calls, `execute_tool` spans with `retrieval` children for tier searches, and verdicts (freshness checks, steering, guards, citations) as root span events. Attributes follow the OpenTelemetry GenAI conventions with OpenInference span kinds alongside. Served as a download (`Content-Disposition: attachment`). The same trace is what the server pushes to `OTEL_EXPORTER_OTLP_ENDPOINT`.",
+      "The run as one OTLP/JSON `ExportTraceServiceRequest`: an `invoke_agent` root span, `chat` spans for model calls, `execute_tool` spans with a `search_memory` span over a `retrieval` span for each tier search, and verdicts (freshness checks, steering, guards, citations) as root span events. Attributes follow the OpenTelemetry GenAI conventions with OpenInference span kinds alongside. Served as a download (`Content-Disposition: attachment`). The same trace is what the server pushes to `OTEL_EXPORTER_OTLP_ENDPOINT`.",
     tag: "runs",
     params: RunParams,
-    responses: { 200: { description: "the trace", schema: OtlpTraceFile }, 404: err("unknown run") },
+    responses: {
+      200: { description: "the trace", schema: OtlpTraceFile, headers: ATTACHMENT("run-{id}.otlp.json") },
+      404: err("unknown run"),
+    },
   }),
   listSuites: defineEndpoint({
     method: "GET",
@@ -490,7 +519,12 @@ export const endpoints = {
     tag: "suites",
     params: SuiteParams,
     responses: {
-      200: { description: "JSONL", contentType: "application/x-ndjson", schema: SuiteJsonl },
+      200: {
+        description: "JSONL",
+        contentType: "application/x-ndjson",
+        schema: SuiteJsonl,
+        headers: ATTACHMENT("{suite}.jsonl"),
+      },
       404: err("unknown bank or suite"),
     },
   }),
@@ -545,7 +579,18 @@ export const endpoints = {
       "Each row: the question's run, status, LLM calls, tokens, latency, citations, flags and each expectation met or not; totals on top. The stream sends `event: progress` frames `{status, questions, finished, passed, failed}` (polled every 250 ms) and closes when the experiment ends.",
     tag: "experiments",
     params: ExperimentParams,
-    responses: { 200: { description: "the experiment", schema: Experiment }, 404: err("unknown experiment") },
+    responses: {
+      200: {
+        description: "the experiment (application/json) or its progress (text/event-stream)",
+        schema: Experiment,
+        alternative: {
+          contentType: "text/event-stream",
+          description: "`event: progress\\ndata: {status, questions, finished, passed, failed}\\n\\n` frames",
+        },
+        headers: SSE_HEADERS(false),
+      },
+      404: err("unknown experiment"),
+    },
   }),
   cancelExperiment: defineEndpoint({
     method: "POST",

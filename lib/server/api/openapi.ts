@@ -48,6 +48,11 @@ const SHARED_RESPONSES = {
     },
     content: { "application/json": { schema: ERROR_REF } },
   },
+  Internal: {
+    description:
+      "an unexpected failure (code `internal`); the message is generic and the details are in the server log",
+    content: { "application/json": { schema: ERROR_REF } },
+  },
   Unavailable: {
     description: "the database cannot be opened (code `unavailable`); the server log names the path and the cause",
     content: { "application/json": { schema: ERROR_REF } },
@@ -130,19 +135,21 @@ export function buildOpenApiDocument() {
           responses.add(spec.schema, { id });
         }
         const content: Record<string, unknown> = { [spec.contentType ?? "application/json"]: { schema: ref(id) } };
-        if (endpoint.operationId === "getRunEvents" && status === "200") {
-          content["text/event-stream"] = {
-            schema: { type: "string", description: "`id: <seq>\\nevent: <type>\\ndata: <RunEvent JSON>\\n\\n` frames" },
+        if (spec.alternative) {
+          content[spec.alternative.contentType] = {
+            schema: { type: "string", description: spec.alternative.description },
           };
         }
-        const headers =
-          status === "503"
-            ? {
-                headers: {
-                  "Retry-After": { description: "seconds to wait (a full server)", schema: { type: "integer" } },
-                },
-              }
-            : {};
+        const declared: Record<string, unknown> = Object.fromEntries(
+          Object.entries(spec.headers ?? {}).map(([name, h]) => [
+            name,
+            { description: h.description, ...(h.required ? { required: true } : {}), schema: { type: "string" } },
+          ]),
+        );
+        if (status === "503") {
+          declared["Retry-After"] = { description: "seconds to wait (a full server)", schema: { type: "integer" } };
+        }
+        const headers = Object.keys(declared).length > 0 ? { headers: declared } : {};
         return [status, { description: spec.description, ...headers, content }];
       }),
     );
@@ -166,6 +173,8 @@ export function buildOpenApiDocument() {
             ? { 415: { $ref: "#/components/responses/UnsupportedMediaType" } }
             : {}),
           429: { $ref: "#/components/responses/TooManyRequests" },
+          // Any operation can fail unexpectedly; the body is the Error schema (code `internal`).
+          500: { $ref: "#/components/responses/Internal" },
           // The document itself needs no database; every other route opens it first.
           ...(endpoint.operationId === "getOpenApi" || "503" in responseObjects
             ? {}
@@ -181,9 +190,10 @@ export function buildOpenApiDocument() {
       title: "Reflect Inspector API",
       version: "1",
       description:
-        "Reflect over memory banks, search and retain memories, curate mental models and skills, and follow runs. Errors are `{error: {code, message, fieldErrors?}}` (the `Error` schema). A method a path does not list answers 405 with that body (code `method_not_allowed`) and an `Allow` header naming the methods it has; OPTIONS answers 204 with the same `Allow`. A query parameter an operation does not list, or one given twice, is refused with 400 (code `invalid_input`) naming the parameters the operation takes; it is never ignored.",
+        "Reflect over memory banks, search and retain memories, curate mental models and skills, and follow runs. Errors are `{error: {code, message, fieldErrors?}}` (the `Error` schema). Any operation may answer 500 (code `internal`, details only in the server log). A method a path does not list answers 405 with that body, before the request's content type is looked at, (code `method_not_allowed`) and an `Allow` header naming the methods it has; OPTIONS answers 204 with the same `Allow`. A query parameter an operation does not list, or one given twice, is refused with 400 (code `invalid_input`) naming the parameters the operation takes; it is never ignored.",
       contact: { name: "Reflect Inspector maintainers (see the README)" },
-      license: { name: "UNLICENSED" },
+      // Not open source: SPDX's form for a license without an identifier of its own.
+      license: { name: "Proprietary (all rights reserved)", identifier: "LicenseRef-Proprietary" },
     },
     tags: TAGS,
     servers: [{ url: "/api/v1" }],

@@ -1,9 +1,10 @@
 /**
  * The OpenAPI document says what the server does: real responses of every /api/v1 operation —
- * successes and the 400/401/403/404/405/409/413 errors — are checked against the document with
- * ajv (JSON Schema 2020-12): the status must be declared for the operation, the content type
- * listed, the body valid against the declared schema and declared headers present. The document
- * itself passes Spectral's recommended OpenAPI ruleset without a warning.
+ * successes and the 400/401/403/404/405/409/413/415/500 errors — are checked against the document
+ * with ajv (JSON Schema 2020-12): the status must be declared for the operation, the content type
+ * listed, the body valid against the declared schema, every required header present and every
+ * header sent declared (but the transport's and the security headers every response carries).
+ * The document itself passes Spectral's recommended OpenAPI ruleset without a warning.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
@@ -48,6 +49,7 @@ import * as runs from "@/app/api/v1/runs/route";
 import * as runStream from "@/app/api/v1/runs/stream/route";
 import { buildOpenApiDocument } from "@/lib/server/api/openapi";
 import { getAppDb } from "@/lib/server/db";
+import { STATIC_SECURITY_HEADERS } from "@/lib/server/security-headers";
 import { proxy } from "@/proxy";
 
 type Handler = (
@@ -86,21 +88,42 @@ function resolveRef<T>(node: Json): T {
     .reduce<unknown>((n, key) => (n as Json)[key], doc) as T;
 }
 
+/**
+ * Headers no OpenAPI response declares: the transport's, and the security headers the proxy puts
+ * on every response (SECURITY.md). Anything else a response sends must be in the document.
+ */
+const UNDECLARED_OK = new Set([
+  "content-type", // declared as the response's media types
+  "content-length",
+  "date",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-security-policy",
+  ...Object.keys(STATIC_SECURITY_HEADERS),
+]);
+
 /** Checks one real response against the document's declaration for (operation, status). */
 async function expectDocumented(operationId: string, res: Response): Promise<Json | string | null> {
   const operation = operations.find((o) => o.op.operationId === operationId);
   expect(operation, `operation ${operationId} is documented`).toBeDefined();
   const declared = operation!.op.responses[String(res.status)];
   expect(declared, `${operationId} declares ${res.status}`).toBeDefined();
-  const response = resolveRef<{ content?: Record<string, { schema: Json }>; headers?: Record<string, Json> }>(
-    declared!,
-  );
-  for (const name of Object.keys(response.headers ?? {})) {
-    if (name === "Retry-After") continue; // only a full server sends it; checked where it applies
-    expect(res.headers.get(name), `${operationId} ${res.status} sends ${name}`).toBeTruthy();
+  const response = resolveRef<{
+    content?: Record<string, { schema: Json }>;
+    headers?: Record<string, Json & { required?: boolean }>;
+  }>(declared!);
+  const declaredHeaders = new Map(Object.entries(response.headers ?? {}).map(([n, h]) => [n.toLowerCase(), h]));
+  for (const [name, header] of declaredHeaders) {
+    if (header.required) expect(res.headers.get(name), `${operationId} ${res.status} sends ${name}`).toBeTruthy();
+  }
+  for (const name of res.headers.keys()) {
+    if (UNDECLARED_OK.has(name)) continue;
+    expect(declaredHeaders.has(name), `${operationId} ${res.status} declares the header it sends: ${name}`).toBe(true);
   }
   const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
   if (!response.content) {
+    expect(type, `${operationId} ${res.status} has no content type`).toBe("");
     expect(await res.text(), `${operationId} ${res.status} has no body`).toBe("");
     markSeen(operationId, res.status);
     return null;
@@ -183,20 +206,20 @@ describe("real responses match the OpenAPI document", () => {
     await expectDocumented("importBundle", huge);
   });
 
-  it("reflect: 200 (wait), 202, 400, 404, 413", async () => {
-    const done = (await expectDocumented(
-      "reflect",
-      await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", {
-        body: { question: "What did we decide about the launch date?", wait: true },
-      }),
-    )) as { id: string };
+  it("reflect: 200 (wait), 202, 400, 404, 413, each success with its Location", async () => {
+    const finished = await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", {
+      body: { question: "What did we decide about the launch date?", wait: true },
+    });
+    const location = finished.headers.get("location");
+    const done = (await expectDocumented("reflect", finished)) as { id: string; links: { self: string } };
+    expect(location).toBe(done.links.self);
     runId = done.id;
-    await expectDocumented(
-      "reflect",
-      await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", {
-        body: { question: "What is blocking SSO?" },
-      }),
-    );
+    const accepted = await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", {
+      body: { question: "What is blocking SSO?" },
+    });
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get("location")).toMatch(/\/runs\/run_/);
+    await expectDocumented("reflect", accepted);
     await expectDocumented(
       "reflect",
       await call(reflect.POST, { bank: "demo" }, "/banks/demo/reflect", { body: { question: "" } }),
@@ -325,6 +348,12 @@ describe("real responses match the OpenAPI document", () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     await expectDocumented("getExperiment", await call(experiment.GET, { id }, `/experiments/${id}`));
+    // Accept: text/event-stream: the documented alternative, with its stream headers.
+    const progress = await call(experiment.GET, { id }, `/experiments/${id}`, {
+      headers: { accept: "text/event-stream" },
+    });
+    expect(progress.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await expectDocumented("getExperiment", progress);
     await expectDocumented("getExperiment", await call(experiment.GET, { id: "exp_nope" }, "/experiments/exp_nope"));
     await expectDocumented("listExperiments", await call(experiments.GET, {}, "/experiments?bank=demo"));
     await expectDocumented(
@@ -353,6 +382,11 @@ describe("real responses match the OpenAPI document", () => {
     await expectDocumented("getRun", await call(run.GET, { id: runId }, `/runs/${runId}`));
     await expectDocumented("getRun", await call(run.GET, { id: "run_nope" }, "/runs/run_nope"));
     await expectDocumented("getRunEvents", await call(runEvents.GET, { id: runId }, `/runs/${runId}/events`));
+    const live = await call(runEvents.GET, { id: runId }, `/runs/${runId}/events`, {
+      headers: { accept: "text/event-stream" },
+    });
+    expect(live.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await expectDocumented("getRunEvents", live);
     await expectDocumented("getRunEvents", await call(runEvents.GET, { id: "run_nope" }, "/runs/run_nope/events"));
     const otlp = await call(runOtlp.GET, { id: runId }, `/runs/${runId}/otlp`);
     expect(otlp.headers.get("content-disposition")).toMatch(/attachment; filename="run-run_\w+\.otlp\.json"/);
@@ -389,6 +423,63 @@ describe("real responses match the OpenAPI document", () => {
     const options = await call(banks.OPTIONS as Handler, {}, "/banks", { method: "OPTIONS" });
     expect(options.status).toBe(204);
     expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("500: an unexpected failure is the documented Internal response, for any operation", async () => {
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const broken = { params: Promise.reject(new Error("the disk fell off")) };
+      broken.params.catch(() => {});
+      const cases: [string, Handler][] = [
+        ["reflect", reflect.POST as Handler],
+        ["getRun", run.GET as Handler],
+        ["getExperiment", experiment.GET as Handler],
+        ["listBanks", banks.GET as Handler],
+      ];
+      for (const [operationId, handler] of cases) {
+        const res = await handler(request("/x", { body: {} }), broken as never);
+        expect(res.status, operationId).toBe(500);
+        const body = (await expectDocumented(operationId, res)) as { error: { code: string; message: string } };
+        expect(body.error.code).toBe("internal");
+        expect(body.error.message).not.toContain("disk");
+      }
+    } finally {
+      quiet.mockRestore();
+    }
+  });
+
+  it("fails a response with an undocumented status, content type or header", async () => {
+    const json = { "content-type": "application/json" };
+    await expect(expectDocumented("getRun", new Response("{}", { status: 418, headers: json }))).rejects.toThrow(
+      /declares 418/,
+    );
+    await expect(
+      expectDocumented("getRun", new Response("x", { status: 200, headers: { "content-type": "text/plain" } })),
+    ).rejects.toThrow(/lists text\/plain/);
+    await expect(
+      expectDocumented("getRun", new Response("{}", { status: 404, headers: { ...json, "x-debug": "1" } })),
+    ).rejects.toThrow(/declares the header it sends: x-debug/);
+    await expect(expectDocumented("getRunOtlp", new Response("{}", { status: 200, headers: json }))).rejects.toThrow(
+      /sends content-disposition/,
+    );
+  });
+
+  it("a method the path lacks is 405 before its content type is looked at (PATCH on reflect, no type)", async () => {
+    const url = new URL("/api/v1/banks/demo/reflect", "http://127.0.0.1:3000");
+    for (const method of ["PATCH", "PUT"]) {
+      const passed = await proxy(new NextRequest(url, { method }));
+      expect(passed.status, method).not.toBe(415);
+      expect(passed.headers.get("x-middleware-next"), method).toBe("1");
+      const res = await call((method === "PATCH" ? reflect.PATCH : reflect.PUT) as Handler, {}, "/banks/demo/reflect", {
+        method,
+        headers: { "content-type": "" },
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+    }
+    // Where the path has the method, the type is still checked.
+    const plain = await proxy(new NextRequest(url, { method: "POST", headers: { "content-type": "text/plain" } }));
+    expect(plain.status).toBe(415);
   });
 
   it("403 and 415: what the request policy answers is documented for every write", async () => {
@@ -435,7 +526,9 @@ describe("real responses match the OpenAPI document", () => {
 
   it("covered every documented operation and the error statuses that matter", () => {
     expect([...covered].sort()).toEqual(operations.map((o) => o.op.operationId).sort());
-    for (const status of [400, 401, 403, 404, 405, 409, 413]) expect(statuses.has(status), String(status)).toBe(true);
+    for (const status of [400, 401, 403, 404, 405, 409, 413, 415, 500]) {
+      expect(statuses.has(status), String(status)).toBe(true);
+    }
   });
 });
 

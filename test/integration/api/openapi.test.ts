@@ -67,6 +67,14 @@ describe("OpenAPI document", () => {
     expect(doc.servers).toEqual([{ url: "/api/v1" }]);
   });
 
+  it("gives the license a name and exactly one of an SPDX identifier or a URL (OAS 3.1 License Object)", () => {
+    const license = doc.info.license as { name: string; identifier?: string; url?: string };
+    expect(license.name).toBeTruthy();
+    expect([license.identifier, license.url].filter(Boolean)).toHaveLength(1);
+    // An SPDX license expression: a listed id or a LicenseRef-.
+    if (license.identifier) expect(license.identifier).toMatch(/^(LicenseRef-[A-Za-z0-9.-]+|[A-Za-z0-9.+-]+)$/);
+  });
+
   it("documents exactly the routes (path and method) that exist under app/api/v1", () => {
     const documented = operations.map(({ path, method }) => `${method.toUpperCase()} ${path}`).sort();
     const onDisk = routesOnDisk();

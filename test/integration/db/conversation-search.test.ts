@@ -54,6 +54,14 @@ describe("raw-fact search in a bank of conversations", () => {
     expect(hits[0]?.occurredAt?.slice(0, 10)).toBe("2024-03-03");
   });
 
+  it("brings the turns behind an observation the question matches, though they share no word with it", async () => {
+    // "work" is in the observation "Ana works at a bakery." (source D2:2), not in any turn.
+    const ids = (await search("Where does Ana work?")).map((h) => h.id);
+    expect(ids[0]).toBe("D2:2");
+    const without = (await search("Where does Ana work?", { ...CONVERSATION_TUNING, observation: 0 })).map((h) => h.id);
+    expect(without).not.toContain("D2:2");
+  });
+
   it("returns each hit with its speaker, session and position, ranked 1, 2, 3…", async () => {
     const hits = await search("puppy Biscuit");
     expect(hits[0]).toMatchObject({ id: "D2:3", speaker: "Ben", sessionId: "session_2", position: 3, rank: 1 });

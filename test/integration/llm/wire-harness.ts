@@ -33,7 +33,7 @@ export async function reflectOverWire(
     apiKey: WIRE_KEY,
     baseURL: fake.url,
     model: "fake-model",
-    // "auto": unset, so the provider downgrades by itself (SPEC §3.5b).
+    // "auto": unset, so the provider downgrades by itself (docs/engine.md#never-a-misleading-result).
     forcedToolChoice: opts.forced === "auto" ? undefined : (opts.forced ?? "named"),
     timeoutMs: 5000,
     maxRetries: 0,

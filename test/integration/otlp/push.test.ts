@@ -11,6 +11,7 @@ import { getRun } from "@/db/runs";
 import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/db";
 import {
+  EXPORTER_USER_AGENT,
   exporterConfig,
   flushTracePushes,
   getRunOtlp,
@@ -24,6 +25,7 @@ import {
 } from "@/lib/server/otlp-push";
 import { startRun } from "@/lib/server/runs";
 import packageJson from "@/package.json";
+import { langfuseTraceTokens, phoenixTraceTokens } from "@/test/fixtures/otlp-viewers";
 import { openTempDb } from "../db/temp-db";
 import { type Collector, startCollector } from "./collector";
 
@@ -172,6 +174,37 @@ describe("push to an OTLP/HTTP collector", () => {
     expect(resource).toContainEqual({ key: "telemetry.sdk.version", value: { stringValue: packageJson.version } });
     const spans = hit!.trace.resourceSpans[0]!.scopeSpans[0]!.spans;
     expect(spans.some((s) => s.name.startsWith("retrieval demo/"))).toBe(true);
+  });
+
+  it("sends a User-Agent naming the app and its version, and a trace whose tokens each viewer counts once", async () => {
+    const runId = await finishedRun();
+    expect(await pushRunTrace(db, runId, { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url })).toBe(true);
+    const [hit] = phoenix.received;
+    expect(hit!.headers["user-agent"]).toBe(`reflect-inspector/${packageJson.version}`);
+    expect(EXPORTER_USER_AGENT).toBe(`reflect-inspector/${packageJson.version}`);
+    // Decoded with the official protos: the run's usage once in Phoenix's and Langfuse's sums.
+    const run = (await getRun(db, runId))!;
+    const spans = hit!.trace.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const usage = { input: run.inputTokens, output: run.outputTokens };
+    expect(usage.input).toBeGreaterThan(0);
+    expect(phoenixTraceTokens(spans)).toEqual(usage);
+    expect(langfuseTraceTokens(spans)).toEqual(usage);
+    // Document scores are protobuf doubles, the best hit's 1.0 included.
+    const scores = spans.flatMap((s) => s.attributes.filter((a) => a.key.endsWith(".document.score")));
+    expect(scores.length).toBeGreaterThan(0);
+    expect(scores).toContainEqual({ key: "retrieval.documents.0.document.score", value: { doubleValue: 1 } });
+    for (const a of scores) expect(a.value).toEqual({ doubleValue: expect.any(Number) });
+    // Retrieval and memory searches are CLIENT spans.
+    for (const s of spans.filter((x) => x.name === "search_memory" || x.name.startsWith("retrieval "))) {
+      expect(s.kind).toBe(3);
+    }
+  });
+
+  it("lets a configured user-agent header win", async () => {
+    const runId = await finishedRun();
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: phoenix.url, OTEL_EXPORTER_OTLP_HEADERS: "user-agent=proxy-tagged" };
+    expect(await pushRunTrace(db, runId, env)).toBe(true);
+    expect(phoenix.received[0]!.headers["user-agent"]).toBe("proxy-tagged");
   });
 
   it("sends OTLP/JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json (and a protobuf-only receiver refuses it)", async () => {

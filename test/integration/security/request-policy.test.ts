@@ -1,5 +1,5 @@
 /**
- * Each refusal of SPEC §9 "Local mode is not an open door", through the proxy function Next runs
+ * Each refusal of SECURITY.md "Local mode is not an open door", through the proxy function Next runs
  * on every request (the real one, with real NextRequests), plus the MCP route's own SDK check and
  * the login redirect. No token is set: this is the default loopback mode the red team attacked.
  */

@@ -1,5 +1,5 @@
 /**
- * Runs have an owner (SPEC §9): a second process on the same database file leaves live runs alone,
+ * Runs have an owner (SECURITY.md): a second process on the same database file leaves live runs alone,
  * a killed owner's runs become `interrupted` with `finishedAt` and a reason, a final status is never
  * overwritten, and a database from before owners existed upgrades with its dangling runs swept.
  * Real processes (tsx), real heartbeats, real libSQL files.

@@ -1,6 +1,6 @@
 /**
  * Stored text is valid text, ids are slugs, unknown fields are refused and one set of limits holds
- * (SPEC §9), at every door: the API route handlers, server actions, MCP tools (a real SDK client
+ * (SECURITY.md), at every door: the API route handlers, server actions, MCP tools (a real SDK client
  * over an in-memory transport), the CLI (a real process) and bundles. Each refusal changes nothing.
  */
 import { spawnSync } from "node:child_process";

@@ -151,7 +151,7 @@ describe("offline model on the demo bank", () => {
     expect(result.status).not.toBe("failed");
   });
 
-  it("a run asking for a team the bank does not permit is refused before it starts (SPEC §3.5b)", async () => {
+  it("a run asking for a team the bank does not permit is refused before it starts (docs/engine.md#never-a-misleading-result)", async () => {
     const before = (await listRuns(db)).runs.length;
     const err = await reflect("What is the finance budget?", "recap", { scope: "team:finance" }).catch(
       (e: unknown) => e,

@@ -84,7 +84,7 @@ describe("review: the offline model on questions outside its first test set", ()
       expect(r.flags).not.toContain("halted");
       expect(r.flags).not.toContain("nudged");
     }
-    // Nothing retrieved: the engine itself ends the run when the searches run out (SPEC §3.5).
+    // Nothing retrieved: the engine itself ends the run when the searches run out (docs/engine.md#grounding-citations-and-the-output-guard).
     expect(nothing.status).toBe("no_evidence");
     // Something retrieved but nothing relevant: the engine accepts the model's not-found as `done`
     // and flags it `ungrounded` (evidence existed, no citation) — the engine has no not-found

@@ -1,5 +1,5 @@
 /**
- * The missed-evidence probe end to end (SPEC §8): a real libSQL bank, the real `openai` SDK against
+ * The missed-evidence probe end to end (docs/engine.md#the-missed-evidence-probe): a real libSQL bank, the real `openai` SDK against
  * the loopback fake server, runs started by the run service. A model that searched with a bad query
  * and answered "nothing found" is flagged while recall on the question finds the fact; a model that
  * cited it is not; facts mode has no probe. The flag reaches the stored run and the runs-list filter.

@@ -9,7 +9,7 @@ const bundle = Bundle.parse(JSON.parse(raw));
 type Model = Bundle["mentalModels"][number];
 const PLACEHOLDER = /^(generating content\.*|\.\.\.|…)?$/i;
 
-/** SPEC §2 staleness, written out independently of the engine. */
+/** docs/engine.md#memory-model staleness, written out independently of the engine. */
 function staleness(model: Model): {
   stale: boolean;
   reason: "manual override" | "never refreshed" | "newer memories" | "";

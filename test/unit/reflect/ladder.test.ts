@@ -153,7 +153,7 @@ describe("ladder inside the loop", () => {
     expect(ofType(events, "steering.nudge")).toHaveLength(0);
     expect(ofType(events, "tool.result")[0]!.payload.outcome).toBe("policy_reject");
     // Nothing was retrieved: no synthesis call after the halt. The bank was never searched, so the
-    // run fails naming the refused scope instead of claiming "no relevant memories" (SPEC §3.5b).
+    // run fails naming the refused scope instead of claiming "no relevant memories" (docs/engine.md#never-a-misleading-result).
     expect(result.status).toBe("failed");
     expect(result.error?.message).toContain("scope team:ops is not permitted");
     expect(result.answer).not.toContain("No relevant memories");

@@ -1,5 +1,5 @@
 /**
- * Issue 12, "never a wrong or misleading result" (SPEC §3.3 end, §3.4 signature, §3.5b): one named
+ * Issue 12, "never a wrong or misleading result" (docs/engine.md#forced-retrieval-and-the-freshness-short-circuit end, §3.4 signature, §3.5b): one named
  * test per audited defect, each driving the engine through its ports with an adversarial scripted
  * model. Every test here failed on the engine before the fix.
  */

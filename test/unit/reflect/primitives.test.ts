@@ -28,7 +28,7 @@ describe("call signature", () => {
   it("reads as the call itself: tool, canonical arguments, first error line", () => {
     expect(canonicalJson({ b: 1, a: null, c: undefined })).toBe('{"a":null,"b":1}');
     const sig = callSignature("recall", { reason: "date", query: " Atlas launch " }, "db down\nstack trace");
-    // The free-text reason is left out and the query trimmed and case-folded (SPEC §3.4).
+    // The free-text reason is left out and the query trimmed and case-folded (docs/engine.md#steering).
     expect(sig).toBe('recall:{"query":"atlas launch"}:db down');
     expect(callSignature("recall", { reason: "another wording", query: "ATLAS launch" }, "db down")).toBe(sig);
     expect(signatureTool(sig)).toBe("recall");

@@ -1,5 +1,5 @@
 /**
- * The missed-evidence probe (SPEC §8): what it searches, what it drops, what "strong" means, the
+ * The missed-evidence probe (docs/engine.md#the-missed-evidence-probe): what it searches, what it drops, what "strong" means, the
  * negative-answer detector, and its wiring into the run (event, result, flag, no model call).
  */
 import { describe, expect, it } from "vitest";

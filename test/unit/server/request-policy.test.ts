@@ -103,6 +103,38 @@ describe("JSON writes to the API", () => {
     (contentType) => expect(code({ contentType })).toBe("unsupported_media_type"),
   );
 
+  it("leaves a method the /api/v1 path lacks to the route's 405, whatever its type", () => {
+    for (const method of ["PATCH", "PUT"]) {
+      expect(code({ method, pathname: "/api/v1/banks/demo/reflect", contentType: null })).toBe("ok");
+      expect(code({ method, pathname: "/api/v1/banks/demo/reflect", contentType: "text/plain" })).toBe("ok");
+    }
+    expect(code({ method: "POST", pathname: "/api/v1/runs/run_1", contentType: null })).toBe("ok");
+    // Where the path takes the method, the type is checked as before.
+    expect(code({ method: "POST", pathname: "/api/v1/banks/demo/reflect", contentType: null })).toBe(
+      "unsupported_media_type",
+    );
+    expect(code({ method: "PUT", pathname: "/api/v1/banks/demo/skills/s1", contentType: "text/plain" })).toBe(
+      "unsupported_media_type",
+    );
+    // An unknown /api/v1 path and the other API routes keep the check.
+    expect(code({ method: "PATCH", pathname: "/api/v1/nope", contentType: null })).toBe("unsupported_media_type");
+    expect(code({ method: "POST", pathname: "/api/banks/demo/memory", contentType: null })).toBe(
+      "unsupported_media_type",
+    );
+  });
+
+  it("leaves /api/mcp's content type to the MCP route (a JSON-RPC error), never its origin check", () => {
+    expect(code({ pathname: "/api/mcp", contentType: "text/plain" })).toBe("ok");
+    expect(
+      code({
+        pathname: "/api/mcp",
+        contentType: "text/plain",
+        origin: "http://evil.example",
+        secFetchSite: "cross-site",
+      }),
+    ).toBe("forbidden_origin");
+  });
+
   it("accepts application/json with parameters, in any case", () => {
     expect(code({ contentType: "Application/JSON; charset=utf-8" })).toBe("ok");
   });

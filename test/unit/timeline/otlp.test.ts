@@ -3,7 +3,9 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { noTierIds, RunEvent } from "@/lib/reflect/events";
-import { type OtlpAttribute, type OtlpSpan, runToOtlp } from "@/lib/timeline/otlp";
+import { TOOL_DEFINITIONS } from "@/lib/reflect/tools";
+import { errorType, type OtlpAttribute, type OtlpSpan, runToOtlp } from "@/lib/timeline/otlp";
+import { langfuseTraceTokens, langfuseUsageDetails, phoenixTraceTokens } from "@/test/fixtures/otlp-viewers";
 import { LogBuilder } from "@/test/fixtures/timeline/builder";
 
 function golden(name: string): RunEvent[] {
@@ -68,6 +70,43 @@ describe.each(["fresh", "stale", "halted", "degraded", "no-evidence"])("golden %
   it("is deterministic: the same log exports to the same ids", () => {
     expect(exported(name).map((s) => s.spanId)).toEqual(spans.map((s) => s.spanId));
   });
+
+  it("counts the run's tokens once in Phoenix and once in Langfuse (usage on the chat spans only)", () => {
+    const finished = golden(name).find((e) => e.type === "run.finished");
+    if (finished?.type !== "run.finished") throw new Error("unreachable");
+    const usage = { input: finished.payload.usage.inputTokens, output: finished.payload.usage.outputTokens };
+    expect(usage.input).toBeGreaterThan(0);
+    expect(phoenixTraceTokens(spans)).toEqual(usage);
+    expect(langfuseTraceTokens(spans)).toEqual(usage);
+    // Only LLM spans carry usage a viewer reads; the root keeps the totals under reflect.*.
+    for (const s of spans) {
+      if (kind(s) !== "LLM") expect(langfuseUsageDetails(s)).toEqual({});
+    }
+    const root = spans.find((s) => !s.parentSpanId)!;
+    expect(attr(root, "reflect.usage.input_tokens")).toBe(usage.input);
+  });
+
+  it("gives every span an OpenInference kind, and every search a CLIENT retrieval under a search_memory span", () => {
+    for (const s of spans) expect(kind(s)).toEqual(expect.any(String));
+    const retrievals = spans.filter((s) => attr(s, "gen_ai.operation.name") === "retrieval");
+    expect(retrievals.length).toBeGreaterThan(0);
+    for (const r of retrievals) {
+      expect(r.kind).toBe(3);
+      const memory = spans.find((s) => s.spanId === r.parentSpanId)!;
+      expect(memory.name).toBe("search_memory");
+      expect(memory.kind).toBe(3);
+      expect(attr(memory, "gen_ai.operation.name")).toBe("search_memory");
+      // The memory attributes live on the memory span, not on the retrieval span.
+      expect(r.attributes.some((a) => a.key.startsWith("gen_ai.memory."))).toBe(false);
+      const docs = JSON.parse(attr(r, "output.value") as string) as { id: string; score: number }[];
+      expect(attr(memory, "gen_ai.memory.record.count")).toBe(docs.length);
+      expect(attr(r, "output.mime_type")).toBe("application/json");
+      // Every document score is an OTLP double, 1.0 included.
+      for (const a of r.attributes.filter((x) => x.key.endsWith(".document.score"))) {
+        expect(a.value).toEqual({ doubleValue: expect.any(Number) });
+      }
+    }
+  });
 });
 
 describe("span shapes (golden fresh)", () => {
@@ -108,17 +147,28 @@ describe("span shapes (golden fresh)", () => {
     expect(kind(tool)).toBe("TOOL");
     expect(tool.parentSpanId).toBe(root.spanId);
 
-    const search = spans.find((s) => s.parentSpanId === tool.spanId)!;
+    // OpenInference: tool.parameters is the tool's parameter schema; the call's arguments are the input.
+    expect(JSON.parse(attr(tool, "tool.parameters") as string)).toEqual(
+      TOOL_DEFINITIONS.search_mental_models!.function.parameters,
+    );
+    expect(JSON.parse(attr(tool, "input.value") as string)).toEqual(
+      JSON.parse(attr(tool, "gen_ai.tool.call.arguments") as string),
+    );
+    expect(JSON.parse(attr(tool, "input.value") as string)).toHaveProperty("query");
+
+    const memory = spans.find((s) => s.parentSpanId === tool.spanId)!;
+    const search = spans.find((s) => s.parentSpanId === memory.spanId)!;
     expect(search.name).toBe("retrieval bank/mental_models");
     expect(kind(search)).toBe("RETRIEVER");
     expect(attr(search, "gen_ai.operation.name")).toBe("retrieval");
     expect(attr(search, "gen_ai.data_source.id")).toBe("bank/mental_models");
     expect(attr(search, "gen_ai.retrieval.query.text")).toEqual(expect.any(String));
-    // The proposal's memory store is the bank, never the tier.
-    expect(attr(search, "gen_ai.memory.store.id")).toBe("bank");
-    expect(search.attributes.some((a) => a.key === "gen_ai.memory.store.name")).toBe(false);
+    // The memory span's store is the bank, never the tier.
+    expect(attr(memory, "gen_ai.memory.store.id")).toBe("bank");
+    expect(attr(memory, "gen_ai.memory.query.text")).toBe(attr(search, "gen_ai.retrieval.query.text"));
+    expect(memory.attributes.some((a) => a.key === "gen_ai.memory.store.name")).toBe(false);
     const docs = JSON.parse(attr(search, "gen_ai.retrieval.documents") as string) as { id: string; score: number }[];
-    expect(docs.length).toBe(attr(search, "gen_ai.memory.record.count"));
+    expect(docs.length).toBe(attr(memory, "gen_ai.memory.record.count"));
     expect(docs.length).toBeGreaterThan(0);
     expect(docs[0]!.score).toBe(1);
     docs.forEach((d, i) => {
@@ -139,7 +189,9 @@ describe("span shapes (golden fresh)", () => {
     expect(attr(root, "reflect.citations.mental_model_ids")).toEqual(finished.payload.citations.mental_model_ids);
     expect(attr(root, "reflect.citations.memory_ids")).toEqual(finished.payload.citations.memory_ids);
     expect(attr(root, "output.value")).toBe(finished.payload.answer);
-    expect(attr(root, "gen_ai.usage.input_tokens")).toBe(finished.payload.usage.inputTokens);
+    expect(attr(root, "reflect.usage.input_tokens")).toBe(finished.payload.usage.inputTokens);
+    expect(attr(root, "gen_ai.usage.input_tokens")).toBeUndefined();
+    expect(attr(root, "llm.token_count.prompt")).toBeUndefined();
     expect(root.status.code).toBe(1);
   });
 });
@@ -164,6 +216,31 @@ describe("steering and guards", () => {
     const failing = tools.filter((s) => s.status.code === 2);
     expect(failing.length).toBeGreaterThan(0);
     for (const s of failing) expect(attr(s, "error.type")).toEqual(expect.any(String));
+  });
+});
+
+describe("errors", () => {
+  it("names a failed run's error.type by its phase class, never the sentence", () => {
+    expect(errorType("tool.result (iteration 2)")).toBe("tool.result");
+    expect(errorType("setup (memory counts)")).toBe("setup");
+    expect(errorType("memory.countInScope")).toBe("memory.countInScope");
+    expect(errorType("Something odd: it broke at 12:00")).toBe("_OTHER");
+
+    const b = new LogBuilder("run-failed").started();
+    b.turn(0, { calls: [{ name: "recall", args: { query: "launch" } }] });
+    b.search(0, "raw_facts", "launch", "why", [], { callId: "call-1", error: "database is locked" });
+    b.finished({ status: "failed", error: { message: "every search failed", phase: "tool.result (iteration 0)" } });
+    const spans = runToOtlp(b.events).resourceSpans[0]!.scopeSpans[0]!.spans;
+    const root = spans.find((s) => !s.parentSpanId)!;
+    expect(root.status.code).toBe(2);
+    expect(attr(root, "error.type")).toBe("tool.result");
+    expect(attr(root, "reflect.error.phase")).toBe("tool.result (iteration 0)");
+    // The failed search: its retrieval and memory spans are errors with a type too.
+    for (const op of ["retrieval", "search_memory"]) {
+      const s = spans.find((x) => attr(x, "gen_ai.operation.name") === op)!;
+      expect(s.status.code).toBe(2);
+      expect(attr(s, "error.type")).toBe("error");
+    }
   });
 });
 
@@ -208,7 +285,9 @@ describe("span order", () => {
       "chat offline-extractive",
       "execute_tool search_observations",
       "execute_tool recall",
+      "search_memory",
       "retrieval acme/observations",
+      "search_memory",
       "retrieval acme/raw_facts",
     ]);
   });

@@ -56,5 +56,8 @@ describe("probe in the timeline", () => {
       arrayValue: { values: [{ stringValue: "f1" }, { stringValue: "f2" }] },
     });
     expect(span?.status).toEqual({ code: 1 });
+    // OpenInference: an EVALUATOR (Phoenix would show a span without a kind as UNKNOWN).
+    expect(attr("openinference.span.kind")).toEqual({ stringValue: "EVALUATOR" });
+    expect(JSON.parse((attr("output.value") as { stringValue: string }).stringValue)).toHaveLength(2);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Conversations as the engine builds them for the offline model's unit tests: system prompt,
  * question, then one assistant search call and its tool result per turn, in the exact payload
- * shapes of SPEC §3.1.
+ * shapes of docs/engine.md#tools.
  */
 import { expect } from "vitest";
 import type { ChatMessage, ModelRequest, ModelResponse, ToolDefinition } from "@/lib/reflect/ports";
@@ -64,7 +64,9 @@ export const mentalModels = (
   count: items.length,
   mental_models: items.map((m) => ({ name: m.id, tags: [], is_stale: false, ...m })),
 });
-export const observations = (items: { id: string; text: string; updated_at?: string; tags?: string[] }[]) => ({
+export const observations = (
+  items: { id: string; text: string; updated_at?: string; tags?: string[]; source_fact_ids?: string[] }[],
+) => ({
   query: "q",
   count: items.length,
   observations: items,

@@ -8,7 +8,7 @@ import { LOCOMO_SKILL } from "@/lib/experiments/locomo";
 import { createOfflineModel } from "@/lib/llm/offline-model";
 import type { SkillSnapshot } from "@/lib/reflect/domain";
 import { buildSystemPrompt } from "@/lib/reflect/prompt";
-import { auto, conversation, forcedDone, memories, mentalModels, onlyCall, type Turn } from "./chat";
+import { auto, conversation, forcedDone, memories, mentalModels, observations, onlyCall, type Turn } from "./chat";
 
 const { id, name, version, mission, disposition, retrieval, budget, anchorEvery, outputFormat, answerFormat } =
   LOCOMO_SKILL;
@@ -102,6 +102,28 @@ describe("speakers", () => {
     expect(memory_ids).toEqual([]);
   });
 
+  // Both talk about the race; only Ben ran it. Ana's turn matches "race" weakly, Ben's says it all.
+  const race = [
+    turn("D4", "Ben", "After the charity race I realized how much self-care matters.", "2024-03-02", 4),
+    turn("D5", "Ana", "A race sounds hard!", "2024-03-02", 5),
+  ];
+
+  it("declines when the asked person's words match, but someone else's answer it better", async () => {
+    const { first, memory_ids } = await ask("What did Ana realize after the charity race?", [
+      { tool: "recall", result: memories(race) },
+    ]);
+    expect(first).toBe("Not mentioned in the conversation.");
+    expect(memory_ids).toEqual([]);
+  });
+
+  it("answers when the asked person's own words are the best answer", async () => {
+    const { first, memory_ids } = await ask("What did Ben realize after the charity race?", [
+      { tool: "recall", result: memories(race) },
+    ]);
+    expect(first).not.toBe("Not mentioned in the conversation.");
+    expect(memory_ids).toEqual(["D4"]);
+  });
+
   it("reads a reply as the answer to the question before it, by the person asked", async () => {
     const { first, memory_ids } = await ask("What instrument does Ana play?", [
       {
@@ -114,6 +136,32 @@ describe("speakers", () => {
     ]);
     expect(first).toContain("cello");
     expect(memory_ids[0]).toBe("D2");
+  });
+});
+
+describe("an observation that leads is backed by what was said", () => {
+  it("quotes and cites the turn the leading observation was made from, when the run read it", async () => {
+    const { first, answer, memory_ids } = await ask("What does Ana's necklace symbolize?", [
+      {
+        tool: "search_observations",
+        result: observations([
+          {
+            id: "O1",
+            text: "Ana's necklace, a gift from her grandma, symbolizes love and faith.",
+            source_fact_ids: ["D7"],
+          },
+        ]),
+      },
+      {
+        tool: "recall",
+        result: memories([
+          turn("D7", "Ana", "My grandma gave it to me; it stands for love and faith.", "2023-06-27", 7),
+        ]),
+      },
+    ]);
+    expect(first).not.toBe("Not mentioned in the conversation.");
+    expect(answer).toContain("[D7]");
+    expect(memory_ids).toEqual(["D7"]);
   });
 });
 
