@@ -5,7 +5,11 @@
  * from about 1 s to the time of a repeat visit).
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NODE_ENV !== "production") return;
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // TRACE/TRACK/CONNECT: a 405 from the node server itself (Next cannot build a Request for them).
+  const { installMethodGuard } = await import("./lib/server/http-methods");
+  installMethodGuard((await import("node:http")).Server);
+  if (process.env.NODE_ENV !== "production") return;
   const { warmUp } = await import("./lib/server/warm-up");
   warmUp();
 }

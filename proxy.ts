@@ -4,7 +4,8 @@
  *    from this site, JSON only for API writes, a path that decodes, a server action body that
  *    parses (lib/server/action-body.ts). This holds with or without a token.
  * 2. With INSPECTOR_TOKEN set, pages, /api/** (except /api/health), /api/mcp and the OTLP receiver
- *    /v1/traces need the token; APIs answer 401, pages redirect to /login; wrong tokens are throttled per client (429).
+ *    /v1/traces need the token; APIs answer 401, pages redirect to /login; wrong tokens are throttled per client (429), a
+ *    client being its socket address (X-Forwarded-For only from INSPECTOR_TRUSTED_PROXY).
  * 3. Every response carries the security headers; pages get a per-request CSP nonce.
  */
 import { type NextRequest, NextResponse } from "next/server";
@@ -56,6 +57,7 @@ export async function proxy(request: NextRequest): Promise<Response> {
     session: request.cookies.get(SESSION_COOKIE)?.value,
   };
   // A bearer token is a guess to count; a stale session cookie (a rotated token) just goes to /login.
+  // The client is its socket address (or what a trusted proxy says): only its own failures lock it.
   const presented = Boolean(credentials.authorization);
   const client = clientKey(request.headers);
   const wait = presented ? lockedFor(client) : 0;

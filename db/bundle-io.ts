@@ -5,7 +5,7 @@
  * export emits the stored strings in a stable order, so export → import → export is identical.
  */
 import type { InStatement } from "@libsql/client";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, notInArray } from "drizzle-orm";
 import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill } from "@/lib/contracts/bundle";
@@ -130,8 +130,6 @@ function bankStatements(db: Db, bank: Bundle["bank"], existing: boolean): InStat
       facts,
       observations,
       mentalModels,
-      mentalModelVersions,
-      mentalModelTombstones,
       mentalModelRefreshes,
       skills,
       skillVersions,
@@ -140,7 +138,32 @@ function bankStatements(db: Db, bank: Bundle["bank"], existing: boolean): InStat
     ]) {
       statements.push(toStatement(db.delete(table).where(eq(table.bankId, bank.id))));
     }
-    statements.push(toStatement(db.delete(banks).where(eq(banks.id, bank.id))));
+    // A deleted model keeps its tombstone and versions (runs read them; its id stays unusable).
+    statements.push(
+      toStatement(
+        db
+          .delete(mentalModelVersions)
+          .where(
+            and(
+              eq(mentalModelVersions.bankId, bank.id),
+              notInArray(
+                mentalModelVersions.modelId,
+                db
+                  .select({ id: mentalModelTombstones.modelId })
+                  .from(mentalModelTombstones)
+                  .where(eq(mentalModelTombstones.bankId, bank.id)),
+              ),
+            ),
+          ),
+      ),
+    );
+    // Updated in place: deleting the row would cascade to the tombstones.
+    statements.push(
+      toStatement(
+        db.update(banks).set({ name: bank.name, permittedTeams: bank.permittedTeams }).where(eq(banks.id, bank.id)),
+      ),
+    );
+    return statements;
   }
   statements.push(
     toStatement(db.insert(banks).values({ id: bank.id, name: bank.name, permittedTeams: bank.permittedTeams })),
@@ -276,6 +299,25 @@ function suiteStatements(db: Db, bankId: string, list: Bundle["suites"]): InStat
   return statements;
 }
 
+/** Ids of the bank's deleted mental models: their tombstones (and version history) outlive a replace. */
+async function tombstonedModelIds(db: Db, bankId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ id: mentalModelTombstones.modelId })
+    .from(mentalModelTombstones)
+    .where(eq(mentalModelTombstones.bankId, bankId));
+  return new Set(rows.map((r) => r.id));
+}
+
+/** A deleted model's id is refused here as everywhere else (a replace would bring it back with its history replaced). */
+function refuseTombstoned(models: readonly { id: string }[], deleted: Set<string>, path: (i: number) => string): void {
+  const issues = models.flatMap((m, i) =>
+    deleted.has(m.id)
+      ? [{ path: path(i), message: `mental model "${m.id}" was deleted: a deleted id is not reused (pick another id)` }]
+      : [],
+  );
+  if (issues.length > 0) throw invalidBundle(issues);
+}
+
 async function bankExists(db: Db, bankId: string, replace: boolean | undefined): Promise<boolean> {
   const [existing] = await db.select({ id: banks.id }).from(banks).where(eq(banks.id, bankId));
   if (existing && !replace) {
@@ -296,6 +338,8 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
   const bundle = validateBundle(json);
   const bankId = bundle.bank.id;
   const existing = await bankExists(db, bankId, options.replace);
+  if (existing)
+    refuseTombstoned(bundle.mentalModels, await tombstonedModelIds(db, bankId), (i) => `mentalModels[${i}].id`);
   await db.$client.batch(
     [
       ...bankStatements(db, bundle.bank, existing),
@@ -387,6 +431,7 @@ export async function importBundleLines(
   }
   const bankId = header.bank.id;
   const existing = await bankExists(db, bankId, options.replace);
+  const deletedModels = existing ? await tombstonedModelIds(db, bankId) : new Set<string>();
   const factIds = new Set<string>();
   const observationIds = new Set<string>();
   const later: Pick<Bundle, "mentalModels" | "skills" | "suites"> = { mentalModels: [], skills: [], suites: [] };
@@ -423,8 +468,10 @@ export async function importBundleLines(
             `unknown fact id "${o.sourceFactIds[unknown]}" (facts must come first)`,
           );
         observationBatch.push(o);
-      } else if (record.kind === "mentalModel") later.mentalModels.push(record.value);
-      else if (record.kind === "skill") later.skills.push(record.value);
+      } else if (record.kind === "mentalModel") {
+        refuseTombstoned([record.value], deletedModels, () => `line ${lineNo}: mentalModel.id`);
+        later.mentalModels.push(record.value);
+      } else if (record.kind === "skill") later.skills.push(record.value);
       else later.suites.push(record.value);
       if (factBatch.length + observationBatch.length >= STREAM_ROWS_PER_BATCH) await write();
     }

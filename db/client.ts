@@ -78,7 +78,8 @@ function fileCause(path: string, err: unknown): string {
   try {
     accessSync(folder, constants.W_OK);
     if (existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
-  } catch {
+  } catch (denied) {
+    if ((denied as NodeJS.ErrnoException).code === "EROFS") return "the file system is read-only";
     return existsSync(path)
       ? "the file is not readable and writable by this process"
       : `the folder ${folder} is not writable`;

@@ -548,6 +548,14 @@ export async function markInterruptedRuns(
     now?: number;
     /** Also runs with no owner (made before owners existed): a server's sweep on start, not its heartbeat. */
     includeUnowned?: boolean;
+    /**
+     * What the caller knows of an owner beyond its heartbeat (a process on this host: is its pid
+     * alive?). "dead": its runs are interrupted at once, however fresh its last heartbeat; "alive":
+     * they are left alone while the heartbeat is younger than `aliveGraceMs` (a heartbeat blocked
+     * behind a long write lock is not death); "unknown": the heartbeat decides.
+     */
+    ownerLiveness?: (owner: { pid: number; hostname: string }) => "alive" | "dead" | "unknown";
+    aliveGraceMs?: number;
   },
 ): Promise<number> {
   const now = options.now ?? Date.now();
@@ -570,7 +578,17 @@ export async function markInterruptedRuns(
     );
   let marked = 0;
   for (const c of candidates) {
-    const alive = c.heartbeatAt !== null && now - c.heartbeatAt <= options.staleAfterMs;
+    const verdict =
+      c.pid !== null && c.hostname !== null
+        ? (options.ownerLiveness?.({ pid: c.pid, hostname: c.hostname }) ?? "unknown")
+        : "unknown";
+    const age = c.heartbeatAt === null ? Number.POSITIVE_INFINITY : now - c.heartbeatAt;
+    const alive =
+      verdict === "dead"
+        ? false
+        : verdict === "alive"
+          ? age <= Math.max(options.staleAfterMs, options.aliveGraceMs ?? options.staleAfterMs)
+          : age <= options.staleAfterMs;
     if (alive) continue;
     const lastSeen = c.heartbeatAt ?? now;
     const finishedAt = new Date(Math.max(lastSeen, Date.parse(c.createdAt))).toISOString();

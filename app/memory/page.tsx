@@ -3,16 +3,21 @@ import { MemoryBrowser } from "@/components/memory/memory-browser";
 import { MemoryQuery } from "@/lib/contracts/memory";
 import { getAppDb } from "@/lib/server/db";
 import { bankSummary, browseMemory, defaultBankId } from "@/lib/server/memory";
+import { queryValue, type SearchParams } from "@/lib/server/page-params";
 
 export const dynamic = "force-dynamic";
 
-export default async function MemoryPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+export default async function MemoryPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const db = await getAppDb();
-  const bankId = params.bank ?? (await defaultBankId(db));
+  const bankId = queryValue(params, "bank") ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const parsed = MemoryQuery.safeParse({ tier: params.tier, q: params.q, id: params.id });
+  const parsed = MemoryQuery.safeParse({
+    tier: queryValue(params, "tier"),
+    q: queryValue(params, "q"),
+    id: queryValue(params, "id"),
+  });
   const query = parsed.success ? parsed.data : MemoryQuery.parse({});
   const [bank, page] = await Promise.all([bankSummary(db, bankId), browseMemory(db, bankId, query)]);
   if (!bank || !page) notFound();

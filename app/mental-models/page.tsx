@@ -3,16 +3,17 @@ import { MentalModelTable } from "@/components/editors/mental-model-table";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
 import { listMentalModelRows } from "@/lib/server/mental-models";
+import { orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
 
 export const dynamic = "force-dynamic";
 
-export default async function MentalModelsPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+export default async function MentalModelsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const db = await getAppDb();
-  const bankId = params.bank ?? (await defaultBankId(db));
+  const bankId = queryValue(params, "bank") ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const rows = await listMentalModelRows(db, bankId);
+  const rows = await orNotFound(listMentalModelRows(db, bankId));
   return (
     <div>
       <div className="mb-3 flex items-baseline gap-3">

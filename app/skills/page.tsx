@@ -3,17 +3,18 @@ import { NewSkillForm } from "@/components/editors/new-skill-form";
 import { SkillTable } from "@/components/editors/skill-table";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
+import { orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
 import { listBankSkills } from "@/lib/server/skills";
 
 export const dynamic = "force-dynamic";
 
-export default async function SkillsPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+export default async function SkillsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const db = await getAppDb();
-  const bankId = params.bank ?? (await defaultBankId(db));
+  const bankId = queryValue(params, "bank") ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const skills = await listBankSkills(db, bankId);
+  const skills = await orNotFound(listBankSkills(db, bankId));
   return (
     <div>
       <div className="mb-3 flex items-baseline gap-3">

@@ -5,20 +5,20 @@ import { suiteHref } from "@/lib/contracts/experiments";
 import { getAppDb } from "@/lib/server/db";
 import { listExperiments } from "@/lib/server/experiments";
 import { defaultBankId } from "@/lib/server/memory";
+import { orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
 import { listBankSuites } from "@/lib/server/suites";
 
 export const dynamic = "force-dynamic";
 
-export default async function SuitesPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+export default async function SuitesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const db = await getAppDb();
-  const bankId = params.bank ?? (await defaultBankId(db));
+  const bankId = queryValue(params, "bank") ?? (await defaultBankId(db));
   if (!bankId)
     return <p className="text-slate-700">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
-  const [suites, experiments] = await Promise.all([
-    listBankSuites(db, bankId),
-    listExperiments(db, { bankId, limit: 20 }),
-  ]);
+  const [suites, experiments] = await orNotFound(
+    Promise.all([listBankSuites(db, bankId), listExperiments(db, { bankId, limit: 20 })]),
+  );
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-baseline gap-3">

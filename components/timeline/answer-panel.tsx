@@ -20,6 +20,15 @@ function linkCitations(answer: string, ids: ReadonlySet<string>): string {
   );
 }
 
+/** The cited id a `#cite-…` link names, or null when its escapes do not decode (a stored `#cite-%FF`). */
+function citedId(href: string): string | null {
+  try {
+    return decodeURIComponent(href.slice(REF_PREFIX.length));
+  } catch {
+    return null;
+  }
+}
+
 /** Memoized: focus moves in the timeline re-render the page, not this panel. */
 export const AnswerPanel = memo(function AnswerPanel({
   answer,
@@ -53,9 +62,10 @@ export const AnswerPanel = memo(function AnswerPanel({
   const components = useMemo<Components>(
     () => ({
       a: ({ href, children }) => {
-        const c = href?.startsWith(REF_PREFIX)
-          ? byId.get(decodeURIComponent(href.slice(REF_PREFIX.length)))
-          : undefined;
+        const id = href?.startsWith(REF_PREFIX) ? citedId(href) : undefined;
+        // A malformed reference (text anyone who can retain may have stored) renders as text, never breaks the page.
+        if (id === null) return <span data-testid="malformed-link">{children}</span>;
+        const c = id === undefined ? undefined : byId.get(id);
         if (!c) {
           return (
             <a href={href} rel="noopener noreferrer nofollow" target="_blank" className="text-indigo-700 underline">

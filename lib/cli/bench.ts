@@ -12,6 +12,7 @@ import { plural } from "@/lib/timeline/format";
 import { parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 import { type CliIo, say } from "./io";
+import { terminalSafe } from "./terminal";
 
 export async function benchCommand(argv: string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseFlags(argv, {
@@ -61,7 +62,7 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<void> {
       ? "no data repairs"
       : `${plural(r.count, "data repair")}: ${r.byAction.split} split, ${r.byAction.fixed} fixed, ${r.byAction.dropped} dropped`,
   );
-  for (const e of r.examples) say(io, `  ${e.path}: "${e.value}" ${e.action} (${e.detail})`);
+  for (const e of r.examples) say(io, terminalSafe(`  ${e.path}: "${e.value}" ${e.action} (${e.detail})`));
   if (r.count > r.examples.length) say(io, `  … and ${r.count - r.examples.length} more (--json lists the first 20)`);
   const first = result.banks[0];
   if (first?.suite) say(io, `next: npm run cli -- experiment run --bank ${first.bankId} --suite ${first.suite}`);

@@ -30,6 +30,7 @@ import { plural } from "@/lib/timeline/format";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 import { type CliIo, say } from "./io";
+import { terminalSafe } from "./terminal";
 
 function parse<O extends NonNullable<Parameters<typeof parseArgs>[0]>["options"]>(argv: string[], options: O) {
   try {
@@ -234,7 +235,7 @@ export async function experimentCommand(argv: string[], io: CliIo): Promise<numb
   io.stderr.write(`experiment ${experimentId}: running suite ${args.suite}\n`);
   const experiment = await finished;
   const cmp = args.baseline ? await getExperimentComparison(db, args.baseline, experiment.id) : null;
-  say(io, args.json ? JSON.stringify(toExperimentJson(experiment, cmp)) : table(experiment, cmp));
+  say(io, args.json ? JSON.stringify(toExperimentJson(experiment, cmp)) : terminalSafe(table(experiment, cmp)));
   return gateExitCode(experiment, cmp, io);
 }
 

@@ -12,6 +12,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
 import { type CliIo, processIo, warn } from "./io";
+import { terminalSafe } from "./terminal";
 
 type Command = (argv: string[], io: CliIo) => Promise<unknown>;
 
@@ -68,7 +69,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     return typeof code === "number" ? code : 0;
   } catch (err) {
     const { lines, exitCode } = cliError(err);
-    for (const line of lines) warn(io, line);
+    for (const line of lines) warn(io, terminalSafe(line));
     return exitCode;
   } finally {
     // A run finished here is pushed to the collector before the process exits (failures are logged).
@@ -88,7 +89,11 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
-  runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
+  // This process serves nobody else: its runs take no server admission slot (lib/server/admission.ts).
+  import("@/lib/server/admission")
+    .then(({ withoutAdmission }) => withoutAdmission())
+    .then(() => runCli(process.argv.slice(2)))
+    .then((code) => {
+      process.exitCode = code;
+    });
 }

@@ -2,6 +2,7 @@
 import { checkModel, formatModelCheck, type ModelConfig, ModelConfigError, readModelConfig } from "@/lib/llm";
 import { parseModelArgs, usageError } from "./args";
 import { type CliIo, say } from "./io";
+import { terminalSafe } from "./terminal";
 
 function modelConfig(): ModelConfig {
   try {
@@ -17,6 +18,6 @@ function modelConfig(): ModelConfig {
 export async function modelCommand(argv: string[], io: CliIo): Promise<number> {
   const args = parseModelArgs(argv);
   const report = await checkModel(modelConfig());
-  say(io, args.json ? JSON.stringify(report) : formatModelCheck(report));
+  say(io, args.json ? JSON.stringify(report) : terminalSafe(formatModelCheck(report)));
   return report.exitCode;
 }

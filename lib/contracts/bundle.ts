@@ -11,7 +11,7 @@ import { BundleSuite } from "./suites";
 const Tags = z.array(z.string().trim().min(1).max(LIMITS.tagChars)).default([]);
 
 export const BundleFact = z
-  .object({
+  .strictObject({
     id: Id,
     text: z.string().trim().min(1),
     kind: z.enum(["world", "experience"]),
@@ -26,7 +26,7 @@ export const BundleFact = z
   })
   .superRefine(positionNeedsSession);
 
-export const BundleObservation = z.object({
+export const BundleObservation = z.strictObject({
   id: Id,
   text: z.string().trim().min(1),
   tags: Tags,
@@ -35,7 +35,7 @@ export const BundleObservation = z.object({
   updatedAt: IsoTime,
 });
 
-const MentalModelState = z.object({
+const MentalModelState = z.strictObject({
   name: z.string().trim().min(1),
   sourceQuery: z.string(),
   content: z.string(),
@@ -64,12 +64,12 @@ export const BundleMentalModel = MentalModelState.extend({
     .default([]),
 });
 
-export const BundleSkill = z.object({
+export const BundleSkill = z.strictObject({
   id: Id,
   name: z.string().trim().min(1).max(LIMITS.skillNameChars),
   mission: z.string().trim().min(1),
   disposition: z.array(z.string().trim().min(1)).default([]),
-  retrieval: z.object({
+  retrieval: z.strictObject({
     tags: Tags,
     types: z.array(RetrievalType).min(1),
     scope: Scope.default("personal"),
@@ -82,9 +82,10 @@ export const BundleSkill = z.object({
   version: z.number().int().positive().default(1),
 });
 
-export const Bundle = z.object({
+/** Every object refuses a field it does not know, by name (a misspelt key is never dropped silently). */
+export const Bundle = z.strictObject({
   version: z.literal(1),
-  bank: z.object({
+  bank: z.strictObject({
     id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "bank id must be a lowercase slug"),
     name: z.string().trim().min(1),
     permittedTeams: z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "team id must be a lowercase slug")).default([]),

@@ -47,9 +47,10 @@ export const Question = z
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 export const Id = z
   .string()
-  .trim()
   .min(1)
   .max(LIMITS.idChars)
+  // Not trimmed: " x " is refused by name, never quietly saved as "x".
+  .refine((v) => v.trim() === v, "an id has no spaces before or after it")
   .regex(SLUG_PATTERN, "an id is a slug: letters, digits and _ . : - (starting with a letter or digit)");
 export const Tags = z
   .array(z.string().trim().min(1).max(LIMITS.tagChars))

@@ -125,16 +125,19 @@ export type MentalModelPage = z.infer<typeof MentalModelPage>;
 /** Each field's rules, without defaults: an update applies only what it names. */
 const MentalModelFieldRules = z.object({
   name: z.string().trim().min(1, "name the model").max(LIMITS.nameChars, underLimit("name", LIMITS.nameChars)),
-  sourceQuery: z.string().trim().max(LIMITS.questionChars, underLimit("source query", LIMITS.questionChars)),
+  sourceQuery: z
+    .string()
+    .trim()
+    .min(1, "a refresh needs a source query")
+    .max(LIMITS.questionChars, underLimit("source query", LIMITS.questionChars)),
   content: z.string().max(LIMITS.contentChars, underLimit("content", LIMITS.contentChars)),
   tags: Tags,
   refreshedAt: IsoTime.nullable(),
   staleOverride: StaleOverride,
 });
 
-/** A new model: what a create omits starts empty. */
+/** A new model: what a create omits starts empty (but its source query: the editor requires one too). */
 const MentalModelFields = MentalModelFieldRules.extend({
-  sourceQuery: MentalModelFieldRules.shape.sourceQuery.default(""),
   content: MentalModelFieldRules.shape.content.default(""),
   tags: Tags.default([]),
   refreshedAt: IsoTime.nullable().default(null),
@@ -154,10 +157,10 @@ export const UpdateMentalModelBody = MentalModelFieldRules.partial()
 export const MentalModelDraft = MentalModelFields.pick({ name: true, content: true, tags: true }).extend({
   bankId: z.string().min(1),
   /** Absent when creating: the id is a slug of the name. */
-  id: z.string().min(1).optional(),
+  id: Id.optional(),
   /** The version the editor loaded; 0 to create. */
   expectedVersion: z.number().int().min(0),
-  sourceQuery: MentalModelFieldRules.shape.sourceQuery.min(1, "a refresh needs a source query"),
+  sourceQuery: MentalModelFieldRules.shape.sourceQuery,
   staleOverride: StaleOverrideChoice,
 });
 export type MentalModelDraft = z.input<typeof MentalModelDraft>;

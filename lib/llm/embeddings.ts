@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import { z } from "zod";
 import { ModelConfigError } from "./config";
+import { wholeBodyFetch } from "./openai-model";
 
 export const DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small";
 /** text-embedding-3-small's native size. */
@@ -77,7 +78,7 @@ export function readEmbeddingConfig(env: Record<string, string | undefined>): Em
 const acceptsDimensions = (model: string) => model.startsWith("text-embedding-3");
 
 export function createEmbedder(config: EmbeddingConfig): Embedder {
-  const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL });
+  const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, fetch: wholeBodyFetch });
   return {
     dimensions: config.dimensions,
     async embed(texts) {

@@ -238,6 +238,23 @@ export function createOpenAIClient(config: OpenAIModelConfig): OpenAI {
     baseURL: config.baseURL ?? OPENAI_BASE_URL,
     timeout: config.timeoutMs,
     maxRetries: config.maxRetries,
+    fetch: wholeBodyFetch,
+  });
+}
+
+/**
+ * The SDK's timeout stops at the response headers: a server that sends them and then one byte a
+ * second held a call (and `model check`) for minutes. Reading the whole body inside `fetch` puts it
+ * under the same per-call timeout (the SDK aborts this fetch, body included, when it runs out).
+ * No call here streams, so nothing is lost by reading the body at once.
+ */
+export async function wholeBodyFetch(url: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  const body = await res.arrayBuffer();
+  return new Response(res.status === 204 || res.status === 304 ? null : body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
   });
 }
 

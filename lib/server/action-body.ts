@@ -51,16 +51,34 @@ export function checkActionText(text: string): AppError | null {
   }
 }
 
+/**
+ * React's multipart encoding: a field named by a bare number holds one JSON part of the arguments
+ * (React's decoder throws a SyntaxError on anything else); `<n>_name` fields are a form's own
+ * entries and `$ACTION_…` fields a progressive form's, both plain text.
+ */
+export function checkActionForm(form: FormData): AppError | null {
+  for (const [name, value] of form.entries()) {
+    if (!/^\d+$/.test(name) || typeof value !== "string") continue;
+    try {
+      JSON.parse(value);
+    } catch {
+      return refused(`form field ${name} is not JSON`);
+    }
+  }
+  return null;
+}
+
 /** Reads a copy of the request's body (the proxy's own copy) and checks it; null when it may go on. */
 export async function checkActionRequest(request: Request): Promise<AppError | null> {
   const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
   if (type === "multipart/form-data") {
+    let form: FormData;
     try {
-      await request.formData();
-      return null;
+      form = await request.formData();
     } catch {
       return refused("the form data does not parse");
     }
+    return checkActionForm(form);
   }
   // Any other type (JSON, urlencoded, …) would reach React's decoder as text: check it the same way.
   let text: string;

@@ -4,7 +4,10 @@
  * turn, so `/api/health` and page requests waited seconds. Each class has a small number of slots
  * (sized from the cores) and a bounded queue: a request past the slots waits in line (parked, so it
  * costs nothing while it waits); past the queue it is refused at once with `503 too_busy` and
- * `Retry-After`, before its body is read. Everything else — health, pages, runs, writes — never
+ * `Retry-After`, before its body is read. Every run takes a reflect slot, whatever started it (the
+ * API, MCP, a server action, an experiment's question: `startRun` admits it); an experiment's
+ * questions are patient (they wait in line past the queue cap instead of being refused, as the
+ * experiment's own concurrency bounds them). Everything else — health, pages, writes — never
  * queues here. Limits are per server process.
  */
 import { availableParallelism } from "node:os";
@@ -79,12 +82,12 @@ class Gate {
     }
   }
 
-  async acquire(tooBusy: TooBusy, signal?: AbortSignal): Promise<Slot> {
+  async acquire(tooBusy: TooBusy, signal?: AbortSignal, patient = false): Promise<Slot> {
     if (this.active < this.limits.concurrency && this.waiting.length === 0) {
       this.active++;
       return this.slot();
     }
-    this.refuseIfFull(tooBusy);
+    if (!patient) this.refuseIfFull(tooBusy);
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         admit: () => {
@@ -148,8 +151,41 @@ const gates = processWide("admission", () => ({
  * Waits for a slot of the class (or throws `too_busy` when its queue is full; rejects with the
  * same error if the client goes away while waiting). The caller releases the slot.
  */
-export function admit(work: WorkClass, signal?: AbortSignal): Promise<Slot> {
-  return gates[work].acquire(tooBusy, signal);
+export function admit(work: WorkClass, signal?: AbortSignal, options: { patient?: boolean } = {}): Promise<Slot> {
+  if (!policy.enforced) return Promise.resolve(freeSlot());
+  return gates[work].acquire(tooBusy, signal, options.patient);
+}
+
+const policy = processWide("admission-policy", () => ({ enforced: true }));
+
+/**
+ * For processes that serve nobody else (the CLI, the bench runner): their runs need no slot, so
+ * `experiment run --concurrency 16` runs 16 at once as it says. The server never calls this.
+ */
+export function withoutAdmission(): void {
+  policy.enforced = false;
+}
+
+function freeSlot(): Slot {
+  let held = true;
+  return {
+    release: () => {
+      held = false;
+    },
+    holdUntil: (work) => {
+      work.then(
+        () => {
+          held = false;
+        },
+        () => {
+          held = false;
+        },
+      );
+    },
+    get held() {
+      return held;
+    },
+  };
 }
 
 /**

@@ -1,8 +1,10 @@
 import { getBank, listBanks } from "@/db/banks";
 import type { Db } from "@/db/client";
+import { isScopePermitted } from "@/db/scope";
 import { listSkills } from "@/db/skills";
 import type { BankOption } from "@/lib/contracts/banks";
 import { AppError } from "@/lib/contracts/errors";
+import type { ScopeValue } from "@/lib/reflect/domain";
 
 /** Banks with their skills, for the start-run form and the run filters. */
 export async function bankOptions(db: Db): Promise<BankOption[]> {
@@ -28,4 +30,20 @@ export async function requireBank(db: Db, bankId: string) {
   const bank = await getBank(db, bankId);
   if (!bank) throw new AppError("not_found", `unknown bank "${bankId}"`);
   return bank;
+}
+
+/**
+ * A team scope the bank does not permit is refused on every write that stores one (a skill's
+ * retrieval scope, a suite question's scope), as a run with it is: `scope_not_permitted`, by field.
+ */
+export function assertScopePermitted(
+  bank: { id: string; permittedTeams: string[] | null },
+  scope: string | undefined,
+  field: string,
+): void {
+  if (scope === undefined || isScopePermitted(scope as ScopeValue, bank.permittedTeams ?? [])) return;
+  const teams = bank.permittedTeams?.length ? `it permits ${bank.permittedTeams.join(", ")}` : "it permits no team";
+  throw new AppError("scope_not_permitted", `Bank ${bank.id} does not permit scope ${scope} (${teams}).`, {
+    fieldErrors: { [field]: [`scope ${scope} is not permitted in bank ${bank.id}`] },
+  });
 }

@@ -4,6 +4,7 @@ import { listBanks } from "@/db/banks";
 import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb } from "@/db/client";
 import { embedAfterImport } from "./embeddings";
+import { isDatabaseFault, toAppError } from "./errors";
 import { processWide } from "./process-wide";
 import { startRetentionSchedule } from "./retention";
 import { runOwner } from "./run-owner";
@@ -32,10 +33,17 @@ export function getAppDb(): Promise<Db> {
   if (!app.db) {
     const db = (async () => {
       const db = await getDb();
-      await ensureDemoBank(db);
-      await runOwner(db, "server", { sweep: true });
-      // Each bank's run retention setting, applied in the background (docs/operations.md#run-retention).
-      startRetentionSchedule(db);
+      try {
+        await ensureDemoBank(db);
+        await runOwner(db, "server", { sweep: true });
+        // Each bank's run retention setting, applied in the background (docs/operations.md#run-retention).
+        startRetentionSchedule(db);
+      } catch (err) {
+        // A read-only or full disk: reads still work, so the app serves them; writes (runs
+        // included) answer what is wrong, and /api/health reports it.
+        if (!isDatabaseFault(err)) throw err;
+        console.error(`error: ${toAppError(err).message}`);
+      }
       return db;
     })();
     app.db = db;

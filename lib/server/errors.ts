@@ -15,12 +15,16 @@ import {
 } from "@/lib/contracts/errors";
 import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
 import { TOO_BUSY_RETRY_AFTER_SECONDS } from "./admission";
+import { processWide } from "./process-wide";
 
 /** Retry-After on a refused live stream. */
 const RETRY_STREAM_SECONDS = 5;
 const INTERNAL_MESSAGE = "Unexpected server error; see the server log.";
 /** The log line names the database path and the cause; a remote client learns only that it is down. */
 const UNAVAILABLE_MESSAGE = "The database cannot be opened; the server log says why.";
+/** Opening needs to write (migrations, the WAL index): a read-only database is said as such. */
+const READ_ONLY_OPEN_MESSAGE =
+  "The database cannot be opened: it is read-only (its file or file system cannot be written). Make it writable and restart; the server log names the file.";
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -28,6 +32,11 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof ScopeNotPermittedError)
     return new AppError("scope_not_permitted", err.message, {}, { cause: err });
   if (err instanceof NothingToSearchError) return new AppError("invalid_input", err.message, {}, { cause: err });
+  const fault = databaseFault(err);
+  if (fault) {
+    recordDatabaseFault(fault);
+    return new AppError("unavailable", DATABASE_FAULT_MESSAGES[fault], {}, { cause: err });
+  }
   if (causes(err).some((e) => (e as { code?: unknown }).code === "SQLITE_BUSY")) {
     return new AppError(
       "unavailable",
@@ -37,6 +46,53 @@ export function toAppError(err: unknown): AppError {
     );
   }
   return new AppError("internal", readableMessage(err), {}, { cause: err });
+}
+
+/** A write the database refused for a reason of its storage, not of the request. */
+export type DatabaseFault = "read-only" | "disk-full";
+
+/** Said to every audience (no path, no detail): what is wrong and that nothing was changed. */
+export const DATABASE_FAULT_MESSAGES: Record<DatabaseFault, string> = {
+  "read-only":
+    "The database is read-only (its file or file system cannot be written): nothing was changed. Reads still work; make it writable and try again.",
+  "disk-full": "The disk is full: nothing was changed. Reads still work; free some space and try again.",
+};
+
+export function isDatabaseFault(err: unknown): boolean {
+  return databaseFault(err) !== null;
+}
+
+function databaseFault(err: unknown): DatabaseFault | null {
+  for (const e of causes(err)) {
+    const code = String((e as { code?: unknown }).code ?? "");
+    const message = e instanceof Error ? e.message : "";
+    if (
+      code.startsWith("SQLITE_READONLY") ||
+      code === "EROFS" ||
+      /readonly database|read-only file system/i.test(message)
+    )
+      return "read-only";
+    if (code.startsWith("SQLITE_FULL") || code === "ENOSPC" || /database or disk is full|no space left/i.test(message))
+      return "disk-full";
+  }
+  return null;
+}
+
+/** How long a fault seen on a write is reported by `/api/health` after it was last seen. */
+const FAULT_REPORT_MS = 60_000;
+const faults = processWide("database-faults", () => new Map<DatabaseFault, number>());
+
+export function recordDatabaseFault(fault: DatabaseFault, now = Date.now()): void {
+  faults.set(fault, now);
+}
+
+/** Faults seen on a write within the last minute (health reports them); a successful probe clears them. */
+export function recentDatabaseFaults(now = Date.now()): DatabaseFault[] {
+  return [...faults.entries()].filter(([, at]) => now - at <= FAULT_REPORT_MS).map(([f]) => f);
+}
+
+export function clearDatabaseFaults(): void {
+  faults.clear();
 }
 
 /** The error and its causes, outermost first. */
@@ -79,7 +135,13 @@ function remoteBody(err: unknown): ErrorBody {
   const app = toAppError(err);
   if (app.code === "unavailable") {
     console.error(`error: ${app.message}`);
-    return { code: "unavailable", message: UNAVAILABLE_MESSAGE };
+    // A storage fault's message names no path: the client is told what is wrong.
+    const said = Object.values(DATABASE_FAULT_MESSAGES).includes(app.message)
+      ? app.message
+      : /file system is read-only|not readable and writable/.test(app.message)
+        ? READ_ONLY_OPEN_MESSAGE
+        : UNAVAILABLE_MESSAGE;
+    return { code: "unavailable", message: said };
   }
   if (app.code !== "internal") return errorBody(app);
   console.error(app.cause ?? app);

@@ -234,6 +234,8 @@ export async function startExperiment(
         skillOverride,
         memoryOverlay: overlay,
         mentalModelDrafts: mmDrafts,
+        // Each question waits for a reflect slot like any run, in line past the queue cap (never refused).
+        patient: true,
       },
     );
     await linkExperimentRun(db, id, idx, runId);

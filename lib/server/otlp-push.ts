@@ -12,6 +12,7 @@ import { getRun, getRunEvents } from "@/db/runs";
 import { OtlpExporterSettings } from "@/lib/contracts/otlp";
 import { type OtlpTrace, runToOtlp } from "@/lib/timeline/otlp";
 import packageJson from "@/package.json";
+import { processWide } from "./process-wide";
 
 type Env = Record<string, string | undefined>;
 
@@ -231,15 +232,51 @@ export async function pushRunTrace(
 /** Pushes in flight, so a process that is about to exit (the CLI) can wait for them. */
 const pending = new Set<Promise<void>>();
 
+/**
+ * At most this many pushes talk to the collector at once; up to OTLP_MAX_WAITING more wait their
+ * turn; past that a run's trace is dropped (one log line per episode), so a hung collector holds a
+ * bounded number of connections however many runs finish (it held one per run: 240 after 240).
+ */
+export const OTLP_MAX_PUSHES = 4;
+export const OTLP_MAX_WAITING = 100;
+
+const pushes = processWide("otlp-pushes", () => ({
+  active: 0,
+  waiting: [] as (() => void)[],
+  /** Traces dropped since the queue was last empty; the first drop of an episode is logged. */
+  dropped: 0,
+}));
+
+/** Pushes talking to the collector, waiting, and dropped in the current episode (health, tests). */
+export function otlpPushState(): { active: number; waiting: number; dropped: number } {
+  return { active: pushes.active, waiting: pushes.waiting.length, dropped: pushes.dropped };
+}
+
 /** After a run finishes: a collector being down must never fail the run, so failures are logged. */
 export function pushRunTraceInBackground(db: Db, runId: string, env: Env = process.env): void {
   if (!tracesEndpoint(env)) return;
-  const push = pushRunTrace(db, runId, env).then(
-    () => {},
-    (err: unknown) => {
+  if (pushes.active >= OTLP_MAX_PUSHES && pushes.waiting.length >= OTLP_MAX_WAITING) {
+    if (pushes.dropped++ === 0) {
+      console.error(
+        `OTLP export: ${OTLP_MAX_PUSHES} pushes in flight and ${OTLP_MAX_WAITING} waiting (is the collector at ${tracesEndpoint(env)} hung?); traces of runs finishing now are dropped until it catches up`,
+      );
+    }
+    return;
+  }
+  const push = (async () => {
+    if (pushes.active >= OTLP_MAX_PUSHES) await new Promise<void>((resolve) => pushes.waiting.push(resolve));
+    pushes.active++;
+    try {
+      await pushRunTrace(db, runId, env);
+    } catch (err) {
       console.error(`OTLP export of run ${runId} failed: ${err instanceof Error ? err.message : String(err)}`);
-    },
-  );
+    } finally {
+      pushes.active--;
+      const next = pushes.waiting.shift();
+      if (next) next();
+      else if (pushes.active === 0) pushes.dropped = 0;
+    }
+  })();
   pending.add(push);
   void push.finally(() => pending.delete(push));
 }

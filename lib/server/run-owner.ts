@@ -34,6 +34,24 @@ const instanceId = processWide("instance-id", () => ({ value: `inst_${randomByte
 
 const FORGET_INSTANCES_AFTER_MS = 24 * 60 * 60_000;
 
+/**
+ * A live process on this host keeps its runs this long without a heartbeat (a write lock held by a
+ * long import blocked it); past that its pid is taken to be another process's (reused).
+ */
+const ALIVE_GRACE_MS = 10 * 60_000;
+
+/** An owner on this host is asked directly (signal 0); one on another host is judged by its heartbeat. */
+export function ownerLiveness(owner: { pid: number; hostname: string }): "alive" | "dead" | "unknown" {
+  if (owner.hostname !== hostname() || !Number.isInteger(owner.pid) || owner.pid <= 0) return "unknown";
+  try {
+    process.kill(owner.pid, 0);
+    return "alive";
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ESRCH" ? "dead" : code === "EPERM" ? "alive" : "unknown";
+  }
+}
+
 /** `includeUnowned`: also the runs from before owners existed (on start; a heartbeat sweep leaves them). */
 export async function sweepInterruptedRuns(db: Db, options: { includeUnowned?: boolean } = {}): Promise<number> {
   const now = Date.now();
@@ -41,6 +59,8 @@ export async function sweepInterruptedRuns(db: Db, options: { includeUnowned?: b
     staleAfterMs: staleAfterMs(),
     now,
     includeUnowned: options.includeUnowned ?? true,
+    ownerLiveness,
+    aliveGraceMs: ALIVE_GRACE_MS,
   });
   if (marked > 0) console.warn(`marked ${marked} run(s) whose process stopped as interrupted`);
   const abandoned = await markAbandonedExperiments(db, { staleAfterMs: staleAfterMs(), now });
@@ -66,6 +86,10 @@ export function runOwner(db: Db, kind: OwnerKind = "cli", options: { sweep?: boo
     };
     owner = created;
     owners.set(db, owner);
+    // A registration that failed (a read-only or full disk) is tried again by the next run.
+    created.id.catch(() => {
+      if (owners.get(db) === created) owners.delete(db);
+    });
   }
   if (options.sweep && !owner.sweeping) {
     owner.sweeping = true;

@@ -34,6 +34,7 @@ import {
   type SkillSnapshot,
   type Tier,
 } from "@/lib/reflect";
+import { admit, type Slot } from "./admission";
 import { memoryStoreOptions } from "./embeddings";
 import { getModel } from "./model";
 import { pushRunTraceInBackground } from "./otlp-push";
@@ -67,6 +68,10 @@ export async function startRun(
     memoryOverlay?: (memory: MemoryPort) => MemoryPort;
     /** The overlay's mental-model drafts, recorded in the run's snapshot so the run says it read a draft. */
     mentalModelDrafts?: MentalModelDraftRead[];
+    /** The reflect slot the caller already holds (the API's request); otherwise the run waits for one here. */
+    slot?: Slot;
+    /** Wait in line past the queue cap instead of answering `too_busy` (an experiment's questions). */
+    patient?: boolean;
   } = {},
 ): Promise<StartedRun> {
   const bank = await getBank(db, input.bankId);
@@ -102,22 +107,30 @@ export async function startRun(
   // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.
   const store = createMemoryStore(db, memoryStoreOptions());
   const memory = options.memoryOverlay ? options.memoryOverlay(store) : store;
+  // Every run holds a reflect slot while it runs, whatever door started it (lib/server/admission.ts):
+  // past the slots it waits in line, past the queue it is refused with `too_busy` as the API is.
+  const slot = options.slot ?? (await admit("reflect", undefined, { patient: options.patient }));
   const runId = newRunId();
-  const ownerId = await runOwner(db);
-
-  await createRun(db, {
-    ownerId,
-    id: runId,
-    bankId: bank.id,
-    question: input.question,
-    skill,
-    budget,
-    mode: input.mode,
-    scope,
-    model: model.info,
-    parentRunId,
-    forkedAtIteration: options.replay?.forkAt ?? null,
-  });
+  try {
+    const ownerId = await runOwner(db);
+    await createRun(db, {
+      ownerId,
+      id: runId,
+      bankId: bank.id,
+      question: input.question,
+      skill,
+      budget,
+      mode: input.mode,
+      scope,
+      model: model.info,
+      parentRunId,
+      forkedAtIteration: options.replay?.forkAt ?? null,
+    });
+  } catch (err) {
+    // No run exists: the slot goes back at once.
+    slot.release();
+    throw err;
+  }
 
   const finished = (async (): Promise<ReflectResult> => {
     const started = Date.now();
@@ -155,6 +168,7 @@ export async function startRun(
   })();
   // Web-started runs are never awaited: a store failure while finishing is logged, not a crash.
   finished.catch((err: unknown) => console.error(`run ${runId} could not be finished:`, err));
+  slot.holdUntil(finished);
   return { runId, finished };
 }
 

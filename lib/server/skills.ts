@@ -25,7 +25,7 @@ import type {
 } from "@/lib/contracts/skills";
 import type { ModelPort, SkillSnapshot } from "@/lib/reflect";
 import { skillChanges, versionHistory } from "@/lib/timeline/version-changes";
-import { requireBank } from "./banks";
+import { assertScopePermitted, requireBank } from "./banks";
 import { editConflict, saveOrConflict } from "./edit-conflict";
 import { type StartedRun, startRun } from "./runs";
 
@@ -95,7 +95,8 @@ export async function createSkillRecord(
   db: Db,
   input: { bankId: string; id?: string } & SkillFields,
 ): Promise<SkillRecord> {
-  await requireBank(db, input.bankId);
+  const bank = await requireBank(db, input.bankId);
+  assertScopePermitted(bank, input.retrieval.scope, "retrieval.scope");
   if (input.id && (await getSkillVersions(db, input.bankId, input.id)).length > 0 && !(await getSkill(db, input))) {
     throw new AppError(
       "conflict",
@@ -124,6 +125,9 @@ export async function updateSkillFields(
     throw new AppError("not_found", `unknown skill "${id}" in bank ${bankId}`);
   }
   if (current.version !== expectedVersion) throw editConflict("skill", expectedVersion, toSkill(current));
+  if (input.changes.retrieval) {
+    assertScopePermitted(await requireBank(db, bankId), input.changes.retrieval.scope, "retrieval.scope");
+  }
   const changes = Object.fromEntries(Object.entries(input.changes).filter(([, v]) => v !== undefined));
   return saveOrConflict(
     "skill",

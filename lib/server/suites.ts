@@ -13,6 +13,7 @@ import type { AddToSuiteInput, SaveSuiteInput, Suite, SuiteQuestion, SuiteWithHi
 import { badJsonlLine, parseSuiteJsonlLines, toSuiteJsonl } from "@/lib/experiments/jsonl";
 import { suggestExpectations } from "@/lib/experiments/suggest";
 import { Scope } from "@/lib/reflect/domain";
+import { assertScopePermitted } from "./banks";
 
 async function requireBank(db: Db, bankId: string) {
   const bank = await getBank(db, bankId);
@@ -37,8 +38,33 @@ export async function getSuiteWithHistory(db: Db, bankId: string, name: string):
   return { ...suite, versions: await getSuiteVersions(db, bankId, name) };
 }
 
+/**
+ * The rules every door applies to a suite's questions (the editor, "Add to suite", the API, JSONL):
+ * a skill the bank has, a scope the bank permits. `where(i)` names question i in the refusal.
+ */
+async function checkQuestions(
+  db: Db,
+  bank: { id: string; permittedTeams: string[] | null },
+  questions: readonly Pick<SuiteQuestion, "skill" | "scope">[],
+  where: (i: number) => { path: string; fail?: (message: string) => Error },
+): Promise<void> {
+  const skills = (await listSkills(db, bank.id)).map((s) => s.name);
+  for (const [i, q] of questions.entries()) {
+    const { path, fail } = where(i);
+    if (q.skill !== undefined && !skills.includes(q.skill)) {
+      const has = skills.length ? `it has ${skills.join(", ")}` : "it has no skills";
+      const message = `skill "${q.skill}" is not a skill of bank ${bank.id} (${has})`;
+      throw fail
+        ? fail(message)
+        : new AppError("invalid_input", message, { fieldErrors: { [`${path}.skill`]: [message] } });
+    }
+    assertScopePermitted(bank, q.scope, `${path}.scope`);
+  }
+}
+
 export async function saveBankSuite(db: Db, input: z.output<typeof SaveSuiteInput>): Promise<Suite> {
-  await requireBank(db, input.bankId);
+  const bank = await requireBank(db, input.bankId);
+  await checkQuestions(db, bank, input.questions, (i) => ({ path: `questions[${i}]` }));
   return saveSuite(db, input);
 }
 
@@ -49,7 +75,8 @@ export async function removeSuite(db: Db, bankId: string, name: string): Promise
 
 /** "Add to suite": appends the question, creating the suite when `expectedVersion` is 0. */
 export async function addToSuite(db: Db, input: z.output<typeof AddToSuiteInput>): Promise<Suite> {
-  await requireBank(db, input.bankId);
+  const bank = await requireBank(db, input.bankId);
+  await checkQuestions(db, bank, [input.question], () => ({ path: "question" }));
   const current = await getSuite(db, input.bankId, input.name);
   return saveSuite(db, {
     bankId: input.bankId,
@@ -65,16 +92,16 @@ export async function addToSuite(db: Db, input: z.output<typeof AddToSuiteInput>
  * when it does not exist). A bad line refuses the whole document, naming the line.
  */
 export async function importSuiteJsonl(db: Db, bankId: string, name: string, text: string): Promise<Suite> {
-  await requireBank(db, bankId);
+  const bank = await requireBank(db, bankId);
   const lines = parseSuiteJsonlLines(text);
   if (lines.length === 0) throw new AppError("invalid_input", "the file holds no questions; nothing was imported");
   // A question naming a skill the bank does not have could never run: refused here, by its line.
-  const skills = (await listSkills(db, bankId)).map((s) => s.name);
-  const unknown = lines.find(({ question }) => question.skill !== undefined && !skills.includes(question.skill));
-  if (unknown) {
-    const has = skills.length ? `it has ${skills.join(", ")}` : "it has no skills";
-    throw badJsonlLine(unknown.line, `skill "${unknown.question.skill}" is not a skill of bank ${bankId} (${has})`);
-  }
+  await checkQuestions(
+    db,
+    bank,
+    lines.map((l) => l.question),
+    (i) => ({ path: `line ${lines[i]!.line}`, fail: (message) => badJsonlLine(lines[i]!.line, message) }),
+  );
   const questions = lines.map((l) => l.question);
   const current = await getSuite(db, bankId, name);
   return saveSuite(db, {

@@ -203,10 +203,136 @@ export async function benchLoad(log: (line: string) => void): Promise<BenchRow[]
       ),
       row(section, "server event-loop delay p99 (last 5 s of the load)", loop?.p99Ms ?? Number.NaN, "ms"),
       row(section, "server event-loop delay max (last 5 s of the load)", loop?.maxMs ?? Number.NaN, "ms"),
+      ...(await experimentsAndMcpMix(app.url, log)),
     ];
   } finally {
     await app.stop();
   }
+}
+
+const MIX_EXPERIMENTS = 5;
+const MIX_CONCURRENCY = 16;
+const MIX_MCP_CALLS = 40;
+const MIX_QUESTIONS = 24;
+const MIX_DEADLINE_MS = 180_000;
+
+/**
+ * Issue #28's mix: 5 experiments at concurrency 16 plus 40 MCP reflects at once (86 runs on 2 slots
+ * before every run took a reflect slot). Reports /api/health p95 (probe in its own process) and the
+ * peak number of running runs, read from /api/health's reflect slots in use (every run holds one)
+ * and checked against the database's running runs.
+ */
+async function experimentsAndMcpMix(url: string, log: (line: string) => void): Promise<BenchRow[]> {
+  const section = "8 load";
+  const api = `${url}/api/v1`;
+  const suite = await fetch(
+    `${api}/banks/demo/suites`,
+    post({
+      name: "load-mix",
+      questions: Array.from({ length: MIX_QUESTIONS }, (_, i) => ({
+        question: `${DEMO_QUESTIONS[i % DEMO_QUESTIONS.length]}`,
+      })),
+    }),
+  );
+  if (!suite.ok) throw new Error(`could not create the mix suite: HTTP ${suite.status} ${await suite.text()}`);
+  const slots = (
+    (await (await fetch(`${url}/api/health`)).json()) as { admission: { reflect: { concurrency: number } } }
+  ).admission.reflect.concurrency;
+  let peakSlots = 0;
+  let peakRunning = 0;
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      const h = (await (await fetch(`${url}/api/health`)).json()) as { admission: { reflect: { active: number } } };
+      peakSlots = Math.max(peakSlots, h.admission.reflect.active);
+      const running = (await (await fetch(`${api}/runs?status=running&limit=200`)).json()) as { runs?: unknown[] };
+      peakRunning = Math.max(peakRunning, running.runs?.length ?? 0);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const probe = separateHealthProbe(`${url}/api/health`, 15_000);
+  const started = performance.now();
+  const experiments = await Promise.all(
+    Array.from({ length: MIX_EXPERIMENTS }, async () => {
+      const res = await fetch(
+        `${api}/experiments`,
+        post({ bank: "demo", suite: "load-mix", concurrency: MIX_CONCURRENCY }),
+      );
+      return ((await res.json()) as { id: string }).id;
+    }),
+  );
+  const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const mcp = await Promise.all(
+    Array.from({ length: MIX_MCP_CALLS }, async (_, i) => {
+      const res = await fetch(`${url}/api/mcp`, {
+        method: "POST",
+        headers: mcpHeaders,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: i,
+          method: "tools/call",
+          params: { name: "memory_reflect", arguments: { question: DEMO_QUESTIONS[i % DEMO_QUESTIONS.length] } },
+        }),
+      });
+      const text = await res.text();
+      return /too_busy|already running/.test(text)
+        ? "busy"
+        : res.ok && !text.includes('"isError":true')
+          ? "ok"
+          : "error";
+    }),
+  );
+  let finished = 0;
+  for (const id of experiments) {
+    while (performance.now() - started < MIX_DEADLINE_MS) {
+      const e = (await (await fetch(`${api}/experiments/${id}`)).json()) as { status?: string };
+      if (e.status && e.status !== "running") {
+        finished++;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  watching = false;
+  await watch;
+  const health = await probe;
+  const healthP95 = percentile(
+    health.samples.filter((s) => s.ok).map((s) => s.ms),
+    95,
+  );
+  const count = (k: string) => mcp.filter((m) => m === k).length;
+  log(
+    `  mix: ${MIX_EXPERIMENTS} experiments × ${MIX_QUESTIONS} questions at concurrency ${MIX_CONCURRENCY} + ${MIX_MCP_CALLS} MCP reflects: ` +
+      `${finished} experiments finished in ${seconds.toFixed(0)} s; MCP ${count("ok")} ok, ${count("busy")} busy, ${count("error")} errors; ` +
+      `peak ${peakSlots} slots in use, ${peakRunning} running runs (slots ${slots})`,
+  );
+  return [
+    row(
+      section,
+      "experiments + MCP mix: /api/health p95",
+      healthP95,
+      "ms",
+      atMost(healthP95, HEALTH_P95_TARGET_MS, "ms"),
+      `${MIX_EXPERIMENTS} experiments at concurrency ${MIX_CONCURRENCY} + ${MIX_MCP_CALLS} MCP reflects; probe in its own process (first 15 s)`,
+    ),
+    row(
+      section,
+      "experiments + MCP mix: peak running runs",
+      peakRunning,
+      "",
+      atMost(peakRunning, slots, ""),
+      `reflect slots: ${slots}`,
+    ),
+    row(section, "experiments + MCP mix: experiments finished", finished, "", {
+      target: String(MIX_EXPERIMENTS),
+      met: finished === MIX_EXPERIMENTS,
+    }),
+    row(section, "experiments + MCP mix: MCP reflects answered (ok + busy)", count("ok") + count("busy"), "", {
+      target: String(MIX_MCP_CALLS),
+      met: count("error") === 0,
+    }),
+  ];
 }
 
 /** Runs health-probe.mjs for `durationMs`; resolves with its samples and the last event-loop window. */

@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
+import { withoutAdmission } from "@/lib/server/admission";
 import { benchCliStart } from "./cli-start";
 import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";
@@ -67,6 +68,8 @@ function machine() {
 }
 
 async function main() {
+  // In-process sections (concurrency, experiments) measure the engine, not the server's admission.
+  withoutAdmission();
   const { wanted, options } = splitArgs(process.argv.slice(2));
   const unknown = wanted.filter((s) => !(s in SECTIONS));
   if (unknown.length > 0) {

@@ -176,6 +176,12 @@ function apiProbes(): Probe[] {
     probes.push({ label: `GET runs stream ?${query}`, method: "GET", path: `/api/v1/runs/stream?${query}` });
   }
   probes.push({ label: "GET events after=abc", method: "GET", path: "/api/v1/runs/nope/events?after=abc" });
+  // Issue #28: pages given a bank that does not exist, or a parameter twice, answered 500.
+  for (const page of ["/suites", "/skills", "/mental-models", "/memory", "/mental-models/new", "/runs/new"]) {
+    for (const query of ["bank=nope", "bank=nope&bank=demo", "bank=%ED%A0%80", "q=a&q=b"]) {
+      probes.push({ label: `GET ${page}?${query}`, method: "GET", path: `${page}?${query}` });
+    }
+  }
   probes.push({
     label: "PATCH reflect",
     method: "PATCH",
@@ -225,6 +231,11 @@ function mcpProbes(): Probe[] {
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "nope", arguments: {} } }),
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call" }),
     JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }, 5]),
+    JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ]),
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(1_100_000) } }),
   ]) {
     probes.push({ label: `MCP rpc ${body.slice(0, 24)}`, method: "POST", path: "/api/mcp", headers, body });
   }
@@ -266,6 +277,13 @@ function actionProbes(): Probe[] {
     for (const body of bodies) {
       probes.push({ label: `action ${action.exportedName} ${body.slice(0, 20)}`, method: "POST", path, headers, body });
     }
+    probes.push({
+      label: `action ${action.exportedName} multipart field not JSON`,
+      method: "POST",
+      path,
+      headers: { "next-action": id, "content-type": "multipart/form-data; boundary=zz" },
+      body: '--zz\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"bankId":\r\n--zz--\r\n',
+    });
     probes.push({
       label: `action ${action.exportedName} multipart garbage`,
       method: "POST",

@@ -214,7 +214,12 @@ describe("markdown never loads remote resources", () => {
     const model = await fetch(`${app.url}/api/v1/banks/demo/mental-models`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ id: "mm-leaky", name: "Leaky", content: `# Plan\n\n${leak("model")}` }),
+      body: JSON.stringify({
+        id: "mm-leaky",
+        name: "Leaky",
+        sourceQuery: "leaky?",
+        content: `# Plan\n\n${leak("model")}`,
+      }),
     });
     expect(model.status).toBe(201);
 

@@ -1,21 +1,29 @@
 import { admissionState } from "@/lib/server/admission";
 import { otherMethods } from "@/lib/server/api/methods";
 import { getAppDb } from "@/lib/server/db";
-import { httpError } from "@/lib/server/errors";
+import { httpError, recentDatabaseFaults } from "@/lib/server/errors";
 import { eventLoopDelay } from "@/lib/server/event-loop";
 
 export const dynamic = "force-dynamic";
 
 /**
  * Ready once the database is migrated and seeded, with how long the event loop waited lately and
- * the recall/reflect admission queues;
+ * the recall/reflect admission queues, and whether writes fail lately (a read-only database, a full
+ * disk: `ok: false`, still 200, as reads keep working);
  * 503 (and a log line saying why) while the database cannot be opened.
  */
 export async function GET() {
   try {
     await getAppDb();
+    // A write refused lately because the database is read-only or the disk full: reads still work.
+    const faults = recentDatabaseFaults();
     // Never queued behind recall or reflect (lib/server/admission.ts); says how full their queues are.
-    return Response.json({ ok: true, eventLoopDelay: eventLoopDelay(), admission: admissionState() });
+    return Response.json({
+      ok: faults.length === 0,
+      database: { writable: faults.length === 0, faults },
+      eventLoopDelay: eventLoopDelay(),
+      admission: admissionState(),
+    });
   } catch (err) {
     return httpError(err);
   }

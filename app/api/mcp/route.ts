@@ -4,12 +4,15 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isAppError } from "@/lib/contracts/errors";
-import { decodeUtf8 } from "@/lib/contracts/text";
+import { DEFAULT_MAX_BODY_BYTES, readBody } from "@/lib/server/api/handle";
 import { getAppDb } from "@/lib/server/db";
 import { createMcpServer } from "@/lib/server/mcp";
 import { mcpRebindingOptions } from "@/lib/server/request-policy";
 
 export const dynamic = "force-dynamic";
+
+/** SECURITY.md's cap for API bodies holds for MCP too. */
+const MCP_MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES;
 
 export async function POST(request: Request) {
   // JSON-RPC only: anything else is refused before the body is read, as a JSON-RPC error.
@@ -28,13 +31,29 @@ export async function POST(request: Request) {
     );
   }
   // The SDK would decode the body leniently (bad bytes become U+FFFD and get stored): decode it
-  // strictly here and hand the SDK the parsed message.
+  // strictly here, under the documented 1 MB cap (read with a running count, so a body without
+  // Content-Length is cut off too), and hand the SDK the parsed message.
   let parsedBody: unknown;
   try {
-    parsedBody = JSON.parse(decodeUtf8(new Uint8Array(await request.arrayBuffer())));
+    parsedBody = await readBody(request, MCP_MAX_BODY_BYTES);
   } catch (err) {
+    const tooLarge = isAppError(err, "body_too_large");
     const message = isAppError(err) ? err.message : "The request body is not JSON.";
-    return Response.json({ jsonrpc: "2.0", error: { code: -32700, message }, id: null }, { status: 400 });
+    return Response.json(
+      { jsonrpc: "2.0", error: { code: tooLarge ? -32600 : -32700, message }, id: null },
+      { status: tooLarge ? 413 : 400 },
+    );
+  }
+  // One message per request: a batch would start any number of runs past the admission check.
+  if (Array.isArray(parsedBody)) {
+    return Response.json(
+      {
+        jsonrpc: "2.0",
+        error: { code: -32600, message: "JSON-RPC batches are not accepted: send one message per request." },
+        id: null,
+      },
+      { status: 400 },
+    );
   }
   const server = createMcpServer({
     getDb: getAppDb,

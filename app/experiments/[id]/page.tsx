@@ -3,13 +3,14 @@ import { cancelExperimentAction } from "@/app/actions/experiments";
 import { ExperimentView } from "@/components/experiments/experiment-view";
 import { getAppDb } from "@/lib/server/db";
 import { getExperiment, getExperimentComparison } from "@/lib/server/experiments";
+import { decodeSegment } from "@/lib/server/page-params";
 
 export const dynamic = "force-dynamic";
 
 export default async function ExperimentPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const db = await getAppDb();
-  const experiment = await getExperiment(db, decodeURIComponent(id));
+  const experiment = await getExperiment(db, decodeSegment(id));
   if (!experiment) notFound();
   const comparison = experiment.baselineId
     ? await getExperimentComparison(db, experiment.baselineId, experiment.id).catch(() => null)

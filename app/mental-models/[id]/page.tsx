@@ -23,6 +23,7 @@ import { StalenessBadge } from "@/components/memory/staleness-badge";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
 import { getMentalModelPage } from "@/lib/server/mental-models";
+import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
 
 export const dynamic = "force-dynamic";
 
@@ -31,14 +32,16 @@ export default async function MentalModelPage({
   searchParams,
 }: {
   params: Promise<{ id: string }>;
-  searchParams: Promise<Record<string, string>>;
+  searchParams: Promise<SearchParams>;
 }) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
   const db = await getAppDb();
-  const bankId = query.bank ?? (await defaultBankId(db));
+  const bankId = queryValue(query, "bank") ?? (await defaultBankId(db));
   if (!bankId) notFound();
-  const seen = Number.parseInt(query.seen ?? "", 10);
-  const page = await getMentalModelPage(db, bankId, decodeURIComponent(id), Number.isNaN(seen) ? undefined : seen);
+  const seen = Number.parseInt(queryValue(query, "seen") ?? "", 10);
+  const page = await orNotFound(
+    getMentalModelPage(db, bankId, decodeSegment(id), Number.isNaN(seen) ? undefined : seen),
+  );
   if (!page) notFound();
   const { model } = page;
   const deleted = page.deleted;

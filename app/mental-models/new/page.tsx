@@ -3,12 +3,13 @@ import { saveMentalModelAction } from "@/app/actions/curation";
 import { MentalModelEditor } from "@/components/editors/mental-model-editor";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
+import { queryValue, type SearchParams } from "@/lib/server/page-params";
 
 export const dynamic = "force-dynamic";
 
-export default async function NewMentalModelPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+export default async function NewMentalModelPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
-  const bankId = params.bank ?? (await defaultBankId(await getAppDb()));
+  const bankId = queryValue(params, "bank") ?? (await defaultBankId(await getAppDb()));
   if (!bankId) return <p className="text-slate-500">No bank yet.</p>;
   return (
     <div className="max-w-4xl">

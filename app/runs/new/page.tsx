@@ -2,10 +2,11 @@ import { startRunAction } from "@/app/actions/runs";
 import { StartRunForm } from "@/components/runs/start-run-form";
 import { bankOptions } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
+import { queryValue, type SearchParams } from "@/lib/server/page-params";
 
 export const dynamic = "force-dynamic";
 
-export default async function NewRunPage({ searchParams }: { searchParams: Promise<Record<string, string>> }) {
+export default async function NewRunPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const banks = await bankOptions(await getAppDb());
   return (
@@ -14,7 +15,11 @@ export default async function NewRunPage({ searchParams }: { searchParams: Promi
       <StartRunForm
         banks={banks}
         startRun={startRunAction}
-        initial={{ question: params.q, bankId: params.bank, skill: params.skill }}
+        initial={{
+          question: queryValue(params, "q"),
+          bankId: queryValue(params, "bank"),
+          skill: queryValue(params, "skill"),
+        }}
       />
     </div>
   );

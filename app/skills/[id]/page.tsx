@@ -7,6 +7,7 @@ import { VersionHistory } from "@/components/editors/version-history";
 import { requireBank } from "@/lib/server/banks";
 import { getAppDb } from "@/lib/server/db";
 import { defaultBankId } from "@/lib/server/memory";
+import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
 import { getDeletedSkill, getSkillPage } from "@/lib/server/skills";
 
 export const dynamic = "force-dynamic";
@@ -16,19 +17,19 @@ export default async function SkillPage({
   searchParams,
 }: {
   params: Promise<{ id: string }>;
-  searchParams: Promise<Record<string, string>>;
+  searchParams: Promise<SearchParams>;
 }) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
   const db = await getAppDb();
-  const bankId = query.bank ?? (await defaultBankId(db));
+  const bankId = queryValue(query, "bank") ?? (await defaultBankId(db));
   if (!bankId) notFound();
-  const page = await getSkillPage(db, bankId, decodeURIComponent(id));
+  const page = await orNotFound(getSkillPage(db, bankId, decodeSegment(id)));
   if (!page) {
-    const deleted = await getDeletedSkill(db, bankId, decodeURIComponent(id));
+    const deleted = await orNotFound(getDeletedSkill(db, bankId, decodeSegment(id)));
     if (!deleted) notFound();
     return <DeletedSkill bankId={bankId} skill={deleted} />;
   }
-  const bank = await requireBank(db, bankId);
+  const bank = await orNotFound(requireBank(db, bankId));
   const { skill } = page;
   return (
     <div>

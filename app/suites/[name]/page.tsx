@@ -10,6 +10,7 @@ import { SuiteName } from "@/lib/contracts/suites";
 import { getAppDb } from "@/lib/server/db";
 import { listExperiments } from "@/lib/server/experiments";
 import { defaultBankId } from "@/lib/server/memory";
+import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
 import { listBankSkills } from "@/lib/server/skills";
 import { getSuiteWithHistory } from "@/lib/server/suites";
 
@@ -20,24 +21,23 @@ export default async function SuitePage({
   searchParams,
 }: {
   params: Promise<{ name: string }>;
-  searchParams: Promise<Record<string, string>>;
+  searchParams: Promise<SearchParams>;
 }) {
   const [{ name: raw }, query] = await Promise.all([params, searchParams]);
-  const parsed = SuiteName.safeParse(decodeURIComponent(raw));
+  const parsed = SuiteName.safeParse(decodeSegment(raw));
   if (!parsed.success) notFound();
   const name = parsed.data;
   const db = await getAppDb();
-  const bankId = query.bank ?? (await defaultBankId(db));
+  const bankId = queryValue(query, "bank") ?? (await defaultBankId(db));
   if (!bankId) notFound();
   const suite = await getSuiteWithHistory(db, bankId, name).catch((err: unknown) => {
     if (isAppError(err, "not_found")) return null;
     throw err;
   });
-  if (!suite && query.new !== "1") notFound();
-  const [skills, experiments] = await Promise.all([
-    listBankSkills(db, bankId),
-    listExperiments(db, { bankId, suite: name, limit: 20 }),
-  ]);
+  if (!suite && queryValue(query, "new") !== "1") notFound();
+  const [skills, experiments] = await orNotFound(
+    Promise.all([listBankSkills(db, bankId), listExperiments(db, { bankId, suite: name, limit: 20 })]),
+  );
   const current = suite ?? { bankId, name, description: "", version: 0, questions: [], updatedAt: null, versions: [] };
   return (
     <div className="flex flex-col gap-3">

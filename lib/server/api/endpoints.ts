@@ -293,6 +293,7 @@ export const endpoints = {
     responses: {
       201: { description: "created", schema: Skill },
       ...BAD_INPUT,
+      403: err("the bank does not permit the skill's team scope (code scope_not_permitted)"),
       ...NO_BANK,
       409: err("a skill with this id or name exists"),
       ...TOO_LARGE,
@@ -324,6 +325,7 @@ export const endpoints = {
     responses: {
       200: { description: "the new version", schema: Skill },
       ...BAD_INPUT,
+      403: err("the bank does not permit the skill's team scope (code scope_not_permitted)"),
       404: err("unknown bank or skill"),
       ...CONFLICT,
       ...TOO_LARGE,
@@ -499,6 +501,7 @@ export const endpoints = {
     responses: {
       201: { description: "created", schema: Suite },
       ...BAD_INPUT,
+      403: err("a question's team scope is not permitted by the bank (code scope_not_permitted)"),
       ...NO_BANK,
       409: err("a suite with this name exists"),
       ...TOO_LARGE,
@@ -527,6 +530,7 @@ export const endpoints = {
     responses: {
       200: { description: "the new version", schema: Suite },
       ...BAD_INPUT,
+      403: err("a question's team scope is not permitted by the bank (code scope_not_permitted)"),
       404: err("unknown bank or suite"),
       ...CONFLICT,
       ...TOO_LARGE,

@@ -35,7 +35,7 @@ type RouteContext = { params?: Promise<Record<string, string | string[]> | undef
  * Reads the body once into one buffer (sized from Content-Length when declared, so a 50 MB bundle
  * is not held as chunks and a concatenated copy at once), decodes it as strict UTF-8 and parses it.
  */
-async function readBody(request: Request, maxBytes: number): Promise<unknown> {
+export async function readBody(request: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   const tooLarge = () =>
     new AppError("body_too_large", `The request body is larger than ${maxBytes.toLocaleString("en-US")} bytes.`);

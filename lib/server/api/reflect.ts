@@ -33,8 +33,8 @@ export async function reflect(
     });
   }
   const { wait, ...request } = body;
-  const { runId, finished } = await startRun(db, { ...request, bankId });
-  slot?.holdUntil(finished);
+  // The request's slot is the run's: startRun holds it until the run ends.
+  const { runId, finished } = await startRun(db, { ...request, bankId }, { slot });
   const links = runLinks(runId);
   if (!wait) return { status: 202, body: { runId, status: "running", links } };
   return { status: 200, body: { ...toRunResult(runId, await finished), links } };

@@ -15,12 +15,18 @@ const dbFile = vi.hoisted(() => {
   return path;
 });
 
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { startRunAction } from "@/app/actions/runs";
 import * as health from "@/app/api/health/route";
 import * as recall from "@/app/api/v1/banks/[bank]/recall/route";
 import * as reflect from "@/app/api/v1/banks/[bank]/reflect/route";
-import { getRun } from "@/db/runs";
+import { getRun, listRuns } from "@/db/runs";
 import { ADMISSION_LIMITS, admissionState, admit, type Slot } from "@/lib/server/admission";
 import { getAppDb } from "@/lib/server/db";
+import { startExperiment } from "@/lib/server/experiments";
+import { createMcpServer } from "@/lib/server/mcp";
+import { saveBankSuite } from "@/lib/server/suites";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 
@@ -177,3 +183,80 @@ describe("admission control", () => {
     }
   });
 });
+
+describe("every run takes a reflect slot, whatever started it (issue #28 item 2)", () => {
+  const QUESTION = "What did we decide about the launch date?";
+
+  it("a server action's run waits for a slot, and past the queue is answered too_busy like the API", async () => {
+    const release = await fill("reflect");
+    const db = await getAppDb();
+    let waiters: Promise<Slot>[] = [];
+    try {
+      const queued = startRunAction({ bankId: "demo", question: QUESTION });
+      expect(await settled(queued)).toBe(false);
+      expect(admissionState().reflect.waiting).toBe(1);
+      waiters = Array.from({ length: ADMISSION_LIMITS.reflect.queue - 1 }, () => admit("reflect"));
+      const refused = await startRunAction({ bankId: "demo", question: QUESTION });
+      expect(refused).toMatchObject({ ok: false, error: { code: "too_busy" } });
+      const mcp = await mcpClient();
+      const busy = await mcp.callTool({ name: "memory_reflect", arguments: { question: QUESTION } });
+      expect(busy.isError).toBe(true);
+      expect(JSON.stringify(busy.content)).toMatch(/too_busy|already running/);
+      await mcp.close();
+      release();
+      for (const w of waiters) (await w).release();
+      const started = await queued;
+      expect(started.ok).toBe(true);
+      if (started.ok) await vi.waitFor(async () => expect((await getRun(db, started.data.runId))?.status).toBe("done"));
+    } finally {
+      release();
+    }
+    await vi.waitFor(() => expect(admissionState().reflect).toMatchObject({ active: 0, waiting: 0 }));
+  });
+
+  it("an experiment's questions queue for slots (never refused, even past the queue cap); running runs never exceed the slots", async () => {
+    const db = await getAppDb();
+    await saveBankSuite(db, {
+      bankId: "demo",
+      name: "admission",
+      description: "",
+      questions: Array.from({ length: 6 }, (_, i) => ({ question: `${QUESTION} (${i})` })),
+      expectedVersion: 0,
+    });
+    const release = await fill("reflect");
+    const waiters = Array.from({ length: ADMISSION_LIMITS.reflect.queue }, () => admit("reflect"));
+    const { experimentId, finished } = await startExperiment(db, {
+      bankId: "demo",
+      suite: "admission",
+      config: { mentalModels: [] },
+      concurrency: 4,
+    } as never);
+    try {
+      await vi.waitFor(() => expect(admissionState().reflect.waiting).toBe(ADMISSION_LIMITS.reflect.queue + 4));
+      // Nothing of the experiment runs while the slots are taken.
+      expect((await listRuns(db, { bankId: "demo", status: "running" })).runs).toEqual([]);
+    } finally {
+      release();
+      for (const w of waiters) (await w).release();
+    }
+    let peak = 0;
+    const watch = setInterval(() => {
+      peak = Math.max(peak, admissionState().reflect.active);
+    }, 5);
+    const experiment = await finished;
+    clearInterval(watch);
+    expect(experiment.id).toBe(experimentId);
+    expect(experiment.totals.skipped).toBe(0);
+    expect(peak).toBeLessThanOrEqual(ADMISSION_LIMITS.reflect.concurrency);
+    await vi.waitFor(() => expect(admissionState().reflect).toMatchObject({ active: 0, waiting: 0 }));
+  });
+});
+
+async function mcpClient(): Promise<Client> {
+  const server = createMcpServer({ getDb: getAppDb });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "admission-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  return client;
+}

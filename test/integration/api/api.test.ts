@@ -240,7 +240,16 @@ describe("POST /banks/{bank}/facts", () => {
     const created = await call(
       mentalModels.POST,
       { bank: "demo" },
-      { body: { id: "mm-retain", name: "Retain test", content: "Summary.", tags: ["retain-test"], refreshedAt } },
+      {
+        body: {
+          id: "mm-retain",
+          name: "Retain test",
+          sourceQuery: "retain test?",
+          content: "Summary.",
+          tags: ["retain-test"],
+          refreshedAt,
+        },
+      },
     );
     expect(created.status).toBe(201);
     expect(created.json.isStale).toBe(false);
@@ -302,7 +311,11 @@ describe("mental models CRUD", () => {
     expect(list.status).toBe(200);
     expect(list.json.mentalModels.map((m: { id: string }) => m.id)).toContain("mm-pricing");
 
-    const created = await call(mentalModels.POST, { bank: "demo" }, { body: { name: "CRUD model", content: "v1" } });
+    const created = await call(
+      mentalModels.POST,
+      { bank: "demo" },
+      { body: { name: "CRUD model", sourceQuery: "crud?", content: "v1" } },
+    );
     expect(created.status).toBe(201);
     const id = created.json.id as string;
     expect(created.json.version).toBe(1);
@@ -336,9 +349,13 @@ describe("mental models CRUD", () => {
   });
 
   it("refuses a duplicate id with 409 and bad fields with 400", async () => {
-    const dup = await call(mentalModels.POST, { bank: "demo" }, { body: { id: "mm-pricing", name: "Dup" } });
+    const dup = await call(
+      mentalModels.POST,
+      { bank: "demo" },
+      { body: { id: "mm-pricing", name: "Dup", sourceQuery: "dup?" } },
+    );
     expect(dup.status).toBe(409);
-    const bad = await call(mentalModels.POST, { bank: "demo" }, { body: { name: "", tags: "x" } });
+    const bad = await call(mentalModels.POST, { bank: "demo" }, { body: { name: "", tags: "x", sourceQuery: "q?" } });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.json.error.fieldErrors).sort()).toEqual(["name", "tags"]);
     const noVersion = await call(

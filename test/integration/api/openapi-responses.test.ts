@@ -269,7 +269,7 @@ describe("real responses match the OpenAPI document", () => {
     const created = (await expectDocumented(
       "createMentalModel",
       await call(mentalModels.POST, { bank: "demo" }, "/banks/demo/mental-models", {
-        body: { name: "Doc model", content: "v1" },
+        body: { name: "Doc model", sourceQuery: "doc?", content: "v1" },
       }),
     )) as { id: string };
     const path = `/banks/demo/mental-models/${created.id}`;
@@ -277,7 +277,7 @@ describe("real responses match the OpenAPI document", () => {
     await expectDocumented(
       "createMentalModel",
       await call(mentalModels.POST, { bank: "demo" }, "/banks/demo/mental-models", {
-        body: { id: created.id, name: "Dup" },
+        body: { id: created.id, name: "Dup", sourceQuery: "dup?" },
       }),
     );
     await expectDocumented("getMentalModel", await call(mentalModel.GET, params, path));

@@ -203,7 +203,11 @@ describe("ids of records created without one", () => {
   });
 
   it("a new mental model's id through the API is the same slug the editor makes", async () => {
-    const res = await call(mentalModels.POST, { bank: "demo" }, "POST", { name: "Support Load", content: "c" });
+    const res = await call(mentalModels.POST, { bank: "demo" }, "POST", {
+      name: "Support Load",
+      sourceQuery: "support load?",
+      content: "c",
+    });
     expect(res.json.id).toBe("mm-support-load");
   });
 });

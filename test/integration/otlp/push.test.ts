@@ -3,6 +3,8 @@
  * run to an OTLP/HTTP collector — a loopback receiver that, like Phoenix, accepts only
  * `application/x-protobuf` and decodes it with the published proto definitions.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/db/client";
 import { getRun } from "@/db/runs";
@@ -12,8 +14,13 @@ import {
   EXPORTER_USER_AGENT,
   type ExportClock,
   exporterConfig,
+  flushTracePushes,
   getRunOtlp,
+  OTLP_MAX_PUSHES,
+  OTLP_MAX_WAITING,
+  otlpPushState,
   pushRunTrace,
+  pushRunTraceInBackground,
   retryAfterMs,
   tracesEndpoint,
 } from "@/lib/server/otlp-push";
@@ -321,4 +328,47 @@ describe("push to an OTLP/HTTP collector", () => {
     await waitFor(() => (logged.mock.calls.length > 0 ? true : undefined));
     expect(String(logged.mock.calls[0]![0])).toMatch(new RegExp(`OTLP export of run ${runId} failed: .*HTTP 500`));
   });
+});
+
+describe("a hung collector holds a bounded number of connections (issue #28 item 12)", () => {
+  it(`pushes at most ${OTLP_MAX_PUSHES} at once, queues ${OTLP_MAX_WAITING}, drops the rest with one log line`, async () => {
+    const runId = await finishedRun();
+    let open = 0;
+    let peak = 0;
+    let hang = true;
+    const held: import("node:http").ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      open++;
+      peak = Math.max(peak, open);
+      res.on("close", () => open--);
+      req.resume();
+      req.on("end", () => {
+        if (hang) held.push(res);
+        else res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_TIMEOUT: "60000" };
+    try {
+      const total = OTLP_MAX_PUSHES + OTLP_MAX_WAITING + 40;
+      for (let i = 0; i < total; i++) pushRunTraceInBackground(db, runId, env);
+      await waitFor(() => (held.length === OTLP_MAX_PUSHES ? true : undefined));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(peak).toBe(OTLP_MAX_PUSHES);
+      expect(otlpPushState()).toEqual({ active: OTLP_MAX_PUSHES, waiting: OTLP_MAX_WAITING, dropped: 40 });
+      const drops = logged.mock.calls.filter((c) => /dropped/.test(String(c[0])));
+      expect(drops).toHaveLength(1);
+      // The collector recovers: the held pushes are answered and the queue drains.
+      hang = false;
+      for (const res of held.splice(0)) res.writeHead(200).end();
+      await flushTracePushes();
+      expect(otlpPushState()).toEqual({ active: 0, waiting: 0, dropped: 0 });
+      expect(peak).toBe(OTLP_MAX_PUSHES);
+    } finally {
+      for (const res of held) res.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  }, 60_000);
 });

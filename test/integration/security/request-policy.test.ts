@@ -7,7 +7,7 @@ import { NextRequest } from "next/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { POST as mcpPost } from "@/app/api/mcp/route";
 import { SESSION_COOKIE, safeNextPath, sessionValue } from "@/lib/server/auth";
-import { resetThrottle } from "@/lib/server/auth-throttle";
+import { PEER_HEADER, resetThrottle } from "@/lib/server/auth-throttle";
 import { proxy } from "@/proxy";
 
 const BASE = "http://127.0.0.1:3000";
@@ -128,6 +128,11 @@ describe("malformed paths and server-action bodies get a clean 400 JSON", () => 
     ["not a list", "text/plain;charset=UTF-8", '"$@1"'],
     ["a stream reference", "text/plain;charset=UTF-8", '["$@1"]'],
     ["broken multipart", "multipart/form-data; boundary=zz", "--zz\r\ngarbage"],
+    [
+      "multipart whose argument field is not JSON (a SyntaxError answered 200)",
+      "multipart/form-data; boundary=zz",
+      '--zz\r\nContent-Disposition: form-data; name="0"\r\n\r\n[{"bankId":\r\n--zz--\r\n',
+    ],
     ["typed as JSON with a reference in it", "application/json", '["$Q1"]'],
     ["typed as a form with text that is not JSON", "application/x-www-form-urlencoded", "a=1"],
   ])("refuses a server action body that is %s", async (_label, contentType, body) => {
@@ -140,6 +145,21 @@ describe("malformed paths and server-action bodies get a clean 400 JSON", () => 
     );
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("invalid_input");
+  });
+
+  it("lets a well-formed multipart action body through (JSON parts, a form's plain entries)", async () => {
+    const body =
+      '--zz\r\nContent-Disposition: form-data; name="0"\r\n\r\n["$K1"]\r\n' +
+      '--zz\r\nContent-Disposition: form-data; name="1_token"\r\n\r\nnot json at all\r\n' +
+      '--zz\r\nContent-Disposition: form-data; name="$ACTION_ID_abc"\r\n\r\n\r\n--zz--\r\n';
+    const res = await proxy(
+      request("/login", {
+        method: "POST",
+        headers: { "next-action": "40".repeat(21), "content-type": "multipart/form-data; boundary=zz" },
+        body,
+      }),
+    );
+    expect(passed(res)).toBe(true);
   });
 
   it("refuses a server action body that is not valid UTF-8 (nothing is stored as U+FFFD)", async () => {
@@ -240,7 +260,7 @@ describe("wrong bearer tokens are throttled", () => {
   it("answers 429 with Retry-After after five wrong tokens, even for the right one, per client", async () => {
     process.env.INSPECTOR_TOKEN = "t".repeat(40);
     const guess = (token: string, ip = "10.0.0.1") =>
-      proxy(request("/api/v1/runs", { headers: { authorization: `Bearer ${token}`, "x-forwarded-for": ip } }));
+      proxy(request("/api/v1/runs", { headers: { authorization: `Bearer ${token}`, [PEER_HEADER]: ip } }));
     for (let i = 0; i < 5; i++) expect((await guess(`wrong-${i}`)).status).toBe(401);
     const locked = await guess("wrong-6");
     expect(locked.status).toBe(401);
@@ -252,10 +272,62 @@ describe("wrong bearer tokens are throttled", () => {
     // A stale login cookie is not a guess: it goes to the login page.
     const stale = await proxy(
       request("/runs", {
-        headers: { cookie: `${SESSION_COOKIE}=${sessionValue("old")}`, "x-forwarded-for": "10.0.0.3" },
+        headers: { cookie: `${SESSION_COOKIE}=${sessionValue("old")}`, [PEER_HEADER]: "10.0.0.3" },
       }),
     );
     expect(stale.status).toBe(307);
+  });
+});
+
+describe("a forged X-Forwarded-For locks nobody out (issue #28 item 3)", () => {
+  const TOKEN = "t".repeat(40);
+  const from = (peer: string, token: string, forwarded?: string) =>
+    proxy(
+      request("/api/v1/runs", {
+        headers: {
+          authorization: `Bearer ${token}`,
+          [PEER_HEADER]: peer,
+          ...(forwarded ? { "x-forwarded-for": forwarded } : {}),
+        },
+      }),
+    );
+
+  it("wrong tokens sent as the victim's address never get the victim's right token a 429 (was 81 of 83)", async () => {
+    process.env.INSPECTOR_TOKEN = TOKEN;
+    const victim = "10.0.0.7";
+    let victimRefused = 0;
+    for (let i = 0; i < 83; i++) {
+      // The attacker is on another socket and claims to be the victim.
+      await from("10.0.0.66", `wrong-${i}`, victim);
+      if (!passed(await from(victim, TOKEN))) victimRefused++;
+    }
+    expect(victimRefused).toBe(0);
+    // The attacker locked itself, whatever address it claimed.
+    expect((await from("10.0.0.66", TOKEN, victim)).status).toBe(429);
+  });
+
+  it("strangers' failures from many addresses never throttle a new client with the right token", async () => {
+    process.env.INSPECTOR_TOKEN = TOKEN;
+    for (let i = 0; i < 120; i++) await from(`10.2.${i}.1`, `wrong-${i}`);
+    expect(passed(await from("10.9.9.9", TOKEN))).toBe(true);
+  });
+
+  it("with INSPECTOR_TRUSTED_PROXY, the proxy's appended address is the client; without it, X-Forwarded-For is ignored", async () => {
+    process.env.INSPECTOR_TOKEN = TOKEN;
+    process.env.INSPECTOR_TRUSTED_PROXY = "127.0.0.1";
+    try {
+      for (let i = 0; i < 7; i++) await from("127.0.0.1", `wrong-${i}`, "203.0.113.9");
+      expect((await from("127.0.0.1", TOKEN, "203.0.113.9")).status).toBe(429);
+      // Another client behind the same proxy, and one forging the locked one's address first.
+      expect(passed(await from("127.0.0.1", TOKEN, "203.0.113.10"))).toBe(true);
+      expect(passed(await from("127.0.0.1", TOKEN, "203.0.113.9, 203.0.113.11"))).toBe(true);
+    } finally {
+      delete process.env.INSPECTOR_TRUSTED_PROXY;
+    }
+    resetThrottle();
+    // Off (the default): the proxy's socket is one client, its X-Forwarded-For means nothing.
+    for (let i = 0; i < 7; i++) await from("127.0.0.1", `wrong-${i}`, "203.0.113.9");
+    expect((await from("127.0.0.1", TOKEN, "203.0.113.10")).status).toBe(429);
   });
 });
 

@@ -79,6 +79,32 @@ describe("two processes on one database", () => {
     expect(run?.error?.message).toMatch(/cli process \d+ .* stopped \(no heartbeat since/);
   });
 
+  it("a live process whose heartbeat cannot be written (stopped, as behind a long write lock) keeps its runs", async () => {
+    const child = await startChild("run_blocked_cli");
+    // SIGSTOP: the process is alive but writes no heartbeat, as when a 58 s import holds the lock.
+    child.kill("SIGSTOP");
+    try {
+      await sleep(staleAfterMs() * 3 + 200);
+      await sweepInterruptedRuns(db);
+      expect((await getRun(db, "run_blocked_cli"))?.status).toBe("running");
+    } finally {
+      child.kill("SIGCONT");
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+    }
+  });
+
+  it("after a restart, a dead process's runs are interrupted at once (not after the stale threshold)", async () => {
+    const child = await startChild("run_dead_cli");
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    // No wait: its last heartbeat is still fresh, but its pid on this host is gone.
+    await sweepInterruptedRuns(db);
+    const run = await getRun(db, "run_dead_cli");
+    expect(run?.status).toBe("interrupted");
+    expect(run?.error?.phase).toBe("interrupted");
+  });
+
   it("never marks this process's own running runs", async () => {
     const ownerId = await runOwner(db);
     await createRun(db, {

@@ -190,14 +190,14 @@ describe("ids are slugs; unknown fields are refused; one set of limits", () => {
     const over = await call(
       mentalModels.POST,
       { bank: "demo" },
-      JSON.stringify({ name: "big one", content: "x".repeat(60_000) }),
+      JSON.stringify({ name: "big one", sourceQuery: "big?", content: "x".repeat(60_000) }),
     );
     expect(over.status).toBe(400);
     expect(over.json.error.fieldErrors.content[0]).toContain("50,000");
     const at = await call(
       mentalModels.POST,
       { bank: "demo" },
-      JSON.stringify({ name: "big enough", content: "x".repeat(LIMITS.contentChars) }),
+      JSON.stringify({ name: "big enough", sourceQuery: "big?", content: "x".repeat(LIMITS.contentChars) }),
     );
     expect(at.status).toBe(201);
   });
