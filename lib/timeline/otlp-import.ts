@@ -740,7 +740,19 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
       retrievalOf.set(parent.spanId, s);
     }
   }
-  const absorbed = new Set([...retrievalOf.values()].map((s) => s.spanId));
+  // A memory span (`search_memory`) wrapping the tier's retrieval span: the inner span holds the
+  // documents and is the result; the wrapper is absorbed with it.
+  const wrappers = new Set<string>();
+  for (const s of sorted) {
+    if (roles.get(s.spanId) !== "retrieval" || !s.parentSpanId) continue;
+    const wrapper = byId.get(s.parentSpanId);
+    if (!wrapper?.parentSpanId || roles.get(wrapper.spanId) !== "retrieval") continue;
+    if (retrievalOf.get(wrapper.parentSpanId) === wrapper) {
+      retrievalOf.set(wrapper.parentSpanId, s);
+      wrappers.add(wrapper.spanId);
+    }
+  }
+  const absorbed = new Set([...[...retrievalOf.values()].map((s) => s.spanId), ...wrappers]);
 
   let doneArgs: unknown;
   let lastText: string | null = null;
