@@ -26,12 +26,17 @@ function fileUrlPath(url: string): string | null {
   return isAbsolute(path) ? path : resolve(process.cwd(), path);
 }
 
+/**
+ * Run first on the connections to a file that is new: it takes effect only before WAL mode and the
+ * first table are written. Freed pages can then be returned to the file system after a prune
+ * (db/retention.ts); an older file keeps its mode until one `runs prune --vacuum` rewrites it
+ * (docs/operations.md#run-retention). Never sent to an existing file: there it is a write, which a
+ * full disk refuses, and a reader opened then would fail although reads work.
+ */
+const NEW_FILE_PRAGMA = "PRAGMA auto_vacuum=INCREMENTAL";
+
 /** Run on every connection to a local file. */
 const FILE_PRAGMAS = [
-  // Takes effect only when the file is new (before WAL mode and the first table are written): freed
-  // pages can then be returned to the file system after a prune (db/retention.ts). An older file keeps
-  // its mode until one `runs prune --vacuum` rewrites it (docs/operations.md#run-retention).
-  "PRAGMA auto_vacuum=INCREMENTAL",
   "PRAGMA journal_mode=WAL",
   // With WAL, NORMAL syncs at checkpoints instead of every commit: a crashed process loses no
   // committed event (each append is still its own transaction); only a power cut may drop the last few.
@@ -112,16 +117,28 @@ async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> 
   const filePath = fileUrlPath(url);
   let client: Client;
   if (filePath) mkdirSync(dirname(filePath), { recursive: true });
+  if (filePath !== null && (!existsSync(filePath) || statSync(filePath).size === 0)) {
+    // Once, on a connection of its own: every later connection (a reader opened when the disk is
+    // full, say) only reads the mode the file was created with.
+    const first = createClient({ url, timeout: BUSY_TIMEOUT_MS });
+    try {
+      await first.execute(NEW_FILE_PRAGMA);
+      await first.execute("PRAGMA journal_mode=WAL");
+    } finally {
+      first.close();
+    }
+  }
+  const pragmas = FILE_PRAGMAS;
   if (filePath && options.threads !== false) {
     client = new WorkerClient({
       url,
       timeout: BUSY_TIMEOUT_MS,
       readers: READER_THREADS,
-      pragmas: FILE_PRAGMAS,
+      pragmas,
     });
   } else {
     client = createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
-    if (filePath) for (const pragma of FILE_PRAGMAS) await client.execute(pragma);
+    if (filePath) for (const pragma of pragmas) await client.execute(pragma);
   }
   const db = drizzle({ client, schema });
   await migrate(db, { migrationsFolder: resolve(process.cwd(), "db/migrations") });

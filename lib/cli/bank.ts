@@ -13,6 +13,7 @@ import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "
 import { formatEmbedCounts } from "./embed";
 import { type CliIo, say } from "./io";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
+import { terminalSafe } from "./terminal";
 
 /** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
 async function importLines(file: string, replace: boolean) {
@@ -107,5 +108,10 @@ export async function reflectCommand(argv: string[], io: CliIo) {
   });
   const result = await finished;
   const events = await getRunEvents(db, runId);
-  say(io, args.json ? JSON.stringify(toReflectJson(runId, result, events)) : formatReflectHuman(runId, result, events));
+  say(
+    io,
+    args.json
+      ? JSON.stringify(toReflectJson(runId, result, events))
+      : terminalSafe(formatReflectHuman(runId, result, events)),
+  );
 }

@@ -84,7 +84,8 @@ describe.skipIf(!mounted)("database faults on a small file system", () => {
     expect(action.ok).toBe(false);
     if (!action.ok) expect(action.error.code).not.toBe("internal");
 
-    expect((await call(exportRoute.GET)).status).toBe(200);
+    const exported = await call(exportRoute.GET);
+    expect(exported.status, JSON.stringify(exported.json)).toBe(200);
     const h = await health.GET();
     expect(h.status).toBe(200);
     expect(await h.json()).toMatchObject({ ok: false, database: { writable: false, faults: ["disk-full"] } });
