@@ -14,11 +14,20 @@ export default defineConfig({
   resolve: { alias },
   test: {
     projects: [
-      { resolve: { alias }, test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" } },
+      {
+        resolve: { alias },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
+      },
       {
         // Randomised engine audits (issue 27): in memory, seconds, but too many runs for the unit tier.
         resolve: { alias },
-        test: { name: "slow", include: ["test/slow/**/*.test.ts"], environment: "node", testTimeout: 120_000 },
+        test: {
+          name: "slow",
+          include: ["test/slow/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         resolve: { alias },
@@ -28,6 +37,8 @@ export default defineConfig({
           environment: "node",
           testTimeout: 30_000,
           maxWorkers: integrationWorkers,
+          // Its own group: Vitest runs projects with different worker counts one group after another.
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -40,6 +51,7 @@ export default defineConfig({
           hookTimeout: 600_000,
           fileParallelism: false,
           globalSetup: ["test/e2e/global-setup.ts"],
+          sequence: { groupOrder: 2 },
         },
       },
     ],
