@@ -10,6 +10,7 @@ import { TIERS } from "@/lib/reflect/domain";
 import type { RunEvent } from "@/lib/reflect/events";
 import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeline/otlp-import";
 import type { Db } from "./client";
+import { resultColumns } from "./runs";
 import { runs } from "./schema";
 
 /**
@@ -103,17 +104,7 @@ export async function storeImportedTrace(
       scope: run.scope,
       modelKind: "imported",
       modelName: run.modelName,
-      status: result.status,
-      answer: result.answer,
-      citations: result.citations,
-      dropped: result.dropped,
-      flags: result.flags,
-      warnings: result.warnings,
-      inputTokens: result.usage.inputTokens,
-      outputTokens: result.usage.outputTokens,
-      llmCalls: result.llmCalls,
-      iterations: result.iterations,
-      error: result.error,
+      ...resultColumns(result),
       parentRunId: null,
       forkedAtIteration: null,
       createdAt: run.startedAt,

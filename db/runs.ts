@@ -82,6 +82,24 @@ export type RunResult = ReflectResultInput & { finishedAt?: string; durationMs?:
  * Completes a run that is still `running`. A final status is never overwritten: when the run was
  * already finished (or marked interrupted meanwhile), the row stays as it is and is returned.
  */
+/** The columns a run's result fills, for a run of this engine or an imported one. */
+export function resultColumns(result: RunResult) {
+  return {
+    status: result.status,
+    answer: result.answer,
+    citations: result.citations,
+    dropped: result.dropped,
+    flags: result.flags,
+    warnings: result.warnings,
+    inputTokens: result.usage.inputTokens,
+    outputTokens: result.usage.outputTokens,
+    llmCalls: result.llmCalls,
+    modelRequests: result.modelRequests ?? null,
+    iterations: result.iterations,
+    error: result.error,
+  };
+}
+
 export async function finishRun(db: Db, runId: string, result: RunResult): Promise<RunRecord> {
   const run = await getRun(db, runId);
   if (!run) throw new AppError("not_found", `run ${runId} not found`);
@@ -90,18 +108,7 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
   const [row] = await db
     .update(runs)
     .set({
-      status: result.status,
-      answer: result.answer,
-      citations: result.citations,
-      dropped: result.dropped,
-      flags: result.flags,
-      warnings: result.warnings,
-      inputTokens: result.usage.inputTokens,
-      outputTokens: result.usage.outputTokens,
-      llmCalls: result.llmCalls,
-      modelRequests: result.modelRequests ?? null,
-      iterations: result.iterations,
-      error: result.error,
+      ...resultColumns(result),
       finishedAt,
       durationMs: result.durationMs ?? Math.max(0, Date.parse(finishedAt) - Date.parse(run.createdAt)),
       retrieved,
