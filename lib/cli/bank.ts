@@ -7,9 +7,17 @@ import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
+import { importFromHindsight } from "@/lib/server/hindsight-import";
 import { startRun } from "@/lib/server/runs";
 import { plural } from "@/lib/timeline/format";
-import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
+import {
+  isImportFrom,
+  parseExportArgs,
+  parseHindsightImportArgs,
+  parseImportArgs,
+  parseReflectArgs,
+  usageError,
+} from "./args";
 import { formatEmbedCounts } from "./embed";
 import { type CliIo, say } from "./io";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
@@ -60,7 +68,36 @@ async function* readLines(file: string): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
+/** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/hindsight-import.ts). */
+async function importFromHindsightCommand(argv: string[], io: CliIo) {
+  const args = parseHindsightImportArgs(argv);
+  const db = await getCliDb();
+  const result = await importFromHindsight(db, {
+    baseUrl: args.url,
+    bankId: args.bank,
+    localBankId: args.as,
+    apiKey: args["api-key"] ?? process.env.HINDSIGHT_API_KEY,
+    replace: args.replace,
+    timeoutMs: args["timeout-ms"],
+  });
+  const embedded = await embedAfterImport(db, result.bankId);
+  if (args.json) {
+    say(io, JSON.stringify(result));
+    return;
+  }
+  const c = result.counts;
+  say(
+    io,
+    terminalSafe(
+      `imported bank ${result.bankId} from Hindsight ${result.source.baseUrl} bank ${result.source.bankId}: ${plural(c.facts, "fact")}, ${plural(c.observations, "observation")}, ${plural(c.mentalModels, "mental model")}, ${plural(c.skills, "skill")} (${plural(result.requests, "request")})`,
+    ),
+  );
+  for (const s of result.skipped) say(io, terminalSafe(`  not carried: ${s.count} ${s.kind}: ${s.reason}`));
+  if (embedded) say(io, `embedded ${formatEmbedCounts(embedded)}`);
+}
+
 export async function importCommand(argv: string[], io: CliIo) {
+  if (isImportFrom(argv)) return importFromHindsightCommand(argv, io);
   const { file, replace } = parseImportArgs(argv);
   let result: Awaited<ReturnType<typeof importBundle>>;
   if (file.endsWith(".jsonl")) result = await importLines(file, replace);

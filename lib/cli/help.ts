@@ -15,11 +15,23 @@ const CLI = "npm run cli --";
 
 export const COMMAND_HELP = {
   import: {
-    usage: "import <bundle.json|bundle.jsonl> [--replace]",
+    usage:
+      "import <bundle.json|bundle.jsonl> [--replace] | import --from hindsight <base-url> --bank <id> [--as <id>] [--api-key <key>] [--timeout-ms <n>] [--replace] [--json]",
     summary:
-      "Import a bank bundle (atomic: a bad bundle changes nothing). A .jsonl file is read line by line (line 1 {version, bank}, then one {fact}, {observation}, {mentalModel} or {skill} per line), for banks too large for one JSON document.",
-    options: [["--replace", "replace the bank if it exists (default: refuse)"]],
-    examples: [`${CLI} import db/demo/demo-bank.json --replace`],
+      "Import a bank bundle (atomic: a bad bundle changes nothing). A .jsonl file is read line by line (line 1 {version, bank}, then one {fact}, {observation}, {mentalModel} or {skill} per line), for banks too large for one JSON document. With --from hindsight, reads a bank from a Hindsight server's HTTP API instead (docs/hindsight.md) and says what it could not carry.",
+    options: [
+      ["--replace", "replace the bank if it exists (default: refuse)"],
+      ["--from hindsight <url>", "read the bank from a Hindsight server (http or https) instead of a file"],
+      ["--bank <id>", "with --from: the bank's id on the Hindsight server (required)"],
+      ["--as <id>", "with --from: the bank id here (default: the Hindsight id)"],
+      ["--api-key <key>", "with --from: Hindsight's API key (default: HINDSIGHT_API_KEY; never stored or printed)"],
+      ["--timeout-ms <n>", "with --from: per request, whole body included (default 30000)"],
+      ["--json", "with --from: print the result (counts, what was skipped and why) as JSON"],
+    ],
+    examples: [
+      `${CLI} import db/demo/demo-bank.json --replace`,
+      `${CLI} import --from hindsight http://localhost:8888 --bank alice --replace`,
+    ],
   },
   export: {
     usage: "export --bank <id> [--out <file.json>]",
