@@ -109,3 +109,22 @@ export const HindsightImportResult = z.object({
   skipped: z.array(HindsightSkipped),
 });
 export type HindsightImportResult = z.infer<typeof HindsightImportResult>;
+
+/** `POST /api/v1/banks/import/hindsight`: the CLI's flags as a body (docs/hindsight.md#from-the-api). */
+export const HindsightImportBody = z.strictObject({
+  baseUrl: z
+    .string()
+    .min(1)
+    .max(2000)
+    .meta({ description: "the Hindsight server, http(s); its origin must be in HINDSIGHT_IMPORT_ORIGINS" }),
+  bankId: z.string().min(1).max(200).meta({ description: "the bank's id on the Hindsight server" }),
+  localBankId: z.string().min(1).max(200).optional().meta({ description: "the bank id here (default: bankId)" }),
+  apiKey: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .meta({ description: "Hindsight's API key: sent as a bearer token, never stored" }),
+  replace: z.boolean().default(false).meta({ description: "replace a bank here of the same id" }),
+});
+export type HindsightImportBody = z.output<typeof HindsightImportBody>;

@@ -11,6 +11,7 @@ import type { Db } from "@/db/client";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { AppError, formatPath } from "@/lib/contracts/errors";
 import {
+  type HindsightImportBody,
   type HindsightImportResult,
   type HindsightSkipped,
   HsBankProfile,
@@ -397,4 +398,49 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
     requests: client.requests,
     skipped,
   };
+}
+
+/** Origins the API may import from: HINDSIGHT_IMPORT_ORIGINS, comma-separated (unparsable entries ignored). */
+export function allowedImportOrigins(env: Record<string, string | undefined> = process.env): string[] {
+  return (env.HINDSIGHT_IMPORT_ORIGINS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .flatMap((s) => {
+      try {
+        return [new URL(s).origin];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/**
+ * The API's import (SECURITY.md "Imports from a Hindsight server"): the request has already passed
+ * the request policy (same origin, JSON, INSPECTOR_TOKEN); the server then fetches only from an
+ * origin the operator listed in HINDSIGHT_IMPORT_ORIGINS, so the route is never a way to make this
+ * server request an arbitrary host. Unset, the route imports nothing (the CLI has no such list).
+ */
+export async function importFromHindsightApi(
+  db: Db,
+  body: HindsightImportBody,
+  env: Record<string, string | undefined> = process.env,
+): Promise<HindsightImportResult> {
+  const origin = parseHindsightBaseUrl(body.baseUrl).origin;
+  const allowed = allowedImportOrigins(env);
+  if (!allowed.includes(origin)) {
+    const why = allowed.length
+      ? `${origin} is not in HINDSIGHT_IMPORT_ORIGINS`
+      : "HINDSIGHT_IMPORT_ORIGINS is not set, so this server imports from no Hindsight server (use the CLI, or set it)";
+    throw new AppError("invalid_input", `refused Hindsight URL: ${why}; nothing was imported.`, {
+      fieldErrors: { baseUrl: [why] },
+    });
+  }
+  return importFromHindsight(db, {
+    baseUrl: body.baseUrl,
+    bankId: body.bankId,
+    localBankId: body.localBankId,
+    apiKey: body.apiKey,
+    replace: body.replace,
+  });
 }
