@@ -166,10 +166,6 @@ function isoTime(s: string | null | undefined): string | null {
   return Number.isNaN(t) ? null : new Date(t).toISOString();
 }
 
-const cleanTags = (tags: string[] | null | undefined) => [
-  ...new Set((tags ?? []).map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 100)),
-];
-
 /** Reads the bank from the server, maps it to a bundle and imports it in one transaction. */
 export async function importFromHindsight(db: Db, options: HindsightImportOptions): Promise<HindsightImportResult> {
   const base = parseHindsightBaseUrl(options.baseUrl);
@@ -178,6 +174,20 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
     throw new AppError("invalid_input", "the Hindsight bank id must be 1–200 characters", {
       fieldErrors: { bankId: ["1–200 characters"] },
     });
+  // "." and ".." would be resolved away as path segments, reading another endpoint.
+  if (remoteId === "." || remoteId === "..")
+    throw new AppError("invalid_input", `"${remoteId}" is not a Hindsight bank id`, {
+      fieldErrors: { bankId: ["not a bank id"] },
+    });
+  // A key a header cannot carry is refused here, by a message that does not echo it (fetch's own would).
+  if (options.apiKey !== undefined && options.apiKey !== "" && !/^[\x21-\x7e]{1,4096}$/.test(options.apiKey))
+    throw new AppError(
+      "invalid_input",
+      "the API key has characters an HTTP header cannot carry (spaces, line breaks, non-ASCII)",
+      {
+        fieldErrors: { apiKey: ["printable ASCII without spaces"] },
+      },
+    );
   const localId = options.localBankId ?? remoteId;
   if (!LOCAL_BANK_ID.test(localId))
     throw new AppError(
@@ -194,6 +204,14 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   const maxMemories = options.maxMemories ?? DEFAULT_MAX_MEMORIES;
   const bankPath = `/v1/default/banks/${encodeURIComponent(remoteId)}`;
   const skipped: HindsightSkipped[] = [];
+  /** Tags longer than a tag here may be (100 characters) are dropped, and counted. */
+  let droppedTags = 0;
+  const cleanTags = (tags: string[] | null | undefined) => {
+    const trimmed = (tags ?? []).map((t) => t.trim()).filter((t) => t.length > 0);
+    const kept = trimmed.filter((t) => t.length <= 100);
+    droppedTags += trimmed.length - kept.length;
+    return [...new Set(kept)];
+  };
   const skip = (kind: string, count: number, reason: string) => {
     if (count > 0) skipped.push({ kind, count, reason });
   };
@@ -374,6 +392,7 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
       retrieval: { tags: [], types: ["observation", "episodic"], scope: "personal" },
     });
   } else skip("directives", active.length, "the bank has no mission to make a skill of");
+  skip("tags", droppedTags, "longer than 100 characters");
   const d = profile.disposition;
   skip(
     "disposition traits",

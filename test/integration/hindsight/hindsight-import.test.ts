@@ -295,6 +295,53 @@ describe("import from hindsight: refused responses write nothing", () => {
     expect(err.message).toMatch(message);
   });
 
+  it("a key a header cannot carry is refused without echoing it, before any request", async () => {
+    const server = await serve();
+    const err = await failure(
+      importFromHindsight(db, {
+        baseUrl: server.url,
+        bankId: "alice",
+        localBankId: "alice-k",
+        apiKey: "abc\nSECRET-PART",
+      }),
+    );
+    expect(isAppError(err, "invalid_input")).toBe(true);
+    expect(err.message).not.toContain("SECRET-PART");
+    expect(server.requests).toEqual([]);
+  });
+
+  it.each([".", ".."])("bank id %j is refused (a dot segment would read another endpoint)", async (id) => {
+    const server = await serve();
+    const err = await failure(importFromHindsight(db, { baseUrl: server.url, bankId: id, localBankId: "dots" }));
+    expect(err.message).toMatch(/not a Hindsight bank id/);
+    expect(server.requests).toEqual([]);
+  });
+
+  it("a redirect is refused, not followed (it could carry the key elsewhere)", async () => {
+    const server = await serve({
+      override: (path) =>
+        path === "/v1/default/banks/alice/profile"
+          ? { status: 302, body: {}, headers: { location: "/v1/default/banks/elsewhere/profile" } }
+          : undefined,
+    });
+    const err = await failure(
+      importFromHindsight(db, { baseUrl: server.url, bankId: "alice", localBankId: "alice-r" }),
+    );
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toMatch(/redirect/);
+    expect(server.requests.map((r) => r.url)).toEqual(["/v1/default/banks/alice/profile"]);
+    expect(await exportBundle(db, "alice-r")).toBeNull();
+  });
+
+  it("tags too long for a tag here are dropped and counted", async () => {
+    const bank = sampleBank("tags", 1);
+    bank.memories[0]!.tags = ["ok", "x".repeat(150)];
+    const server = await serve({ banks: [bank] });
+    const result = await importFromHindsight(db, { baseUrl: server.url, bankId: "tags" });
+    expect(result.skipped).toContainEqual({ kind: "tags", count: 1, reason: "longer than 100 characters" });
+    expect((await exportBundle(db, "tags"))?.facts.find((f) => f.id === bank.memories[0]!.id)?.tags).toEqual(["ok"]);
+  });
+
   it("a Hindsight id that is not a bank id here asks for --as", async () => {
     const bank = sampleBank("Alice Smith");
     const server = await serve({ banks: [bank] });
