@@ -70,10 +70,32 @@ export function parseHindsightBaseUrl(raw: string): URL {
   return url;
 }
 
-/** The URL as shown in output and errors: origin and path only. */
-const shown = (url: URL) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+/** The remote bank id and the key, checked before any request (shared with `askHindsight`). */
+export function checkRemoteInput(remoteId: string, apiKey: string | undefined): void {
+  if (!remoteId || remoteId.length > 200)
+    throw new AppError("invalid_input", "the Hindsight bank id must be 1–200 characters", {
+      fieldErrors: { bankId: ["1–200 characters"] },
+    });
+  // "." and ".." would be resolved away as path segments, reading another endpoint.
+  if (remoteId === "." || remoteId === "..")
+    throw new AppError("invalid_input", `"${remoteId}" is not a Hindsight bank id`, {
+      fieldErrors: { bankId: ["not a bank id"] },
+    });
+  // A key a header cannot carry is refused here, by a message that does not echo it (fetch's own would).
+  if (apiKey !== undefined && apiKey !== "" && !/^[\x21-\x7e]{1,4096}$/.test(apiKey))
+    throw new AppError(
+      "invalid_input",
+      "the API key has characters an HTTP header cannot carry (spaces, line breaks, non-ASCII)",
+      {
+        fieldErrors: { apiKey: ["printable ASCII without spaces"] },
+      },
+    );
+}
 
-class HindsightClient {
+/** The URL as shown in output and errors: origin and path only. */
+export const shown = (url: URL) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+
+export class HindsightClient {
   requests = 0;
   constructor(
     private readonly base: URL,
@@ -82,9 +104,24 @@ class HindsightClient {
   ) {}
 
   /** GET `path` (under /v1/default/banks/{bank}), validated by `schema`; every failure names the request. */
-  async get<S extends z.ZodType>(path: string, query: Record<string, string>, schema: S): Promise<z.output<S>> {
+  get<S extends z.ZodType>(path: string, query: Record<string, string>, schema: S): Promise<z.output<S>> {
+    return this.request("GET", path, query, undefined, schema);
+  }
+
+  /** POST a JSON body (the reflect endpoint), validated the same way. */
+  post<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.output<S>> {
+    return this.request("POST", path, {}, body, schema);
+  }
+
+  private async request<S extends z.ZodType>(
+    method: "GET" | "POST",
+    path: string,
+    query: Record<string, string>,
+    body: unknown,
+    schema: S,
+  ): Promise<z.output<S>> {
     const qs = new URLSearchParams(query).toString();
-    const label = `GET ${path}${qs ? `?${qs}` : ""}`;
+    const label = `${method} ${path}${qs ? `?${qs}` : ""}`;
     const url = `${shown(this.base)}${path}${qs ? `?${qs}` : ""}`;
     const fail = (why: string) => new AppError("upstream_failed", `Hindsight ${label}: ${why}; nothing was imported.`);
     const controller = new AbortController();
@@ -95,8 +132,15 @@ class HindsightClient {
       this.requests++;
       const headers: Record<string, string> = { accept: "application/json" };
       if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+      if (body !== undefined) headers["content-type"] = "application/json";
       // A redirect is refused, not followed: it could lead the key to another host.
-      const res = await fetch(url, { headers, signal: controller.signal, redirect: "error" });
+      const res = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: controller.signal,
+        redirect: "error",
+      });
       status = res.status;
       text = await readCapped(res, () => fail(`the response is larger than ${MAX_RESPONSE_BYTES / 1_048_576} MiB`));
     } catch (err) {
@@ -170,24 +214,7 @@ function isoTime(s: string | null | undefined): string | null {
 export async function importFromHindsight(db: Db, options: HindsightImportOptions): Promise<HindsightImportResult> {
   const base = parseHindsightBaseUrl(options.baseUrl);
   const remoteId = options.bankId;
-  if (!remoteId || remoteId.length > 200)
-    throw new AppError("invalid_input", "the Hindsight bank id must be 1–200 characters", {
-      fieldErrors: { bankId: ["1–200 characters"] },
-    });
-  // "." and ".." would be resolved away as path segments, reading another endpoint.
-  if (remoteId === "." || remoteId === "..")
-    throw new AppError("invalid_input", `"${remoteId}" is not a Hindsight bank id`, {
-      fieldErrors: { bankId: ["not a bank id"] },
-    });
-  // A key a header cannot carry is refused here, by a message that does not echo it (fetch's own would).
-  if (options.apiKey !== undefined && options.apiKey !== "" && !/^[\x21-\x7e]{1,4096}$/.test(options.apiKey))
-    throw new AppError(
-      "invalid_input",
-      "the API key has characters an HTTP header cannot carry (spaces, line breaks, non-ASCII)",
-      {
-        fieldErrors: { apiKey: ["printable ASCII without spaces"] },
-      },
-    );
+  checkRemoteInput(remoteId, options.apiKey);
   const localId = options.localBankId ?? remoteId;
   if (!LOCAL_BANK_ID.test(localId))
     throw new AppError(
