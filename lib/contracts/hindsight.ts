@@ -128,3 +128,55 @@ export const HindsightImportBody = z.strictObject({
   replace: z.boolean().default(false).meta({ description: "replace a bank here of the same id" }),
 });
 export type HindsightImportBody = z.output<typeof HindsightImportBody>;
+
+/** `ReflectResponse` (required: text), with `based_on` and `trace` as `include.facts` / `include.tool_calls` ask. */
+export const HsReflectResponse = z.looseObject({
+  text: z.string(),
+  based_on: z
+    .looseObject({
+      memories: z
+        .array(
+          z.looseObject({
+            id: z.string().nullable().optional(),
+            text: z.string(),
+            type: z.string().nullable().optional(),
+          }),
+        )
+        .default([]),
+      mental_models: z.array(z.looseObject({ id: z.string(), text: z.string() })).default([]),
+      directives: z.array(z.looseObject({ id: z.string(), name: z.string(), content: z.string() })).default([]),
+    })
+    .nullable()
+    .optional(),
+  usage: z
+    .looseObject({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() })
+    .nullable()
+    .optional(),
+  trace: z
+    .looseObject({
+      tool_calls: z
+        .array(
+          z.looseObject({
+            tool: z.string().min(1),
+            input: z.record(z.string(), z.unknown()),
+            output: z.record(z.string(), z.unknown()).nullable().optional(),
+            duration_ms: z.number().int().nonnegative(),
+            iteration: z.number().int().nonnegative().default(0),
+          }),
+        )
+        .default([]),
+      llm_calls: z.array(z.looseObject({ scope: z.string(), duration_ms: z.number().int().nonnegative() })).default([]),
+    })
+    .nullable()
+    .optional(),
+});
+export type HsReflectResponse = z.infer<typeof HsReflectResponse>;
+
+export const AskHindsightResult = z.object({
+  runId: z.string(),
+  bankId: z.string(),
+  answer: z.string(),
+  toolCalls: z.number(),
+  citations: z.number(),
+});
+export type AskHindsightResult = z.infer<typeof AskHindsightResult>;
