@@ -94,6 +94,37 @@ export function parseHindsightImportArgs(argv: string[]): HindsightImportArgs {
   return parseWith(HindsightImportArgs, { ...values, url: positionals[0] });
 }
 
+const AskHindsightArgs = z.object({
+  hindsight: z.string().min(1),
+  bank: z.string({ error: "--bank is required (the bank's id on the Hindsight server)" }).min(1).max(200),
+  as: z.string().min(1).max(200).optional(),
+  budget: Budget.optional(),
+  "api-key": z.string().min(1).optional(),
+  "timeout-ms": z.coerce.number().int().min(1).max(600_000).optional(),
+  json: z.boolean().default(false),
+  question: ReflectArgs.shape.question,
+});
+export type AskHindsightArgs = z.output<typeof AskHindsightArgs>;
+
+/** `reflect --hindsight <url> --bank <id> [--as <id>] [--budget …] [--api-key …] [--timeout-ms n] [--json] "<question>"`. */
+export function parseAskHindsightArgs(argv: string[]): AskHindsightArgs {
+  const { values, positionals } = parse(argv, {
+    hindsight: { type: "string" },
+    bank: { type: "string" },
+    as: { type: "string" },
+    budget: { type: "string" },
+    "api-key": { type: "string" },
+    "timeout-ms": { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length > 1)
+    throw usageError('put the question in quotes: reflect --hindsight <url> --bank b "What…?"');
+  return parseWith(AskHindsightArgs, { ...values, question: positionals[0] });
+}
+
+/** True when `reflect` asks a Hindsight server (`--hindsight`). */
+export const isAskHindsight = (argv: string[]) => argv.some((a) => a === "--hindsight" || a.startsWith("--hindsight="));
+
 /** True when the command line is an import from a server (`--from`), not from a file. */
 export const isImportFrom = (argv: string[]) => argv.some((a) => a === "--from" || a.startsWith("--from="));
 

@@ -8,10 +8,13 @@ import { decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
 import { importFromHindsight } from "@/lib/server/hindsight-import";
+import { askHindsight } from "@/lib/server/hindsight-reflect";
 import { startRun } from "@/lib/server/runs";
 import { plural } from "@/lib/timeline/format";
 import {
+  isAskHindsight,
   isImportFrom,
+  parseAskHindsightArgs,
   parseExportArgs,
   parseHindsightImportArgs,
   parseImportArgs,
@@ -131,7 +134,32 @@ export async function exportCommand(argv: string[], io: CliIo) {
   else io.stdout.write(text);
 }
 
+/** `reflect --hindsight …`: Hindsight's answer stored as an imported run (lib/server/hindsight-reflect.ts). */
+async function askHindsightCommand(argv: string[], io: CliIo) {
+  const args = parseAskHindsightArgs(argv);
+  const result = await askHindsight(await getCliDb(), {
+    baseUrl: args.hindsight,
+    bankId: args.bank,
+    localBankId: args.as,
+    apiKey: args["api-key"] ?? process.env.HINDSIGHT_API_KEY,
+    question: args.question,
+    budget: args.budget,
+    timeoutMs: args["timeout-ms"],
+  });
+  if (args.json) {
+    say(io, JSON.stringify(result));
+    return;
+  }
+  say(
+    io,
+    terminalSafe(
+      `Run ${result.runId}: Hindsight's answer (imported run in bank ${result.bankId}, ${plural(result.toolCalls, "tool call")}, ${plural(result.citations, "citation")})\n\n${result.answer}\n\nTimeline: /runs/${result.runId} · compare with a run here: /runs/compare?a=<run-id>&b=${result.runId}`,
+    ),
+  );
+}
+
 export async function reflectCommand(argv: string[], io: CliIo) {
+  if (isAskHindsight(argv)) return askHindsightCommand(argv, io);
   const args = parseReflectArgs(argv);
   const db = await getCliDb();
   const { runId, finished } = await startRun(db, {

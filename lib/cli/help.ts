@@ -53,9 +53,14 @@ export const COMMAND_HELP = {
       ["--scope personal|team:<id>", "memory scope (default: the skill's)"],
       ["--anchor-every <N>", "restate the mission every N iterations, 1-50 (default: the skill's)"],
       ["--json", "print one JSON object: the run result and its events (default: a human summary)"],
+      [
+        "--hindsight <url>",
+        "ask a Hindsight server's reflect instead (--bank: its bank; --as: the bank here to file the run under; --api-key, --timeout-ms as for import); stored as an imported run to compare",
+      ],
     ],
     examples: [
       `${CLI} reflect --bank demo "What did we decide about the launch date?"`,
+      `${CLI} reflect --hindsight http://localhost:8888 --bank alice "Where does Alice work?"`,
       `${CLI} reflect --bank demo --skill decisions --budget high --json "Who owns the SSO rollout?"`,
     ],
   },

@@ -7,7 +7,8 @@ import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { exportBundle } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
-import { HindsightImportResult } from "@/lib/contracts/hindsight";
+import { getRun } from "@/db/runs";
+import { AskHindsightResult, HindsightImportResult } from "@/lib/contracts/hindsight";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
 import { cliInProcess, cliInProcessWith, root } from "./cli-process";
 
@@ -115,7 +116,39 @@ describe("cli import --from hindsight", () => {
     expect(await bankIn("alice-nokey")).toBeNull();
   });
 
+  it("reflect --hindsight stores Hindsight's answer as an imported run and prints it, without the key", async () => {
+    const out = await cli(
+      "reflect",
+      "--hindsight",
+      fake.url,
+      "--bank",
+      "alice",
+      "--api-key",
+      KEY,
+      "Where does Alice work?",
+    );
+    expect(out.stderr).toBe("");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(
+      /^Run (otlp_\w+): Hindsight's answer \(imported run in bank alice, 4 tool calls, 4 citations\)/,
+    );
+    expect(out.stdout).toContain("Hindsight answer to: Where does Alice work?");
+    expect(out.stdout).not.toContain(KEY);
+    const runId = /^Run (\S+):/.exec(out.stdout)?.[1] ?? "";
+    const db = await openDb(dbUrl);
+    try {
+      expect((await getRun(db, runId))?.question).toBe("Where does Alice work?");
+    } finally {
+      db.$client.close();
+    }
+    const json = await cli("reflect", "--hindsight", fake.url, "--bank", "alice", "--api-key", KEY, "--json", "Hi?");
+    expect(AskHindsightResult.parse(JSON.parse(json.stdout)).toolCalls).toBe(4);
+  });
+
   it.each([
+    [["reflect", "--hindsight", "http://127.0.0.1:1", "q?"], /--bank is required/],
+    [["reflect", "--hindsight", "http://127.0.0.1:1", "--bank", "a"], /question is required/],
+    [["reflect", "--hindsight", "gopher://x", "--bank", "a", "q?"], /only http and https/],
     [["import", "--from", "hindsight", "http://127.0.0.1:1"], /--bank is required/],
     [["import", "--from", "mem0", "http://127.0.0.1:1", "--bank", "a"], /--from takes one source: "hindsight"/],
     [["import", "--from", "hindsight", "--bank", "a"], /base URL is required/],
