@@ -104,8 +104,26 @@ export class HindsightClient {
   ) {}
 
   /** GET `path` (under /v1/default/banks/{bank}), validated by `schema`; every failure names the request. */
-  get<S extends z.ZodType>(path: string, query: Record<string, string>, schema: S): Promise<z.output<S>> {
-    return this.request("GET", path, query, undefined, schema);
+  get<S extends z.ZodType>(path: string, query: Record<string, string>, schema: S): Promise<z.output<S>>;
+  get<S extends z.ZodType>(
+    path: string,
+    query: Record<string, string>,
+    schema: S,
+    options: { missingIsNull: true },
+  ): Promise<z.output<S> | null>;
+  async get<S extends z.ZodType>(
+    path: string,
+    query: Record<string, string>,
+    schema: S,
+    options: { missingIsNull?: boolean } = {},
+  ): Promise<z.output<S> | null> {
+    try {
+      return await this.request("GET", path, query, undefined, schema);
+    } catch (err) {
+      if (options.missingIsNull && err instanceof AppError && err.details.fieldErrors?.status?.[0] === "404")
+        return null;
+      throw err;
+    }
   }
 
   /** POST a JSON body (the reflect endpoint), validated the same way. */
@@ -158,7 +176,10 @@ export class HindsightClient {
         "not_found",
         `Hindsight has no bank "${decodeURIComponent(path.split("/")[4] ?? "")}" at ${shown(this.base)}.`,
       );
-    if (status < 200 || status > 299) throw fail(`HTTP ${status}${detail(text)}`);
+    if (status < 200 || status > 299) {
+      const err = fail(`HTTP ${status}${detail(text)}`);
+      throw new AppError("upstream_failed", err.message, { fieldErrors: { status: [String(status)] } });
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -319,12 +340,17 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   const directives = await listPaged(`${bankPath}/directives`, { active_only: "true" }, HsDirectivePage);
 
   // Observations' sources: the list does not carry them, `GET /memories/{id}` does.
+  let vanished = 0;
   const sourcesOf = new Map<string, string[]>();
   for (let i = 0; i < observationUnits.length; i += SOURCE_CONCURRENCY) {
     await Promise.all(
       observationUnits.slice(i, i + SOURCE_CONCURRENCY).map(async (o) => {
-        const d = await client.get(`${bankPath}/memories/${encodeURIComponent(o.id)}`, {}, HsMemoryDetail);
-        sourcesOf.set(o.id, d.source_memory_ids ?? []);
+        // An observation re-consolidated away between the list and this read is a 404: no sources, counted.
+        const d = await client.get(`${bankPath}/memories/${encodeURIComponent(o.id)}`, {}, HsMemoryDetail, {
+          missingIsNull: true,
+        });
+        if (d === null) vanished++;
+        sourcesOf.set(o.id, d?.source_memory_ids ?? []);
       }),
     );
   }
@@ -388,6 +414,11 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
     });
   }
   skip("observations", untimedObs, "no time or empty text");
+  skip(
+    "observation sources",
+    vanished,
+    "the observation was gone when its sources were read (404): imported without sources",
+  );
   skip("observation sources", droppedSources, "cite a fact that was not imported (invalidated, untimed or gone)");
 
   const mentalModels: NonNullable<BundleInput["mentalModels"]> = models.map((m) => ({

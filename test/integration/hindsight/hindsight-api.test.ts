@@ -50,6 +50,8 @@ async function post(body: unknown) {
   });
   const res = await route.POST(request, { params: Promise.resolve(undefined) });
   const text = await res.text();
+  // Every status the route answers is one its OpenAPI entry declares.
+  expect(Object.keys(endpoints.importHindsight.responses)).toContain(String(res.status));
   return { status: res.status, text, json: JSON.parse(text) };
 }
 

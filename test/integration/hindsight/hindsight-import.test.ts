@@ -98,6 +98,20 @@ describe("import from hindsight: mapping", () => {
     expect(result.skipped.find((s) => s.kind === "disposition traits")?.reason).toContain("skepticism 4");
   });
 
+  it("an observation gone (404) when its sources are read imports without sources, counted", async () => {
+    const server = await serve({
+      banks: [sampleBank("vanish")],
+      override: (path) =>
+        path.endsWith("/memories/obs-1") ? { status: 404, body: { detail: "Memory unit not found" } } : undefined,
+    });
+    const result = await importFromHindsight(db, { baseUrl: server.url, bankId: "vanish" });
+    expect(result.counts.observations).toBe(1);
+    expect(result.skipped).toContainEqual(
+      expect.objectContaining({ kind: "observation sources", count: 1, reason: expect.stringMatching(/404/) }),
+    );
+    expect((await exportBundle(db, "vanish"))?.observations[0]?.sourceFactIds).toEqual([]);
+  });
+
   it("skips invalidated and untimed facts by count and reason", async () => {
     const bank = sampleBank("bob", 1);
     bank.memories.push(
