@@ -38,6 +38,8 @@ export interface HindsightImportOptions {
   pageSize?: number;
   /** Memories of all types past which the import is refused (default 200,000). */
   maxMemories?: number;
+  /** One response body past this is refused (default 32 MiB). */
+  maxResponseBytes?: number;
 }
 
 export const HINDSIGHT_DEFAULT_TIMEOUT_MS = 30_000;
@@ -101,6 +103,7 @@ export class HindsightClient {
     private readonly base: URL,
     private readonly apiKey: string | undefined,
     private readonly timeoutMs: number,
+    private readonly maxBytes = MAX_RESPONSE_BYTES,
   ) {}
 
   /** GET `path` (under /v1/default/banks/{bank}), validated by `schema`; every failure names the request. */
@@ -160,7 +163,9 @@ export class HindsightClient {
         redirect: "error",
       });
       status = res.status;
-      text = await readCapped(res, () => fail(`the response is larger than ${MAX_RESPONSE_BYTES / 1_048_576} MiB`));
+      text = await readCapped(res, this.maxBytes, () =>
+        fail(`the response is larger than ${this.maxBytes.toLocaleString("en-US")} bytes`),
+      );
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (controller.signal.aborted) throw fail(`no complete answer within ${this.timeoutMs} ms`);
@@ -206,7 +211,7 @@ function detail(text: string): string {
 }
 
 /** The body as text, refused past the cap while it streams (the timeout covers this read too). */
-async function readCapped(res: Response, tooLarge: () => AppError): Promise<string> {
+async function readCapped(res: Response, maxBytes: number, tooLarge: () => AppError): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -215,7 +220,7 @@ async function readCapped(res: Response, tooLarge: () => AppError): Promise<stri
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel().catch(() => {});
       throw tooLarge();
     }
@@ -247,6 +252,7 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
     base,
     options.apiKey || undefined,
     options.timeoutMs ?? HINDSIGHT_DEFAULT_TIMEOUT_MS,
+    options.maxResponseBytes,
   );
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const maxMemories = options.maxMemories ?? DEFAULT_MAX_MEMORIES;

@@ -287,6 +287,14 @@ describe("import from hindsight: refused responses write nothing", () => {
     expect(await exportBundle(db, "slow")).toBeNull();
   });
 
+  it("a response body over the cap is refused while it streams, and nothing is written", async () => {
+    const server = await serve({ banks: [sampleBank("big", 40)] });
+    const err = await failure(importFromHindsight(db, { baseUrl: server.url, bankId: "big", maxResponseBytes: 2_000 }));
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toMatch(/larger than 2,000 bytes/);
+    expect(await exportBundle(db, "big")).toBeNull();
+  });
+
   it("an unreachable server is upstream_failed", async () => {
     const server = await serve();
     const url = server.url;

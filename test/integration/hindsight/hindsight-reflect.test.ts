@@ -78,6 +78,11 @@ describe("ask Hindsight", () => {
     expect(finished.payload.citations.mental_model_ids).toEqual(["team-communication"]);
     const { runs } = await listRuns(db, { bankId: "alice" });
     expect(runs.map((r) => r.id)).toContain(result.runId);
+    // The key is in no stored row: runs, events, spans, banks.
+    for (const table of ["runs", "run_events", "otlp_spans", "banks", "facts"]) {
+      const rows = (await db.$client.execute(`SELECT * FROM ${table}`)).rows;
+      expect(JSON.stringify(rows)).not.toContain(KEY);
+    }
   });
 
   it("compares step by step with a native run of the same question on the imported bank", async () => {
