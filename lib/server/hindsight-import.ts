@@ -459,11 +459,10 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   skip("tags", droppedTags, "longer than 100 characters");
   const d = profile.disposition;
   skip(
-    "disposition traits",
+    "disposition",
     1,
     `skepticism ${d.skepticism}, literalism ${d.literalism}, empathy ${d.empathy} (1–5): this engine has no numeric traits`,
   );
-  skip("entities, documents and chunks", 1, "not part of a bank here; facts keep their document id");
 
   const bundle: BundleInput = {
     version: 1,

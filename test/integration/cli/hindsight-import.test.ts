@@ -47,7 +47,7 @@ describe("cli import --from hindsight", () => {
     expect(out.stdout).toMatch(
       /^imported bank alice from Hindsight http:\/\/127\.0\.0\.1:\d+ bank alice: 6 facts, 1 observation, 2 mental models, 1 skill \(\d+ requests\)$/m,
     );
-    expect(out.stdout).toMatch(/not carried: 1 disposition traits: skepticism 4/);
+    expect(out.stdout).toMatch(/not carried: 1 disposition: skepticism 4/);
     expect(out.stdout + out.stderr).not.toContain(KEY);
     expect((await bankIn("alice"))?.facts.length).toBe(6);
     expect(fake.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
@@ -72,7 +72,7 @@ describe("cli import --from hindsight", () => {
       source: { bankId: "bob" },
       counts: { facts: 2, observations: 1 },
     });
-    expect(json.skipped.map((s) => s.kind)).toContain("disposition traits");
+    expect(json.skipped.map((s) => s.kind)).toContain("disposition");
     expect(out.stdout).not.toContain(KEY);
   });
 

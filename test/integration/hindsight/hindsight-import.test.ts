@@ -92,10 +92,8 @@ describe("import from hindsight: mapping", () => {
     expect(skill?.mission).toBe("I help Alice remember her work.");
     // Active directives, highest priority first; the inactive one is not there.
     expect(skill?.disposition).toEqual(["Be kind.", "Always cite the fact you rely on."]);
-    expect(result.skipped.map((s) => s.kind)).toEqual(
-      expect.arrayContaining(["disposition traits", "mental model content", "entities, documents and chunks"]),
-    );
-    expect(result.skipped.find((s) => s.kind === "disposition traits")?.reason).toContain("skepticism 4");
+    expect(result.skipped.map((s) => s.kind)).toEqual(expect.arrayContaining(["disposition", "mental model content"]));
+    expect(result.skipped.find((s) => s.kind === "disposition")?.reason).toContain("skepticism 4");
   });
 
   it("an observation gone (404) when its sources are read imports without sources, counted", async () => {
