@@ -5,6 +5,8 @@
  */
 
 import { isPlaceholderContent, normalizedContent } from "./freshness";
+import { porterStem } from "./porter";
+import { searchTerms } from "./terms";
 
 /**
  * Phrases of an answer that says the bank had nothing (normalized like placeholder text: case-folded,
@@ -57,15 +59,50 @@ export function saysNothingFound(answer: string): boolean {
 export const DECLINE_MAX_SENTENCES = 2;
 export const DECLINE_MAX_CHARS = 300;
 
+/** Sentence ends, ASCII and not ("。", "！", "…"), and line breaks. */
+const SENTENCE_END = /(?<=[.!?\u2026\u061F\u0964])\s+|(?<=[\u3002\uFF01\uFF1F])\s*|\n+/u;
+/**
+ * Where a clause ends: sentence ends, ";", ":", ",", dashes, brackets, and the words that join a
+ * second statement to the first ("but", "however", "and", …).
+ */
+const CLAUSE_BREAK =
+  /[.!?;:,\u2026\u3002\uFF01\uFF1F\uFF1B\uFF0C\u061F\u0964()[\]{}\n\u2013\u2014]|\s-+\s|(?<![\p{L}\p{N}_])(?:but|however|though|although|yet|except|instead|whereas|while|and|also|still|nevertheless|nonetheless|besides|plus|because)(?![\p{L}\p{N}_])/iu;
+
+/**
+ * Words a decline may say besides the question's and the not-found phrases: courtesy, and the
+ * memory it searched ("Sorry, the memory bank has no record of that").
+ */
+const DECLINE_WORDS = new Set(
+  (
+    "sorry unfortunately afraid apologies apologize searched search looked checked memory memories bank " +
+    "conversation conversations records record information info details detail specific relevant " +
+    "mentioned mention found available stored provided context data none nothing unable say says said " +
+    "answer question sure certain able determine retrieved evidence notes note " +
+    // What is left of a negation ("don't say"): the clause states nothing.
+    "don doesn didn isn aren wasn weren couldn cannot hasn haven hadn"
+  ).split(" "),
+);
+
 /**
  * The answer declines: it says nothing was found, and says little else — at most two sentences and
- * 300 characters. A longer answer that also states things makes claims, and claims need citations,
- * so it is not a decline whatever phrase it opens with.
+ * 300 characters, and no statement beside the "nothing found": every clause either says nothing
+ * was found or holds no word beyond the question's, courtesy and the memory it searched ("I could
+ * not find X, but the launch is March 14" states a date, and a date needs a citation). A longer
+ * answer that also states things makes claims, and claims need citations, so it is not a decline
+ * whatever phrase it opens with. `question` is the run's question (its words may be repeated).
  */
-export function isDecline(answer: string): boolean {
+export function isDecline(answer: string, question = ""): boolean {
   const text = answer.trim();
   if (!saysNothingFound(text)) return false;
   if (text.length > DECLINE_MAX_CHARS) return false;
-  const sentences = text.split(/(?<=[.!?])\s+/).filter((s) => s.trim() !== "");
-  return sentences.length <= DECLINE_MAX_SENTENCES;
+  const sentences = text.split(SENTENCE_END).filter((s) => s.trim() !== "");
+  if (sentences.length > DECLINE_MAX_SENTENCES) return false;
+  if (isPlaceholderContent(text)) return true;
+  const asked = new Set(searchTerms(question).map(porterStem));
+  return text
+    .split(CLAUSE_BREAK)
+    .every(
+      (clause) =>
+        saysNothingFound(clause) || searchTerms(clause).every((t) => DECLINE_WORDS.has(t) || asked.has(porterStem(t))),
+    );
 }

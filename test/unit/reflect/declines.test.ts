@@ -17,7 +17,9 @@ import { ofType, run, SKILL } from "./harness";
 describe("isDecline", () => {
   it.each([
     ["I could not find anything about that in the bank.", true],
-    ["There is no mention of Melanie painting a sunset. The memories only cover Caroline's art.", true],
+    ["There is no mention of Melanie painting a sunset. Sorry, the memories don't say.", true],
+    // What the memories do hold is a statement about them: it needs a citation.
+    ["There is no mention of Melanie painting a sunset. The memories only cover Caroline's art.", false],
     ["No relevant memories.", true],
     // A claim beside the phrase: three sentences, or a long text, is an answer that needs citations.
     ["I could not find the launch date. The launch moved to March. The budget is 2M and owned by Ana.", false],
@@ -25,6 +27,28 @@ describe("isDecline", () => {
     ["The launch is on March 14.", false],
   ])("%s → %s", (answer, expected) => {
     expect(isDecline(answer)).toBe(expected);
+  });
+
+  // A claim beside a "nothing found" in the same short answer is a claim: gaming the rule with a
+  // decline phrase must not dodge the ungrounded flag.
+  const question = "When does the Atlas launch happen?";
+  it.each([
+    ["I could not find X, but the launch is March 14.", false],
+    ["I couldn't find anything about that. The launch is March 14.", false],
+    ["No relevant memories; Atlas launches on March 14 and Ana owns the budget", false],
+    ["I don't know why, but Atlas launches on March 14.", false],
+    ["No record of the launch (it slipped to March 14).", false],
+    ["No record of the launch - it slipped to March 14.", false],
+    // Unicode sentence ends split sentences and clauses like ASCII ones.
+    ["The launch is March 14。I could not find anything else。", false],
+    ["我找不到。The launch is March 14！No relevant memories。", false],
+    // Honest declines that repeat the question, apologise or name the memory stay declines.
+    ["I could not find when the Atlas launch happens.", true],
+    ["Sorry, the memory bank has no record of the Atlas launch date.", true],
+    ["I don't know... the memories have no mention of the Atlas launch.", true],
+    ["No relevant memories. Nothing about the Atlas launch was found.", true],
+  ])("with the question: %s → %s", (answer, expected) => {
+    expect(isDecline(answer, question)).toBe(expected);
   });
 });
 
@@ -48,6 +72,17 @@ describe("validateCitations: a decline is not ungrounded", () => {
     const check = validateCitations(claimed, evidence, "No relevant memories.");
     expect(check.declined).toBe(true);
     expect(check.dropped).toEqual([{ id: "nope", claimedTier: "raw_facts", reason: "never_retrieved" }]);
+  });
+
+  it("a decline phrase beside an uncited claim is still ungrounded", () => {
+    const check = validateCitations(
+      emptyCitations(),
+      evidence,
+      "I could not find the owner, but Atlas launches on March 14.",
+      "When does Atlas launch and who owns it?",
+    );
+    expect(check.ungrounded).toBe(true);
+    expect(check).not.toHaveProperty("declined");
   });
 
   it("without the answer text (the release-miss check) nothing is read as a decline", () => {
@@ -116,7 +151,7 @@ describe("in a run: a correct decline about a swapped speaker", () => {
     new ScriptedModel((req) => {
       const forced = forcedTool(req);
       if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "painted sunset lake" }));
-      return reply(done(`There is no mention of that in the memories (${question.length}).`, {}));
+      return reply(done(`There is no mention of that in the memories: ${question}`, {}));
     });
   const opts = { skill: { ...SKILL, retrieval: { ...SKILL.retrieval, types: ["episodic" as const] } } };
 
