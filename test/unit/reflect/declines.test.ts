@@ -170,3 +170,29 @@ describe("in a run: a correct decline about a swapped speaker", () => {
     expect(result.probe?.unused?.[0]?.id).toBe("c1");
   });
 });
+
+describe("probe: participants' names, hostile and many", () => {
+  it("names that are regex-special, empty, blank or unicode are read as words, never as patterns", () => {
+    const people = participantsOf("What did Zoë say?", ["a.b*", "(", "", "   ", "Zoë", "Ren[", null, undefined]);
+    expect(people.named).toEqual(["Zoë"]);
+    expect(matchText("Hi a.b* and ( and Ren[ and Zoë, axb", "Zoë", people)).toBe(
+      "Zoë: Hi a.b* and ( and  [ and Zoë, axb",
+    );
+    expect(matchText("Zoë told me", "Ren[", people)).toBe("Ren[:   told me");
+  });
+
+  it("a name word that is a stop word removes nothing, and a name that is a common word is a name", () => {
+    const people = participantsOf("What did May do?", ["May", "Will"]);
+    expect(people.named).toEqual(["May"]);
+    expect(matchText("Will may come, Will said.", "Will", people)).toBe("Will: Will   come, Will said.");
+  });
+
+  it("reads a turn in one pass over its words, the same with 100 participants", () => {
+    const speakers = Array.from({ length: 100 }, (_, i) => `Speaker${i} Family${i}`);
+    const people = participantsOf("What did Speaker3 paint?", speakers);
+    const text = "Thanks Speaker4, I painted a sunset with Family7 at the lake. ".repeat(3);
+    expect(matchText(text, "Speaker3 Family3", people)).toBe(
+      `Speaker3 Family3: ${"Thanks  , I painted a sunset with   at the lake. ".repeat(3)}`,
+    );
+  });
+});
