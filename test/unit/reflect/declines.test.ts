@@ -196,3 +196,36 @@ describe("probe: participants' names, hostile and many", () => {
     );
   });
 });
+
+describe("in a run: the bank's speakers port fails or hangs", () => {
+  const facts = [fact("c1", "I painted a sunset over the lake yesterday.", { speaker: "Caroline" })];
+  const model = () =>
+    new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "painted sunset lake" }));
+      return reply(done("There is no mention of that in the memories.", {}));
+    });
+  const opts = { skill: { ...SKILL, retrieval: { ...SKILL.retrieval, types: ["episodic" as const] } } };
+  const q = "What did Caroline paint at the lake at sunset?";
+
+  it("a speakers() that throws does not fail the run: the probe knows the speakers of the turns it read", async () => {
+    const memory = new InMemoryMemory({ facts });
+    memory.speakers = async () => {
+      throw new Error("speakers exploded");
+    };
+    const { result } = await run(memory, model(), { ...opts, question: q });
+    expect(result.status).toBe("done");
+    expect(result.flags).toContain("missed_evidence");
+    expect(result.probe?.unused?.[0]?.id).toBe("c1");
+  });
+
+  it("a speakers() that never answers ends with the run's wall clock, and the run still finishes", async () => {
+    const memory = new InMemoryMemory({ facts });
+    memory.speakers = () => new Promise<string[]>(() => {});
+    const started = Date.now();
+    const { result } = await run(memory, model(), { ...opts, question: q, wallClockMs: 400 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.status).toBe("done");
+    expect(result.answer).toBe("There is no mention of that in the memories.");
+  });
+});
