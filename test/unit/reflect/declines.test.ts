@@ -233,6 +233,17 @@ describe("in a run: the bank's speakers port fails or hangs", () => {
     expect(result.probe?.unused?.[0]?.id).toBe("c1");
   });
 
+  it.each([null, "Caroline", [1, null, { name: "x" }, "Caroline"]])(
+    "a speakers() that answers %j (not a list of names) does not fail the run",
+    async (answer) => {
+      const memory = new InMemoryMemory({ facts });
+      memory.speakers = async () => answer as unknown as string[];
+      const { result } = await run(memory, model(), { ...opts, question: q });
+      expect(result.status).toBe("done");
+      expect(result.flags).toContain("missed_evidence");
+    },
+  );
+
   it("a speakers() that never answers ends with the run's wall clock, and the run still finishes", async () => {
     const memory = new InMemoryMemory({ facts });
     memory.speakers = () => new Promise<string[]>(() => {});
