@@ -164,7 +164,8 @@ describe("configuration difference", () => {
 describe("scorecards and totals written before judge calls were counted", () => {
   it("still parse, with no judge calls", () => {
     const plain = buildRow(0, q(), rowRun({ llmCalls: 2 }));
-    const strip = <T extends object>(o: T) => JSON.parse(JSON.stringify(o, (k, v) => (k === "judgeCalls" ? undefined : v)));
+    const strip = <T extends object>(o: T) =>
+      JSON.parse(JSON.stringify(o, (k, v) => (k === "judgeCalls" ? undefined : v)));
     const oldTotals = strip(totalsOf([plain]));
     const oldCard = strip(scorecardOf([plain]));
     expect(JSON.stringify(oldTotals)).not.toContain("judgeCalls");
