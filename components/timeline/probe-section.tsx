@@ -11,10 +11,9 @@ const MEMORY_TAB: Record<Tier, MemoryTier> = {
   raw_facts: "facts",
 };
 
-/** A /memory search that finds the memory again: its first words (ids are not searchable text). */
-function memoryHref(bankId: string | null, tier: Tier, preview: string): string {
-  const words = preview.replace(/…$/, "").split(/\s+/).slice(0, 8).join(" ");
-  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier: MEMORY_TAB[tier], q: words });
+/** The memory page showing exactly this memory (by id, not by a search that may find others). */
+function memoryHref(bankId: string | null, tier: Tier, id: string): string {
+  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier: MEMORY_TAB[tier], id });
   return `/memory?${params}`;
 }
 

@@ -20,9 +20,14 @@ export interface CitationCheck {
 
 /**
  * Keeps the claimed ids this run retrieved from the claimed tier. `answer`, when given, tells a
- * decline from an ungrounded answer.
+ * decline from an ungrounded answer; `question` (the run's) is what a decline may repeat.
  */
-export function validateCitations(claimed: Citations, evidence: Evidence, answer?: string): CitationCheck {
+export function validateCitations(
+  claimed: Citations,
+  evidence: Evidence,
+  answer?: string,
+  question?: string,
+): CitationCheck {
   const kept = emptyCitations();
   const dropped: DroppedCitation[] = [];
   for (const { id: tier, citationKey: list } of TIER_REGISTRY) {
@@ -38,6 +43,7 @@ export function validateCitations(claimed: Citations, evidence: Evidence, answer
     }
   }
   const uncited = !evidence.isEmpty && citationCount(kept) === 0;
-  if (uncited && answer !== undefined && isDecline(answer)) return { kept, dropped, ungrounded: false, declined: true };
+  if (uncited && answer !== undefined && isDecline(answer, question))
+    return { kept, dropped, ungrounded: false, declined: true };
   return { kept, dropped, ungrounded: uncited };
 }

@@ -58,7 +58,9 @@ async function bankSpeakers(run: RunContext): Promise<string[]> {
   const { memory } = run.deps;
   if (!memory.speakers) return [];
   try {
-    return await withinDeadline(run.deadline, () => memory.speakers!(run.req.bankId));
+    const list: unknown = await withinDeadline(run.deadline, () => memory.speakers!(run.req.bankId));
+    // A port is outside the engine: what is not a list of names is no speakers, not a failed run.
+    return Array.isArray(list) ? list.filter((s): s is string => typeof s === "string") : [];
   } catch {
     return [];
   }

@@ -81,32 +81,41 @@ export interface Participants {
   all: ReadonlySet<string>;
   /** Those the question names (by any word of their name). */
   named: readonly string[];
+  /** Every word of every participant's name (lower-cased), read once for matchText. */
+  nameWords?: ReadonlySet<string>;
 }
 
 const nameWords = (name: string) => searchTerms(name);
 
 export function participantsOf(question: string, speakers: Iterable<string | null | undefined>): Participants {
   const all = new Set<string>();
-  for (const s of speakers) if (s && s.trim() !== "") all.add(s.trim());
+  for (const s of speakers) if (typeof s === "string" && s.trim() !== "") all.add(s.trim());
   const asked = new Set(searchTerms(question));
-  const named = [...all].filter((p) => nameWords(p).some((w) => asked.has(w)));
-  return { all, named };
+  const words = new Set<string>();
+  const named: string[] = [];
+  for (const p of all) {
+    const own = nameWords(p);
+    for (const w of own) words.add(w);
+    if (own.some((w) => asked.has(w))) named.push(p);
+  }
+  return { all, named, nameWords: words };
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const WORD = /[\p{L}\p{N}_]+/gu;
 
-/** The text a strong match reads: a turn as "Speaker: text" without the other participants' names. */
+/**
+ * The text a strong match reads: a turn as "Speaker: text" without the other participants' names.
+ * One pass over the text's words, whatever the number of participants (the probe's budget is a few
+ * milliseconds for every hit it reads).
+ */
 export function matchText(text: string, speaker: string | null | undefined, participants: Participants): string {
   if (!speaker) return text;
   const own = new Set(nameWords(speaker));
-  let body = text;
-  for (const other of participants.all) {
-    if (other === speaker) continue;
-    for (const word of nameWords(other)) {
-      if (own.has(word)) continue;
-      body = body.replace(new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, "giu"), " ");
-    }
-  }
+  const others = participants.nameWords ?? new Set([...participants.all].flatMap(nameWords));
+  const body = text.replace(WORD, (w) => {
+    const word = w.toLowerCase();
+    return others.has(word) && !own.has(word) ? " " : w;
+  });
   return `${speaker}: ${body}`;
 }
 

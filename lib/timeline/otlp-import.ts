@@ -18,6 +18,7 @@
 import {
   Budget,
   type Citations,
+  citationCount,
   type DroppedCitation,
   emptyCitations,
   RUN_FLAGS,
@@ -1250,16 +1251,14 @@ function verdictOf(name: string, a: Attrs, doneArgs: unknown): Item["event"][] {
           ? [{ id, claimedTier: tier, reason }]
           : [];
       });
+      const ungrounded = bool(a, "reflect.ungrounded") ?? false;
+      // A decline cites nothing and is not ungrounded: a span that says otherwise is not read as one.
+      const declined = bool(a, "reflect.declined") === true && !ungrounded && citationCount(kept) === 0;
       return [
         {
           type: "citations.validated",
           ...it,
-          payload: {
-            kept,
-            dropped,
-            ungrounded: bool(a, "reflect.ungrounded") ?? false,
-            ...(bool(a, "reflect.declined") === true ? { declined: true as const } : {}),
-          },
+          payload: { kept, dropped, ungrounded, ...(declined ? { declined: true as const } : {}) },
         } as Item["event"],
       ];
     }

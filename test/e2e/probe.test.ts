@@ -63,7 +63,7 @@ describe("missed-evidence probe (scripted model)", () => {
     await jonah.getByTestId("probe-hit-memory-link").click();
     await page.waitForURL(/\/memory\?/);
     expect(new URL(page.url()).searchParams.get("id")).toBe(jonahId);
-    expect(await page.getByTestId("memory-focus").innerText()).toContain(jonahId);
+    expect(await page.getByTestId("memory-focus").textContent()).toContain(jonahId);
     expect(await page.getByText("Jonah Weiss owns it").count()).toBeGreaterThan(0);
     await page.goBack();
     await section.waitFor();

@@ -12,6 +12,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
+import { listExperimentRecords } from "@/db/experiments";
 import { getRun } from "@/db/runs";
 import { saveSuite } from "@/db/suites";
 import { createOfflineModel } from "@/lib/llm";
@@ -182,6 +183,17 @@ describe("MCP structured tool results", { timeout: 60_000 }, () => {
     });
     expect(alone.isError).toBe(true);
     expect(JSON.stringify(alone.content)).toContain("applies to a baseline");
+    // Not a boolean: refused by the tool's schema, and no experiment is started.
+    const before = (await listExperimentRecords(db, { bankId: "demo", limit: 500 })).length;
+    for (const wrong of ["true", 1, null, { yes: true }]) {
+      const res = await client.callTool({
+        name: "memory_experiment",
+        arguments: { suite: "structured-incomplete", baseline: baseId, allowIncompleteBaseline: wrong },
+      });
+      expect(res.isError, JSON.stringify(wrong)).toBe(true);
+      expect(JSON.stringify(res.content)).toContain("allowIncompleteBaseline");
+    }
+    expect((await listExperimentRecords(db, { bankId: "demo", limit: 500 })).length).toBe(before);
   });
 
   it("a tool error carries no structured content (isError, text only)", async () => {

@@ -79,6 +79,7 @@ afterAll(async () => {
 });
 
 describe("item 8: bundle import refuses unknown fields and padded ids, by name", () => {
+  // biome-ignore lint/suspicious/noExplicitAny: each case spoils a different part of the bundle
   const cases: [string, (b: Record<string, any>) => void, string][] = [
     ["top level", (b) => Object.assign(b, { extra: 1 }), "extra"],
     ["bank", (b) => Object.assign(b.bank, { owner: "x" }), "bank.owner"],
@@ -98,6 +99,7 @@ describe("item 8: bundle import refuses unknown fields and padded ids, by name",
   for (const [label, spoil, path] of cases) {
     it(`names the field in ${label}, and imports nothing`, async () => {
       const before = await exported("acme");
+      // biome-ignore lint/suspicious/noExplicitAny: each case spoils a different part of the bundle
       const bundle = sampleBundle() as Record<string, any>;
       bundle.bank.name = "Changed";
       spoil(bundle);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ExperimentRow } from "@/lib/contracts/experiments";
+import { type ExperimentRow, ExperimentTotals, Scorecard } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { compareExperiments, comparisonCounts, configDiff } from "@/lib/experiments/compare";
 import type { RunOutcome } from "@/lib/experiments/evaluate";
@@ -158,5 +158,18 @@ describe("configuration difference", () => {
       { what: "budget", base: "each question's", head: "high" },
       { what: "suite version", base: "v1", head: "v2" },
     ]);
+  });
+});
+
+describe("scorecards and totals written before judge calls were counted", () => {
+  it("still parse, with no judge calls", () => {
+    const plain = buildRow(0, q(), rowRun({ llmCalls: 2 }));
+    const strip = <T extends object>(o: T) =>
+      JSON.parse(JSON.stringify(o, (k, v) => (k === "judgeCalls" ? undefined : v)));
+    const oldTotals = strip(totalsOf([plain]));
+    const oldCard = strip(scorecardOf([plain]));
+    expect(JSON.stringify(oldTotals)).not.toContain("judgeCalls");
+    expect(ExperimentTotals.parse(oldTotals)).toMatchObject({ llmCalls: 2, judgeCalls: 0 });
+    expect(Scorecard.parse(oldCard).overall).toMatchObject({ llmCalls: 2, judgeCalls: 0 });
   });
 });
