@@ -30,6 +30,8 @@ export interface WorkerClientOptions {
   pragmas: string[];
   /** Reader threads besides the writer. */
   readers: number;
+  /** The file's path when it must be opened read-only (db/client.ts `mustOpenReadOnly`). */
+  readOnlyPath?: string;
 }
 
 interface WireResult {
@@ -63,7 +65,12 @@ class SqlThread {
 
   constructor(options: WorkerClientOptions) {
     this.worker = new Worker(WORKER_SCRIPT(), {
-      workerData: { url: options.url, timeout: options.timeout, pragmas: options.pragmas },
+      workerData: {
+        url: options.url,
+        timeout: options.timeout,
+        pragmas: options.pragmas,
+        readOnlyPath: options.readOnlyPath,
+      },
     });
     // Idle threads must not keep a CLI or a test process alive; busy ones do (see `call`).
     this.worker.unref();
