@@ -126,21 +126,31 @@ export async function ownerGone(db: Db, ownerId: string, now = Date.now()): Prom
 
 /** `includeUnowned`: also the runs from before owners existed (on start; a heartbeat sweep leaves them). */
 export async function sweepInterruptedRuns(db: Db, options: { includeUnowned?: boolean } = {}): Promise<number> {
-  const now = Date.now();
-  const marked = await markInterruptedRuns(db, {
-    staleAfterMs: staleAfterMs(),
-    now,
-    includeUnowned: options.includeUnowned ?? true,
-    ownerLiveness,
-    aliveGraceMs: ALIVE_GRACE_MS,
-    lockFreeSince: owners.get(db)?.lockFreeSince,
-  });
+  // Each step's writes may wait behind the lock too: one that waited moves lockFreeSince before
+  // the next step judges anyone (ownerGone reads it when called).
+  const step = async <T>(work: () => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    const result = await work();
+    const owner = owners.get(db);
+    if (owner) markLockWait(owner, Date.now() - started);
+    return result;
+  };
+  const marked = await step(() =>
+    markInterruptedRuns(db, {
+      staleAfterMs: staleAfterMs(),
+      now: Date.now(),
+      includeUnowned: options.includeUnowned ?? true,
+      ownerLiveness,
+      aliveGraceMs: ALIVE_GRACE_MS,
+      lockFreeSince: owners.get(db)?.lockFreeSince,
+    }),
+  );
   if (marked > 0) console.warn(`marked ${marked} run(s) whose process stopped as interrupted`);
-  const removed = await removeAbandonedImports(db, (ownerId) => ownerGone(db, ownerId, now));
+  const removed = await step(() => removeAbandonedImports(db, (ownerId) => ownerGone(db, ownerId)));
   if (removed.length > 0) console.warn(`removed the staging of ${removed.length} import(s) whose process stopped`);
-  const abandoned = await markAbandonedExperiments(db, { staleAfterMs: staleAfterMs(), now });
+  const abandoned = await step(() => markAbandonedExperiments(db, { staleAfterMs: staleAfterMs(), now: Date.now() }));
   if (abandoned > 0) console.warn(`ended ${abandoned} experiment(s) whose process stopped as failed`);
-  await forgetInstances(db, now - FORGET_INSTANCES_AFTER_MS);
+  await step(() => forgetInstances(db, Date.now() - FORGET_INSTANCES_AFTER_MS));
   return marked;
 }
 
