@@ -607,6 +607,32 @@ export async function importBundleLines(
     ],
     "write",
   );
+  /**
+   * Runs statements in one write transaction, only while the staging is still this import's: a
+   * sweep that judged this process gone (wrongly: it was stopped for minutes, say) removed it, and
+   * writing on would leave rows of no bank or report a bank that is not there.
+   */
+  const whileStaged = async (statements: InStatement[]) => {
+    const tx = await db.$client.transaction("write");
+    try {
+      const owned = await tx.execute({
+        sql: "SELECT 1 FROM banks WHERE id = ? AND import_owner = ?",
+        args: [stageId, options.ownerId],
+      });
+      if (owned.rows.length === 0)
+        throw new AppError(
+          "unavailable",
+          "the import's staging was removed by another process (it judged this one stopped): nothing was imported; run the import again",
+        );
+      await tx.batch(statements);
+      await tx.commit();
+    } catch (err) {
+      await tx.rollback().catch(() => {});
+      throw err;
+    } finally {
+      tx.close();
+    }
+  };
   try {
     let factBatch: Bundle["facts"] = [];
     let observationBatch: Bundle["observations"] = [];
@@ -622,7 +648,7 @@ export async function importBundleLines(
       // The lock is let go between chunks (see LOCK_PAUSE_MS); the first chunk needs no pause.
       if (chunks++ > 0) await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
       options.signal?.throwIfAborted();
-      await db.$client.batch([...statements, ...flushStatements(stageId)], "write");
+      await whileStaged([...statements, ...flushStatements(stageId)]);
     };
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       lineNo++;

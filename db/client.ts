@@ -53,14 +53,17 @@ const FILE_PRAGMAS = [
  * `mode=ro&immutable=1` instead: reads work, every write answers SQLITE_READONLY
  * (docs/operations.md#a-read-only-database).
  */
-export function mustOpenReadOnly(path: string): boolean {
+export function mustOpenReadOnly(path: string): false | "immutable" | "ro" {
   if (!existsSync(path)) return false;
   try {
     accessSync(path, constants.W_OK);
     accessSync(dirname(path), constants.W_OK);
     return false;
-  } catch {
-    return true;
+  } catch (err) {
+    // A read-only file system: nobody can write the file meanwhile, so SQLite may take it as
+    // immutable (it needs no `-shm` then). Only this process is refused (permissions): another
+    // may write it, so it is opened `mode=ro` and reads the other's `-shm`, which must exist.
+    return (err as NodeJS.ErrnoException).code === "EROFS" ? "immutable" : "ro";
   }
 }
 
@@ -72,13 +75,13 @@ export function mustOpenReadOnly(path: string): boolean {
  * `-wal` file, so commits left there by a process that crashed before the mount turned read-only
  * are not seen. db/sql-worker.mjs opens its connections the same way.
  */
-export function createReadOnlyFileClient(path: string, timeout: number): Client {
+export function createReadOnlyFileClient(path: string, timeout: number, immutable = true): Client {
   return createSqliteClient({
     scheme: "file",
     tls: false,
     authority: undefined,
     // The path's own `%`, `?` and `#` are escaped, so SQLite reads them as part of the name.
-    path: `file:${path.replace(/[%?#]/g, (c) => encodeURIComponent(c))}?mode=ro&immutable=1`,
+    path: `file:${path.replace(/[%?#]/g, (c) => encodeURIComponent(c))}?mode=ro${immutable ? "&immutable=1" : ""}`,
     authToken: undefined,
     encryptionKey: undefined,
     remoteEncryptionKey: undefined,
@@ -172,7 +175,7 @@ export async function openDb(url: string = DEFAULT_DATABASE_URL, options: OpenDb
 async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> {
   const filePath = fileUrlPath(url);
   let client: Client;
-  const readOnly = filePath !== null && mustOpenReadOnly(filePath);
+  const readOnly = filePath !== null ? mustOpenReadOnly(filePath) : false;
   if (filePath && !readOnly) mkdirSync(dirname(filePath), { recursive: true });
   if (filePath !== null && !readOnly && (!existsSync(filePath) || statSync(filePath).size === 0)) {
     // Once, on a connection of its own: every later connection (a reader opened when the disk is
@@ -194,11 +197,12 @@ async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> 
       readers: READER_THREADS,
       pragmas,
       readOnlyPath: readOnly ? filePath : undefined,
+      immutable: readOnly === "immutable",
     });
   } else {
     client =
       filePath && readOnly
-        ? createReadOnlyFileClient(filePath, BUSY_TIMEOUT_MS)
+        ? createReadOnlyFileClient(filePath, BUSY_TIMEOUT_MS, readOnly === "immutable")
         : createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
     if (filePath) for (const pragma of pragmas) await client.execute(pragma);
   }

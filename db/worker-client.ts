@@ -32,6 +32,8 @@ export interface WorkerClientOptions {
   readers: number;
   /** The file's path when it must be opened read-only (db/client.ts `mustOpenReadOnly`). */
   readOnlyPath?: string;
+  /** With `readOnlyPath`: also `immutable=1` (a read-only file system). */
+  immutable?: boolean;
 }
 
 interface WireResult {
@@ -70,6 +72,7 @@ class SqlThread {
         timeout: options.timeout,
         pragmas: options.pragmas,
         readOnlyPath: options.readOnlyPath,
+        immutable: options.immutable === true,
       },
     });
     // Idle threads must not keep a CLI or a test process alive; busy ones do (see `call`).

@@ -21,7 +21,7 @@ import { startRunAction } from "@/app/actions/runs";
 import * as health from "@/app/api/health/route";
 import * as exportRoute from "@/app/api/v1/banks/[bank]/export/route";
 import * as facts from "@/app/api/v1/banks/[bank]/facts/route";
-import { isReadOnlyDb, openDb } from "@/db/client";
+import { createReadOnlyFileClient, isReadOnlyDb, openDb } from "@/db/client";
 import { getAppDb } from "@/lib/server/db";
 import { clearDatabaseFaults, httpError } from "@/lib/server/errors";
 
@@ -215,4 +215,32 @@ describe.skipIf(!mounted)("database faults on a small file system", () => {
       rmSync(ro, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe("a database only this process may not write (permissions, not a read-only file system)", () => {
+  it("is opened mode=ro without immutable: reads see another writer's commits, its own writes are refused", async () => {
+    const dir = `/tmp/inspector-dbro-${process.pid}-${Date.now()}`;
+    mkdirSync(dir, { recursive: true });
+    const url = `file:${dir}/inspector.db`;
+    const writer = await openDb(url, { threads: false });
+    // As root, permissions refuse nothing: the client this process would open is opened directly.
+    const reader = createReadOnlyFileClient(`${dir}/inspector.db`, 5_000, false);
+    try {
+      const count = async () =>
+        Number((await reader.execute("SELECT count(*) AS n FROM banks")).rows[0]?.n ?? Number.NaN);
+      const before = await count();
+      await writer.$client.execute(
+        "INSERT INTO banks (id, name, permitted_teams) VALUES ('written-meanwhile', 'x', '[]')",
+      );
+      // Not immutable: another process's commit is seen.
+      expect(await count()).toBe(before + 1);
+      const refused = await reader.execute("DELETE FROM banks").catch((err: unknown) => err);
+      expect(String((refused as { code?: string }).code)).toMatch(/^SQLITE_READONLY/);
+      expect(httpError(refused).status).toBe(503);
+    } finally {
+      reader.close();
+      writer.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
