@@ -391,6 +391,13 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
  */
 export const STAGING_ROWS_PER_COMMIT = 5_000;
 /**
+ * A chunk's transaction should hold the lock about this long: on a loaded machine 5,000 rows take
+ * seconds, so the chunk shrinks (to 250 rows at least) until its commits take about this long, and
+ * grows back (to STAGING_ROWS_PER_COMMIT at most) when they are quick.
+ */
+const CHUNK_TARGET_MS = 250;
+const MIN_ROWS_PER_COMMIT = 250;
+/**
  * Longer than SQLite's longest sleep between two tries of a writer waiting on the lock (100 ms): a
  * waiting writer wakes inside the pause and takes the lock, instead of finding the next chunk's.
  */
@@ -490,9 +497,18 @@ export async function removeAbandonedImports(db: Db, isGone: (ownerId: string) =
  * full-text indexes are renamed to the bank's. Its cost grows with both banks' rows (one UPDATE
  * and one DELETE each): the one step of a replace that holds the lock for more than a chunk.
  */
-function replaceSwapStatements(db: Db, bank: Bundle["bank"], stageId: string): InStatement[] {
+function replaceSwapStatements(
+  db: Db,
+  bank: Bundle["bank"],
+  stageId: string,
+  triggers: { name: string; sql: string }[],
+): InStatement[] {
   const bankId = bank.id;
   return [
+    // The index-upkeep triggers would note every deleted and moved row (hundreds of thousands of
+    // inserts into the pending list) only for the notes to be deleted below: they are dropped for
+    // this transaction and made again at its end (nobody else sees the schema without them).
+    ...triggers.map((t) => `DROP TRIGGER IF EXISTS "${t.name.replace(/"/g, '""')}"`),
     ...bankStatements(db, bank, true),
     ...["facts", "observations"].map((table) => ({
       sql: `UPDATE ${table} SET bank_id = ? WHERE bank_id = ?`,
@@ -510,7 +526,16 @@ function replaceSwapStatements(db: Db, bank: Bundle["bank"], stageId: string): I
       ];
     }),
     { sql: "DELETE FROM banks WHERE id = ?", args: [stageId] },
+    ...triggers.map((t) => t.sql),
   ];
+}
+
+/** The index-upkeep triggers on the tables a replace moves rows of (migration 0009). */
+async function rowTriggers(db: Db): Promise<{ name: string; sql: string }[]> {
+  const { rows } = await db.$client.execute(
+    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('facts', 'observations') AND sql IS NOT NULL",
+  );
+  return rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
 }
 
 export interface ImportLinesOptions {
@@ -586,7 +611,8 @@ export async function importBundleLines(
   const bankId = header.bank.id;
   const existing = await bankExists(db, bankId, options.replace);
   const deletedModels = existing ? await tombstonedModelIds(db, bankId) : new Set<string>();
-  const rowsPerCommit = Math.max(1, options.rowsPerCommit ?? STAGING_ROWS_PER_COMMIT);
+  const maxRowsPerCommit = Math.max(1, options.rowsPerCommit ?? STAGING_ROWS_PER_COMMIT);
+  let rowsPerCommit = maxRowsPerCommit;
   const factIds = new Set<string>();
   const observationIds = new Set<string>();
   const later: Pick<Bundle, "mentalModels" | "skills" | "suites"> = { mentalModels: [], skills: [], suites: [] };
@@ -648,7 +674,14 @@ export async function importBundleLines(
       // The lock is let go between chunks (see LOCK_PAUSE_MS); the first chunk needs no pause.
       if (chunks++ > 0) await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
       options.signal?.throwIfAborted();
+      const started = performance.now();
       await whileStaged([...statements, ...flushStatements(stageId)]);
+      const ms = performance.now() - started;
+      // Aim at CHUNK_TARGET_MS per commit (see there); a fixed size from the caller stays fixed.
+      if (options.rowsPerCommit === undefined) {
+        const scaled = Math.round((rowsPerCommit * CHUNK_TARGET_MS) / Math.max(ms, 1));
+        rowsPerCommit = Math.min(maxRowsPerCommit, Math.max(MIN_ROWS_PER_COMMIT, Math.min(scaled, rowsPerCommit * 2)));
+      }
     };
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       lineNo++;
@@ -683,7 +716,7 @@ export async function importBundleLines(
     // The one transaction that makes the import visible.
     await db.$client.batch(
       [
-        ...(existing ? replaceSwapStatements(db, header.bank, stageId) : []),
+        ...(existing ? replaceSwapStatements(db, header.bank, stageId, await rowTriggers(db)) : []),
         ...modelAndSkillStatements(db, bankId, later),
         ...suiteStatements(db, bankId, later.suites),
         ...flushStatements(bankId),

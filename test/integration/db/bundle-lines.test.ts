@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
+import { insertFacts as retainFacts } from "@/db/retain";
 import { searchFacts } from "@/db/search";
 import { isAppError } from "@/lib/contracts/errors";
 import { runOwner } from "@/lib/server/run-owner";
@@ -92,6 +93,51 @@ describe("import from JSON lines", () => {
         scopes: ["personal"],
       });
       expect(found.length).toBeGreaterThan(0);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a replace swaps the staged bank in: only the new memories, searchable, and later writes are indexed as before", async () => {
+    const t = await openTempDb("lines-replace");
+    try {
+      const ownerId = await runOwner(t.db);
+      const old = (i: number) => fact(i, `Old note ${i}: the quokka budget was approved.`);
+      await importBundleLines(t.db, linesOf([header("swap"), ...Array.from({ length: 900 }, (_, i) => old(i))]), {
+        ownerId,
+      });
+      const triggerCount = async () =>
+        Number(
+          (
+            await t.db.$client.execute(
+              "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('facts', 'observations')",
+            )
+          ).rows[0]?.n,
+        );
+      const triggersBefore = await triggerCount();
+      const fresh = (i: number) => fact(i, `New note ${i}: the wombat launch moved to March.`);
+      const result = await importBundleLines(
+        t.db,
+        linesOf([header("swap"), ...Array.from({ length: 1_200 }, (_, i) => fresh(i)), model]),
+        { replace: true, ownerId, rowsPerCommit: 300 },
+      );
+      expect(result.counts.facts).toBe(1_200);
+      const search = (query: string) =>
+        searchFacts(t.db, { bankId: "swap", query, limit: 5, tags: [], scopes: ["personal"] });
+      expect(await search("quokka budget")).toEqual([]);
+      expect((await search("wombat launch")).length).toBe(5);
+      const count = await t.db.$client.execute("SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'");
+      expect(Number(count.rows[0]?.n)).toBe(1_200);
+      // No staging left, the upkeep triggers are back, and nothing is pending.
+      const banksLeft = await t.db.$client.execute("SELECT id FROM banks WHERE id <> 'demo'");
+      expect(banksLeft.rows.map((r) => r.id)).toEqual(["swap"]);
+      expect(await triggerCount()).toBe(triggersBefore);
+      expect(triggersBefore).toBeGreaterThan(0);
+      // A write after the swap is indexed like any other.
+      await retainFacts(t.db, "swap", [
+        { text: "The platypus review is on Friday.", kind: "world", scope: "personal", tags: [] },
+      ]);
+      expect((await search("platypus review")).length).toBe(1);
     } finally {
       t.cleanup();
     }
