@@ -1,8 +1,7 @@
-import { isReadOnlyDb } from "@/db/client";
 import { admissionState } from "@/lib/server/admission";
 import { otherMethods } from "@/lib/server/api/methods";
-import { getAppDb } from "@/lib/server/db";
-import { httpError, recentDatabaseFaults } from "@/lib/server/errors";
+import { databaseFaults, getAppDb } from "@/lib/server/db";
+import { httpError } from "@/lib/server/errors";
 import { eventLoopDelay } from "@/lib/server/event-loop";
 
 export const dynamic = "force-dynamic";
@@ -18,8 +17,7 @@ export async function GET() {
     const db = await getAppDb();
     // A write refused lately because the database is read-only or the disk full, or a database
     // opened read-only (its file or file system cannot be written): reads still work.
-    const faults = recentDatabaseFaults();
-    if (isReadOnlyDb(db) && !faults.includes("read-only")) faults.push("read-only");
+    const faults = databaseFaults(db);
     // Never queued behind recall or reflect (lib/server/admission.ts); says how full their queues are.
     return Response.json({
       ok: faults.length === 0,
