@@ -530,10 +530,18 @@ export interface InstanceInfo {
   kind: string;
   pid: number;
   hostname: string;
+  /** Which process holds the pid (lib/server/run-owner.ts `processIdentity`); null where unknown. */
+  processStart?: string | null;
 }
 
 export async function registerInstance(db: Db, info: InstanceInfo, now = Date.now()): Promise<void> {
   await db.insert(processInstances).values({ ...info, startedAt: new Date(now).toISOString(), heartbeatAt: now });
+}
+
+/** An owner's row, or null when it was forgotten (silent for a day) or never registered. */
+export async function getInstance(db: Db, id: string) {
+  const [row] = await db.select().from(processInstances).where(eq(processInstances.id, id));
+  return row ?? null;
 }
 
 export async function heartbeatInstance(db: Db, id: string, now = Date.now()): Promise<void> {
@@ -564,8 +572,18 @@ export async function markInterruptedRuns(
      * they are left alone while the heartbeat is younger than `aliveGraceMs` (a heartbeat blocked
      * behind a long write lock is not death); "unknown": the heartbeat decides.
      */
-    ownerLiveness?: (owner: { pid: number; hostname: string }) => "alive" | "dead" | "unknown";
+    ownerLiveness?: (owner: {
+      pid: number;
+      hostname: string;
+      processStart: string | null;
+    }) => "alive" | "alive-verified" | "dead" | "unknown";
     aliveGraceMs?: number;
+    /**
+     * Since when the caller has seen the write lock free (its own heartbeats went through without
+     * waiting). A heartbeat older than this is no sign of death: it may have waited behind the same
+     * lock (a long import). Heartbeat ages count from the later of the two.
+     */
+    lockFreeSince?: number;
   },
 ): Promise<number> {
   const now = options.now ?? Date.now();
@@ -578,6 +596,7 @@ export async function markInterruptedRuns(
       kind: processInstances.kind,
       pid: processInstances.pid,
       hostname: processInstances.hostname,
+      processStart: processInstances.processStart,
     })
     .from(runs)
     .leftJoin(processInstances, eq(processInstances.id, runs.ownerId))
@@ -590,15 +609,20 @@ export async function markInterruptedRuns(
   for (const c of candidates) {
     const verdict =
       c.pid !== null && c.hostname !== null
-        ? (options.ownerLiveness?.({ pid: c.pid, hostname: c.hostname }) ?? "unknown")
+        ? (options.ownerLiveness?.({ pid: c.pid, hostname: c.hostname, processStart: c.processStart }) ?? "unknown")
         : "unknown";
-    const age = c.heartbeatAt === null ? Number.POSITIVE_INFINITY : now - c.heartbeatAt;
+    const age =
+      c.heartbeatAt === null
+        ? Number.POSITIVE_INFINITY
+        : now - Math.max(c.heartbeatAt, options.lockFreeSince ?? Number.NEGATIVE_INFINITY);
     const alive =
       verdict === "dead"
         ? false
-        : verdict === "alive"
-          ? age <= Math.max(options.staleAfterMs, options.aliveGraceMs ?? options.staleAfterMs)
-          : age <= options.staleAfterMs;
+        : verdict === "alive-verified"
+          ? true
+          : verdict === "alive"
+            ? age <= Math.max(options.staleAfterMs, options.aliveGraceMs ?? options.staleAfterMs)
+            : age <= options.staleAfterMs;
     if (alive) continue;
     const lastSeen = c.heartbeatAt ?? now;
     const finishedAt = new Date(Math.max(lastSeen, Date.parse(c.createdAt))).toISOString();

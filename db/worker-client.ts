@@ -30,6 +30,10 @@ export interface WorkerClientOptions {
   pragmas: string[];
   /** Reader threads besides the writer. */
   readers: number;
+  /** The file's path when it must be opened read-only (db/client.ts `mustOpenReadOnly`). */
+  readOnlyPath?: string;
+  /** With `readOnlyPath`: also `immutable=1` (a read-only file system). */
+  immutable?: boolean;
 }
 
 interface WireResult {
@@ -63,7 +67,13 @@ class SqlThread {
 
   constructor(options: WorkerClientOptions) {
     this.worker = new Worker(WORKER_SCRIPT(), {
-      workerData: { url: options.url, timeout: options.timeout, pragmas: options.pragmas },
+      workerData: {
+        url: options.url,
+        timeout: options.timeout,
+        pragmas: options.pragmas,
+        readOnlyPath: options.readOnlyPath,
+        immutable: options.immutable === true,
+      },
     });
     // Idle threads must not keep a CLI or a test process alive; busy ones do (see `call`).
     this.worker.unref();

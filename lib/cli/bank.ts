@@ -1,7 +1,7 @@
 /** `import`, `export` and `reflect`: a bank bundle in or out, one reflect run (see main.ts). */
 import { constants, createReadStream, readFileSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
-import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
+import { exportBundle, importBundle, importBundleLines, removeAbandonedImports } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
@@ -9,6 +9,7 @@ import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
 import { importFromHindsight } from "@/lib/server/hindsight-import";
 import { askHindsight } from "@/lib/server/hindsight-reflect";
+import { ownerGone, runOwner } from "@/lib/server/run-owner";
 import { startRun } from "@/lib/server/runs";
 import { plural } from "@/lib/timeline/format";
 import {
@@ -33,7 +34,22 @@ async function importLines(file: string, replace: boolean) {
   } catch (err) {
     throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
   }
-  return importBundleLines(await getCliDb(), readLines(file), { replace });
+  const db = await getCliDb();
+  // The import's staging belongs to this process as a run owner (its heartbeat says it lives); an
+  // earlier import whose process stopped is removed first (docs/operations.md#big-imports).
+  const ownerId = await runOwner(db, "cli");
+  await removeAbandonedImports(db, (owner) => ownerGone(db, owner));
+  // Ctrl-C or a TERM stops it between two chunks and removes what it staged.
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    return await importBundleLines(db, readLines(file), { replace, ownerId, signal: stop.signal });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
 }
 
 /** No record of a bundle comes near this; a longer line is refused rather than held in memory. */

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { listBanks } from "@/db/banks";
 import { importBundle } from "@/db/bundle-io";
-import { type Db, getDb } from "@/db/client";
+import { type Db, getDb, isReadOnlyDb } from "@/db/client";
 import { embedAfterImport } from "./embeddings";
-import { isDatabaseFault, toAppError } from "./errors";
+import { type DatabaseFault, isDatabaseFault, recentDatabaseFaults, toAppError } from "./errors";
 import { processWide } from "./process-wide";
 import { startRetentionSchedule } from "./retention";
 import { runOwner } from "./run-owner";
@@ -60,4 +60,14 @@ export async function getCliDb(): Promise<Db> {
   const db = await getDb({ threads: false });
   await ensureDemoBank(db);
   return db;
+}
+
+/**
+ * What stops writes lately: faults seen on a write in the last minute, and "read-only" for as long
+ * as the database was opened read-only (its file or file system cannot be written; docs/operations.md#a-read-only-database).
+ */
+export function databaseFaults(db: Db): DatabaseFault[] {
+  const faults = recentDatabaseFaults();
+  if (isReadOnlyDb(db) && !faults.includes("read-only")) faults.push("read-only");
+  return faults;
 }

@@ -32,6 +32,7 @@ import { importBundleLines } from "@/db/bundle-io";
 import type { ActionResult } from "@/lib/contracts/errors";
 import { getAppDb } from "@/lib/server/db";
 import { deleteMentalModelById } from "@/lib/server/mental-models";
+import { runOwner } from "@/lib/server/run-owner";
 import { sampleBundle } from "../db/sample-bundle";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -236,7 +237,7 @@ describe("item 9: a replace import cannot bring a deleted mental model back", ()
         (async function* () {
           yield* lines;
         })(),
-        { replace: true },
+        { replace: true, ownerId: await runOwner(db) },
       ),
     ).rejects.toThrow(/was deleted/);
     expect(await exported("acme")).toEqual(before);
