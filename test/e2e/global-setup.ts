@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { isStale } from "../../scripts/stale.mjs";
@@ -30,10 +31,11 @@ const BUILD_INPUTS = [
  */
 export default async function setup(project: TestProject) {
   const root = join(import.meta.dirname, "..", "..");
-  const stale = isStale(
-    join(root, ".next", "BUILD_ID"),
-    BUILD_INPUTS.map((p) => join(root, p)),
-  );
+  // next build also reads the .env files there are (a missing one is no change).
+  const envFiles = [".env", ".env.local", ".env.production", ".env.production.local"]
+    .map((p) => join(root, p))
+    .filter((p) => existsSync(p));
+  const stale = isStale(join(root, ".next", "BUILD_ID"), [...BUILD_INPUTS.map((p) => join(root, p)), ...envFiles]);
   if (process.env.E2E_FORCE_BUILD === "1" || (process.env.E2E_SKIP_BUILD !== "1" && stale)) {
     const started = Date.now();
     const build = spawnSync(process.execPath, [join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
