@@ -33,6 +33,7 @@ describe("runs list (slow scripted model)", () => {
   afterAll(async () => {
     await fake?.close();
   });
+  // A server of its own: the model settings (REFLECT_LLM, OPENAI_BASE_URL) are the server's environment.
   const ctx = useAppAndBrowser(() => ({
     REFLECT_LLM: "openai",
     OPENAI_API_KEY: "sk-e2e",

@@ -4,9 +4,7 @@
  * `judge_of` linking it to the run it graded). A verdict decides; an unreadable reply or the
  * offline model leaves the question "not judged", never passed.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { getRun, getRunEvents, listRuns } from "@/db/runs";
 import { saveSuite } from "@/db/suites";
@@ -20,7 +18,7 @@ import { judgeLinksOf } from "@/lib/server/judge";
 import { listRunItems } from "@/lib/server/runs";
 import { allRows, foldRun } from "@/lib/timeline/fold";
 import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
-import { openTempDb } from "../db/temp-db";
+import { openDemoTempDb } from "../db/temp-db";
 import { followForced, toolCall, type WireBody } from "../llm/wire-harness";
 
 let fake: FakeOpenAI;
@@ -31,8 +29,9 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 beforeEach(async () => {
-  ({ db, cleanup } = await openTempDb("judge"));
-  await importBundle(db, JSON.parse(readFileSync("db/demo/demo-bank.json", "utf8")));
+  // Each test its own database with the demo bank (a copy of one seeded once: migrating and
+  // importing per test was most of this file's time).
+  ({ db, cleanup } = await openDemoTempDb("judge"));
   forgetForcedToolChoiceForms();
   fake.requests.length = 0;
 });
