@@ -1,5 +1,5 @@
 /** `import`, `export` and `reflect`: a bank bundle in or out, one reflect run (see main.ts). */
-import { constants, createReadStream, readFileSync, writeFileSync } from "node:fs";
+import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
@@ -9,9 +9,9 @@ import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
 import { startRun } from "@/lib/server/runs";
 import { plural } from "@/lib/timeline/format";
-import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
+import { parseExportArgs, parseImportArgs, parseReflectArgs, parseWith, ReflectArgs, usageError } from "./args";
 import { formatEmbedCounts } from "./embed";
-import { type CliIo, say } from "./io";
+import { type CliIo, inputName, readInput, STDIO, say, stdinChunks, writeOutput } from "./io";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
 import { terminalSafe } from "./terminal";
 
@@ -22,14 +22,14 @@ async function importLines(file: string, replace: boolean) {
   } catch (err) {
     throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
   }
-  return importBundleLines(await getCliDb(), readLines(file), { replace });
+  return importBundleLines(await getCliDb(), readLines(createReadStream(file), file), { replace });
 }
 
 /** No record of a bundle comes near this; a longer line is refused rather than held in memory. */
 const MAX_LINE_CHARS = 16 * 1_048_576;
 
-/** The file's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
-async function* readLines(file: string): AsyncGenerator<string> {
+/** The source's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
+async function* readLines(source: AsyncIterable<unknown>, file: string): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let rest = "";
   const decode = (chunk?: Buffer) => {
@@ -39,7 +39,7 @@ async function* readLines(file: string): AsyncGenerator<string> {
       throw new AppError("invalid_text", `${file} is not UTF-8 text; nothing was imported.`);
     }
   };
-  for await (const chunk of createReadStream(file)) {
+  for await (const chunk of source) {
     const text = decode(chunk as Buffer);
     let start = 0;
     for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
@@ -60,17 +60,61 @@ async function* readLines(file: string): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
+/** True for a JSON-lines header line: `{"version":…,"bank":…}` and nothing else. */
+function isLinesHeader(line: string): boolean {
+  try {
+    const json = JSON.parse(line);
+    if (!json || typeof json !== "object" || Array.isArray(json)) return false;
+    const keys = Object.keys(json);
+    return keys.includes("bank") && keys.every((k) => k === "version" || k === "bank");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `import -`: a bundle on stdin. Its first line tells the form: a JSON-lines header
+ * (`{"version":1,"bank":{…}}`) is read line by line as a .jsonl file is; anything else is one JSON
+ * document (what `export` prints).
+ */
+async function importStdin(io: CliIo, replace: boolean) {
+  const lines = readLines(stdinChunks(io), "stdin");
+  // Read by hand: leaving a for-await loop early would close the generator and lose the rest.
+  const head: string[] = [];
+  for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    head.push(next.value);
+    if (next.value.trim()) break;
+  }
+  if (!head.some((line) => line.trim())) throw usageError("stdin is empty: pipe a bundle in (nothing was imported)");
+  if (isLinesHeader(head[head.length - 1]!)) {
+    async function* all() {
+      yield* head;
+      yield* lines;
+    }
+    return importBundleLines(await getCliDb(), all(), { replace });
+  }
+  for await (const line of lines) head.push(line);
+  let json: unknown;
+  try {
+    json = JSON.parse(head.join("\n"));
+  } catch (err) {
+    throw usageError(`cannot read stdin: ${(err as Error).message.split("\n")[0]}`);
+  }
+  return importBundle(await getCliDb(), json, { replace });
+}
+
 export async function importCommand(argv: string[], io: CliIo) {
   const { file, replace } = parseImportArgs(argv);
   let result: Awaited<ReturnType<typeof importBundle>>;
-  if (file.endsWith(".jsonl")) result = await importLines(file, replace);
+  if (file === STDIO) result = await importStdin(io, replace);
+  else if (file.endsWith(".jsonl")) result = await importLines(file, replace);
   else {
     let json: unknown;
     try {
-      json = JSON.parse(decodeUtf8(readFileSync(file), file));
+      json = JSON.parse(decodeUtf8(await readInput(io, file), file));
     } catch (err) {
       if (isAppError(err)) throw err;
-      throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+      throw usageError(`cannot read ${inputName(file)}: ${(err as Error).message.split("\n")[0]}`);
     }
     result = await importBundle(await getCliDb(), json, { replace });
   }
@@ -89,13 +133,19 @@ export async function exportCommand(argv: string[], io: CliIo) {
   const db = await getCliDb();
   const bundle = await exportBundle(db, bank);
   if (!bundle) throw usageError(`unknown bank "${bank}"`);
-  const text = `${JSON.stringify(bundle, null, 2)}\n`;
-  if (out) writeFileSync(out, text);
-  else io.stdout.write(text);
+  writeOutput(io, out, `${JSON.stringify(bundle, null, 2)}\n`);
+}
+
+/** `reflect … -`: the question is stdin's text, checked like any question (an empty one starts no run). */
+async function withStdinQuestion(io: CliIo, args: ReflectArgs): Promise<ReflectArgs> {
+  if (args.question !== STDIO) return args;
+  const text = decodeUtf8(await readInput(io, STDIO), "stdin");
+  if (!text.trim()) throw usageError("stdin is empty: pipe the question in (no run was started)");
+  return parseWith(ReflectArgs, { ...args, question: text });
 }
 
 export async function reflectCommand(argv: string[], io: CliIo) {
-  const args = parseReflectArgs(argv);
+  const args = await withStdinQuestion(io, parseReflectArgs(argv));
   const db = await getCliDb();
   const { runId, finished } = await startRun(db, {
     bankId: args.bank,

@@ -1,13 +1,19 @@
 /**
- * Where a command writes: the process's own streams when run as `cli`, strings in a test that
- * calls `runCli` in-process. Anything with a `write(text)` will do.
+ * Where a command reads and writes: the process's own streams when run as `cli`, strings in a test
+ * that calls `runCli` in-process. Anything with a `write(text)` will do; stdin is any async
+ * iterable of bytes or text (a test passes `Readable.from([...])`; none given reads as empty).
+ * A file argument of `-` means stdin (input) or stdout (output), as the conventions have it
+ * (docs/cli.md#stdin-and-stdout).
  */
+import { readFileSync, writeFileSync } from "node:fs";
+
 export interface CliIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+  stdin?: AsyncIterable<Uint8Array | string>;
 }
 
-export const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr };
+export const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
 
 /** One line to stdout (what `console.log` would print). */
 export function say(io: CliIo, text: string): void {
@@ -17,4 +23,30 @@ export function say(io: CliIo, text: string): void {
 /** One line to stderr (what `console.error` would print). */
 export function warn(io: CliIo, text: string): void {
   io.stderr.write(`${text}\n`);
+}
+
+/** The conventional name for stdin / stdout where a file is taken. */
+export const STDIO = "-";
+
+/** How a file argument is named in messages: `-` is "stdin". */
+export const inputName = (file: string) => (file === STDIO ? "stdin" : file);
+
+/** stdin's chunks as bytes (empty when the io has no stdin). */
+export async function* stdinChunks(io: CliIo): AsyncGenerator<Buffer> {
+  if (!io.stdin) return;
+  for await (const chunk of io.stdin) yield typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk);
+}
+
+/** A whole input: the file's bytes, or everything on stdin for `-`. */
+export async function readInput(io: CliIo, file: string): Promise<Buffer> {
+  if (file !== STDIO) return readFileSync(file);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdinChunks(io)) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** Writes `text` to the file `out`, to stdout for `-` or when no file is named. */
+export function writeOutput(io: CliIo, out: string | undefined, text: string): void {
+  if (out === undefined || out === STDIO) io.stdout.write(text);
+  else writeFileSync(out, text);
 }

@@ -10,9 +10,10 @@
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
+import { COMMAND_HELP, type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
 import { type CliIo, processIo, warn } from "./io";
 import { terminalSafe } from "./terminal";
+import { versionLine, versionRequest } from "./version";
 
 type Command = (argv: string[], io: CliIo) => Promise<unknown>;
 
@@ -32,15 +33,26 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   suite: async () => (await import("./experiments")).suiteCommand,
   experiment: async () => (await import("./experiments")).experimentCommand,
   bench: async () => (await import("./bench")).benchCommand,
+  // Reached only with arguments `versionRequest` refuses: a usage error (exit 2).
+  version: async () => async () => {
+    throw (await import("./args")).usageError(`usage: ${COMMAND_HELP.version.usage}`);
+  },
 };
 
 /** Runs one command line; resolves to its exit code. Writes only through `io`. */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  if (io === processIo) quietOnClosedPipe();
   const [command, ...rest] = argv;
   if (command === undefined) {
     io.stderr.write(overviewHelp());
     return 2;
   }
+  const version = versionRequest(argv);
+  if (version) {
+    io.stdout.write(versionLine(version.json));
+    return 0;
+  }
+  if (command === "--version" || command === "-V") return runCli(["version", ...rest], io);
   if (command === "--help" || command === "-h" || command === "help") {
     const topic = rest[0];
     if (topic !== undefined && !isCommandName(topic)) {
@@ -75,6 +87,20 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     // A run finished here is pushed to the collector before the process exits (failures are logged).
     await flushTracePushes();
   }
+}
+
+let pipeWatched = false;
+
+/**
+ * `cli export --out - | head` closes stdout early: the reader wants no more, which is no error (no
+ * stack trace); the command still finishes (a run is stored, its trace pushed), its output dropped.
+ */
+function quietOnClosedPipe(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
 }
 
 /** True when this module is the script node was started with (not when a test imports it). */
