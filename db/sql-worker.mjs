@@ -4,7 +4,7 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import { createClient, LibsqlError } from "@libsql/client";
+import { createClient, LibsqlError } from "@libsql/client/sqlite3";
 
 const { url, timeout, pragmas } = workerData;
 
