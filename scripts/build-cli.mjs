@@ -36,10 +36,10 @@ function entrySource(id) {
   return `#!/usr/bin/env node
 // Built by scripts/build-cli.mjs from lib/cli/main.ts: do not edit.
 import { realpathSync } from "node:fs";
-import { runCli } from "./cli-build/${id}/main.mjs";
-export { runCli };
+import { runCli, runCliProcess } from "./cli-build/${id}/main.mjs";
+export { runCli, runCliProcess };
 if (process.argv[1] && realpathSync(process.argv[1]) === import.meta.filename) {
-  runCli(process.argv.slice(2)).then((code) => {
+  runCliProcess(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
 }

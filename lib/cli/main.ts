@@ -114,12 +114,18 @@ function isEntry(): boolean {
   }
 }
 
+/**
+ * The CLI as its own process (dist/cli.mjs, scripts/cli.mjs, tsx on this file): this process
+ * serves nobody else, so its runs take no server admission slot (lib/server/admission.ts) and
+ * `experiment run --concurrency N` runs N at once. Tests call `runCli`, which leaves the policy alone.
+ */
+export async function runCliProcess(argv: string[]): Promise<number> {
+  (await import("@/lib/server/admission")).withoutAdmission();
+  return runCli(argv);
+}
+
 if (isEntry()) {
-  // This process serves nobody else: its runs take no server admission slot (lib/server/admission.ts).
-  import("@/lib/server/admission")
-    .then(({ withoutAdmission }) => withoutAdmission())
-    .then(() => runCli(process.argv.slice(2)))
-    .then((code) => {
-      process.exitCode = code;
-    });
+  runCliProcess(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }
