@@ -4,6 +4,7 @@ import { access } from "node:fs/promises";
 import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { getRunEvents } from "@/db/runs";
 import { AppError, isAppError } from "@/lib/contracts/errors";
+import { LIMITS } from "@/lib/contracts/fields";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
@@ -139,7 +140,8 @@ export async function exportCommand(argv: string[], io: CliIo) {
 /** `reflect … -`: the question is stdin's text, checked like any question (an empty one starts no run). */
 async function withStdinQuestion(io: CliIo, args: ReflectArgs): Promise<ReflectArgs> {
   if (args.question !== STDIO) return args;
-  const text = decodeUtf8(await readInput(io, STDIO), "stdin");
+  // A question is at most LIMITS.questionChars characters: more bytes than 4 per character is oversize unread.
+  const text = decodeUtf8(await readInput(io, STDIO, LIMITS.questionChars * 4 + 64), "stdin");
   if (!text.trim()) throw usageError("stdin is empty: pipe the question in (no run was started)");
   return parseWith(ReflectArgs, { ...args, question: text });
 }

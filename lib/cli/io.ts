@@ -31,17 +31,34 @@ export const STDIO = "-";
 /** How a file argument is named in messages: `-` is "stdin". */
 export const inputName = (file: string) => (file === STDIO ? "stdin" : file);
 
-/** stdin's chunks as bytes (empty when the io has no stdin). */
+/** A refusal of the command line (exit 2), made here without loading the argument parser. */
+async function usage(message: string): Promise<never> {
+  throw (await import("./args")).usageError(message);
+}
+
+/**
+ * stdin's chunks as bytes (empty when the io has no stdin). A terminal on stdin is refused rather
+ * than waited on: `-` asks for piped input, and a user who typed it by mistake would see a hang.
+ */
 export async function* stdinChunks(io: CliIo): AsyncGenerator<Buffer> {
   if (!io.stdin) return;
+  if ((io.stdin as { isTTY?: boolean }).isTTY) await usage("- reads stdin, but stdin is a terminal: pipe the input in");
   for await (const chunk of io.stdin) yield typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk);
 }
 
-/** A whole input: the file's bytes, or everything on stdin for `-`. */
-export async function readInput(io: CliIo, file: string): Promise<Buffer> {
+/**
+ * A whole input: the file's bytes, or everything on stdin for `-`. With `maxBytes`, stdin longer
+ * than that is refused as soon as it is (not read to its end first).
+ */
+export async function readInput(io: CliIo, file: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
   if (file !== STDIO) return readFileSync(file);
   const chunks: Buffer[] = [];
-  for await (const chunk of stdinChunks(io)) chunks.push(chunk);
+  let size = 0;
+  for await (const chunk of stdinChunks(io)) {
+    size += chunk.length;
+    if (size > maxBytes) await usage(`stdin is longer than ${maxBytes} bytes; nothing was read`);
+    chunks.push(chunk);
+  }
   return Buffer.concat(chunks);
 }
 

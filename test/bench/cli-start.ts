@@ -39,6 +39,7 @@ export async function benchCliStart(log: (line: string) => void): Promise<BenchR
     const node = wall(process.execPath, ["-e", ""]);
     const npm = wall("npm", ["-v"]);
     const built = wall(process.execPath, [entry, "--help"]);
+    const version = wall(process.execPath, [entry, "--version"]);
     const viaNpm = wall("npm", ["run", "-s", "cli", "--", "--help"]);
     const tsx = wall(
       process.execPath,
@@ -47,7 +48,9 @@ export async function benchCliStart(log: (line: string) => void): Promise<BenchR
       3,
     );
     log(`  node -e '' ${round(node)} ms, npm -v ${round(npm)} ms (${load()})`);
-    log(`  --help: built ${round(built)} ms, npm run cli ${round(viaNpm)} ms, tsx ${round(tsx)} ms`);
+    log(
+      `  --help: built ${round(built)} ms, npm run cli ${round(viaNpm)} ms, tsx ${round(tsx)} ms; --version ${round(version)} ms`,
+    );
     // The first command seeds the demo bank; every measured one finds it there.
     wall(process.execPath, [entry, "export", "--bank", "demo"], env, 0);
     const reflect = wall(
@@ -68,6 +71,7 @@ export async function benchCliStart(log: (line: string) => void): Promise<BenchR
       row(SECTION, "node -e '' (the floor, same machine)", round(node), "ms"),
       row(SECTION, "npm -v (npm's own start, same machine)", round(npm), "ms"),
       row(SECTION, "node dist/cli.mjs --help", round(built), "ms", atMost(built, 300, "ms"), load()),
+      row(SECTION, "node dist/cli.mjs --version", round(version), "ms", atMost(version, 300, "ms"), load()),
       row(SECTION, "npm run -s cli -- --help, as a multiple of npm -v", ratio, "×", atMost(ratio, 4, "×"), load()),
       row(SECTION, "tsx lib/cli/main.ts --help (before: transpiled at run time)", round(tsx), "ms"),
       row(

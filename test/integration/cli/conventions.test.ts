@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
 import { getRun } from "@/db/runs";
 import { getSuite } from "@/db/suites";
+import { runCli } from "@/lib/cli/main";
 import { ReflectJson } from "@/lib/contracts/runs";
 import { createMcpServer } from "@/lib/server/mcp";
 import { CLI_ARGS, cliInProcess, cliInProcessStdin, root } from "./cli-process";
@@ -172,10 +173,40 @@ describe("- is stdin", () => {
 
   it("reflect - checks stdin's question like any other (oversize: refused, no run)", async () => {
     const before = await runCount();
-    const out = await cliStdin("x".repeat(100_000), "reflect", "--bank", "demo", "-");
+    const out = await cliStdin("x".repeat(5_000), "reflect", "--bank", "demo", "-");
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/oversize question/);
     expect(await runCount()).toBe(before);
+  });
+
+  it("reflect - refuses a stdin far over the question limit without reading it all, no run", async () => {
+    const before = await runCount();
+    const out = await cliStdin(Buffer.alloc(20 * 1_048_576, 0x61), "reflect", "--bank", "demo", "-");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^error: stdin is longer than \d+ bytes; nothing was read\n$/);
+    expect(await runCount()).toBe(before);
+  });
+
+  it("- with a terminal on stdin is refused at once, not waited on", async () => {
+    // A terminal that never sends anything: reading it would hang the test.
+    const terminal = {
+      isTTY: true,
+      [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<string>>(() => {}) }),
+    };
+    for (const args of [
+      ["reflect", "--bank", "demo", "-"],
+      ["import", "-"],
+      ["suite", "import", "--bank", "demo", "--suite", "tty", "-"],
+    ]) {
+      let stderr = "";
+      const code = await runCli(args, {
+        stdout: { write: () => true },
+        stderr: { write: (t: string) => (stderr += t) },
+        stdin: terminal,
+      });
+      expect(code, args.join(" ")).toBe(2);
+      expect(stderr).toBe("error: - reads stdin, but stdin is a terminal: pipe the input in\n");
+    }
   });
 
   it("a bad flag is refused before stdin is read", async () => {
