@@ -1,20 +1,15 @@
-/** `import`, `export` and `reflect`: a bank bundle in or out, one reflect run (see main.ts). */
+/** `import` and `export`: a bank bundle in or out (see main.ts); `reflect` is in reflect.ts. */
 import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
-import { getRunEvents } from "@/db/runs";
 import { AppError, isAppError } from "@/lib/contracts/errors";
-import { LIMITS } from "@/lib/contracts/fields";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
-import { startRun } from "@/lib/server/runs";
 import { plural } from "@/lib/timeline/format";
-import { parseExportArgs, parseImportArgs, parseReflectArgs, parseWith, ReflectArgs, usageError } from "./args";
+import { parseExportArgs, parseImportArgs, usageError } from "./args";
 import { formatEmbedCounts } from "./embed";
 import { type CliIo, inputName, readInput, STDIO, say, stdinChunks, writeOutput } from "./io";
-import { formatReflectHuman, toReflectJson } from "./reflect-output";
-import { terminalSafe } from "./terminal";
 
 /** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
 async function importLines(file: string, replace: boolean) {
@@ -135,35 +130,4 @@ export async function exportCommand(argv: string[], io: CliIo) {
   const bundle = await exportBundle(db, bank);
   if (!bundle) throw usageError(`unknown bank "${bank}"`);
   writeOutput(io, out, `${JSON.stringify(bundle, null, 2)}\n`);
-}
-
-/** `reflect … -`: the question is stdin's text, checked like any question (an empty one starts no run). */
-async function withStdinQuestion(io: CliIo, args: ReflectArgs): Promise<ReflectArgs> {
-  if (args.question !== STDIO) return args;
-  // A question is at most LIMITS.questionChars characters: more bytes than 4 per character is oversize unread.
-  const text = decodeUtf8(await readInput(io, STDIO, LIMITS.questionChars * 4 + 64), "stdin");
-  if (!text.trim()) throw usageError("stdin is empty: pipe the question in (no run was started)");
-  return parseWith(ReflectArgs, { ...args, question: text });
-}
-
-export async function reflectCommand(argv: string[], io: CliIo) {
-  const args = await withStdinQuestion(io, parseReflectArgs(argv));
-  const db = await getCliDb();
-  const { runId, finished } = await startRun(db, {
-    bankId: args.bank,
-    skill: args.skill,
-    budget: args.budget,
-    mode: args.mode,
-    scope: args.scope,
-    question: args.question,
-    anchorEvery: args["anchor-every"],
-  });
-  const result = await finished;
-  const events = await getRunEvents(db, runId);
-  say(
-    io,
-    args.json
-      ? JSON.stringify(toReflectJson(runId, result, events))
-      : terminalSafe(formatReflectHuman(runId, result, events)),
-  );
 }

@@ -25,7 +25,7 @@ type Command = (argv: string[], io: CliIo) => Promise<unknown>;
 const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   import: async () => (await import("./bank")).importCommand,
   export: async () => (await import("./bank")).exportCommand,
-  reflect: async () => (await import("./bank")).reflectCommand,
+  reflect: async () => (await import("./reflect")).reflectCommand,
   runs: async () => (await import("./runs")).runsCommand,
   mcp: async () => (await import("./mcp")).mcpCommand,
   embed: async () => (await import("./embed")).embedCommand,
