@@ -13,7 +13,14 @@ export interface CliIo {
   stdin?: AsyncIterable<Uint8Array | string>;
 }
 
-export const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+export const processIo: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  // A getter: touching process.stdin opens it (a tty or pipe handle), which only `-` needs.
+  get stdin() {
+    return process.stdin;
+  },
+};
 
 /** One line to stdout (what `console.log` would print). */
 export function say(io: CliIo, text: string): void {

@@ -40,7 +40,11 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
 };
 
 /** Runs one command line; resolves to its exit code. Writes only through `io`. */
-export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo = processIo,
+  options: { admission?: boolean } = {},
+): Promise<number> {
   if (io === processIo) quietOnClosedPipe();
   const [command, ...rest] = argv;
   if (command === undefined) {
@@ -70,11 +74,13 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.stdout.write(commandHelp(command));
     return 0;
   }
-  const [{ assertValidText }, { cliError }, { flushTracePushes }] = await Promise.all([
+  const [{ assertValidText }, { cliError }, { flushTracePushes }, { withoutAdmission }] = await Promise.all([
     import("@/lib/contracts/text"),
     import("@/lib/server/errors"),
     import("@/lib/server/otlp-push"),
+    import("@/lib/server/admission"),
   ]);
+  if (options.admission === false) withoutAdmission();
   try {
     assertValidText(rest, "the arguments");
     const code = await (await COMMANDS[command]())(rest, io);
@@ -119,9 +125,8 @@ function isEntry(): boolean {
  * serves nobody else, so its runs take no server admission slot (lib/server/admission.ts) and
  * `experiment run --concurrency N` runs N at once. Tests call `runCli`, which leaves the policy alone.
  */
-export async function runCliProcess(argv: string[]): Promise<number> {
-  (await import("@/lib/server/admission")).withoutAdmission();
-  return runCli(argv);
+export function runCliProcess(argv: string[]): Promise<number> {
+  return runCli(argv, processIo, { admission: false });
 }
 
 if (isEntry()) {
