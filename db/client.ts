@@ -18,7 +18,7 @@ export type Db = LibSQLDatabase<typeof schema> & { $client: Client };
 /**
  * `drizzle({ client, schema })` from drizzle-orm/libsql is this function behind an import of the
  * whole @libsql/client (its HTTP and WebSocket clients too); the driver core alone is what a
- * client we made ourselves needs (docs/performance.md#cli-start-up). Its typings omit it.
+ * client we made ourselves needs (docs/performance.md#cli-start-up-round-2). Its typings omit it.
  */
 const drizzle = (driverCore as unknown as { construct: (client: Client, config: { schema: typeof schema }) => Db })
   .construct;

@@ -1,7 +1,8 @@
 // The CLI as plain JavaScript: lib/cli/main.ts bundled by esbuild into dist/, the project's
 // dependencies left external (loaded from node_modules) except zod and drizzle-orm, bundled in
-// (docs/performance.md#cli-start-up), so `npm run cli` never transpiles TypeScript at run time. Commands are split into chunks loaded on use: `--help` loads no
-// database, model SDK or tracing code. Rebuilt only when stale (scripts/stale.mjs, as `npm start`):
+// (docs/performance.md#cli-start-up-round-2), so `npm run cli` never transpiles TypeScript at
+// run time. Commands are split into chunks loaded on use: `--help` loads no database, model SDK
+// or tracing code. Rebuilt only when stale (scripts/stale.mjs, as `npm start`):
 // when a file the bundle was built from (dist/cli.inputs.json), the build settings or the
 // lockfile (the bundled dependencies' versions) changed.
 // `node scripts/build-cli.mjs` builds when stale and prints the entry's path; `--force` always builds.

@@ -77,7 +77,7 @@ export function readEmbeddingConfig(env: Record<string, string | undefined>): Em
 const acceptsDimensions = (model: string) => model.startsWith("text-embedding-3");
 
 export function createEmbedder(config: EmbeddingConfig): Embedder {
-  // The SDK is loaded on the first embedding, not with this module (docs/performance.md#cli-start-up).
+  // The SDK is loaded on the first embedding, not with this module (docs/performance.md#cli-start-up-round-2).
   let sdk: Promise<OpenAI> | undefined;
   const client = () =>
     (sdk ??= Promise.all([import("openai"), import("./openai-model")]).then(

@@ -33,7 +33,7 @@ export {
 /**
  * The model port over an OpenAI-compatible server. The `openai` SDK (some 150 modules) is loaded
  * on the first call, not here: a process on the offline model, or one that never calls the model
- * (`cli --help`, an import), never loads it (docs/performance.md#cli-start-up).
+ * (`cli --help`, an import), never loads it (docs/performance.md#cli-start-up-round-2).
  */
 export function createOpenAIModel(config: OpenAIModelConfig): ModelPort {
   let port: Promise<ModelPort> | undefined;
