@@ -69,8 +69,8 @@ export async function readInput(io: CliIo, file: string, maxBytes = Number.POSIT
   return Buffer.concat(chunks);
 }
 
-/** Writes `text` to the file `out`, to stdout for `-` or when no file is named. */
+/** Writes `text` to the file `out`, to stdout for `-` or when no file is named (as `--out ""` always did). */
 export function writeOutput(io: CliIo, out: string | undefined, text: string): void {
-  if (out === undefined || out === STDIO) io.stdout.write(text);
+  if (!out || out === STDIO) io.stdout.write(text);
   else writeFileSync(out, text);
 }
