@@ -216,7 +216,8 @@ describe("- is stdin", () => {
   });
 });
 
-describe("as a process: pipes through node dist/cli.mjs", () => {
+// Six process starts: under a loaded 2-core machine each can take several seconds.
+describe("as a process: pipes through node dist/cli.mjs", { timeout: 120_000 }, () => {
   it("export --out - | import - into another database, and a question piped into reflect -", () => {
     const run = (url: string, args: string[], input?: string) =>
       spawnSync(process.execPath, [...CLI_ARGS, ...args], {
