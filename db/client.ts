@@ -4,9 +4,10 @@
  */
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { type Client, createClient } from "@libsql/client";
+import type { Client, Config } from "@libsql/client";
 import { _createClient as createSqliteClient } from "@libsql/client/sqlite3";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import * as driverCore from "drizzle-orm/libsql/driver-core";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { AppError } from "@/lib/contracts/errors";
 import * as schema from "./schema";
@@ -14,6 +15,24 @@ import { syncSearchIndexes } from "./search-index";
 import { WorkerClient } from "./worker-client";
 
 export type Db = LibSQLDatabase<typeof schema> & { $client: Client };
+
+/**
+ * `drizzle({ client, schema })` from drizzle-orm/libsql is this function behind an import of the
+ * whole @libsql/client (its HTTP and WebSocket clients too); the driver core alone is what a
+ * client we made ourselves needs (docs/performance.md#cli-start-up-round-2). Its typings omit it.
+ */
+const drizzle = (driverCore as unknown as { construct: (client: Client, config: { schema: typeof schema }) => Db })
+  .construct;
+
+/**
+ * A libSQL client: a local file or in-memory database through the SQLite entry only; a remote URL
+ * (libsql:, http(s):, ws(s):) through the full client, loaded only then.
+ */
+async function createClient(config: Config): Promise<Client> {
+  const local = config.url.startsWith("file:") || config.url === ":memory:";
+  const entry = local ? await import("@libsql/client/sqlite3") : await import("@libsql/client");
+  return entry.createClient(config);
+}
 
 export const DEFAULT_DATABASE_URL = "file:./data/inspector.db";
 /** Concurrent writers wait this long for the lock instead of failing with SQLITE_BUSY. */
@@ -180,7 +199,7 @@ async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> 
   if (filePath !== null && !readOnly && (!existsSync(filePath) || statSync(filePath).size === 0)) {
     // Once, on a connection of its own: every later connection (a reader opened when the disk is
     // full, say) only reads the mode the file was created with.
-    const first = createClient({ url, timeout: BUSY_TIMEOUT_MS });
+    const first = await createClient({ url, timeout: BUSY_TIMEOUT_MS });
     try {
       await first.execute(NEW_FILE_PRAGMA);
       await first.execute("PRAGMA journal_mode=WAL");
@@ -203,10 +222,10 @@ async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> 
     client =
       filePath && readOnly
         ? createReadOnlyFileClient(filePath, BUSY_TIMEOUT_MS, readOnly === "immutable")
-        : createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
+        : await createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
     if (filePath) for (const pragma of pragmas) await client.execute(pragma);
   }
-  const db = drizzle({ client, schema });
+  const db = drizzle(client, { schema });
   if (readOnly) {
     await assertMigrated(client);
     readOnlyDbs.add(db);

@@ -4,8 +4,7 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import { createClient, LibsqlError } from "@libsql/client";
-import { _createClient as createSqliteClient } from "@libsql/client/sqlite3";
+import { createClient, _createClient as createSqliteClient, LibsqlError } from "@libsql/client/sqlite3";
 
 const { url, timeout, pragmas, readOnlyPath, immutable } = workerData;
 

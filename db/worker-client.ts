@@ -9,18 +9,18 @@
  */
 import { resolve } from "node:path";
 import { Worker } from "node:worker_threads";
-import {
-  type Client,
-  type InArgs,
-  type InStatement,
-  LibsqlBatchError,
-  LibsqlError,
-  type Replicated,
-  type ResultSet,
-  type Row,
-  type Transaction,
-  type TransactionMode,
+import type {
+  Client,
+  InArgs,
+  InStatement,
+  Replicated,
+  ResultSet,
+  Row,
+  Transaction,
+  TransactionMode,
 } from "@libsql/client";
+// The local-file client's entry: the same error classes without the remote clients' modules.
+import { LibsqlBatchError, LibsqlError } from "@libsql/client/sqlite3";
 
 export interface WorkerClientOptions {
   url: string;

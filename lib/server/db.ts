@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { listBanks } from "@/db/banks";
-import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb, isReadOnlyDb } from "@/db/client";
-import { embedAfterImport } from "./embeddings";
 import { type DatabaseFault, isDatabaseFault, recentDatabaseFaults, toAppError } from "./errors";
 import { processWide } from "./process-wide";
 import { startRetentionSchedule } from "./retention";
@@ -14,6 +12,11 @@ export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json")
 /** Loads the built-in demo bank when the database has no bank at all (first start). */
 export async function ensureDemoBank(db: Db): Promise<boolean> {
   if ((await listBanks(db)).length > 0) return false;
+  // Loaded only when the demo is seeded: a command on a bank that exists needs no bundle code.
+  const [{ importBundle }, { embedAfterImport }] = await Promise.all([
+    import("@/db/bundle-io"),
+    import("./embeddings"),
+  ]);
   const { bankId } = await importBundle(db, JSON.parse(readFileSync(DEMO_BUNDLE_PATH, "utf8")));
   // With embeddings configured, the seeded bank gets its vectors like any imported bank.
   await embedAfterImport(db, bankId);

@@ -1029,8 +1029,11 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     iterations: clampInt(num(ra, "reflect.iterations") ?? iterations.size, 0),
     warnings: [],
     error:
-      status === "failed"
-        ? { message: root.status.message ?? "failed", phase: str(ra, "error.type") ?? "imported" }
+      status === "failed" || (status === "interrupted" && root.status.code === 2)
+        ? {
+            message: root.status.message ?? status,
+            phase: str(ra, "reflect.error.phase") ?? str(ra, "error.type") ?? "imported",
+          }
         : null,
     probe,
   };

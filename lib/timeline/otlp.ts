@@ -348,6 +348,8 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
   const inLogOrder = <T>(placed: Placed<T>[]) => placed.sort((x, y) => x.seq - y.seq).map((p) => p.item);
 
   const f = finished?.payload;
+  /** A run that failed, or ended without finishing (interrupted): the root span is in error (status ERROR, `error.type`). */
+  const errored = !!f && (f.status === "failed" || f.error != null);
   const root: OtlpSpan = {
     traceId,
     spanId: rootId,
@@ -390,11 +392,12 @@ export function runToOtlp(events: readonly RunEvent[], options: OtlpOptions = {}
       "output.value": f?.answer,
     }),
     events: inLogOrder(rootEvents),
-    status: !f ? { code: 0 } : f.status === "failed" ? { code: 2, message: f.error?.message ?? "failed" } : { code: 1 },
+    status: !f ? { code: 0 } : errored ? { code: 2, message: f.error?.message ?? f.status } : { code: 1 },
   };
-  if (f?.error) {
+  // OTel: `error.type` goes with an ERROR status, never with OK (docs/tracing.md).
+  if (errored && f.error) {
     root.attributes.push(...attrs({ "error.type": errorType(f.error.phase), "reflect.error.phase": f.error.phase }));
-  } else if (f && f.status !== "done" && root.status.code === 2) {
+  } else if (errored) {
     root.attributes.push(...attrs({ "error.type": f.status }));
   }
 

@@ -61,6 +61,19 @@ describe("API without a token (loopback)", () => {
     const unknown = await fetch(`${app.url}/api/v1/nope/deeper`);
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error).toMatchObject({ code: "not_found" });
+    // A write to it too, whatever its body's type: the route's 404, not a 415 about the body.
+    for (const [method, type] of [
+      ["POST", "text/plain"],
+      ["PATCH", null],
+    ] as const) {
+      const write = await fetch(`${app.url}/api/v1/nope`, {
+        method,
+        headers: type ? { "content-type": type } : {},
+        body: "x",
+      });
+      expect(write.status, `${method} ${type}`).toBe(404);
+      expect((await write.json()).error.code).toBe("not_found");
+    }
     // A declared path still reaches its route.
     expect((await fetch(`${app.url}/api/v1/banks`)).status).toBe(200);
   });
