@@ -40,6 +40,8 @@ export interface HindsightImportOptions {
   maxMemories?: number;
   /** One response body past this is refused (default 32 MiB). */
   maxResponseBytes?: number;
+  /** All response bodies together past this are refused (default 1 GiB): pages that never end stop here. */
+  maxTotalBytes?: number;
 }
 
 export const HINDSIGHT_DEFAULT_TIMEOUT_MS = 30_000;
@@ -47,6 +49,8 @@ const DEFAULT_PAGE = 500;
 const DEFAULT_MAX_MEMORIES = 200_000;
 /** One response body past this is refused (a page of 500 memories is well under 1 MB). */
 const MAX_RESPONSE_BYTES = 32 * 1_048_576;
+/** All bodies of one import together past this are refused (a server paging forever, or huge pages). */
+const MAX_TOTAL_BYTES = 1_024 * 1_048_576;
 /** Observation source look-ups in flight at once. */
 const SOURCE_CONCURRENCY = 4;
 
@@ -94,17 +98,36 @@ export function checkRemoteInput(remoteId: string, apiKey: string | undefined): 
     );
 }
 
+/** The bank id here (an import's or an asked run's): a lowercase slug, else --as is asked for. */
+export function checkLocalBankId(localId: string): string {
+  if (!LOCAL_BANK_ID.test(localId) || localId.length > 200)
+    throw new AppError(
+      "invalid_input",
+      `"${localId.slice(0, 200)}" is not a bank id here (a lowercase slug); name the local bank with --as <id>`,
+      { fieldErrors: { localBankId: ["a lowercase slug: a-z, 0-9, _ and -"] } },
+    );
+  return localId;
+}
+
 /** The URL as shown in output and errors: origin and path only. */
 export const shown = (url: URL) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 
 export class HindsightClient {
   requests = 0;
+  /** Body bytes read so far, all requests together (decoded: a gzip body counts as it unpacks). */
+  bytesRead = 0;
   constructor(
     private readonly base: URL,
     private readonly apiKey: string | undefined,
     private readonly timeoutMs: number,
     private readonly maxBytes = MAX_RESPONSE_BYTES,
+    private readonly maxTotalBytes = MAX_TOTAL_BYTES,
   ) {}
+
+  /** `s` with the key cut out: a server that echoes it (in an error, an answer) never puts it in a message or a row. */
+  redact(s: string): string {
+    return this.apiKey ? s.split(this.apiKey).join("[redacted]") : s;
+  }
 
   /** GET `path` (under /v1/default/banks/{bank}), validated by `schema`; every failure names the request. */
   get<S extends z.ZodType>(path: string, query: Record<string, string>, schema: S): Promise<z.output<S>>;
@@ -163,9 +186,15 @@ export class HindsightClient {
         redirect: "error",
       });
       status = res.status;
-      text = await readCapped(res, this.maxBytes, () =>
-        fail(`the response is larger than ${this.maxBytes.toLocaleString("en-US")} bytes`),
+      const total = this.maxTotalBytes - this.bytesRead;
+      text = await readCapped(res, Math.min(this.maxBytes, total), () =>
+        this.maxBytes <= total
+          ? fail(`the response is larger than ${this.maxBytes.toLocaleString("en-US")} bytes`)
+          : fail(
+              `the server sent more than ${this.maxTotalBytes.toLocaleString("en-US")} bytes in all (${this.requests} requests)`,
+            ),
       );
+      this.bytesRead += Buffer.byteLength(text);
     } catch (err) {
       if (err instanceof AppError) throw err;
       if (controller.signal.aborted) throw fail(`no complete answer within ${this.timeoutMs} ms`);
@@ -182,12 +211,12 @@ export class HindsightClient {
         `Hindsight has no bank "${decodeURIComponent(path.split("/")[4] ?? "")}" at ${shown(this.base)}.`,
       );
     if (status < 200 || status > 299) {
-      const err = fail(`HTTP ${status}${detail(text)}`);
+      const err = fail(`HTTP ${status}${this.redact(detail(text))}`);
       throw new AppError("upstream_failed", err.message, { fieldErrors: { status: [String(status)] } });
     }
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = redactDeep(JSON.parse(text), (s) => this.redact(s));
     } catch {
       throw fail("the response is not JSON");
     }
@@ -208,6 +237,15 @@ function detail(text: string): string {
     if (typeof d === "string") return `: ${d.slice(0, 200)}`;
   } catch {}
   return "";
+}
+
+/** Every string in a parsed JSON value (keys included) through `redact`. */
+function redactDeep(v: unknown, redact: (s: string) => string): unknown {
+  if (typeof v === "string") return redact(v);
+  if (Array.isArray(v)) return v.map((x) => redactDeep(x, redact));
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), redactDeep(x, redact)]));
+  return v;
 }
 
 /** The body as text, refused past the cap while it streams (the timeout covers this read too). */
@@ -241,18 +279,13 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   const base = parseHindsightBaseUrl(options.baseUrl);
   const remoteId = options.bankId;
   checkRemoteInput(remoteId, options.apiKey);
-  const localId = options.localBankId ?? remoteId;
-  if (!LOCAL_BANK_ID.test(localId))
-    throw new AppError(
-      "invalid_input",
-      `"${localId.slice(0, 200)}" is not a bank id here (a lowercase slug); name the local bank with --as <id>`,
-      { fieldErrors: { localBankId: ["a lowercase slug: a-z, 0-9, _ and -"] } },
-    );
+  const localId = checkLocalBankId(options.localBankId ?? remoteId);
   const client = new HindsightClient(
     base,
     options.apiKey || undefined,
     options.timeoutMs ?? HINDSIGHT_DEFAULT_TIMEOUT_MS,
     options.maxResponseBytes,
+    options.maxTotalBytes,
   );
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const maxMemories = options.maxMemories ?? DEFAULT_MAX_MEMORIES;
@@ -273,9 +306,10 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   const profile = await client.get(`${bankPath}/profile`, {}, HsBankProfile);
 
   let memoryCount = 0;
+  /** Every memory id listed, all types together: one id under two types is the server's fault. */
+  const seen = new Set<string>();
   const listAll = async (type: "world" | "experience" | "observation") => {
     const out: HsMemoryUnit[] = [];
-    const seen = new Set<string>();
     for (let offset = 0; ; ) {
       const page = await client.get(
         `${bankPath}/memories/list`,
@@ -287,13 +321,13 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
         if (itemType && itemType !== type)
           throw new AppError(
             "upstream_failed",
-            `Hindsight GET ${bankPath}/memories/list?type=${type}: items[${i}].fact_type is "${itemType}", not "${type}" (the server ignored the type filter); nothing was imported.`,
+            `Hindsight GET ${bankPath}/memories/list?type=${type}: items[${i}].fact_type is "${itemType.slice(0, 200)}", not "${type}" (the server ignored the type filter); nothing was imported.`,
           );
         // A server that ignores `offset` would page forever: the same id twice ends it, refused.
         if (seen.has(item.id))
           throw new AppError(
             "upstream_failed",
-            `Hindsight GET ${bankPath}/memories/list?type=${type}&offset=${offset}: items[${i}].id "${item.id}" was already listed (the server does not page); nothing was imported.`,
+            `Hindsight GET ${bankPath}/memories/list?type=${type}&offset=${offset}: items[${i}].id "${item.id.slice(0, 200)}" was already listed (the server does not page, or lists one memory under two types); nothing was imported.`,
           );
         seen.add(item.id);
         out.push(item);
@@ -327,7 +361,7 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
         if (seen.has(item.id))
           throw new AppError(
             "upstream_failed",
-            `Hindsight GET ${path}?offset=${offset}: items[${i}].id "${item.id}" was already listed (the server does not page); nothing was imported.`,
+            `Hindsight GET ${path}?offset=${offset}: items[${i}].id "${item.id.slice(0, 200)}" was already listed (the server does not page); nothing was imported.`,
           );
         seen.add(item.id);
       }

@@ -1,0 +1,190 @@
+/**
+ * A hostile or broken Hindsight server (review of the import and ask-Hindsight paths): a key the
+ * server echoes back, pages that never end, concurrent imports of one bank, a local bank id that
+ * is not one. Each case must fail cleanly (a named AppError), write nothing, and never store or
+ * print the key.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.REFLECT_LLM = "offline";
+  process.env.OPENAI_API_KEY = "";
+});
+
+import { exportBundle } from "@/db/bundle-io";
+import type { Db } from "@/db/client";
+import { isAppError } from "@/lib/contracts/errors";
+import { importFromHindsight } from "@/lib/server/hindsight-import";
+import { askHindsight } from "@/lib/server/hindsight-reflect";
+import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
+import { openTempDb } from "../db/temp-db";
+
+const KEY = "hs-secret-key-0123456789";
+let temp: Awaited<ReturnType<typeof openTempDb>>;
+let db: Db;
+let fake: FakeHindsight | undefined;
+
+beforeAll(async () => {
+  temp = await openTempDb("hindsight-hostile");
+  db = temp.db;
+});
+afterAll(() => temp.cleanup());
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+async function failure(p: Promise<unknown>) {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error & { code?: string };
+  }
+  throw new Error("expected a failure");
+}
+
+/** Every string in the db file's tables that holds `needle`. */
+async function rowsHolding(needle: string): Promise<string[]> {
+  const tables = await db.$client.execute("select name from sqlite_master where type = 'table'");
+  const hits: string[] = [];
+  for (const t of tables.rows) {
+    const name = String(t.name);
+    const rows = await db.$client.execute(`select * from "${name}"`);
+    for (const r of rows.rows) if (JSON.stringify(r).includes(needle)) hits.push(name);
+  }
+  return hits;
+}
+
+describe("hostile Hindsight: the key", () => {
+  it("an error body that echoes the key does not carry it into the error", async () => {
+    fake = await startFakeHindsight({
+      banks: [sampleBank("echo")],
+      apiKey: KEY,
+      override: (path) =>
+        path.endsWith("/mental-models")
+          ? { status: 500, body: { detail: `bad token Bearer ${KEY} rejected` } }
+          : undefined,
+    });
+    const err = await failure(importFromHindsight(db, { baseUrl: fake.url, bankId: "echo", apiKey: KEY }));
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toMatch(/HTTP 500/);
+    expect(err.message).not.toContain(KEY);
+  });
+
+  it("a reflect answer that echoes the key stores no row holding it", async () => {
+    fake = await startFakeHindsight({
+      banks: [sampleBank("echo")],
+      apiKey: KEY,
+      override: (path) =>
+        path.endsWith("/reflect")
+          ? {
+              body: {
+                text: `your key is ${KEY}`,
+                trace: {
+                  tool_calls: [{ tool: "recall", input: { query: KEY }, output: { note: KEY }, duration_ms: 3 }],
+                  llm_calls: [],
+                },
+              },
+            }
+          : undefined,
+    });
+    const result = await askHindsight(db, { baseUrl: fake.url, bankId: "echo", apiKey: KEY, question: "key?" });
+    expect(result.answer).not.toContain(KEY);
+    expect(await rowsHolding(KEY)).toEqual([]);
+  });
+});
+
+describe("hostile Hindsight: endless and huge answers", () => {
+  it("pages of fresh ids that never end are refused by the bytes read in all, writing nothing", async () => {
+    let n = 0;
+    const big = "x".repeat(4_000);
+    fake = await startFakeHindsight({
+      banks: [sampleBank("endless")],
+      override: (path, q) =>
+        path.endsWith("/memories/list")
+          ? {
+              body: {
+                items: Array.from({ length: 5 }, () => ({
+                  id: `m-${n++}`,
+                  text: big,
+                  fact_type: q.get("type"),
+                  mentioned_at: "2024-01-01T00:00:00Z",
+                })),
+                total: 1_000_000_000,
+                limit: 5,
+                offset: Number(q.get("offset")),
+              },
+            }
+          : undefined,
+    });
+    const err = await failure(
+      importFromHindsight(db, {
+        baseUrl: fake.url,
+        bankId: "endless",
+        maxResponseBytes: 100_000,
+        maxTotalBytes: 500_000,
+      }),
+    );
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toMatch(/more than 500,000 bytes in all/);
+    // Stopped near the cap: about 25 pages of 20 KB, not the 40,000 the memory cap would allow.
+    expect(fake.requests.length).toBeLessThan(40);
+    expect(await exportBundle(db, "endless")).toBeNull();
+  });
+
+  it("a gzip bomb is refused by the decoded size, not the wire size", async () => {
+    const bomb = gzipSync(Buffer.alloc(50_000_000, 0x20));
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(bomb);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const err = await failure(importFromHindsight(db, { baseUrl: url, bankId: "bomb", maxResponseBytes: 1_000_000 }));
+      expect(err.message).toMatch(/larger than 1,000,000 bytes/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe("hostile Hindsight: ids and banks", () => {
+  it("two imports of the same new bank at once: one imports, the other is refused by name (not a raw SQL error)", async () => {
+    fake = await startFakeHindsight({ banks: [sampleBank("twice", 30)] });
+    const url = fake.url;
+    const settled = await Promise.allSettled([
+      importFromHindsight(db, { baseUrl: url, bankId: "twice" }),
+      importFromHindsight(db, { baseUrl: url, bankId: "twice" }),
+    ]);
+    expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(1);
+    const rejected = settled.find((s) => s.status === "rejected") as PromiseRejectedResult;
+    expect(isAppError(rejected.reason), String(rejected.reason)).toBe(true);
+    expect(String(rejected.reason.message)).toMatch(/already exists/);
+  });
+
+  it("a fact id listed under two tiers is refused as the server's fault, writing nothing", async () => {
+    const bank = sampleBank("dup");
+    const world = bank.memories.find((m) => m.fact_type === "world");
+    if (!world) throw new Error("fixture has a world fact");
+    bank.memories.push({ ...world, fact_type: "experience" });
+    fake = await startFakeHindsight({ banks: [bank] });
+    const err = await failure(importFromHindsight(db, { baseUrl: fake.url, bankId: "dup" }));
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toContain(world.id);
+    expect(await exportBundle(db, "dup")).toBeNull();
+  });
+
+  it("reflect --as a bank id that is not one is refused before any request", async () => {
+    fake = await startFakeHindsight({ banks: [sampleBank("alice")] });
+    const err = await failure(
+      askHindsight(db, { baseUrl: fake.url, bankId: "alice", localBankId: "../Alice Smith", question: "where?" }),
+    );
+    expect(isAppError(err, "invalid_input")).toBe(true);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
