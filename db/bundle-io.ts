@@ -300,7 +300,7 @@ function suiteStatements(db: Db, bankId: string, list: Bundle["suites"]): InStat
 }
 
 /** Ids of the bank's deleted mental models: their tombstones (and version history) outlive a replace. */
-async function tombstonedModelIds(db: Db, bankId: string): Promise<Set<string>> {
+export async function tombstonedModelIds(db: Db, bankId: string): Promise<Set<string>> {
   const rows = await db
     .select({ id: mentalModelTombstones.modelId })
     .from(mentalModelTombstones)

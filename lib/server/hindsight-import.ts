@@ -6,7 +6,7 @@
  * The API key goes in the Authorization header only: it is never logged, stored or echoed.
  */
 import type { z } from "zod";
-import { importBundle } from "@/db/bundle-io";
+import { importBundle, tombstonedModelIds } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { AppError, formatPath } from "@/lib/contracts/errors";
@@ -461,7 +461,12 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   );
   skip("observation sources", droppedSources, "cite a fact that was not imported (invalidated, untimed or gone)");
 
-  const mentalModels: NonNullable<BundleInput["mentalModels"]> = models.map((m) => ({
+  // A model deleted here stays deleted: its id is never reused (db/bundle-io.ts), so a re-import
+  // leaves it out, counted, rather than refusing the whole bank.
+  const deletedHere = options.replace ? await tombstonedModelIds(db, localId) : new Set<string>();
+  const liveModels = models.filter((m) => !deletedHere.has(m.id));
+  skip("mental models", models.length - liveModels.length, "deleted here since an earlier import: kept deleted");
+  const mentalModels: NonNullable<BundleInput["mentalModels"]> = liveModels.map((m) => ({
     id: m.id,
     name: m.name.trim() || m.id,
     sourceQuery: m.source_query ?? "",
@@ -472,7 +477,7 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   }));
   skip(
     "mental model content",
-    models.filter((m) => !m.content).length,
+    liveModels.filter((m) => !m.content).length,
     "never generated in Hindsight: imported with empty content",
   );
 

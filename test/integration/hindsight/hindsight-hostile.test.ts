@@ -16,6 +16,7 @@ vi.hoisted(() => {
 
 import { exportBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
+import { deleteMentalModel } from "@/db/mental-models";
 import { isAppError } from "@/lib/contracts/errors";
 import { importFromHindsight } from "@/lib/server/hindsight-import";
 import { askHindsight } from "@/lib/server/hindsight-reflect";
@@ -186,5 +187,20 @@ describe("hostile Hindsight: ids and banks", () => {
     );
     expect(isAppError(err, "invalid_input")).toBe(true);
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it("--replace after a mental model was deleted here: the deleted model stays deleted (skipped, counted), the rest re-imports", async () => {
+    const bank = sampleBank("tomb");
+    fake = await startFakeHindsight({ banks: [bank] });
+    await importFromHindsight(db, { baseUrl: fake.url, bankId: "tomb" });
+    const model = bank.mentalModels[0];
+    if (!model) throw new Error("fixture has a mental model");
+    expect(await deleteMentalModel(db, "tomb", model.id)).toBe(true);
+    bank.memories[0]!.text = "edited in Hindsight";
+    const again = await importFromHindsight(db, { baseUrl: fake.url, bankId: "tomb", replace: true });
+    expect(again.skipped).toContainEqual(expect.objectContaining({ kind: "mental models", count: 1 }));
+    const bundle = await exportBundle(db, "tomb");
+    expect(bundle?.mentalModels.map((m) => m.id)).not.toContain(model.id);
+    expect(bundle?.facts.find((f) => f.id === bank.memories[0]!.id)?.text).toBe("edited in Hindsight");
   });
 });
