@@ -521,19 +521,30 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   };
 }
 
-/** Origins the API may import from: HINDSIGHT_IMPORT_ORIGINS, comma-separated (unparsable entries ignored). */
+/** HINDSIGHT_IMPORT_ORIGINS read: the origins it lists, and the entries that name none (shown when a URL is refused). */
+export function readImportOrigins(env: Record<string, string | undefined> = process.env): {
+  origins: string[];
+  unusable: string[];
+} {
+  const origins: string[] = [];
+  const unusable: string[] = [];
+  for (const entry of (env.HINDSIGHT_IMPORT_ORIGINS ?? "").split(",").map((s) => s.trim())) {
+    if (!entry) continue;
+    let url: URL | null = null;
+    try {
+      url = new URL(entry);
+    } catch {}
+    // An entry without a scheme ("host:8888" parses as scheme "host:") or with a wildcard names no origin.
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname.includes("*"))
+      unusable.push(entry.slice(0, 100));
+    else origins.push(url.origin);
+  }
+  return { origins, unusable };
+}
+
+/** Origins the API may import from: HINDSIGHT_IMPORT_ORIGINS, comma-separated (entries naming no http(s) origin ignored). */
 export function allowedImportOrigins(env: Record<string, string | undefined> = process.env): string[] {
-  return (env.HINDSIGHT_IMPORT_ORIGINS ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .flatMap((s) => {
-      try {
-        return [new URL(s).origin];
-      } catch {
-        return [];
-      }
-    });
+  return readImportOrigins(env).origins;
 }
 
 /**
@@ -548,11 +559,16 @@ export async function importFromHindsightApi(
   env: Record<string, string | undefined> = process.env,
 ): Promise<HindsightImportResult> {
   const origin = parseHindsightBaseUrl(body.baseUrl).origin;
-  const allowed = allowedImportOrigins(env);
+  const { origins: allowed, unusable } = readImportOrigins(env);
   if (!allowed.includes(origin)) {
+    const ignored = unusable.length
+      ? ` (entries ignored, each must be scheme://host[:port]: ${unusable.map((e) => JSON.stringify(e)).join(", ")})`
+      : "";
     const why = allowed.length
-      ? `${origin} is not in HINDSIGHT_IMPORT_ORIGINS`
-      : "HINDSIGHT_IMPORT_ORIGINS is not set, so this server imports from no Hindsight server (use the CLI, or set it)";
+      ? `${origin} is not in HINDSIGHT_IMPORT_ORIGINS${ignored}`
+      : unusable.length
+        ? `HINDSIGHT_IMPORT_ORIGINS lists no usable origin${ignored}`
+        : "HINDSIGHT_IMPORT_ORIGINS is not set, so this server imports from no Hindsight server (use the CLI, or set it)";
     throw new AppError("invalid_input", `refused Hindsight URL: ${why}; nothing was imported.`, {
       fieldErrors: { baseUrl: [why] },
     });

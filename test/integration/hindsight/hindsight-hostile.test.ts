@@ -18,7 +18,7 @@ import { exportBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { deleteMentalModel } from "@/db/mental-models";
 import { isAppError } from "@/lib/contracts/errors";
-import { importFromHindsight } from "@/lib/server/hindsight-import";
+import { importFromHindsight, importFromHindsightApi, readImportOrigins } from "@/lib/server/hindsight-import";
 import { askHindsight } from "@/lib/server/hindsight-reflect";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
 import { openTempDb } from "../db/temp-db";
@@ -202,5 +202,31 @@ describe("hostile Hindsight: ids and banks", () => {
     const bundle = await exportBundle(db, "tomb");
     expect(bundle?.mentalModels.map((m) => m.id)).not.toContain(model.id);
     expect(bundle?.facts.find((f) => f.id === bank.memories[0]!.id)?.text).toBe("edited in Hindsight");
+  });
+});
+
+describe("HINDSIGHT_IMPORT_ORIGINS", () => {
+  it("reads origins case-insensitively, with or without a trailing slash, path or default port", () => {
+    const env = {
+      HINDSIGHT_IMPORT_ORIGINS:
+        " HTTPS://Hindsight.Example.COM:443/ ,http://10.0.0.5:8888/hindsight/,, http://[::1]:8888",
+    };
+    expect(readImportOrigins(env)).toEqual({
+      origins: ["https://hindsight.example.com", "http://10.0.0.5:8888", "http://[::1]:8888"],
+      unusable: [],
+    });
+  });
+
+  it("an entry without a scheme or with a wildcard names no origin, and the refusal says so (before any request)", async () => {
+    fake = await startFakeHindsight({ banks: [sampleBank("alice")] });
+    const port = new URL(fake.url).port;
+    const env = { HINDSIGHT_IMPORT_ORIGINS: `127.0.0.1:${port}, http://*.example.com, *` };
+    expect(readImportOrigins(env).origins).toEqual([]);
+    const err = await failure(importFromHindsightApi(db, { baseUrl: fake.url, bankId: "alice", replace: false }, env));
+    expect(isAppError(err, "invalid_input")).toBe(true);
+    expect(err.message).toContain("no usable origin");
+    expect(err.message).toContain(`"127.0.0.1:${port}"`);
+    expect(err.message).toContain('"http://*.example.com"');
+    expect(fake.requests).toHaveLength(0);
   });
 });
