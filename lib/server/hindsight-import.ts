@@ -167,7 +167,9 @@ export class HindsightClient {
     const qs = new URLSearchParams(query).toString();
     const label = `${method} ${path}${qs ? `?${qs}` : ""}`;
     const url = `${shown(this.base)}${path}${qs ? `?${qs}` : ""}`;
-    const fail = (why: string) => new AppError("upstream_failed", `Hindsight ${label}: ${why}; nothing was imported.`);
+    // Only the reflect request is a POST: it stores a run, not a bank.
+    const outcome = method === "POST" ? "no run was stored" : "nothing was imported";
+    const fail = (why: string) => new AppError("upstream_failed", `Hindsight ${label}: ${why}; ${outcome}.`);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     let text: string;

@@ -17,9 +17,12 @@ vi.hoisted(() => {
 import { exportBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { deleteMentalModel } from "@/db/mental-models";
+import { getRun, getRunEvents } from "@/db/runs";
 import { isAppError } from "@/lib/contracts/errors";
 import { importFromHindsight, importFromHindsightApi, readImportOrigins } from "@/lib/server/hindsight-import";
 import { askHindsight } from "@/lib/server/hindsight-reflect";
+import { startRun } from "@/lib/server/runs";
+import { compareRuns } from "@/lib/timeline/compare";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
 import { openTempDb } from "../db/temp-db";
 
@@ -168,6 +171,35 @@ describe("hostile Hindsight: ids and banks", () => {
     expect(String(rejected.reason.message)).toMatch(/already exists/);
   });
 
+  it("two imports that both find the bank missing: the loser of the write is refused by name, the winner's bank intact", async () => {
+    fake = await startFakeHindsight({ banks: [sampleBank("race", 4)] });
+    // A barrier on the write: neither batch runs until both imports have checked that the bank is missing.
+    const batch = db.$client.batch.bind(db.$client);
+    let waiting = 0;
+    let release: () => void = () => {};
+    const bothChecked = new Promise<void>((r) => {
+      release = r;
+    });
+    const spy = vi.spyOn(db.$client, "batch").mockImplementation(async (...args: Parameters<typeof batch>) => {
+      if (++waiting === 2) release();
+      await bothChecked;
+      return batch(...args);
+    });
+    try {
+      const settled = await Promise.allSettled([
+        importFromHindsight(db, { baseUrl: fake.url, bankId: "race" }),
+        importFromHindsight(db, { baseUrl: fake.url, bankId: "race" }),
+      ]);
+      expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(1);
+      const rejected = settled.find((s) => s.status === "rejected") as PromiseRejectedResult;
+      expect(isAppError(rejected.reason, "invalid_bundle"), String(rejected.reason)).toBe(true);
+      expect(rejected.reason.message).toMatch(/already exists: another import made it at the same time/);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await exportBundle(db, "race"))?.facts.length).toBeGreaterThan(0);
+  });
+
   it("a fact id listed under two tiers is refused as the server's fault, writing nothing", async () => {
     const bank = sampleBank("dup");
     const world = bank.memories.find((m) => m.fact_type === "world");
@@ -228,5 +260,65 @@ describe("HINDSIGHT_IMPORT_ORIGINS", () => {
     expect(err.message).toContain(`"127.0.0.1:${port}"`);
     expect(err.message).toContain('"http://*.example.com"');
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe("hostile Hindsight: a malformed reflect trace", () => {
+  it("odd tools, huge durations and citations of unknown memories store a run that opens and compares", async () => {
+    fake = await startFakeHindsight({
+      banks: [sampleBank("odd")],
+      override: (path) =>
+        path.endsWith("/reflect")
+          ? {
+              body: {
+                text: "An answer.",
+                based_on: {
+                  memories: [
+                    { id: "no-such-fact", text: "?", type: "world" },
+                    { id: "../../etc/passwd", text: "?", type: "observation" },
+                    { id: null, text: "no id" },
+                    { id: "x".repeat(10_000), text: "?", type: "experience" },
+                  ],
+                  mental_models: [{ id: "no-such-model", text: "?" }],
+                  directives: [],
+                },
+                trace: {
+                  tool_calls: [
+                    { tool: "t".repeat(10_000), input: {}, duration_ms: 9_000_000_000_000 },
+                    { tool: "recall", input: { query: "q" }, output: null, duration_ms: 0, iteration: 99 },
+                    { tool: "done", input: { answer: "<img src=https://evil.example/x>" }, duration_ms: 5 },
+                  ],
+                  llm_calls: [],
+                },
+              },
+            }
+          : undefined,
+    });
+    await importFromHindsight(db, { baseUrl: fake.url, bankId: "odd" });
+    const hs = await askHindsight(db, { baseUrl: fake.url, bankId: "odd", question: "What does Alice do?" });
+    expect(hs.toolCalls).toBe(3);
+    expect(await getRun(db, hs.runId)).not.toBeNull();
+    const { runId, finished } = await startRun(db, {
+      bankId: "odd",
+      question: "What does Alice do?",
+      mode: "synthesize",
+    });
+    await finished;
+    const comparison = compareRuns(await getRunEvents(db, runId), await getRunEvents(db, hs.runId));
+    expect(comparison.steps.length).toBeGreaterThan(0);
+  });
+
+  it("a duration no number can hold is refused by field, saying no run was stored", async () => {
+    fake = await startFakeHindsight({
+      banks: [sampleBank("odd")],
+      override: (path) =>
+        path.endsWith("/reflect")
+          ? { body: { text: "a", trace: { tool_calls: [{ tool: "recall", input: {}, duration_ms: 1e300 }] } } }
+          : undefined,
+    });
+    const err = await failure(askHindsight(db, { baseUrl: fake.url, bankId: "odd", question: "q?" }));
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toContain("trace.tool_calls[0].duration_ms");
+    expect(err.message).toMatch(/no run was stored\.$/);
   });
 });
