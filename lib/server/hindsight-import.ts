@@ -34,6 +34,8 @@ export interface HindsightImportOptions {
   replace?: boolean;
   /** Per request, covering the whole body (default 30 s). */
   timeoutMs?: number;
+  /** All requests together (default 30 min): a server answering each page just in time still ends. */
+  totalTimeoutMs?: number;
   /** Items per page asked for (default 500; Hindsight's own default is 100). */
   pageSize?: number;
   /** Memories of all types past which the import is refused (default 200,000). */
@@ -45,6 +47,8 @@ export interface HindsightImportOptions {
 }
 
 export const HINDSIGHT_DEFAULT_TIMEOUT_MS = 30_000;
+/** The whole import's reading, all requests together. */
+export const HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS = 30 * 60_000;
 const DEFAULT_PAGE = 500;
 const DEFAULT_MAX_MEMORIES = 200_000;
 /** One response body past this is refused (a page of 500 memories is well under 1 MB). */
@@ -122,6 +126,9 @@ export class HindsightClient {
     private readonly timeoutMs: number,
     private readonly maxBytes = MAX_RESPONSE_BYTES,
     private readonly maxTotalBytes = MAX_TOTAL_BYTES,
+    /** When all requests together must be done (epoch ms; default: no such bound). */
+    private readonly deadline = Number.POSITIVE_INFINITY,
+    private readonly totalTimeoutMs = 0,
   ) {}
 
   /** `s` with the key cut out: a server that echoes it (in an error, an answer) never puts it in a message or a row. */
@@ -171,7 +178,11 @@ export class HindsightClient {
     const outcome = method === "POST" ? "no run was stored" : "nothing was imported";
     const fail = (why: string) => new AppError("upstream_failed", `Hindsight ${label}: ${why}; ${outcome}.`);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const left = this.deadline - Date.now();
+    if (left <= 0)
+      throw fail(`the import took longer than ${this.totalTimeoutMs} ms in all (${this.requests} requests)`);
+    const overall = left < this.timeoutMs;
+    const timer = setTimeout(() => controller.abort(), Math.min(this.timeoutMs, left));
     let text: string;
     let status: number;
     try {
@@ -199,7 +210,12 @@ export class HindsightClient {
       this.bytesRead += Buffer.byteLength(text);
     } catch (err) {
       if (err instanceof AppError) throw err;
-      if (controller.signal.aborted) throw fail(`no complete answer within ${this.timeoutMs} ms`);
+      if (controller.signal.aborted)
+        throw fail(
+          overall
+            ? `the import took longer than ${this.totalTimeoutMs} ms in all (${this.requests} requests)`
+            : `no complete answer within ${this.timeoutMs} ms`,
+        );
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw fail(`cannot reach the server (${cause?.code ?? cause?.message ?? (err as Error).message})`);
     } finally {
@@ -288,6 +304,8 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
     options.timeoutMs ?? HINDSIGHT_DEFAULT_TIMEOUT_MS,
     options.maxResponseBytes,
     options.maxTotalBytes,
+    Date.now() + (options.totalTimeoutMs ?? HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS),
+    options.totalTimeoutMs ?? HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS,
   );
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const maxMemories = options.maxMemories ?? DEFAULT_MAX_MEMORIES;

@@ -139,6 +139,40 @@ describe("hostile Hindsight: endless and huge answers", () => {
     expect(await exportBundle(db, "endless")).toBeNull();
   });
 
+  it("pages that each come just inside the per-request timeout still end at the total timeout", async () => {
+    let n = 0;
+    const server = createServer((req, res) => {
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      const body = path.endsWith("/profile")
+        ? { bank_id: "drip", name: "drip", mission: "", disposition: { skepticism: 3, literalism: 3, empathy: 3 } }
+        : {
+            items: [{ id: `d-${n++}`, text: "t", fact_type: "world", mentioned_at: "2024-01-01T00:00:00Z" }],
+            total: 1_000_000,
+            limit: 1,
+            offset: 0,
+          };
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(body));
+      }, 100).unref();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const started = Date.now();
+      const err = await failure(
+        importFromHindsight(db, { baseUrl: url, bankId: "drip", timeoutMs: 1_000, totalTimeoutMs: 800 }),
+      );
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(isAppError(err, "upstream_failed")).toBe(true);
+      expect(err.message).toMatch(/took longer than 800 ms in all/);
+      expect(await exportBundle(db, "drip")).toBeNull();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it("a gzip bomb is refused by the decoded size, not the wire size", async () => {
     const bomb = gzipSync(Buffer.alloc(50_000_000, 0x20));
     const server = createServer((_req, res) => {
