@@ -246,6 +246,34 @@ describe("hostile Hindsight: ids and banks", () => {
     expect(await exportBundle(db, "dup")).toBeNull();
   });
 
+  it("observation sources naming unknown, duplicate, huge or odd ids are dropped and counted; the rest imports", async () => {
+    const bank = sampleBank("srcs");
+    const obs = bank.memories.find((m) => m.fact_type === "observation");
+    const fact = bank.memories.find((m) => m.fact_type === "world");
+    if (!obs || !fact) throw new Error("fixture has an observation and a fact");
+    obs.source_memory_ids = [fact.id, fact.id, "no-such-fact", "x".repeat(10_000), "a/../b", "nul\u0000id", obs.id];
+    fake = await startFakeHindsight({ banks: [bank] });
+    const result = await importFromHindsight(db, { baseUrl: fake.url, bankId: "srcs" });
+    expect(result.skipped).toContainEqual(expect.objectContaining({ kind: "observation sources", count: 5 }));
+    const imported = (await exportBundle(db, "srcs"))?.observations.find((o) => o.id === obs.id);
+    expect(imported?.sourceFactIds).toEqual([fact.id]);
+  });
+
+  it.each([
+    ["a path separator", "a/b"],
+    ["a NUL", "a\u0000b"],
+    ["10,000 characters", "y".repeat(10_000)],
+  ])("a fact id with %s is refused by field in a short message, writing nothing", async (_name, id) => {
+    const bank = sampleBank("oddid");
+    bank.memories.push({ id, text: "odd", fact_type: "world", mentioned_at: "2024-01-01T00:00:00Z" });
+    fake = await startFakeHindsight({ banks: [bank] });
+    const err = await failure(importFromHindsight(db, { baseUrl: fake.url, bankId: "oddid" }));
+    expect(isAppError(err)).toBe(true);
+    expect(err.message.length).toBeLessThan(1_000);
+    expect(err.message).toMatch(/facts\[\d+\]\.id|facts\[\d+\]/);
+    expect(await exportBundle(db, "oddid")).toBeNull();
+  });
+
   it("reflect --as a bank id that is not one is refused before any request", async () => {
     fake = await startFakeHindsight({ banks: [sampleBank("alice")] });
     const err = await failure(
