@@ -13,6 +13,7 @@ import { AppError, fieldErrorsOf, formatPath, gotValue } from "@/lib/contracts/e
 import { BundleSuite } from "@/lib/contracts/suites";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
+import { isConstraintViolation } from "./errors";
 import {
   banks,
   facts,
@@ -309,7 +310,7 @@ function suiteStatements(db: Db, bankId: string, list: Bundle["suites"]): InStat
 }
 
 /** Ids of the bank's deleted mental models: their tombstones (and version history) outlive a replace. */
-async function tombstonedModelIds(db: Db, bankId: string): Promise<Set<string>> {
+export async function tombstonedModelIds(db: Db, bankId: string): Promise<Set<string>> {
   const rows = await db
     .select({ id: mentalModelTombstones.modelId })
     .from(mentalModelTombstones)
@@ -360,17 +361,30 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
   const existing = await bankExists(db, bankId, options.replace);
   if (existing)
     refuseTombstoned(bundle.mentalModels, await tombstonedModelIds(db, bankId), (i) => `mentalModels[${i}].id`);
-  await db.$client.batch(
-    [
-      ...bankStatements(db, bundle.bank, existing),
-      ...factStatements(db, bankId, bundle.facts),
-      ...observationStatements(db, bankId, bundle.observations),
-      ...modelAndSkillStatements(db, bankId, bundle),
-      ...suiteStatements(db, bankId, bundle.suites),
-      ...createBankIndexStatements(bankId),
-    ],
-    "write",
-  );
+  try {
+    await db.$client.batch(
+      [
+        ...bankStatements(db, bundle.bank, existing),
+        ...factStatements(db, bankId, bundle.facts),
+        ...observationStatements(db, bankId, bundle.observations),
+        ...modelAndSkillStatements(db, bankId, bundle),
+        ...suiteStatements(db, bankId, bundle.suites),
+        ...createBankIndexStatements(bankId),
+      ],
+      "write",
+    );
+  } catch (err) {
+    // Another import made the same new bank between the check above and this write: the batch
+    // rolled back on the bank's key, and this import is refused by name, not as a raw SQL error.
+    if (!existing && isConstraintViolation(err) && (await bankExists(db, bankId, true)))
+      throw invalidBundle([
+        {
+          path: "bank.id",
+          message: `bank "${bankId}" already exists: another import made it at the same time (import again${options.replace ? "" : " with replace"} to overwrite it)`,
+        },
+      ]);
+    throw err;
+  }
   return {
     bankId,
     counts: {

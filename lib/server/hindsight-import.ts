@@ -6,7 +6,7 @@
  * The API key goes in the Authorization header only: it is never logged, stored or echoed.
  */
 import type { z } from "zod";
-import { importBundle } from "@/db/bundle-io";
+import { importBundle, tombstonedModelIds } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { AppError, formatPath } from "@/lib/contracts/errors";
@@ -34,19 +34,27 @@ export interface HindsightImportOptions {
   replace?: boolean;
   /** Per request, covering the whole body (default 30 s). */
   timeoutMs?: number;
+  /** All requests together (default 30 min): a server answering each page just in time still ends. */
+  totalTimeoutMs?: number;
   /** Items per page asked for (default 500; Hindsight's own default is 100). */
   pageSize?: number;
   /** Memories of all types past which the import is refused (default 200,000). */
   maxMemories?: number;
   /** One response body past this is refused (default 32 MiB). */
   maxResponseBytes?: number;
+  /** All response bodies together past this are refused (default 1 GiB): pages that never end stop here. */
+  maxTotalBytes?: number;
 }
 
 export const HINDSIGHT_DEFAULT_TIMEOUT_MS = 30_000;
+/** The whole import's reading, all requests together. */
+export const HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS = 30 * 60_000;
 const DEFAULT_PAGE = 500;
 const DEFAULT_MAX_MEMORIES = 200_000;
 /** One response body past this is refused (a page of 500 memories is well under 1 MB). */
 const MAX_RESPONSE_BYTES = 32 * 1_048_576;
+/** All bodies of one import together past this are refused (a server paging forever, or huge pages). */
+const MAX_TOTAL_BYTES = 1_024 * 1_048_576;
 /** Observation source look-ups in flight at once. */
 const SOURCE_CONCURRENCY = 4;
 
@@ -94,17 +102,39 @@ export function checkRemoteInput(remoteId: string, apiKey: string | undefined): 
     );
 }
 
+/** The bank id here (an import's or an asked run's): a lowercase slug, else --as is asked for. */
+export function checkLocalBankId(localId: string): string {
+  if (!LOCAL_BANK_ID.test(localId) || localId.length > 200)
+    throw new AppError(
+      "invalid_input",
+      `"${localId.slice(0, 200)}" is not a bank id here (a lowercase slug); name the local bank with --as <id>`,
+      { fieldErrors: { localBankId: ["a lowercase slug: a-z, 0-9, _ and -"] } },
+    );
+  return localId;
+}
+
 /** The URL as shown in output and errors: origin and path only. */
 export const shown = (url: URL) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 
 export class HindsightClient {
   requests = 0;
+  /** Body bytes read so far, all requests together (decoded: a gzip body counts as it unpacks). */
+  bytesRead = 0;
   constructor(
     private readonly base: URL,
     private readonly apiKey: string | undefined,
     private readonly timeoutMs: number,
     private readonly maxBytes = MAX_RESPONSE_BYTES,
+    private readonly maxTotalBytes = MAX_TOTAL_BYTES,
+    /** When all requests together must be done (epoch ms; default: no such bound). */
+    private readonly deadline = Number.POSITIVE_INFINITY,
+    private readonly totalTimeoutMs = 0,
   ) {}
+
+  /** `s` with the key cut out: a server that echoes it (in an error, an answer) never puts it in a message or a row. */
+  redact(s: string): string {
+    return this.apiKey ? s.split(this.apiKey).join("[redacted]") : s;
+  }
 
   /** GET `path` (under /v1/default/banks/{bank}), validated by `schema`; every failure names the request. */
   get<S extends z.ZodType>(path: string, query: Record<string, string>, schema: S): Promise<z.output<S>>;
@@ -144,9 +174,15 @@ export class HindsightClient {
     const qs = new URLSearchParams(query).toString();
     const label = `${method} ${path}${qs ? `?${qs}` : ""}`;
     const url = `${shown(this.base)}${path}${qs ? `?${qs}` : ""}`;
-    const fail = (why: string) => new AppError("upstream_failed", `Hindsight ${label}: ${why}; nothing was imported.`);
+    // Only the reflect request is a POST: it stores a run, not a bank.
+    const outcome = method === "POST" ? "no run was stored" : "nothing was imported";
+    const fail = (why: string) => new AppError("upstream_failed", `Hindsight ${label}: ${why}; ${outcome}.`);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const left = this.deadline - Date.now();
+    if (left <= 0)
+      throw fail(`the import took longer than ${this.totalTimeoutMs} ms in all (${this.requests} requests)`);
+    const overall = left < this.timeoutMs;
+    const timer = setTimeout(() => controller.abort(), Math.min(this.timeoutMs, left));
     let text: string;
     let status: number;
     try {
@@ -163,12 +199,23 @@ export class HindsightClient {
         redirect: "error",
       });
       status = res.status;
-      text = await readCapped(res, this.maxBytes, () =>
-        fail(`the response is larger than ${this.maxBytes.toLocaleString("en-US")} bytes`),
+      const total = this.maxTotalBytes - this.bytesRead;
+      text = await readCapped(res, Math.min(this.maxBytes, total), () =>
+        this.maxBytes <= total
+          ? fail(`the response is larger than ${this.maxBytes.toLocaleString("en-US")} bytes`)
+          : fail(
+              `the server sent more than ${this.maxTotalBytes.toLocaleString("en-US")} bytes in all (${this.requests} requests)`,
+            ),
       );
+      this.bytesRead += Buffer.byteLength(text);
     } catch (err) {
       if (err instanceof AppError) throw err;
-      if (controller.signal.aborted) throw fail(`no complete answer within ${this.timeoutMs} ms`);
+      if (controller.signal.aborted)
+        throw fail(
+          overall
+            ? `the import took longer than ${this.totalTimeoutMs} ms in all (${this.requests} requests)`
+            : `no complete answer within ${this.timeoutMs} ms`,
+        );
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw fail(`cannot reach the server (${cause?.code ?? cause?.message ?? (err as Error).message})`);
     } finally {
@@ -182,12 +229,12 @@ export class HindsightClient {
         `Hindsight has no bank "${decodeURIComponent(path.split("/")[4] ?? "")}" at ${shown(this.base)}.`,
       );
     if (status < 200 || status > 299) {
-      const err = fail(`HTTP ${status}${detail(text)}`);
+      const err = fail(`HTTP ${status}${this.redact(detail(text))}`);
       throw new AppError("upstream_failed", err.message, { fieldErrors: { status: [String(status)] } });
     }
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = redactDeep(JSON.parse(text), (s) => this.redact(s));
     } catch {
       throw fail("the response is not JSON");
     }
@@ -208,6 +255,15 @@ function detail(text: string): string {
     if (typeof d === "string") return `: ${d.slice(0, 200)}`;
   } catch {}
   return "";
+}
+
+/** Every string in a parsed JSON value (keys included) through `redact`. */
+function redactDeep(v: unknown, redact: (s: string) => string): unknown {
+  if (typeof v === "string") return redact(v);
+  if (Array.isArray(v)) return v.map((x) => redactDeep(x, redact));
+  if (v && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), redactDeep(x, redact)]));
+  return v;
 }
 
 /** The body as text, refused past the cap while it streams (the timeout covers this read too). */
@@ -241,18 +297,15 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   const base = parseHindsightBaseUrl(options.baseUrl);
   const remoteId = options.bankId;
   checkRemoteInput(remoteId, options.apiKey);
-  const localId = options.localBankId ?? remoteId;
-  if (!LOCAL_BANK_ID.test(localId))
-    throw new AppError(
-      "invalid_input",
-      `"${localId.slice(0, 200)}" is not a bank id here (a lowercase slug); name the local bank with --as <id>`,
-      { fieldErrors: { localBankId: ["a lowercase slug: a-z, 0-9, _ and -"] } },
-    );
+  const localId = checkLocalBankId(options.localBankId ?? remoteId);
   const client = new HindsightClient(
     base,
     options.apiKey || undefined,
     options.timeoutMs ?? HINDSIGHT_DEFAULT_TIMEOUT_MS,
     options.maxResponseBytes,
+    options.maxTotalBytes,
+    Date.now() + (options.totalTimeoutMs ?? HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS),
+    options.totalTimeoutMs ?? HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS,
   );
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const maxMemories = options.maxMemories ?? DEFAULT_MAX_MEMORIES;
@@ -273,9 +326,10 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   const profile = await client.get(`${bankPath}/profile`, {}, HsBankProfile);
 
   let memoryCount = 0;
+  /** Every memory id listed, all types together: one id under two types is the server's fault. */
+  const seen = new Set<string>();
   const listAll = async (type: "world" | "experience" | "observation") => {
     const out: HsMemoryUnit[] = [];
-    const seen = new Set<string>();
     for (let offset = 0; ; ) {
       const page = await client.get(
         `${bankPath}/memories/list`,
@@ -287,13 +341,13 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
         if (itemType && itemType !== type)
           throw new AppError(
             "upstream_failed",
-            `Hindsight GET ${bankPath}/memories/list?type=${type}: items[${i}].fact_type is "${itemType}", not "${type}" (the server ignored the type filter); nothing was imported.`,
+            `Hindsight GET ${bankPath}/memories/list?type=${type}: items[${i}].fact_type is "${itemType.slice(0, 200)}", not "${type}" (the server ignored the type filter); nothing was imported.`,
           );
         // A server that ignores `offset` would page forever: the same id twice ends it, refused.
         if (seen.has(item.id))
           throw new AppError(
             "upstream_failed",
-            `Hindsight GET ${bankPath}/memories/list?type=${type}&offset=${offset}: items[${i}].id "${item.id}" was already listed (the server does not page); nothing was imported.`,
+            `Hindsight GET ${bankPath}/memories/list?type=${type}&offset=${offset}: items[${i}].id "${item.id.slice(0, 200)}" was already listed (the server does not page, or lists one memory under two types); nothing was imported.`,
           );
         seen.add(item.id);
         out.push(item);
@@ -327,7 +381,7 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
         if (seen.has(item.id))
           throw new AppError(
             "upstream_failed",
-            `Hindsight GET ${path}?offset=${offset}: items[${i}].id "${item.id}" was already listed (the server does not page); nothing was imported.`,
+            `Hindsight GET ${path}?offset=${offset}: items[${i}].id "${item.id.slice(0, 200)}" was already listed (the server does not page); nothing was imported.`,
           );
         seen.add(item.id);
       }
@@ -427,7 +481,12 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   );
   skip("observation sources", droppedSources, "cite a fact that was not imported (invalidated, untimed or gone)");
 
-  const mentalModels: NonNullable<BundleInput["mentalModels"]> = models.map((m) => ({
+  // A model deleted here stays deleted: its id is never reused (db/bundle-io.ts), so a re-import
+  // leaves it out, counted, rather than refusing the whole bank.
+  const deletedHere = options.replace ? await tombstonedModelIds(db, localId) : new Set<string>();
+  const liveModels = models.filter((m) => !deletedHere.has(m.id));
+  skip("mental models", models.length - liveModels.length, "deleted here since an earlier import: kept deleted");
+  const mentalModels: NonNullable<BundleInput["mentalModels"]> = liveModels.map((m) => ({
     id: m.id,
     name: m.name.trim() || m.id,
     sourceQuery: m.source_query ?? "",
@@ -438,7 +497,7 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   }));
   skip(
     "mental model content",
-    models.filter((m) => !m.content).length,
+    liveModels.filter((m) => !m.content).length,
     "never generated in Hindsight: imported with empty content",
   );
 
@@ -482,19 +541,30 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
   };
 }
 
-/** Origins the API may import from: HINDSIGHT_IMPORT_ORIGINS, comma-separated (unparsable entries ignored). */
+/** HINDSIGHT_IMPORT_ORIGINS read: the origins it lists, and the entries that name none (shown when a URL is refused). */
+export function readImportOrigins(env: Record<string, string | undefined> = process.env): {
+  origins: string[];
+  unusable: string[];
+} {
+  const origins: string[] = [];
+  const unusable: string[] = [];
+  for (const entry of (env.HINDSIGHT_IMPORT_ORIGINS ?? "").split(",").map((s) => s.trim())) {
+    if (!entry) continue;
+    let url: URL | null = null;
+    try {
+      url = new URL(entry);
+    } catch {}
+    // An entry without a scheme ("host:8888" parses as scheme "host:") or with a wildcard names no origin.
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname.includes("*"))
+      unusable.push(entry.slice(0, 100));
+    else origins.push(url.origin);
+  }
+  return { origins, unusable };
+}
+
+/** Origins the API may import from: HINDSIGHT_IMPORT_ORIGINS, comma-separated (entries naming no http(s) origin ignored). */
 export function allowedImportOrigins(env: Record<string, string | undefined> = process.env): string[] {
-  return (env.HINDSIGHT_IMPORT_ORIGINS ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .flatMap((s) => {
-      try {
-        return [new URL(s).origin];
-      } catch {
-        return [];
-      }
-    });
+  return readImportOrigins(env).origins;
 }
 
 /**
@@ -509,11 +579,16 @@ export async function importFromHindsightApi(
   env: Record<string, string | undefined> = process.env,
 ): Promise<HindsightImportResult> {
   const origin = parseHindsightBaseUrl(body.baseUrl).origin;
-  const allowed = allowedImportOrigins(env);
+  const { origins: allowed, unusable } = readImportOrigins(env);
   if (!allowed.includes(origin)) {
+    const ignored = unusable.length
+      ? ` (entries ignored, each must be scheme://host[:port]: ${unusable.map((e) => JSON.stringify(e)).join(", ")})`
+      : "";
     const why = allowed.length
-      ? `${origin} is not in HINDSIGHT_IMPORT_ORIGINS`
-      : "HINDSIGHT_IMPORT_ORIGINS is not set, so this server imports from no Hindsight server (use the CLI, or set it)";
+      ? `${origin} is not in HINDSIGHT_IMPORT_ORIGINS${ignored}`
+      : unusable.length
+        ? `HINDSIGHT_IMPORT_ORIGINS lists no usable origin${ignored}`
+        : "HINDSIGHT_IMPORT_ORIGINS is not set, so this server imports from no Hindsight server (use the CLI, or set it)";
     throw new AppError("invalid_input", `refused Hindsight URL: ${why}; nothing was imported.`, {
       fieldErrors: { baseUrl: [why] },
     });

@@ -14,7 +14,7 @@ import { AppError } from "@/lib/contracts/errors";
 import { type AskHindsightResult, HsReflectResponse } from "@/lib/contracts/hindsight";
 import type { Budget } from "@/lib/reflect/domain";
 import { type Attrs, type AttrValue, type ImportedSpan, traceToRun } from "@/lib/timeline/otlp-import";
-import { checkRemoteInput, HindsightClient, parseHindsightBaseUrl } from "./hindsight-import";
+import { checkLocalBankId, checkRemoteInput, HindsightClient, parseHindsightBaseUrl } from "./hindsight-import";
 
 export interface AskHindsightOptions {
   baseUrl: string;
@@ -40,7 +40,7 @@ export async function askHindsight(db: Db, options: AskHindsightOptions): Promis
   const question = options.question.trim();
   if (!question)
     throw new AppError("invalid_input", "the question must not be empty", { fieldErrors: { question: ["empty"] } });
-  const bankHere = (options.localBankId ?? options.bankId).slice(0, 200);
+  const bankHere = checkLocalBankId(options.localBankId ?? options.bankId);
   const budget = options.budget ?? "mid";
   const client = new HindsightClient(base, options.apiKey || undefined, options.timeoutMs ?? 120_000);
   const started = Date.now();
