@@ -559,16 +559,25 @@ export function freshnessOf(pending: number): ObservationFreshness {
   return pending < 10 ? "slightly_stale" : "stale";
 }
 
-/** `pending` = facts in scope recorded after the newest observation in scope (all facts when there is none). */
+/**
+ * Pending facts are counted up to here: "stale" starts at 10, and counting a million-fact bank
+ * without observations read every row (2.4 s; docs/performance.md#search-at-a-million-facts).
+ */
+export const PENDING_COUNTED_AT_MOST = 1_000;
+
+/**
+ * `pending` = facts in scope recorded after the newest observation in scope (all facts when there
+ * is none), counted up to `PENDING_COUNTED_AT_MOST`.
+ */
 export async function observationFreshness(
   db: Db,
   q: Pick<TierSearch, "bankId" | "tags" | "scopes">,
 ): Promise<ObservationFreshnessResult> {
   const filter = memoryFilter(q, true);
   const res = await db.$client.execute({
-    sql: `SELECT COUNT(*) AS pending FROM facts m WHERE ${filter.where} AND m.recorded_at >
-            COALESCE((SELECT MAX(m.updated_at) FROM observations m WHERE ${filter.where}), '')`,
-    args: [...filter.args, ...filter.args],
+    sql: `SELECT COUNT(*) AS pending FROM (SELECT 1 FROM facts m WHERE ${filter.where} AND m.recorded_at >
+            COALESCE((SELECT MAX(m.updated_at) FROM observations m WHERE ${filter.where}), '') LIMIT ?)`,
+    args: [...filter.args, ...filter.args, PENDING_COUNTED_AT_MOST],
   });
   const pending = Number(res.rows[0]?.pending ?? 0);
   return { pending, freshness: freshnessOf(pending), isStale: pending > 0 };

@@ -7,7 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
-import { OR_RANKED_AT_MOST, searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
+import {
+  OR_RANKED_AT_MOST,
+  observationFreshness,
+  PENDING_COUNTED_AT_MOST,
+  searchFacts,
+  searchMentalModelIds,
+  searchObservations,
+} from "@/db/search";
 import { ftsTable } from "@/db/search-index";
 import { openTempDb } from "./temp-db";
 
@@ -110,6 +117,14 @@ describe("the first statement of a search", () => {
     const scopeOf = (id: string) => Number(id.slice("l-both-".length)) % 3;
     expect(found.some((id) => scopeOf(id) === 1)).toBe(false);
     if (scopes.length === 1) expect(found.some((id) => scopeOf(id) === 0)).toBe(false);
+  });
+
+  it("counts a bank's pending facts up to its cap (a million-fact bank is not read row by row)", async () => {
+    const large = await observationFreshness(t.db, { bankId: "large", tags: [], scopes: ["personal"] });
+    expect(large).toEqual({ pending: PENDING_COUNTED_AT_MOST, freshness: "stale", isStale: true });
+    // Every fact of the small bank is older than its observation: nothing pending.
+    const small = await observationFreshness(t.db, { bankId: "small", tags: [], scopes: ["personal", "team:x"] });
+    expect(small).toEqual({ pending: 0, freshness: "up_to_date", isStale: false });
   });
 
   it("never returns another bank's memory, and an empty answer holds no row", async () => {
