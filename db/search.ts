@@ -143,13 +143,17 @@ async function lexicalRows(
       const held = await heldTerms(db, fts, terms);
       if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true);
     }
+    let every: Row[] = [];
     for (const [i, match] of tried.entries()) {
       const rows =
         i === 0
           ? first.exact
             ? first.rows
             : await filteredFtsRows(db, table, fts, columns, q.limit, match, filter)
-          : await candidateRows(db, table, fts, columns, q.limit, match, filter);
+          : i === 1 && tried.length === 3
+            ? await allButOneRows(db, table, fts, columns, q.limit, terms, every, filter)
+            : await candidateRows(db, table, fts, columns, q.limit, match, filter);
+      if (i === 0) every = rows;
       if (rows.length >= q.limit || i === tried.length - 1) return rows.map(withoutCandidateColumns);
     }
     return [];
@@ -160,6 +164,40 @@ async function lexicalRows(
     await ensureBankIndex(db, q.bankId);
     return lexicalRows(db, table, columns, q, terms, filter, pruned);
   }
+}
+
+/**
+ * The "every word but one" level, ranked as the OR would rank it: each memory holding exactly
+ * n − 1 of the words is scored by the AND of those words as by the OR (bm25 sums per word with
+ * the same IDFs, and the missing word adds nothing), so each AND's top rows are merged with
+ * `every` (the fewer than `limit` memories holding all the words, already scored as by the OR).
+ * Each AND scores only its own matches, where the one expression OR-ing them repeated every word
+ * n − 1 times in bm25 and scored their union.
+ */
+async function allButOneRows(
+  db: Db,
+  table: SearchedTable,
+  fts: string,
+  columns: string,
+  limit: number,
+  terms: readonly string[],
+  every: Row[],
+  filter: Filter,
+): Promise<Row[]> {
+  const byId = new Map<string, Row>();
+  for (const [skip] of terms.entries()) {
+    const and = terms
+      .filter((_, i) => i !== skip)
+      .map((t) => `"${t}"`)
+      .join(" AND ");
+    // A memory with every word ranks in each AND below its OR score: ask for room for all of them.
+    for (const r of await candidateRows(db, table, fts, columns, limit + every.length, and, filter))
+      byId.set(String(r.id), r);
+  }
+  for (const r of every) byId.set(String(r.id), r);
+  return [...byId.values()]
+    .sort((a, b) => Number(a.fts_score) - Number(b.fts_score) || (String(a.id) < String(b.id) ? -1 : 1))
+    .slice(0, limit);
 }
 
 /** The terms that at least one memory of the index holds (one statement; each check stops at its first match). */
