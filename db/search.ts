@@ -621,13 +621,16 @@ export async function observationFreshness(
   return { pending, freshness: freshnessOf(pending), isStale: pending > 0 };
 }
 
-/** Facts + observations readable in the given scopes. */
+/** Memories of a tier counted up to here (a run only asks whether any is in scope; a full count read a 1M-fact bank row by row). */
+export const MEMORIES_COUNTED_AT_MOST = 10_000;
+
+/** Facts + observations readable in the given scopes, each counted up to `MEMORIES_COUNTED_AT_MOST`. */
 export async function countMemories(db: Db, q: { bankId: string; scopes: ScopeValue[] }): Promise<number> {
   const filter = memoryFilter({ ...q, tags: [] }, true);
   const res = await db.$client.execute({
-    sql: `SELECT (SELECT COUNT(*) FROM facts m WHERE ${filter.where}) +
-                 (SELECT COUNT(*) FROM observations m WHERE ${filter.where}) AS n`,
-    args: [...filter.args, ...filter.args],
+    sql: `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM facts m WHERE ${filter.where} LIMIT ?)) +
+                 (SELECT COUNT(*) FROM (SELECT 1 FROM observations m WHERE ${filter.where} LIMIT ?)) AS n`,
+    args: [...filter.args, MEMORIES_COUNTED_AT_MOST, ...filter.args, MEMORIES_COUNTED_AT_MOST],
   });
   return Number(res.rows[0]?.n ?? 0);
 }

@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
 import {
+  countMemories,
+  MEMORIES_COUNTED_AT_MOST,
   OR_RANKED_AT_MOST,
   observationFreshness,
   PENDING_COUNTED_AT_MOST,
@@ -125,6 +127,18 @@ describe("the first statement of a search", () => {
     // Every fact of the small bank is older than its observation: nothing pending.
     const small = await observationFreshness(t.db, { bankId: "small", tags: [], scopes: ["personal", "team:x"] });
     expect(small).toEqual({ pending: 0, freshness: "up_to_date", isStale: false });
+  });
+
+  it("counts a scope's memories up to the cap, exactly below it", async () => {
+    const n = MEMORIES_COUNTED_AT_MOST + 5;
+    await importBundle(t.db, {
+      version: 1,
+      bank: { id: "counted", name: "counted", permittedTeams: [] },
+      facts: Array.from({ length: n }, (_, i) => fact(`c-${i}`, `Note ${i}.`, i < 3 ? "team:x" : "personal")),
+    });
+    expect(await countMemories(t.db, { bankId: "counted", scopes: ["personal"] })).toBe(MEMORIES_COUNTED_AT_MOST);
+    expect(await countMemories(t.db, { bankId: "counted", scopes: ["team:x"] })).toBe(3);
+    expect(await countMemories(t.db, { bankId: "large", scopes: ["personal", "team:x"] })).toBe(OR_RANKED_AT_MOST + 21);
   });
 
   it("never returns another bank's memory, and an empty answer holds no row", async () => {
