@@ -151,7 +151,9 @@ async function lexicalRows(
             ? first.rows
             : await filteredFtsRows(db, table, fts, columns, q.limit, match, filter)
           : i === 1 && tried.length === 3
-            ? await allButOneRows(db, table, fts, columns, q.limit, terms, every, filter)
+            ? terms.length <= ALL_BUT_ONE_AT_MOST
+              ? await allButOneRows(db, table, fts, columns, q.limit, terms, every, filter)
+              : []
             : await candidateRows(db, table, fts, columns, q.limit, match, filter);
       if (i === 0) every = rows;
       if (rows.length >= q.limit || i === tried.length - 1) return rows.map(withoutCandidateColumns);
@@ -199,6 +201,12 @@ async function allButOneRows(
     .sort((a, b) => Number(a.fts_score) - Number(b.fts_score) || (String(a.id) < String(b.id) ? -1 : 1))
     .slice(0, limit);
 }
+
+/**
+ * Words up to which the every-word-but-one level runs (one AND per word); a longer query goes from
+ * the AND to the OR, so a pasted paragraph costs two rankings, not one per word.
+ */
+export const ALL_BUT_ONE_AT_MOST = 8;
 
 /** The terms that at least one memory of the index holds (one statement; each check stops at its first match). */
 async function heldTerms(db: Db, fts: string, terms: readonly string[]): Promise<string[]> {

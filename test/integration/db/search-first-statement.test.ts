@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
 import {
+  ALL_BUT_ONE_AT_MOST,
   countMemories,
   MEMORIES_COUNTED_AT_MOST,
   OR_RANKED_AT_MOST,
@@ -139,6 +140,34 @@ describe("the first statement of a search", () => {
     expect(await countMemories(t.db, { bankId: "counted", scopes: ["personal"] })).toBe(MEMORIES_COUNTED_AT_MOST);
     expect(await countMemories(t.db, { bankId: "counted", scopes: ["team:x"] })).toBe(3);
     expect(await countMemories(t.db, { bankId: "large", scopes: ["personal", "team:x"] })).toBe(OR_RANKED_AT_MOST + 21);
+  });
+
+  it("answers a long question (a pasted paragraph) in a few statements, exactly", async () => {
+    const execute = t.db.$client.execute.bind(t.db.$client);
+    let statements = 0;
+    t.db.$client.execute = ((stmt: Parameters<typeof execute>[0]) => {
+      statements++;
+      return execute(stmt);
+    }) as typeof execute;
+    const scopes: ("personal" | "team:x")[] = ["personal", "team:x"];
+    try {
+      // 300 words no memory holds: dropped, so it ranks as "Atlas pricing" does (the AND: the OR matches > 1,000).
+      const unknown = Array.from({ length: 300 }, (_, i) => `zork${i}`).join(" ");
+      expect(await search("large", scopes, [], 8, `Atlas pricing ${unknown}`)).toEqual(
+        await reference("large", '"atlas" AND "pricing"', scopes, [], 8),
+      );
+      expect(statements).toBeLessThanOrEqual(6);
+      // More held words than the every-word-but-one level takes, no memory with all: the OR, exact.
+      statements = 0;
+      const held = ["atlas", "pricing", "weekly", "note", "dashboard", "words", "1", "2", "3", "4"];
+      expect(held.length).toBeGreaterThan(ALL_BUT_ONE_AT_MOST);
+      expect(await search("large", scopes, [], 8, held.join(" "))).toEqual(
+        await reference("large", held.map((w) => `"${w}"`).join(" OR "), scopes, [], 8),
+      );
+      expect(statements).toBeLessThanOrEqual(6);
+    } finally {
+      t.db.$client.execute = execute;
+    }
   });
 
   it("never returns another bank's memory, and an empty answer holds no row", async () => {
