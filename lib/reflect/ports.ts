@@ -103,7 +103,10 @@ export interface ProbeHitText extends SearchRank {
  * Mental models are bank-wide and carry no scope.
  */
 export interface MemoryPort {
-  /** Facts + observations + mental models the scope can read (personal only when the team is not permitted). */
+  /**
+   * Facts + observations + mental models the scope can read (personal only when the team is not
+   * permitted); the engine only asks whether it is 0, so a store may stop counting past a cap.
+   */
   countInScope(q: { bankId: string; scope: ScopeValue }): Promise<number>;
   countMentalModels(bankId: string): Promise<number>;
   /** Whether the bank lets a run read this scope (`personal` always; a team only when the bank lists it). */
