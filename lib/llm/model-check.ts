@@ -8,12 +8,10 @@
 import type OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat";
 import {
-  findingRows,
   MODEL_CHECK_PROBES,
   type ModelCheckReport,
   type ProbeName,
   type ProbeResult,
-  recommendationText,
 } from "@/lib/contracts/model-check";
 import type { ModelConfig, OpenAIModelConfig } from "./config";
 import { createOpenAIClient, isTimeout, notAChatCompletion, toModelCallError, withoutKey } from "./openai-model";
