@@ -1,7 +1,7 @@
 /** Banks: one bank = one memory namespace. Banks are created by bundle import (bundle-io.ts). */
 import { asc, eq } from "drizzle-orm";
-import type { Db } from "./client";
-import { banks } from "./schema";
+import type { Db } from "../client";
+import { banks } from "../schema";
 
 export type BankRecord = typeof banks.$inferSelect;
 

@@ -3,7 +3,7 @@
  * curator can see what a run could and could not read. Searching reuses the tier searches.
  */
 import type { ScopeValue } from "@/lib/reflect/domain";
-import type { Db } from "./client";
+import type { Db } from "../client";
 import {
   FACT_COLUMNS,
   type FactRow,

@@ -20,7 +20,7 @@
 import type { InArgs, InValue } from "@libsql/client";
 import { isoMatches } from "@/lib/reflect/dates";
 import type { QueryShape } from "@/lib/reflect/query-shape";
-import type { Db } from "./client";
+import type { Db } from "../client";
 
 export interface ConversationTuning {
   candidates: number;

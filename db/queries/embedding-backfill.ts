@@ -3,7 +3,7 @@
  * so the first import, a new bank and an upgrade from BM25-only all end in the same state.
  */
 import type { InArgs, InStatement } from "@libsql/client";
-import type { Db } from "./client";
+import type { Db } from "../client";
 import {
   EMBEDDED_TABLES,
   type EmbeddedTable,

@@ -3,7 +3,7 @@
  * `embedding F32_BLOB(dim)` columns and their libSQL vector indexes are added at runtime, once;
  * the dimension is recorded in `meta` and every vector written or queried is checked against it.
  */
-import type { Db } from "./client";
+import type { Db } from "../client";
 
 export const EMBEDDED_TABLES = ["facts", "observations", "mental_models"] as const;
 export type EmbeddedTable = (typeof EMBEDDED_TABLES)[number];

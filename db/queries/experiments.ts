@@ -6,9 +6,9 @@
 import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
 import type { ConfigSnapshot, ExperimentStatus } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
-import type { Db } from "./client";
+import type { Db } from "../client";
+import { experimentRuns, experiments, processInstances, runs } from "../schema";
 import type { RunRecord } from "./runs";
-import { experimentRuns, experiments, processInstances, runs } from "./schema";
 
 export type ExperimentRecord = typeof experiments.$inferSelect;
 

@@ -9,9 +9,9 @@ import type { RetrievedMemory } from "@/lib/contracts/experiments";
 import { TIERS } from "@/lib/reflect/domain";
 import type { RunEvent } from "@/lib/reflect/events";
 import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeline/otlp-import";
-import type { Db } from "./client";
+import type { Db } from "../client";
+import { runs } from "../schema";
 import { resultColumns } from "./runs";
-import { runs } from "./schema";
 
 /**
  * Spans one imported run keeps; spans of a trace past this are rejected. Each batch rebuilds the

@@ -3,8 +3,8 @@ import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/erro
 import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
 import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { searchTerms } from "@/lib/reflect/terms";
+import type { Db } from "../client";
 import { getBank } from "./banks";
-import type { Db } from "./client";
 import { countMentalModels, listMentalModels } from "./mental-models";
 import { isScopePermitted, readableScopes, teamOf } from "./scope";
 import {

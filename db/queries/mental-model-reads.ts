@@ -4,7 +4,7 @@
  */
 import type { RunRef } from "@/lib/contracts/runs";
 import type { RunStatus } from "@/lib/reflect/domain";
-import type { Db } from "./client";
+import type { Db } from "../client";
 
 /** Distinct runs per mental-model id in a bank (ids never read are absent). */
 export async function countMentalModelReads(db: Db, bankId: string): Promise<Map<string, number>> {

@@ -3,8 +3,8 @@
  * editor, open until Accept or Discard records what became of it.
  */
 import { eq } from "drizzle-orm";
-import type { Db } from "./client";
-import { mentalModelRefreshes } from "./schema";
+import type { Db } from "../client";
+import { mentalModelRefreshes } from "../schema";
 
 export type RefreshDecisionRecord = typeof mentalModelRefreshes.$inferSelect;
 

@@ -8,9 +8,9 @@ import type { InArgs, Row } from "@libsql/client";
 import { and, desc, eq } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import { canonicalJson } from "@/lib/reflect/call-signature";
-import type { Db } from "./client";
+import type { Db } from "../client";
+import { mentalModels, mentalModelTombstones, mentalModelVersions } from "../schema";
 import { isConstraintViolation } from "./errors";
-import { mentalModels, mentalModelTombstones, mentalModelVersions } from "./schema";
 import { decideStaleness, NEWER_COUNT_CAP, type Staleness } from "./staleness";
 
 export interface MentalModelRecord {

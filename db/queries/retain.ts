@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { ScopeValue } from "@/lib/reflect/domain";
-import type { Db } from "./client";
-import { facts } from "./schema";
+import type { Db } from "../client";
+import { facts } from "../schema";
 import { flushAfterWrite } from "./search-index";
 
 export interface RetainedFact {

@@ -8,7 +8,7 @@
  * - a run of an experiment (`experiment_runs`): the experiment's rows, compare and gate read it;
  * - a refresh proposal: accepted (it became a mental-model version) or not (the model's page lists
  *   its refresh runs: those recorded in `mental_model_refreshes`, and older ones that ask exactly a
- *   model's source query with the mental-model tier left out, as db/mental-model-reads.ts finds them);
+ *   model's source query with the mental-model tier left out, as db/queries/mental-model-reads.ts finds them);
  * - the parent of a re-run (a child's `parent_run_id`): the child's page compares itself with it.
  * Suites hold no run references (a question added from a run copies its inputs), so none keeps a run.
  * The delete statements re-check every reason, so a run that became referenced after it was
@@ -24,8 +24,8 @@ import {
   type RetentionRule,
   type RunRetentionSetting,
 } from "@/lib/contracts/retention";
-import type { Db } from "./client";
-import { runRetention } from "./schema";
+import type { Db } from "../client";
+import { runRetention } from "../schema";
 
 /** Each reason as an SQL condition on the run `r`. */
 const REASON_SQL: Record<KeepReason, string> = {

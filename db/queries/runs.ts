@@ -20,8 +20,8 @@ import {
 import { RunEvent } from "@/lib/reflect/events";
 import type { RunSink } from "@/lib/reflect/ports";
 import type { ReflectResultInput } from "@/lib/reflect/request";
-import type { Db } from "./client";
-import { processInstances, runEvents, runs } from "./schema";
+import type { Db } from "../client";
+import { processInstances, runEvents, runs } from "../schema";
 
 export type RunRecord = typeof runs.$inferSelect;
 

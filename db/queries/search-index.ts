@@ -23,7 +23,7 @@
  * `bank_id`, so no index, however built, can leak another bank's memory.
  */
 import type { InStatement } from "@libsql/client";
-import type { Db } from "./client";
+import type { Db } from "../client";
 
 export const SEARCHED_TABLES = ["facts", "observations", "mental_models"] as const;
 export type SearchedTable = (typeof SEARCHED_TABLES)[number];
@@ -57,7 +57,7 @@ export function ftsTable(table: SearchedTable, bankId: string): string {
   return `${table}_fts_${Buffer.from(bankId, "utf8").toString("hex")}`;
 }
 
-/** The fts5vocab table over a bank index: document frequency per porter stem (db/term-stats.ts). */
+/** The fts5vocab table over a bank index: document frequency per porter stem (db/queries/term-stats.ts). */
 export function vocabTable(fts: string): string {
   return `${fts}_vocab`;
 }

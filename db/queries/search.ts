@@ -10,8 +10,8 @@ import type { ScopeValue } from "@/lib/reflect/domain";
 import { fuseRanked } from "@/lib/reflect/fusion";
 import type { ObservationFreshness } from "@/lib/reflect/ports";
 import { shapeQuery } from "@/lib/reflect/query-shape";
+import type { Db } from "../client";
 import { getBank } from "./banks";
-import type { Db } from "./client";
 import {
   bankConversationProfile,
   CONVERSATION_TUNING,

@@ -7,9 +7,9 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import { canonicalJson } from "@/lib/reflect/call-signature";
 import type { AnswerFormat, SkillSnapshot } from "@/lib/reflect/domain";
-import type { Db } from "./client";
+import type { Db } from "../client";
+import { type SkillRetrieval, skills, skillVersions } from "../schema";
 import { isConstraintViolation } from "./errors";
-import { type SkillRetrieval, skills, skillVersions } from "./schema";
 
 export type SkillRecord = typeof skills.$inferSelect;
 export type SkillVersion = typeof skillVersions.$inferSelect;

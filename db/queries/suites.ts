@@ -7,9 +7,9 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { Suite, SuiteQuestion, SuiteSummary, SuiteVersion } from "@/lib/contracts/suites";
 import { canonicalJson } from "@/lib/reflect/call-signature";
-import type { Db } from "./client";
+import type { Db } from "../client";
+import { suites, suiteVersions } from "../schema";
 import { isConstraintViolation } from "./errors";
-import { suites, suiteVersions } from "./schema";
 
 type Row = typeof suites.$inferSelect;
 const toSuite = (r: Row): Suite => ({

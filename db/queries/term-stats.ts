@@ -1,9 +1,9 @@
 /**
  * Term statistics for the offline model: how many memories a bank holds and how many of them
  * contain each porter stem, read from the bank's own FTS5 indexes through their fts5vocab tables
- * (db/search-index.ts). Each bank is weighed by its own words, as if it were alone.
+ * (db/queries/search-index.ts). Each bank is weighed by its own words, as if it were alone.
  */
-import type { Db } from "./client";
+import type { Db } from "../client";
 import {
   ensureBankIndex,
   ensureFreshIndex,

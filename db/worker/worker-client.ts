@@ -53,7 +53,7 @@ interface WireError {
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
 /** The worker script ships as plain JavaScript next to this file, found from the app's root like the migrations. */
-const WORKER_SCRIPT = () => resolve(process.cwd(), "db/sql-worker.mjs");
+const WORKER_SCRIPT = () => resolve(process.cwd(), "db/worker/sql-worker.mjs");
 
 class SqlThread {
   private readonly worker: Worker;

@@ -1,13 +1,13 @@
 /** `import`, `export` and `reflect`: a bank bundle in or out, one reflect run (see main.ts). */
 import { constants, createReadStream, readFileSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
-import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
-import { getRunEvents } from "@/db/runs";
+import { getRunEvents } from "@/db/queries/runs";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
-import { getCliDb } from "@/lib/server/db";
-import { embedAfterImport } from "@/lib/server/embeddings";
-import { startRun } from "@/lib/server/runs";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { embedAfterImport } from "@/lib/server/runtime/embeddings";
+import { exportBundle, importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
+import { startRun } from "@/lib/server/services/runs";
 import { plural } from "@/lib/timeline/format";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
 import { formatEmbedCounts } from "./embed";
@@ -15,7 +15,7 @@ import { type CliIo, say } from "./io";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
 import { terminalSafe } from "./terminal";
 
-/** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
+/** A JSON-lines bundle, read line by line: never held whole in memory (lib/server/services/bundle-io.ts `importBundleLines`). */
 async function importLines(file: string, replace: boolean) {
   try {
     await access(file, constants.R_OK);

@@ -1,10 +1,10 @@
 /** `cli embed [--bank id]`: computes the embeddings that are missing (one bank or all banks). */
 import { parseArgs } from "node:util";
-import { getBank } from "@/db/banks";
-import type { BackfillCounts } from "@/db/embedding-backfill";
-import { backfillEmbeddings } from "@/db/embedding-backfill";
-import { getCliDb } from "@/lib/server/db";
-import { getEmbedder } from "@/lib/server/embeddings";
+import { getBank } from "@/db/queries/banks";
+import type { BackfillCounts } from "@/db/queries/embedding-backfill";
+import { backfillEmbeddings } from "@/db/queries/embedding-backfill";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { getEmbedder } from "@/lib/server/runtime/embeddings";
 import { usageError } from "./args";
 import { type CliIo, say } from "./io";
 

@@ -60,8 +60,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
   const [{ assertValidText }, { cliError }, { flushTracePushes }] = await Promise.all([
     import("@/lib/contracts/text"),
-    import("@/lib/server/errors"),
-    import("@/lib/server/otlp-push"),
+    import("@/lib/server/http/errors"),
+    import("@/lib/server/services/otlp-push"),
   ]);
   try {
     assertValidText(rest, "the arguments");
@@ -89,8 +89,8 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
-  // This process serves nobody else: its runs take no server admission slot (lib/server/admission.ts).
-  import("@/lib/server/admission")
+  // This process serves nobody else: its runs take no server admission slot (lib/server/runtime/admission.ts).
+  import("@/lib/server/runtime/admission")
     .then(({ withoutAdmission }) => withoutAdmission())
     .then(() => runCli(process.argv.slice(2)))
     .then((code) => {

@@ -5,9 +5,9 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { getRun, getRunEvents } from "@/db/runs";
-import { getCliDb } from "@/lib/server/db";
-import { getRunOtlp } from "@/lib/server/otlp-push";
+import { getRun, getRunEvents } from "@/db/queries/runs";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { getRunOtlp } from "@/lib/server/services/otlp-push";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 import type { CliIo } from "./io";

@@ -3,8 +3,9 @@
  * prose as a word or line diff, short values as before → after. The editors' version history and
  * "what changed since the run read it" are built from these.
  */
-import { retrievalTypeLabel } from "./format";
+
 import { type DiffOp, diffLines, diffWords, hasChanges } from "./text-diff";
+import { retrievalTypeLabel } from "./tier-label";
 
 /** One field's change between a version and the one before it. */
 export type FieldChange =

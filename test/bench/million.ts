@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { openDb } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
+import { createMemoryStore } from "@/db/queries/memory-store";
 import { factText, question } from "./corpus";
 import { atMost, type BenchRow, percentile, prng, row, TMP_DIR, timed } from "./report";
 

@@ -1,6 +1,6 @@
 /**
  * Dependency direction (DESIGN.md): app → lib/server → (lib/reflect, db, lib/llm, lib/contracts);
- * components → lib/query, lib/timeline, lib/contracts. The engine imports only itself and zod.
+ * components → lib/client, lib/timeline, lib/text, lib/contracts. The engine imports only itself and zod.
  * Shapes that cross a boundary are declared once, in lib/contracts (or the engine's lib/reflect).
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -133,8 +133,14 @@ describe("architecture", () => {
 
   it("lib/timeline is a pure fold: no React, framework, database or server code", () => {
     // `diff` (jsdiff) is a pure algorithm: text-diff.ts builds on it.
-    const pure = (t: string) => t === "zod" || t === "diff" || under(t, "lib/timeline", "lib/reflect");
+    const pure = (t: string) => t === "zod" || t === "diff" || under(t, "lib/timeline", "lib/text", "lib/reflect");
     expect(violations("lib/timeline", pure)).toEqual([]);
+  });
+
+  it("lib/text is pure text helpers (diff, version changes, plural): no timeline, React, framework or server code", () => {
+    expect(sourceFiles("lib/text").length).toBeGreaterThan(2);
+    const pure = (t: string) => t === "diff" || under(t, "lib/text", "lib/reflect/domain");
+    expect(violations("lib/text", pure)).toEqual([]);
   });
 
   it("lib/llm reaches no database, server, app or component code", () => {
@@ -153,14 +159,14 @@ describe("architecture", () => {
     ).toEqual([]);
   });
 
-  it("lib/server never imports lib/query (client-side keys and fetchers)", () => {
-    expect(violations("lib/server", (t) => !under(t, "lib/query"))).toEqual([]);
+  it("lib/server never imports lib/client (client-side links, keys and fetchers)", () => {
+    expect(violations("lib/server", (t) => !under(t, "lib/client"))).toEqual([]);
   });
 
-  it("lib/contracts depends only on zod, the engine's domain and the pure folds' types", () => {
+  it("lib/contracts depends only on zod, the engine's domain and the pure text helpers' types", () => {
     expect(sourceFiles("lib/contracts").length).toBeGreaterThan(5);
     expect(
-      violations("lib/contracts", (t) => t === "zod" || under(t, "lib/contracts", "lib/reflect", "lib/timeline")),
+      violations("lib/contracts", (t) => t === "zod" || under(t, "lib/contracts", "lib/reflect", "lib/text")),
     ).toEqual([]);
   });
 
@@ -169,12 +175,12 @@ describe("architecture", () => {
     expect(typeImportsOf(src)).toEqual(["@/x", "@/y", "@/w"]);
   });
 
-  it("components take app shapes from lib/contracts: no types from lib/server, lib/query, db or app", () => {
+  it("components take app shapes from lib/contracts: no types from lib/server, lib/client, db or app", () => {
     // lib/timeline (the folds' rows) and lib/reflect (the engine's domain) are contracts of their own.
-    // lib/query/event-stream is a browser helper: its connection state is not a shape that crosses the wire.
+    // lib/client/event-stream is a browser helper: its connection state is not a shape that crosses the wire.
     const appShape = (t: string) =>
       under(t, "lib", "db", "app") &&
-      !under(t, "lib/contracts", "lib/timeline", "lib/reflect", "lib/query/event-stream");
+      !under(t, "lib/contracts", "lib/timeline", "lib/text", "lib/reflect", "lib/client/event-stream");
     expect(typeViolations("components", (t) => !appShape(t))).toEqual([]);
   });
 

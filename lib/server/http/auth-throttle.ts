@@ -2,12 +2,12 @@
  * Wrong tokens cost time: after FREE_FAILURES wrong tokens a client waits before its next try,
  * doubling with each further failure up to MAX_LOCK_MS (429 with Retry-After meanwhile). A right
  * token clears the client's record. A client is its socket address, which it cannot choose (the
- * node server stamps it on the request, lib/server/http-methods.ts); `X-Forwarded-For` counts only
+ * node server stamps it on the request, lib/server/http/http-methods.ts); `X-Forwarded-For` counts only
  * when the request comes from a proxy named in INSPECTOR_TRUSTED_PROXY (off by default), and then
  * only the address that proxy itself appended. So one client's wrong guesses lock only that client:
  * a request with the right token is never throttled by someone else's failures.
  */
-import { processWide } from "./process-wide";
+import { processWide } from "../runtime/process-wide";
 
 export const FREE_FAILURES = 5;
 const BASE_LOCK_MS = 1_000;
@@ -18,7 +18,7 @@ const MAX_CLIENTS = 10_000;
 
 /**
  * The request header the node server sets to the connection's remote address, overwriting any
- * value a client sent (lib/server/http-methods.ts). Only this server writes it.
+ * value a client sent (lib/server/http/http-methods.ts). Only this server writes it.
  */
 export const PEER_HEADER = "x-inspector-peer";
 

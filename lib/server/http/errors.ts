@@ -14,8 +14,8 @@ import {
   invalidInput,
 } from "@/lib/contracts/errors";
 import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
-import { TOO_BUSY_RETRY_AFTER_SECONDS } from "./admission";
-import { processWide } from "./process-wide";
+import { TOO_BUSY_RETRY_AFTER_SECONDS } from "../runtime/admission";
+import { processWide } from "../runtime/process-wide";
 
 /** Retry-After on a refused live stream. */
 const RETRY_STREAM_SECONDS = 5;

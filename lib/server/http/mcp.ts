@@ -10,7 +10,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getRunEvents } from "@/db/runs";
+import { getRunEvents } from "@/db/queries/runs";
 import { invalidInput } from "@/lib/contracts/errors";
 import { McpExperimentInput, StartExperimentInput } from "@/lib/contracts/experiments";
 import { DEFAULT_MCP_BANK } from "@/lib/contracts/fields";
@@ -22,12 +22,12 @@ import type { ModelPort } from "@/lib/reflect";
 import { TIER_INFO } from "@/lib/reflect/domain";
 import { foldRun } from "@/lib/timeline/fold";
 import { plural } from "@/lib/timeline/format";
-import { requireBank } from "./banks";
+import { requireBank } from "../services/banks";
+import { getExperimentComparison, startExperiment, totalsSentence } from "../services/experiments";
+import { recallTier } from "../services/recall";
+import { retainFacts } from "../services/retain";
+import { startRun } from "../services/runs";
 import { mcpError } from "./errors";
-import { getExperimentComparison, startExperiment, totalsSentence } from "./experiments";
-import { recallTier } from "./recall";
-import { retainFacts } from "./retain";
-import { startRun } from "./runs";
 
 const DEFAULT_PUBLIC_URL = "http://127.0.0.1:3000";
 
@@ -65,7 +65,9 @@ type ToolInputValidator = (tool: { inputSchema?: unknown }, args: unknown, name:
 function validateToolInputOurWay(server: McpServer): void {
   const target = server as unknown as { validateToolInput?: ToolInputValidator };
   if (typeof target.validateToolInput !== "function") {
-    throw new Error("@modelcontextprotocol/sdk no longer has McpServer.validateToolInput: update lib/server/mcp.ts");
+    throw new Error(
+      "@modelcontextprotocol/sdk no longer has McpServer.validateToolInput: update lib/server/http/mcp.ts",
+    );
   }
   target.validateToolInput = async (tool, args, name) => {
     const schema = tool.inputSchema as z.ZodType | undefined;

@@ -2,7 +2,7 @@
  * The OTLP/HTTP trace receiver (docs/tracing.md#receiving-traces): `POST /v1/traces` with an
  * `ExportTraceServiceRequest` as protobuf (`application/x-protobuf`) or JSON (`application/json`),
  * gzip-compressed or not. Each trace becomes an imported run (lib/timeline/otlp-import.ts, stored by
- * db/imported-runs.ts). Answers follow the OTLP/HTTP specification: 200 with an
+ * db/queries/imported-runs.ts). Answers follow the OTLP/HTTP specification: 200 with an
  * `ExportTraceServiceResponse` in the request's encoding (with `partial_success` naming how many
  * spans were rejected and why), a `google.rpc.Status` body for errors (400 for a body that is not a
  * request, 413 too large, 415 an encoding or media type not served), 503 with Retry-After when the
@@ -12,10 +12,10 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { Db } from "@/db/client";
-import { MAX_TRACE_SPANS, storeImportedTrace } from "@/db/imported-runs";
+import { MAX_TRACE_SPANS, storeImportedTrace } from "@/db/queries/imported-runs";
 import { AppError } from "@/lib/contracts/errors";
 import { groupByTrace, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
-import { admit, refuseIfFull, TOO_BUSY_RETRY_AFTER_SECONDS } from "./admission";
+import { admit, refuseIfFull, TOO_BUSY_RETRY_AFTER_SECONDS } from "../runtime/admission";
 import { decodeTraceRequest, encodeRpcStatus, encodeTraceResponse, ProtobufError } from "./otlp-decode";
 
 const gunzipAsync = promisify(gunzip);

@@ -34,7 +34,7 @@ export const ADMISSION_LIMITS: Record<WorkClass, AdmissionLimits> = {
   recall: { concurrency: cores, queue: 200 },
   reflect: { concurrency: cores, queue: 100 },
   /**
-   * OTLP trace ingest (POST /v1/traces, lib/server/otlp-receiver.ts): decoding and folding a batch is
+   * OTLP trace ingest (POST /v1/traces, lib/server/http/otlp-receiver.ts): decoding and folding a batch is
    * CPU on the one thread, so few at once; an exporter told 503 retries after Retry-After.
    */
   ingest: { concurrency: Math.max(1, Math.floor(cores / 2)), queue: 32 },

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { listBanks } from "@/db/banks";
-import { importBundle } from "@/db/bundle-io";
 import { type Db, getDb } from "@/db/client";
+import { listBanks } from "@/db/queries/banks";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { isDatabaseFault, toAppError } from "../http/errors";
+import { startRetentionSchedule } from "../services/retention";
 import { embedAfterImport } from "./embeddings";
-import { isDatabaseFault, toAppError } from "./errors";
 import { processWide } from "./process-wide";
-import { startRetentionSchedule } from "./retention";
 import { runOwner } from "./run-owner";
 
 export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json");

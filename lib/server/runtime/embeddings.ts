@@ -3,8 +3,8 @@
  * search and imports embed the new memories. Off (the default), everything stays BM25-only.
  */
 import type { Db } from "@/db/client";
-import { type BackfillCounts, backfillEmbeddings } from "@/db/embedding-backfill";
-import type { MemoryStoreOptions } from "@/db/memory-store";
+import { type BackfillCounts, backfillEmbeddings } from "@/db/queries/embedding-backfill";
+import type { MemoryStoreOptions } from "@/db/queries/memory-store";
 import { createEmbedder, type Embedder, readEmbeddingConfig } from "@/lib/llm/embeddings";
 
 let cached: { embedder: Embedder | null } | undefined;

@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import { termDocumentFrequencies } from "@/db/term-stats";
+import { termDocumentFrequencies } from "@/db/queries/term-stats";
 import type { ModelCheckReport } from "@/lib/contracts/model-check";
 import {
   checkModel,

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Db } from "@/db/client";
-import { markAbandonedExperiments } from "@/db/experiments";
-import { forgetInstances, heartbeatInstance, markInterruptedRuns, registerInstance } from "@/db/runs";
+import { markAbandonedExperiments } from "@/db/queries/experiments";
+import { forgetInstances, heartbeatInstance, markInterruptedRuns, registerInstance } from "@/db/queries/runs";
 import { processWide } from "./process-wide";
 
 /** Tests shorten it with INSPECTOR_HEARTBEAT_MS. */

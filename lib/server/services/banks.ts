@@ -1,7 +1,7 @@
-import { getBank, listBanks } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { isScopePermitted } from "@/db/scope";
-import { listSkills } from "@/db/skills";
+import { getBank, listBanks } from "@/db/queries/banks";
+import { isScopePermitted } from "@/db/queries/scope";
+import { listSkills } from "@/db/queries/skills";
 import type { BankOption } from "@/lib/contracts/banks";
 import { AppError } from "@/lib/contracts/errors";
 import type { ScopeValue } from "@/lib/reflect/domain";

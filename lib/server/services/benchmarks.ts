@@ -5,15 +5,15 @@
  * bank (without `replace`) imports nothing; every repair of the data is reported.
  */
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
-import { importBundle, validateBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
+import { getBank } from "@/db/queries/banks";
 import type { ImportResult } from "@/lib/contracts/banks";
 import type { BenchmarkImportResult, LocomoImportOptions } from "@/lib/contracts/benchmarks";
 import { AppError, formatPath, gotValue } from "@/lib/contracts/errors";
 import { LocomoFile } from "@/lib/contracts/locomo";
 import { assertValidText } from "@/lib/contracts/text";
 import { type LocomoRepair, locomoBundle, readLocomoSample, unsuitedQuestions } from "@/lib/experiments/locomo";
+import { importBundle, validateBundle } from "@/lib/server/services/bundle-io";
 
 /** Repairs listed one by one in the result; the count covers them all. */
 const REPAIR_EXAMPLES = 20;

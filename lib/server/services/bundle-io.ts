@@ -12,7 +12,8 @@ import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill }
 import { AppError, fieldErrorsOf, formatPath, gotValue } from "@/lib/contracts/errors";
 import { BundleSuite } from "@/lib/contracts/suites";
 import { assertValidText } from "@/lib/contracts/text";
-import type { Db } from "./client";
+import type { Db } from "../../../db/client";
+import { createBankIndexStatements, dropBankIndexStatements } from "../../../db/queries/search-index";
 import {
   banks,
   facts,
@@ -25,8 +26,7 @@ import {
   skillVersions,
   suites,
   suiteVersions,
-} from "./schema";
-import { createBankIndexStatements, dropBankIndexStatements } from "./search-index";
+} from "../../../db/schema";
 
 interface BundleIssue {
   /** JSON path of the offending value, e.g. `facts[3].scope`. */

@@ -1,5 +1,5 @@
 /**
- * Experiments (docs/experiments.md): runs every question of a suite as an ordinary run (lib/server/runs.ts)
+ * Experiments (docs/experiments.md): runs every question of a suite as an ordinary run (lib/server/services/runs.ts)
  * under one configuration, at most `concurrency` at a time, each linked to the experiment.
  * A draft (a skill version or unsaved mission, mental-model edits and staleness overrides) is
  * applied only to what these runs read: nothing is saved. Cancel stops new questions from
@@ -7,8 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
+import { getBank } from "@/db/queries/banks";
 import {
   createExperiment,
   type ExperimentRecord,
@@ -19,11 +19,11 @@ import {
   getExperimentStatus,
   linkExperimentRun,
   listExperimentRecords,
-} from "@/db/experiments";
-import { getJudgeRuns, getRun, type RunRecord } from "@/db/runs";
-import { isScopePermitted } from "@/db/scope";
-import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/skills";
-import { getSuite } from "@/db/suites";
+} from "@/db/queries/experiments";
+import { getJudgeRuns, getRun, type RunRecord } from "@/db/queries/runs";
+import { isScopePermitted } from "@/db/queries/scope";
+import { getSkill, getSkillVersions, listSkills, toSkillSnapshot } from "@/db/queries/skills";
+import { getSuite } from "@/db/queries/suites";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   ConfigSnapshot,
@@ -43,10 +43,10 @@ import { evaluate } from "@/lib/experiments/evaluate";
 import { buildRow, type RowRun, scorecardOf, totalsOf } from "@/lib/experiments/rows";
 import type { ModelPort, ScopeValue, SkillSnapshot } from "@/lib/reflect";
 import { plural } from "@/lib/timeline/format";
+import { getModel } from "../runtime/model";
+import { runOwner } from "../runtime/run-owner";
 import { canJudge, judgementOf, judgeRun } from "./judge";
 import { mentalModelDraftsOf, overlayMentalModels } from "./mental-model-drafts";
-import { getModel } from "./model";
-import { runOwner } from "./run-owner";
 import { startRun } from "./runs";
 
 export function newExperimentId(now = Date.now()): string {

@@ -1,10 +1,10 @@
 import type { Db } from "@/db/client";
-import { createRun, createRunSink, finishRun, getJudgeRuns, getRun, type RunRecord } from "@/db/runs";
+import { createRun, createRunSink, finishRun, getJudgeRuns, getRun, type RunRecord } from "@/db/queries/runs";
 import type { Judgement } from "@/lib/experiments/evaluate";
 import { judgeMessages, readVerdict, recordedVerdict, verdictText } from "@/lib/experiments/judge";
 import type { ModelPort, RunEvent, SkillSnapshot } from "@/lib/reflect";
 import { emptyCitations } from "@/lib/reflect/domain";
-import { runOwner } from "./run-owner";
+import { runOwner } from "../runtime/run-owner";
 import { newRunId } from "./runs";
 
 /** The judge "skill" a judge run records (it searches nothing: one call, no tools). */

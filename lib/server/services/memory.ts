@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import { getBank, listBanks } from "@/db/banks";
-import { bankScopes, browseFacts, browseObservations, tierCounts } from "@/db/browse";
 import type { Db } from "@/db/client";
-import { listMentalModels, type MentalModelRecord } from "@/db/mental-models";
-import { type FactRow, factContext } from "@/db/search";
+import { getBank, listBanks } from "@/db/queries/banks";
+import { bankScopes, browseFacts, browseObservations, tierCounts } from "@/db/queries/browse";
+import { listMentalModels, type MentalModelRecord } from "@/db/queries/mental-models";
+import { type FactRow, factContext } from "@/db/queries/search";
 import type { BankSummary } from "@/lib/contracts/banks";
 import type { MemoryPage, MemoryQuery } from "@/lib/contracts/memory";
 import type { MentalModelItem, StalenessState } from "@/lib/contracts/mental-models";

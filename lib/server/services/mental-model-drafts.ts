@@ -4,7 +4,7 @@
  * the text and staleness, on which saved version), so it is badged `draft` wherever it shows.
  */
 import type { Db } from "@/db/client";
-import { getMentalModel, previewMentalModel } from "@/db/mental-models";
+import { getMentalModel, previewMentalModel } from "@/db/queries/mental-models";
 import { AppError } from "@/lib/contracts/errors";
 import { isUsableContent, type MemoryPort, type MentalModelDraftRead } from "@/lib/reflect";
 import { mentalModelProbeText } from "@/lib/reflect/probe";

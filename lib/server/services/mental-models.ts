@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { countMentalModelReads, listRefreshRuns, listRunsThatRead } from "@/db/mental-model-reads";
+import { countMentalModelReads, listRefreshRuns, listRunsThatRead } from "@/db/queries/mental-model-reads";
 import {
   deleteMentalModel,
   getMentalModel,
@@ -14,7 +14,7 @@ import {
   listMentalModels,
   type MentalModelRecord,
   saveMentalModel,
-} from "@/db/mental-models";
+} from "@/db/queries/mental-models";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import type {
   Deleted,
@@ -25,7 +25,7 @@ import type {
   MentalModelRow,
   RestoreVersionInput,
 } from "@/lib/contracts/mental-models";
-import { mentalModelChanges, versionHistory } from "@/lib/timeline/version-changes";
+import { mentalModelChanges, versionHistory } from "@/lib/text/version-changes";
 import { requireBank } from "./banks";
 import { editConflict, saveOrConflict } from "./edit-conflict";
 import { stalenessState } from "./memory";

@@ -8,11 +8,11 @@
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import type { Db } from "@/db/client";
-import { getRun, getRunEvents } from "@/db/runs";
+import { getRun, getRunEvents } from "@/db/queries/runs";
 import { OtlpExporterSettings } from "@/lib/contracts/otlp";
 import { type OtlpTrace, runToOtlp } from "@/lib/timeline/otlp";
 import packageJson from "@/package.json";
-import { processWide } from "./process-wide";
+import { processWide } from "../runtime/process-wide";
 
 type Env = Record<string, string | undefined>;
 
@@ -141,7 +141,7 @@ async function encodeBody(
   // exports nothing — most CLI calls — does not pay for it at start-up.
   const raw =
     config.protocol === "http/protobuf"
-      ? (await import("./otlp-protobuf")).encodeTraceProtobuf(trace)
+      ? (await import("../http/otlp-protobuf")).encodeTraceProtobuf(trace)
       : new TextEncoder().encode(JSON.stringify(trace));
   // A copy over a plain ArrayBuffer: what fetch takes as a body.
   const body = Uint8Array.from(config.compression === "gzip" ? await promisify(gzip)(raw) : raw);

@@ -4,11 +4,11 @@
  * conversation turn's neighbours as context.
  */
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
-import { readableScopes } from "@/db/scope";
-import { factContext } from "@/db/search";
+import { getBank } from "@/db/queries/banks";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { readableScopes } from "@/db/queries/scope";
+import { factContext } from "@/db/queries/search";
 import { AppError } from "@/lib/contracts/errors";
 import type { ContextTurn, RecallBody, RecallResult } from "@/lib/contracts/memory";
 import type { TierQuery } from "@/lib/reflect/ports";

@@ -2,8 +2,8 @@
  * Whether a refresh run's answer can become a mental model's content, and what became of a
  * refresh proposal — from stored data only (the run, the recorded decision, the saved versions).
  */
-import type { RefreshRunRow } from "@/db/mental-model-reads";
-import type { RunRecord } from "@/db/runs";
+import type { RefreshRunRow } from "@/db/queries/mental-model-reads";
+import type { RunRecord } from "@/db/queries/runs";
 import type { RefreshRunRef } from "@/lib/contracts/mental-models";
 import { isUsableContent, type RunStatus } from "@/lib/reflect";
 

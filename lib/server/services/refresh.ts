@@ -6,9 +6,9 @@
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getRefreshDecision, recordRefreshDecision, recordRefreshProposal } from "@/db/mental-model-refreshes";
-import { getMentalModel, getMentalModelVersions, saveMentalModel } from "@/db/mental-models";
-import { getRun, type RunRecord } from "@/db/runs";
+import { getRefreshDecision, recordRefreshDecision, recordRefreshProposal } from "@/db/queries/mental-model-refreshes";
+import { getMentalModel, getMentalModelVersions, saveMentalModel } from "@/db/queries/mental-models";
+import { getRun, type RunRecord } from "@/db/queries/runs";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   AcceptRefreshInput,

@@ -4,12 +4,12 @@
  * model responses before k), and compare two runs.
  */
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { mentalModelVersionsReadBy } from "@/db/mental-model-reads";
-import { getMentalModel, listMentalModels } from "@/db/mental-models";
-import { getRun, getRunEvents, type RunRecord } from "@/db/runs";
-import { getSkill, type SkillRecord, toSkillSnapshot } from "@/db/skills";
+import { getBank } from "@/db/queries/banks";
+import { mentalModelVersionsReadBy } from "@/db/queries/mental-model-reads";
+import { getMentalModel, listMentalModels } from "@/db/queries/mental-models";
+import { getRun, getRunEvents, type RunRecord } from "@/db/queries/runs";
+import { getSkill, type SkillRecord, toSkillSnapshot } from "@/db/queries/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import { type ModelPort, type ModelResponse, Scope } from "@/lib/reflect";

@@ -3,11 +3,11 @@
  * facts made stale (fresh before, stale after) so a caller knows what to refresh.
  */
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { listMentalModels } from "@/db/mental-models";
-import { insertFacts } from "@/db/retain";
-import { isScopePermitted } from "@/db/scope";
+import { getBank } from "@/db/queries/banks";
+import { listMentalModels } from "@/db/queries/mental-models";
+import { insertFacts } from "@/db/queries/retain";
+import { isScopePermitted } from "@/db/queries/scope";
 import { AppError } from "@/lib/contracts/errors";
 import type { RetainBody, RetainResult } from "@/lib/contracts/memory";
 

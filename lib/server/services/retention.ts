@@ -1,12 +1,13 @@
 /**
  * Run retention for the CLI, the API and the server's background pass (docs/operations.md#run-retention).
  */
-import { getBank } from "@/db/banks";
+
 import type { Db } from "@/db/client";
-import { getRunRetention, listRunRetention, pruneRuns, setRunRetention } from "@/db/retention";
+import { getBank } from "@/db/queries/banks";
+import { getRunRetention, listRunRetention, pruneRuns, setRunRetention } from "@/db/queries/retention";
 import { AppError } from "@/lib/contracts/errors";
 import type { PruneResult, PruneRunsInput, RetentionRule, RunRetentionSetting } from "@/lib/contracts/retention";
-import { processWide } from "./process-wide";
+import { processWide } from "../runtime/process-wide";
 
 /** A bank exists, or runs of it do (runs outlive a bank that was replaced or removed). */
 async function requireBankOrRuns(db: Db, bankId: string): Promise<void> {

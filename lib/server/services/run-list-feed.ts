@@ -5,8 +5,8 @@
  * Listeners (one per open list stream) re-read those runs under their own filters.
  */
 import type { Db } from "@/db/client";
-import { runChangeBaseline, runChangesAfter } from "@/db/runs";
-import { processWide } from "./process-wide";
+import { runChangeBaseline, runChangesAfter } from "@/db/queries/runs";
+import { processWide } from "../runtime/process-wide";
 
 export const RUN_FEED_POLL_MS = 250;
 

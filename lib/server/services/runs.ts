@@ -4,9 +4,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
+import { getBank } from "@/db/queries/banks";
+import { createMemoryStore } from "@/db/queries/memory-store";
 import {
   countRunEvents,
   createRun,
@@ -17,9 +17,9 @@ import {
   type ListRuns,
   listRuns,
   type RunRecord,
-} from "@/db/runs";
-import { isScopePermitted } from "@/db/scope";
-import { getSkill, listSkills, toSkillSnapshot } from "@/db/skills";
+} from "@/db/queries/runs";
+import { isScopePermitted } from "@/db/queries/scope";
+import { getSkill, listSkills, toSkillSnapshot } from "@/db/queries/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type { ListRunsQuery, MentalModelDraftRef, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
 import { DEFAULT_SKILL_NAME, defaultSkillOf } from "@/lib/contracts/skills";
@@ -34,11 +34,11 @@ import {
   type SkillSnapshot,
   type Tier,
 } from "@/lib/reflect";
-import { admit, type Slot } from "./admission";
-import { memoryStoreOptions } from "./embeddings";
-import { getModel } from "./model";
+import { admit, type Slot } from "../runtime/admission";
+import { memoryStoreOptions } from "../runtime/embeddings";
+import { getModel } from "../runtime/model";
+import { runOwner } from "../runtime/run-owner";
 import { pushRunTraceInBackground } from "./otlp-push";
-import { runOwner } from "./run-owner";
 
 /** Time-sortable, collision-resistant run ids. */
 export function newRunId(now = Date.now()): string {
@@ -107,7 +107,7 @@ export async function startRun(
   // Read before the run exists: a bad embedding setting rejects the start, not a half-made run.
   const store = createMemoryStore(db, memoryStoreOptions());
   const memory = options.memoryOverlay ? options.memoryOverlay(store) : store;
-  // Every run holds a reflect slot while it runs, whatever door started it (lib/server/admission.ts):
+  // Every run holds a reflect slot while it runs, whatever door started it (lib/server/runtime/admission.ts):
   // past the slots it waits in line, past the queue it is refused with `too_busy` as the API is.
   const slot = options.slot ?? (await admit("reflect", undefined, { patient: options.patient }));
   const runId = newRunId();

@@ -12,7 +12,7 @@ import {
   type SaveSkill,
   type SkillRecord,
   saveSkill,
-} from "@/db/skills";
+} from "@/db/queries/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   NewSkillInput,
@@ -24,7 +24,7 @@ import type {
   TrySkillInput,
 } from "@/lib/contracts/skills";
 import type { ModelPort, SkillSnapshot } from "@/lib/reflect";
-import { skillChanges, versionHistory } from "@/lib/timeline/version-changes";
+import { skillChanges, versionHistory } from "@/lib/text/version-changes";
 import { assertScopePermitted, requireBank } from "./banks";
 import { editConflict, saveOrConflict } from "./edit-conflict";
 import { type StartedRun, startRun } from "./runs";

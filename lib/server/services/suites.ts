@@ -3,11 +3,11 @@
  * a run. Every caller parses its own transport's input against lib/contracts/suites.ts first.
  */
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
-import { getLastRunEvent, getRun } from "@/db/runs";
-import { listSkills } from "@/db/skills";
-import { deleteSuite, getSuite, getSuiteVersions, listSuites, saveSuite } from "@/db/suites";
+import { getBank } from "@/db/queries/banks";
+import { getLastRunEvent, getRun } from "@/db/queries/runs";
+import { listSkills } from "@/db/queries/skills";
+import { deleteSuite, getSuite, getSuiteVersions, listSuites, saveSuite } from "@/db/queries/suites";
 import { AppError } from "@/lib/contracts/errors";
 import type { AddToSuiteInput, SaveSuiteInput, Suite, SuiteQuestion, SuiteWithHistory } from "@/lib/contracts/suites";
 import { badJsonlLine, parseSuiteJsonlLines, toSuiteJsonl } from "@/lib/experiments/jsonl";

@@ -12,11 +12,11 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { getRun } from "@/db/runs";
-import { saveSuite } from "@/db/suites";
+import { getRun } from "@/db/queries/runs";
+import { saveSuite } from "@/db/queries/suites";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
-import { createMcpServer } from "@/lib/server/mcp";
+import { createMcpServer } from "@/lib/server/http/mcp";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
 import { openTempDb } from "../db/temp-db";
 
 const BASE = "http://inspector.test:3000";

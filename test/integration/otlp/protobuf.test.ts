@@ -3,7 +3,7 @@
  * opentelemetry-proto files: every value type, edge values included, decodes to what was written.
  */
 import { describe, expect, it } from "vitest";
-import { encodeTraceProtobuf } from "@/lib/server/otlp-protobuf";
+import { encodeTraceProtobuf } from "@/lib/server/http/otlp-protobuf";
 import type { OtlpTrace } from "@/lib/timeline/otlp";
 import { decodeTraceProtobuf } from "./collector";
 

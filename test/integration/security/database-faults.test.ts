@@ -21,8 +21,8 @@ import * as health from "@/app/api/health/route";
 import * as exportRoute from "@/app/api/v1/banks/[bank]/export/route";
 import * as facts from "@/app/api/v1/banks/[bank]/facts/route";
 import { openDb } from "@/db/client";
-import { getAppDb } from "@/lib/server/db";
-import { clearDatabaseFaults, httpError } from "@/lib/server/errors";
+import { clearDatabaseFaults, httpError } from "@/lib/server/http/errors";
+import { getAppDb } from "@/lib/server/runtime/db";
 
 const root = resolve(import.meta.dirname, "../../..");
 

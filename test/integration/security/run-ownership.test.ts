@@ -12,9 +12,9 @@ import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
-import { createRun, finishRun, getRun } from "@/db/runs";
+import { createRun, finishRun, getRun } from "@/db/queries/runs";
 import { failedRunResult } from "@/lib/reflect";
-import { runOwner, staleAfterMs, sweepInterruptedRuns } from "@/lib/server/run-owner";
+import { runOwner, staleAfterMs, sweepInterruptedRuns } from "@/lib/server/runtime/run-owner";
 
 const HEARTBEAT_MS = "100";
 const root = resolve(import.meta.dirname, "../../..");

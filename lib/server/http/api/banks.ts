@@ -1,8 +1,9 @@
 /** Banks for the API: list, and bundle import/export (db/bundle-io does validation and atomicity). */
-import { listBanks } from "@/db/banks";
-import { exportBundle, importBundle } from "@/db/bundle-io";
+
 import type { Db } from "@/db/client";
+import { listBanks } from "@/db/queries/banks";
 import { AppError } from "@/lib/contracts/errors";
+import { exportBundle, importBundle } from "@/lib/server/services/bundle-io";
 
 export async function bankList(db: Db) {
   return { banks: await listBanks(db) };

@@ -4,7 +4,7 @@
  * is generated from the same objects (openapi.ts), so documentation cannot drift from behaviour.
  */
 import type { z } from "zod";
-import type { WorkClass } from "../admission";
+import type { WorkClass } from "../../runtime/admission";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -42,7 +42,7 @@ export interface Endpoint {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
-  /** The admission queue the request waits in before anything else is done (lib/server/admission.ts). */
+  /** The admission queue the request waits in before anything else is done (lib/server/runtime/admission.ts). */
   admission?: WorkClass;
   /** Largest accepted request body; bigger ones get 413. */
   maxBodyBytes?: number;

@@ -63,7 +63,7 @@ const TOO_BUSY = {
     "the server already runs as many of these requests as it allows and its queue is full (code `too_busy`): retry after Retry-After seconds",
   ),
 };
-/** What every server-sent-events response sends besides its content type (lib/server/api/sse.ts). */
+/** What every server-sent-events response sends besides its content type (lib/server/http/api/sse.ts). */
 const SSE_HEADERS = (required: boolean): NonNullable<ResponseSpec["headers"]> => ({
   "Cache-Control": {
     description: `\`no-cache, no-transform\`${required ? "" : " (the event stream only)"}`,

@@ -1,10 +1,16 @@
 /** Suites and experiments for the API: thin adapters over lib/server/{suites,experiments}.ts. */
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
+import { getBank } from "@/db/queries/banks";
 import { AppError } from "@/lib/contracts/errors";
 import { type ListExperimentsQuery, type StartExperimentBody, StartExperimentInput } from "@/lib/contracts/experiments";
-import { getExperiment, listExperiments, progressOf, requireExperiment, startExperiment } from "../experiments";
+import {
+  getExperiment,
+  listExperiments,
+  progressOf,
+  requireExperiment,
+  startExperiment,
+} from "../../services/experiments";
 import { SSE_POLL_MS } from "./runs";
 import { sseResponse } from "./sse";
 

@@ -3,13 +3,13 @@
  * endpoint's schemas; every failure, here or in the handler, is answered by the one HTTP error mapper.
  */
 import type { z } from "zod";
-import { getBank } from "@/db/banks";
 import type { Db } from "@/db/client";
+import { getBank } from "@/db/queries/banks";
 import { AppError, invalidInput } from "@/lib/contracts/errors";
 import { parseQuery } from "@/lib/contracts/query";
 import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
-import { admit, refuseIfFull, type Slot } from "../admission";
-import { getAppDb } from "../db";
+import { admit, refuseIfFull, type Slot } from "../../runtime/admission";
+import { getAppDb } from "../../runtime/db";
 import { httpError } from "../errors";
 import type { Endpoint } from "./endpoint";
 

@@ -1,14 +1,19 @@
 /** Mental-model CRUD for the API, with optimistic concurrency on `expectedVersion`. */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { deleteMentalModel, getMentalModel, getMentalModelVersions, listMentalModels } from "@/db/mental-models";
+import {
+  deleteMentalModel,
+  getMentalModel,
+  getMentalModelVersions,
+  listMentalModels,
+} from "@/db/queries/mental-models";
 import { AppError } from "@/lib/contracts/errors";
 import type {
   CreateMentalModelBody,
   MentalModelWithHistory,
   UpdateMentalModelBody,
 } from "@/lib/contracts/mental-models";
-import { createMentalModelRecord, updateMentalModelFields } from "../mental-models";
+import { createMentalModelRecord, updateMentalModelFields } from "../../services/mental-models";
 
 export async function mentalModelList(db: Db, bankId: string) {
   return { mentalModels: await listMentalModels(db, bankId) };

@@ -1,7 +1,7 @@
 /** Reflect and recall for the API: thin layers over the run service and the memory store. */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getSkill } from "@/db/skills";
+import { getSkill } from "@/db/queries/skills";
 import { AppError } from "@/lib/contracts/errors";
 import { type RecallBody, RecallResult } from "@/lib/contracts/memory";
 import {
@@ -11,9 +11,9 @@ import {
   runLinks,
   toRunResult,
 } from "@/lib/contracts/runs";
-import type { Slot } from "../admission";
-import { recallTier } from "../recall";
-import { startRun } from "../runs";
+import type { Slot } from "../../runtime/admission";
+import { recallTier } from "../../services/recall";
+import { startRun } from "../../services/runs";
 
 type Reflected =
   | { status: 202; body: z.output<typeof ReflectAccepted> }

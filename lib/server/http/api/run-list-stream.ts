@@ -8,9 +8,9 @@
  * Every frame's `id` is a cursor (ms): resume with it as Last-Event-ID or `?since=`.
  */
 import type { Db } from "@/db/client";
-import { runIdsChangedSince } from "@/db/runs";
-import { runChangePoller } from "../run-list-feed";
-import { type RunListFilter, runItemsAmong } from "../runs";
+import { runIdsChangedSince } from "@/db/queries/runs";
+import { runChangePoller } from "../../services/run-list-feed";
+import { type RunListFilter, runItemsAmong } from "../../services/runs";
 import { sseResponse } from "./sse";
 
 /**

@@ -1,9 +1,9 @@
 /** Runs for the API: list, detail, and the event log as JSON or as a server-sent event stream. */
 import type { Db } from "@/db/client";
-import { getLastRunEvent, getRun, getRunEvents, type RunRecord } from "@/db/runs";
+import { getLastRunEvent, getRun, getRunEvents, type RunRecord } from "@/db/queries/runs";
 import { AppError } from "@/lib/contracts/errors";
 import { type RunDetail, type RunEventList, runLinks } from "@/lib/contracts/runs";
-import { mentalModelDraftRefs } from "../runs";
+import { mentalModelDraftRefs } from "../../services/runs";
 import { sseResponse } from "./sse";
 
 export const SSE_POLL_MS = 250;

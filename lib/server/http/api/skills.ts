@@ -1,10 +1,10 @@
 /** Skill CRUD for the API, with optimistic concurrency on `expectedVersion`. */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getSkill, getSkillVersions, listSkills } from "@/db/skills";
+import { getSkill, getSkillVersions, listSkills } from "@/db/queries/skills";
 import { AppError } from "@/lib/contracts/errors";
 import type { CreateSkillBody, SkillWithHistory, UpdateSkillBody } from "@/lib/contracts/skills";
-import { createSkillRecord, deleteBankSkill, updateSkillFields } from "../skills";
+import { createSkillRecord, deleteBankSkill, updateSkillFields } from "../../services/skills";
 
 export async function skillList(db: Db, bankId: string) {
   return { skills: await listSkills(db, bankId) };

@@ -4,7 +4,7 @@
  */
 
 import { AppError } from "@/lib/contracts/errors";
-import { processWide } from "../process-wide";
+import { processWide } from "../../runtime/process-wide";
 
 /** Open streams per process; past it a new one gets 503 with Retry-After. */
 export const MAX_OPEN_STREAMS = 64;
