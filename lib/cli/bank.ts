@@ -1,13 +1,12 @@
 /** `import`, `export` and `reflect`: a bank bundle in or out, one reflect run (see main.ts). */
 import { constants, createReadStream, readFileSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
-import { getRunEvents } from "@/db/queries/runs";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/runtime/db";
 import { embedAfterImport } from "@/lib/server/runtime/embeddings";
 import { exportBundle, importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
-import { startRun } from "@/lib/server/services/runs";
+import { runEvents, startRun } from "@/lib/server/services/runs";
 import { plural } from "@/lib/timeline/format";
 import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
 import { formatEmbedCounts } from "./embed";
@@ -107,7 +106,7 @@ export async function reflectCommand(argv: string[], io: CliIo) {
     anchorEvery: args["anchor-every"],
   });
   const result = await finished;
-  const events = await getRunEvents(db, runId);
+  const events = await runEvents(db, runId);
   say(
     io,
     args.json

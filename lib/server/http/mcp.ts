@@ -10,7 +10,6 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getRunEvents } from "@/db/queries/runs";
 import { invalidInput } from "@/lib/contracts/errors";
 import { McpExperimentInput, StartExperimentInput } from "@/lib/contracts/experiments";
 import { DEFAULT_MCP_BANK } from "@/lib/contracts/fields";
@@ -26,7 +25,7 @@ import { requireBank } from "../services/banks";
 import { getExperimentComparison, startExperiment, totalsSentence } from "../services/experiments";
 import { recallTier } from "../services/recall";
 import { retainFacts } from "../services/retain";
-import { startRun } from "../services/runs";
+import { runEvents, startRun } from "../services/runs";
 import { mcpError } from "./errors";
 
 const DEFAULT_PUBLIC_URL = "http://127.0.0.1:3000";
@@ -110,7 +109,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           { model: options.model },
         );
         const result = await finished;
-        const view = foldRun(await getRunEvents(db, runId));
+        const view = foldRun(await runEvents(db, runId));
         const cited = view.citations.filter((c) => c.status === "kept");
         const lines = [result.answer || "(no answer)", ""];
         if (cited.length > 0) {

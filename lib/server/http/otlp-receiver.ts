@@ -12,10 +12,10 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { Db } from "@/db/client";
-import { MAX_TRACE_SPANS, storeImportedTrace } from "@/db/queries/imported-runs";
 import { AppError } from "@/lib/contracts/errors";
-import { groupByTrace, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
+import { groupByTrace, spansFromOtlpJson } from "@/lib/timeline/otlp-import";
 import { admit, refuseIfFull, TOO_BUSY_RETRY_AFTER_SECONDS } from "../runtime/admission";
+import { MAX_TRACE_SPANS, storeTrace } from "../services/imported-traces";
 import { decodeTraceRequest, encodeRpcStatus, encodeTraceResponse, ProtobufError } from "./otlp-decode";
 
 const gunzipAsync = promisify(gunzip);
@@ -174,7 +174,7 @@ export async function ingestTraces(db: Db, body: unknown): Promise<IngestOutcome
       continue;
     }
     try {
-      const stored = await storeImportedTrace(db, traceId, spans, traceToRun);
+      const stored = await storeTrace(db, traceId, spans);
       outcome.acceptedSpans += stored.accepted;
       if (stored.rejected > 0) {
         outcome.rejectedSpans += stored.rejected;

@@ -1,10 +1,14 @@
 import type { Db } from "@/db/client";
-import { getBank, listBanks } from "@/db/queries/banks";
+import { type BankRecord, getBank, listBanks } from "@/db/queries/banks";
 import { isScopePermitted } from "@/db/queries/scope";
 import { listSkills } from "@/db/queries/skills";
 import type { BankOption } from "@/lib/contracts/banks";
 import { AppError } from "@/lib/contracts/errors";
 import type { ScopeValue } from "@/lib/reflect/domain";
+import { exportBundle, importBundle } from "./bundle-io";
+
+/** A bank as stored (its permitted teams included). */
+export type Bank = BankRecord;
 
 /** Banks with their skills, for the start-run form and the run filters. */
 export async function bankOptions(db: Db): Promise<BankOption[]> {
@@ -25,8 +29,13 @@ export async function bankOptions(db: Db): Promise<BankOption[]> {
   );
 }
 
+/** The bank, or null (a door that answers an unknown bank its own way, e.g. as a usage error). */
+export function findBank(db: Db, bankId: string): Promise<Bank | undefined | null> {
+  return getBank(db, bankId);
+}
+
 /** Services that take a bank id from a page or a form: an unknown bank is `not_found`. */
-export async function requireBank(db: Db, bankId: string) {
+export async function requireBank(db: Db, bankId: string): Promise<Bank> {
   const bank = await getBank(db, bankId);
   if (!bank) throw new AppError("not_found", `unknown bank "${bankId}"`);
   return bank;
@@ -46,4 +55,21 @@ export function assertScopePermitted(
   throw new AppError("scope_not_permitted", `Bank ${bank.id} does not permit scope ${scope} (${teams}).`, {
     fieldErrors: { [field]: [`scope ${scope} is not permitted in bank ${bank.id}`] },
   });
+}
+
+/** The API's bank list. */
+export async function bankList(db: Db) {
+  return { banks: await listBanks(db) };
+}
+
+/** Takes the raw JSON so that every issue, cross-references included, is named by its bundle path. */
+export function importBank(db: Db, rawBundle: unknown, replace: boolean) {
+  return importBundle(db, rawBundle, { replace });
+}
+
+/** The bank as a bundle (lib/server/services/bundle-io.ts); an unknown bank is `not_found`. */
+export async function exportBank(db: Db, bankId: string) {
+  const bundle = await exportBundle(db, bankId);
+  if (!bundle) throw new AppError("not_found", `unknown bank "${bankId}"`);
+  return bundle;
 }

@@ -146,7 +146,7 @@ async function requireSuiteAndSkills(db: Db, bankId: string, suiteName: string) 
       });
     }
   }
-  return { bank, suite, defaultSkillName: defaultSkill?.name ?? null };
+  return { bank, suite, skills, defaultSkillName: defaultSkill?.name ?? null };
 }
 
 /** Starts an experiment (validated input); returns its id at once and a promise of the finished experiment. */
@@ -155,7 +155,7 @@ export async function startExperiment(
   input: z.output<typeof StartExperimentInput>,
   options: ExperimentOptions = {},
 ): Promise<StartedExperiment> {
-  const { bank, suite, defaultSkillName } = await requireSuiteAndSkills(db, input.bankId, input.suite);
+  const { bank, suite, skills, defaultSkillName } = await requireSuiteAndSkills(db, input.bankId, input.suite);
   if (input.baseline) {
     const base = await getExperimentRecord(db, input.baseline);
     if (!base || base.bankId !== bank.id) {
@@ -192,6 +192,7 @@ export async function startExperiment(
   };
   const id = newExperimentId();
   const questions = suite.questions;
+  const ownerId = await runOwner(db);
   await createExperiment(db, {
     id,
     bankId: bank.id,
@@ -201,8 +202,10 @@ export async function startExperiment(
     config,
     concurrency: input.concurrency,
     baselineId: input.baseline ?? null,
-    ownerId: await runOwner(db),
+    ownerId,
   });
+  // Read once for every question: the bank, its skills, the model and this process's owner id.
+  const prepared = { bank, skills, ownerId };
 
   const overlay = overlayMentalModels(mmDrafts);
   let finishedCount = 0;
@@ -230,7 +233,8 @@ export async function startExperiment(
         scope: q.scope,
       },
       {
-        model: options.model ?? getModel({ db, bankId: bank.id }),
+        model,
+        prepared,
         skillOverride,
         memoryOverlay: overlay,
         mentalModelDrafts: mmDrafts,
@@ -241,7 +245,7 @@ export async function startExperiment(
     await linkExperimentRun(db, id, idx, runId);
     const result = await finished;
     // The judge grades an answer only: a run that broke or degraded fails without one.
-    const judge = q.expect?.judge ? (options.model ?? getModel({ db, bankId: bank.id })) : null;
+    const judge = q.expect?.judge ? model : null;
     const judgement =
       judge && q.expect?.answer !== undefined && canJudge(judge) && !NO_ANSWER.has(result.status)
         ? await judgeRun(

@@ -1,7 +1,8 @@
 /**
  * Mental-model services for the inspector's pages: the list, the editor page (versions diffed,
  * the runs that read it, its refresh runs), optimistic-concurrency saves and delete. Refresh is
- * refresh.ts; the API's record-level CRUD is api/mental-models.ts.
+ * refresh.ts. The API (lib/server/http/api/mental-models.ts) and the editor reach the same
+ * functions here: one service per operation.
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
@@ -23,6 +24,7 @@ import type {
   MentalModelPage,
   MentalModelRef,
   MentalModelRow,
+  MentalModelWithHistory,
   RestoreVersionInput,
 } from "@/lib/contracts/mental-models";
 import { mentalModelChanges, versionHistory } from "@/lib/text/version-changes";
@@ -218,12 +220,30 @@ export async function saveMentalModelDraft(
   return mentalModelDetailOf(db, saved);
 }
 
-/** Deletes the model, keeping its versions under a tombstone so runs' version links still open. */
+/**
+ * Deletes the model, keeping its versions under a tombstone so runs' version links still open;
+ * the editor's Delete and the API's DELETE alike.
+ */
 export async function deleteMentalModelById(db: Db, ref: z.output<typeof MentalModelRef>): Promise<Deleted> {
   if (!(await deleteMentalModel(db, ref.bankId, ref.id))) {
     throw new AppError("not_found", `mental model ${ref.id} does not exist (already deleted?)`);
   }
   return { deleted: true };
+}
+
+/** The API's list: every live model of the bank as stored. */
+export async function mentalModelList(db: Db, bankId: string) {
+  return { mentalModels: await listMentalModels(db, bankId) };
+}
+
+/** The API's detail: the model as stored with its versions, newest first. */
+export async function mentalModelDetail(db: Db, bankId: string, id: string): Promise<MentalModelWithHistory> {
+  const mentalModel = await getMentalModel(db, bankId, id);
+  if (!mentalModel) throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
+  const versions = (await getMentalModelVersions(db, bankId, id)).map(
+    ({ bankId: _bank, modelId: _model, ...version }) => version,
+  );
+  return { mentalModel, versions };
 }
 
 /**

@@ -12,12 +12,32 @@ import { factContext } from "@/db/queries/search";
 import { AppError } from "@/lib/contracts/errors";
 import type { ContextTurn, RecallBody, RecallResult } from "@/lib/contracts/memory";
 import type { TierQuery } from "@/lib/reflect/ports";
+import { admit } from "../runtime/admission";
 
 const turn = (
   f: { id: string; speaker: string | null; position: number | null; text: string } | null,
 ): ContextTurn | null => (f ? { id: f.id, speaker: f.speaker, position: f.position, text: f.text } : null);
 
-export async function recallTier(db: Db, bankId: string, body: z.output<typeof RecallBody>): Promise<RecallResult> {
+/**
+ * One tier's search. It holds a recall slot while it reads, whatever door asked (the API, MCP):
+ * past the slots it waits in line, past the queue it is refused with `too_busy`
+ * (lib/server/runtime/admission.ts). `signal`: a caller that goes away leaves the line.
+ */
+export async function recallTier(
+  db: Db,
+  bankId: string,
+  body: z.output<typeof RecallBody>,
+  options: { signal?: AbortSignal } = {},
+): Promise<RecallResult> {
+  const slot = await admit("recall", options.signal);
+  try {
+    return await recallTierNow(db, bankId, body);
+  } finally {
+    slot.release();
+  }
+}
+
+async function recallTierNow(db: Db, bankId: string, body: z.output<typeof RecallBody>): Promise<RecallResult> {
   const { tier, context, ...rest } = body;
   if (context && tier !== "raw_facts") {
     // Only conversation turns have neighbours: asking for them elsewhere is a mistake to say, not to ignore.

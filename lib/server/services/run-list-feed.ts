@@ -5,10 +5,15 @@
  * Listeners (one per open list stream) re-read those runs under their own filters.
  */
 import type { Db } from "@/db/client";
-import { runChangeBaseline, runChangesAfter } from "@/db/queries/runs";
+import { runChangeBaseline, runChangesAfter, runIdsChangedSince } from "@/db/queries/runs";
 import { processWide } from "../runtime/process-wide";
 
 export const RUN_FEED_POLL_MS = 250;
+
+/** A reconnecting list's catch-up: ids of runs changed since `sinceIso`, at most `limit`. */
+export function runsChangedSince(db: Db, sinceIso: string, limit: number) {
+  return runIdsChangedSince(db, sinceIso, limit);
+}
 
 export interface RunChangeBatch {
   /** Runs created, or no longer running, since the previous batch (may be empty). */

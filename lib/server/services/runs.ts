@@ -5,13 +5,14 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getBank } from "@/db/queries/banks";
+import { type BankRecord, getBank } from "@/db/queries/banks";
 import { createMemoryStore } from "@/db/queries/memory-store";
 import {
   countRunEvents,
   createRun,
   createRunSink,
   finishRun,
+  getLastRunEvent,
   getRun,
   getRunEvents,
   type ListRuns,
@@ -19,9 +20,18 @@ import {
   type RunRecord,
 } from "@/db/queries/runs";
 import { isScopePermitted } from "@/db/queries/scope";
-import { getSkill, listSkills, toSkillSnapshot } from "@/db/queries/skills";
+import { getSkill, listSkills, type SkillRecord, toSkillSnapshot } from "@/db/queries/skills";
 import { AppError } from "@/lib/contracts/errors";
-import type { ListRunsQuery, MentalModelDraftRef, RunListItem, RunListPage, StartRunInput } from "@/lib/contracts/runs";
+import {
+  type ListRunsQuery,
+  type MentalModelDraftRef,
+  type RunDetail,
+  type RunEventList,
+  type RunListItem,
+  type RunListPage,
+  runLinks,
+  type StartRunInput,
+} from "@/lib/contracts/runs";
 import { DEFAULT_SKILL_NAME, defaultSkillOf } from "@/lib/contracts/skills";
 import {
   failedRunResult,
@@ -34,7 +44,7 @@ import {
   type SkillSnapshot,
   type Tier,
 } from "@/lib/reflect";
-import { admit, type Slot } from "../runtime/admission";
+import { admit } from "../runtime/admission";
 import { memoryStoreOptions } from "../runtime/embeddings";
 import { getModel } from "../runtime/model";
 import { runOwner } from "../runtime/run-owner";
@@ -43,6 +53,14 @@ import { pushRunTraceInBackground } from "./otlp-push";
 /** Time-sortable, collision-resistant run ids. */
 export function newRunId(now = Date.now()): string {
   return `run_${now.toString(36).padStart(9, "0")}${randomBytes(4).toString("hex")}`;
+}
+
+/** Records a caller read once and hands to every run it starts (see `startRun`'s `prepared`). */
+export interface PreparedRun {
+  bank?: BankRecord;
+  /** The bank's skills, to resolve each run's skill without reading it again. */
+  skills?: SkillRecord[];
+  ownerId?: string;
 }
 
 export interface StartedRun {
@@ -68,30 +86,45 @@ export async function startRun(
     memoryOverlay?: (memory: MemoryPort) => MemoryPort;
     /** The overlay's mental-model drafts, recorded in the run's snapshot so the run says it read a draft. */
     mentalModelDrafts?: MentalModelDraftRead[];
-    /** The reflect slot the caller already holds (the API's request); otherwise the run waits for one here. */
-    slot?: Slot;
+    /** The caller's request: one that goes away while waiting for a reflect slot leaves the line. */
+    signal?: AbortSignal;
     /** Wait in line past the queue cap instead of answering `too_busy` (an experiment's questions). */
     patient?: boolean;
+    /**
+     * What the caller already read for this request (the API's bank check, an experiment's bank,
+     * skills and owner, read once for all its questions): each existence check runs once.
+     */
+    prepared?: PreparedRun;
+    /** How an unknown skill is refused: `not_found` (default) or, where the name is a field of the request, `invalid_input`. */
+    unknownSkill?: "not_found" | "invalid_input";
   } = {},
 ): Promise<StartedRun> {
-  const bank = await getBank(db, input.bankId);
+  const prepared = options.prepared ?? {};
+  const bank = prepared.bank?.id === input.bankId ? prepared.bank : await getBank(db, input.bankId);
   if (!bank) {
     throw new AppError("not_found", `unknown bank "${input.bankId}"`, { fieldErrors: { bankId: ["unknown bank"] } });
   }
+  const skills = prepared.bank?.id === input.bankId ? prepared.skills : undefined;
   const skillRecord = options.skillOverride
     ? null
     : input.skill
-      ? await getSkill(db, { bankId: bank.id, name: input.skill })
-      : defaultSkillOf(await listSkills(db, bank.id));
+      ? skills
+        ? (skills.find((s) => s.name === input.skill) ?? null)
+        : await getSkill(db, { bankId: bank.id, name: input.skill })
+      : defaultSkillOf(skills ?? (await listSkills(db, bank.id)));
   const skillUsed = options.skillOverride ?? (skillRecord && toSkillSnapshot(skillRecord));
   const skill =
     skillUsed && options.mentalModelDrafts?.length
       ? { ...skillUsed, mentalModelDrafts: options.mentalModelDrafts }
       : skillUsed;
   if (!skill) {
-    throw new AppError("not_found", `unknown skill "${input.skill ?? DEFAULT_SKILL_NAME}" in bank ${bank.id}`, {
-      fieldErrors: { skill: ["unknown skill"] },
-    });
+    throw new AppError(
+      options.unknownSkill ?? "not_found",
+      `unknown skill "${input.skill ?? DEFAULT_SKILL_NAME}" in bank ${bank.id}`,
+      {
+        fieldErrors: { skill: ["unknown skill"] },
+      },
+    );
   }
   const budget = input.budget ?? skill.budget;
   const scope = input.scope ?? skill.retrieval.scope;
@@ -109,10 +142,10 @@ export async function startRun(
   const memory = options.memoryOverlay ? options.memoryOverlay(store) : store;
   // Every run holds a reflect slot while it runs, whatever door started it (lib/server/runtime/admission.ts):
   // past the slots it waits in line, past the queue it is refused with `too_busy` as the API is.
-  const slot = options.slot ?? (await admit("reflect", undefined, { patient: options.patient }));
+  const slot = await admit("reflect", options.signal, { patient: options.patient });
   const runId = newRunId();
   try {
-    const ownerId = await runOwner(db);
+    const ownerId = prepared.ownerId ?? (await runOwner(db));
     await createRun(db, {
       ownerId,
       id: runId,
@@ -272,4 +305,78 @@ export async function getRunWithEvents(db: Db, runId: string, options: { limit?:
   const complete = limit === undefined || events.length <= limit;
   const total = complete ? events.length : await countRunEvents(db, runId);
   return { run, events: complete ? events : events.slice(0, limit), total };
+}
+
+export function toRunDetail(r: RunRecord, probe: RunDetail["probe"]): RunDetail {
+  return {
+    id: r.id,
+    bankId: r.bankId,
+    question: r.question,
+    skill: r.skillSnapshot
+      ? {
+          id: r.skillSnapshot.id,
+          name: r.skillSnapshot.name,
+          version: r.skillSnapshot.version,
+          draft: r.skillSnapshot.draft === true,
+        }
+      : null,
+    mentalModelDrafts: mentalModelDraftRefs(r),
+    budget: r.budget,
+    mode: r.mode,
+    scope: r.scope,
+    model: { kind: r.modelKind, name: r.modelName },
+    status: r.status,
+    answer: r.answer,
+    citations: r.citations,
+    probe,
+    dropped: r.dropped,
+    flags: r.flags,
+    warnings: r.warnings,
+    usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens },
+    llmCalls: r.llmCalls,
+    modelRequests: r.modelRequests ?? r.llmCalls,
+    iterations: r.iterations,
+    error: r.error,
+    parentRunId: r.parentRunId,
+    forkedAtIteration: r.forkedAtIteration,
+    createdAt: r.createdAt,
+    finishedAt: r.finishedAt,
+    durationMs: r.durationMs,
+    links: runLinks(r.id),
+  };
+}
+
+/** The run, or `not_found`. */
+export async function requireRun(db: Db, id: string): Promise<RunRecord> {
+  const run = await getRun(db, id);
+  if (!run) throw new AppError("not_found", `unknown run "${id}"`);
+  return run;
+}
+
+export async function runDetail(db: Db, id: string) {
+  const [run, probe] = await Promise.all([requireRun(db, id), getLastRunEvent(db, id, "probe.finished")]);
+  return toRunDetail(run, probe?.payload ?? null);
+}
+
+export async function runEventList(db: Db, id: string, after: number | undefined): Promise<RunEventList> {
+  const run = await requireRun(db, id);
+  return { status: run.status, events: await getRunEvents(db, id, { afterSeq: after }) };
+}
+
+/** The run's status as it is now and its events after `afterSeq` (status first: see the event stream). */
+export async function runEventsAfter(db: Db, id: string, afterSeq: number | undefined) {
+  const run = await getRun(db, id);
+  const events = await getRunEvents(db, id, { afterSeq });
+  return { run, events };
+}
+
+/** A run's whole event log (the MCP's and CLI's folds read it). */
+export function runEvents(db: Db, id: string) {
+  return getRunEvents(db, id);
+}
+
+/** A run as stored with its event log, or null (`runs export`). */
+export async function runExport(db: Db, id: string) {
+  const run = await getRun(db, id);
+  return run ? { run, events: await getRunEvents(db, id) } : null;
 }

@@ -1,6 +1,7 @@
 /**
  * Skill services for the inspector's pages: the list, the editor page (versions diffed),
- * optimistic-concurrency saves and "try this draft". The API's record-level CRUD is api/skills.ts.
+ * optimistic-concurrency saves and "try this draft". The API (lib/server/http/api/skills.ts) and
+ * the editor reach the same functions here: one service per operation.
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
@@ -21,6 +22,7 @@ import type {
   SkillDraft,
   SkillPage,
   SkillRef,
+  SkillWithHistory,
   TrySkillInput,
 } from "@/lib/contracts/skills";
 import type { ModelPort, SkillSnapshot } from "@/lib/reflect";
@@ -186,4 +188,17 @@ export async function deleteBankSkill(db: Db, ref: z.output<typeof SkillRef>): P
     throw new AppError("not_found", `unknown skill "${ref.id}" in bank ${ref.bankId}`);
   }
   return { deleted: true };
+}
+
+/** The API's list: every skill of the bank as stored. */
+export async function skillList(db: Db, bankId: string) {
+  return { skills: await listSkills(db, bankId) };
+}
+
+/** The API's detail: the skill as stored with its versions, newest first. */
+export async function skillDetail(db: Db, bankId: string, id: string): Promise<SkillWithHistory> {
+  const skill = await getSkill(db, { bankId, id });
+  if (!skill) throw new AppError("not_found", `unknown skill "${id}" in bank ${bankId}`);
+  const versions = (await getSkillVersions(db, bankId, id)).map(({ bankId: _bank, skillId: _skill, ...v }) => v);
+  return { skill, versions };
 }

@@ -42,7 +42,7 @@ export interface Endpoint {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
-  /** The admission queue the request waits in before anything else is done (lib/server/runtime/admission.ts). */
+  /** The admission class whose full queue refuses the request before its body is read; the service takes the slot (lib/server/runtime/admission.ts). */
   admission?: WorkClass;
   /** Largest accepted request body; bigger ones get 413. */
   maxBodyBytes?: number;

@@ -1,9 +1,8 @@
-/** Suites and experiments for the API: thin adapters over lib/server/{suites,experiments}.ts. */
+/** Suites and experiments for the API: thin adapters over lib/server/services/{suites,experiments}.ts. */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getBank } from "@/db/queries/banks";
-import { AppError } from "@/lib/contracts/errors";
 import { type ListExperimentsQuery, type StartExperimentBody, StartExperimentInput } from "@/lib/contracts/experiments";
+import { requireBank } from "../../services/banks";
 import {
   getExperiment,
   listExperiments,
@@ -15,7 +14,7 @@ import { SSE_POLL_MS } from "./runs";
 import { sseResponse } from "./sse";
 
 export async function experimentList(db: Db, query: z.output<typeof ListExperimentsQuery>) {
-  if (!(await getBank(db, query.bank))) throw new AppError("not_found", `unknown bank "${query.bank}"`);
+  await requireBank(db, query.bank);
   return { experiments: await listExperiments(db, { bankId: query.bank, suite: query.suite, limit: query.limit }) };
 }
 

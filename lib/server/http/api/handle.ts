@@ -4,12 +4,12 @@
  */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getBank } from "@/db/queries/banks";
 import { AppError, invalidInput } from "@/lib/contracts/errors";
 import { parseQuery } from "@/lib/contracts/query";
 import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
-import { admit, refuseIfFull, type Slot } from "../../runtime/admission";
+import { refuseIfFull } from "../../runtime/admission";
 import { getAppDb } from "../../runtime/db";
+import { type Bank, requireBank } from "../../services/banks";
 import { httpError } from "../errors";
 import type { Endpoint } from "./endpoint";
 
@@ -25,8 +25,8 @@ export interface HandlerInput<E extends Endpoint> {
   /** The body as parsed JSON before validation (bundle import re-validates it with bundle paths). */
   rawBody: unknown;
   request: Request;
-  /** The admission slot the request holds when its endpoint declares a work class; released with the response unless held longer. */
-  slot?: Slot;
+  /** The bank the path's `{bank}` names, read once here (handlers do not read it again). */
+  bank?: Bank;
 }
 
 type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
@@ -83,17 +83,15 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: stri
  */
 export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInput<E>) => Promise<Response>) {
   return async (request: Request, ctx: RouteContext): Promise<Response> => {
-    let slot: Slot | undefined;
     try {
-      // First of all: a request past its class's queue is refused before its body is read; it takes
-      // its slot only once the body is in, so a client still uploading never holds one.
+      // First of all: a request past its class's queue is refused before its body is read. The
+      // service takes its slot once the body is in, so a client still uploading never holds one.
       if (endpoint.admission) refuseIfFull(endpoint.admission);
       // Next passes no params at all for routes without dynamic segments.
       const rawParams = assertValidText((await ctx?.params) ?? {}, "the path");
       const params = endpoint.params ? parseOrThrow(endpoint.params, rawParams, "path parameters") : undefined;
       const db = await getAppDb();
-      const bank = typeof rawParams.bank === "string" ? rawParams.bank : undefined;
-      if (bank !== undefined && !(await getBank(db, bank))) throw new AppError("not_found", `unknown bank "${bank}"`);
+      const bank = typeof rawParams.bank === "string" ? await requireBank(db, rawParams.bank) : undefined;
       // Every endpoint reads its query: a parameter it does not take is refused, not ignored.
       const search = new URL(request.url).searchParams;
       assertValidText(Object.fromEntries(search), "the query");
@@ -104,12 +102,10 @@ export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInpu
         rawBody = assertValidText(await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "the body");
         body = parseOrThrow(endpoint.body, rawBody, "fields");
       }
-      if (endpoint.admission) slot = await admit(endpoint.admission, request.signal);
-      return await run({ db, params, query, body, rawBody, request, slot } as HandlerInput<E>);
+      // The slot itself is taken by the service that does the work (startRun, recallTier), whatever door asks.
+      return await run({ db, params, query, body, rawBody, request, bank } as HandlerInput<E>);
     } catch (err) {
       return httpError(err);
-    } finally {
-      slot?.release();
     }
   };
 }

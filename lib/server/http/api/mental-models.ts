@@ -1,33 +1,13 @@
-/** Mental-model CRUD for the API, with optimistic concurrency on `expectedVersion`. */
+/**
+ * Mental-model CRUD for the API: translates path and body into the one service per operation
+ * (lib/server/services/mental-models.ts), the same the editor's actions call.
+ */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import {
-  deleteMentalModel,
-  getMentalModel,
-  getMentalModelVersions,
-  listMentalModels,
-} from "@/db/queries/mental-models";
-import { AppError } from "@/lib/contracts/errors";
-import type {
-  CreateMentalModelBody,
-  MentalModelWithHistory,
-  UpdateMentalModelBody,
-} from "@/lib/contracts/mental-models";
-import { createMentalModelRecord, updateMentalModelFields } from "../../services/mental-models";
+import type { CreateMentalModelBody, UpdateMentalModelBody } from "@/lib/contracts/mental-models";
+import { createMentalModelRecord, deleteMentalModelById, updateMentalModelFields } from "../../services/mental-models";
 
-export async function mentalModelList(db: Db, bankId: string) {
-  return { mentalModels: await listMentalModels(db, bankId) };
-}
-
-export async function mentalModelDetail(db: Db, bankId: string, id: string) {
-  const mentalModel = await getMentalModel(db, bankId, id);
-  if (!mentalModel) throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
-  const versions = (await getMentalModelVersions(db, bankId, id)).map(
-    ({ bankId: _bank, modelId: _model, ...version }) => version,
-  );
-  const detail: MentalModelWithHistory = { mentalModel, versions };
-  return detail;
-}
+export { mentalModelDetail, mentalModelList } from "../../services/mental-models";
 
 export async function createMentalModel(db: Db, bankId: string, body: z.output<typeof CreateMentalModelBody>) {
   return createMentalModelRecord(db, { bankId, ...body });
@@ -44,7 +24,5 @@ export async function updateMentalModel(
 }
 
 export async function removeMentalModel(db: Db, bankId: string, id: string) {
-  if (!(await deleteMentalModel(db, bankId, id))) {
-    throw new AppError("not_found", `unknown mental model "${id}" in bank ${bankId}`);
-  }
+  await deleteMentalModelById(db, { bankId, id });
 }

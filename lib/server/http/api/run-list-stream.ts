@@ -8,8 +8,7 @@
  * Every frame's `id` is a cursor (ms): resume with it as Last-Event-ID or `?since=`.
  */
 import type { Db } from "@/db/client";
-import { runIdsChangedSince } from "@/db/queries/runs";
-import { runChangePoller } from "../../services/run-list-feed";
+import { runChangePoller, runsChangedSince } from "../../services/run-list-feed";
 import { type RunListFilter, runItemsAmong } from "../../services/runs";
 import { sseResponse } from "./sse";
 
@@ -62,11 +61,7 @@ export function runListStream(db: Db, filter: RunListFilter, resumeAt: number | 
         send({ id: cursor });
         if (since === undefined) return;
         const at = Date.now();
-        const ids = await runIdsChangedSince(
-          db,
-          new Date(since - CATCH_UP_MARGIN_MS).toISOString(),
-          CATCH_UP_LIMIT + 1,
-        );
+        const ids = await runsChangedSince(db, new Date(since - CATCH_UP_MARGIN_MS).toISOString(), CATCH_UP_LIMIT + 1);
         if (ids.length > CATCH_UP_LIMIT) send({ id: at, event: "reset", data: {} });
         else await deliver(ids, at);
         cursor = Math.max(cursor, at);

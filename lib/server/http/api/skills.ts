@@ -1,22 +1,13 @@
-/** Skill CRUD for the API, with optimistic concurrency on `expectedVersion`. */
+/**
+ * Skill CRUD for the API: translates path and body into the one service per operation
+ * (lib/server/services/skills.ts), the same the editor's actions call.
+ */
 import type { z } from "zod";
 import type { Db } from "@/db/client";
-import { getSkill, getSkillVersions, listSkills } from "@/db/queries/skills";
-import { AppError } from "@/lib/contracts/errors";
-import type { CreateSkillBody, SkillWithHistory, UpdateSkillBody } from "@/lib/contracts/skills";
+import type { CreateSkillBody, UpdateSkillBody } from "@/lib/contracts/skills";
 import { createSkillRecord, deleteBankSkill, updateSkillFields } from "../../services/skills";
 
-export async function skillList(db: Db, bankId: string) {
-  return { skills: await listSkills(db, bankId) };
-}
-
-export async function skillDetail(db: Db, bankId: string, id: string) {
-  const skill = await getSkill(db, { bankId, id });
-  if (!skill) throw new AppError("not_found", `unknown skill "${id}" in bank ${bankId}`);
-  const versions = (await getSkillVersions(db, bankId, id)).map(({ bankId: _bank, skillId: _skill, ...v }) => v);
-  const detail: SkillWithHistory = { skill, versions };
-  return detail;
-}
+export { skillDetail, skillList } from "../../services/skills";
 
 export async function createSkill(db: Db, bankId: string, body: z.output<typeof CreateSkillBody>) {
   return createSkillRecord(db, { bankId, ...body });

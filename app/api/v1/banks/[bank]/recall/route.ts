@@ -5,8 +5,8 @@ import { recall } from "@/lib/server/http/api/reflect";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handle(endpoints.recall, async ({ db, params, body }) =>
-  Response.json(await recall(db, params.bank, body)),
+export const POST = handle(endpoints.recall, async ({ db, params, body, request }) =>
+  Response.json(await recall(db, params.bank, body, request.signal)),
 );
 
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");
