@@ -1,20 +1,12 @@
-import type { MemoryTier } from "@/lib/contracts/memory";
 import type { Tier } from "@/lib/reflect/domain";
 import type { ProbeView } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
 import { TierBadge } from "./tier-badge";
 
-/** The /memory page's tab for each retrieval tier. */
-const MEMORY_TAB: Record<Tier, MemoryTier> = {
-  mental_models: "mental_models",
-  observations: "observations",
-  raw_facts: "facts",
-};
-
 /** A /memory search that finds the memory again: its first words (ids are not searchable text). */
 function memoryHref(bankId: string | null, tier: Tier, preview: string): string {
   const words = preview.replace(/…$/, "").split(/\s+/).slice(0, 8).join(" ");
-  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier: MEMORY_TAB[tier], q: words });
+  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier, q: words });
   return `/memory?${params}`;
 }
 

@@ -3,9 +3,12 @@
  * `embedding F32_BLOB(dim)` columns and their libSQL vector indexes are added at runtime, once;
  * the dimension is recorded in `meta` and every vector written or queried is checked against it.
  */
+
+import { TIER_TABLES } from "@/lib/reflect/domain";
 import type { Db } from "../client";
 
-export const EMBEDDED_TABLES = ["facts", "observations", "mental_models"] as const;
+/** Every tier's table has an embedding column (lib/reflect/domain.ts TIER_REGISTRY `table`). */
+export const EMBEDDED_TABLES = [...TIER_TABLES].reverse() as ["facts", "observations", "mental_models"];
 export type EmbeddedTable = (typeof EMBEDDED_TABLES)[number];
 
 const DIM_KEY = "embedding_dim";

@@ -23,9 +23,11 @@
  * `bank_id`, so no index, however built, can leak another bank's memory.
  */
 import type { InStatement } from "@libsql/client";
+import { TIER_TABLES } from "@/lib/reflect/domain";
 import type { Db } from "../client";
 
-export const SEARCHED_TABLES = ["facts", "observations", "mental_models"] as const;
+/** Every tier's table has an FTS5 index per bank (lib/reflect/domain.ts TIER_REGISTRY `table`). */
+export const SEARCHED_TABLES = [...TIER_TABLES].reverse() as ["facts", "observations", "mental_models"];
 export type SearchedTable = (typeof SEARCHED_TABLES)[number];
 
 /** Indexed columns per tier and their bm25 weights: tags count half as much as the text. */

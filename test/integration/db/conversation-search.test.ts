@@ -109,14 +109,14 @@ describe("raw-fact search in a bank of conversations", () => {
 describe("the memory page on a conversation's turn", () => {
   it("shows one opened fact with the turns before and after it as context", async () => {
     const { browseMemory } = await import("@/lib/server/services/memory");
-    const page = await browseMemory(t.db, BANK, { tier: "facts", q: "", limit: 10, id: "D1:2" });
+    const page = await browseMemory(t.db, BANK, { tier: "raw_facts", q: "", limit: 10, id: "D1:2" });
     expect(page?.tier).toBe("facts");
-    const [fact] = page?.tier === "facts" ? page.items : [];
+    const [fact] = page?.tier === "raw_facts" ? page.items : [];
     expect(fact).toMatchObject({ id: "D1:2", speaker: "Ben", sessionId: "session_1", position: 2 });
     expect(fact?.context?.before).toMatchObject({ id: "D1:1", speaker: "Ana" });
     expect(fact?.context?.after).toMatchObject({ id: "D1:3", speaker: "Ana" });
-    const list = await browseMemory(t.db, BANK, { tier: "facts", q: "", limit: 10 });
-    expect(list?.tier === "facts" && list.items[0]?.context).toBeUndefined();
+    const list = await browseMemory(t.db, BANK, { tier: "raw_facts", q: "", limit: 10 });
+    expect(list?.tier === "raw_facts" && list.items[0]?.context).toBeUndefined();
   });
 });
 
