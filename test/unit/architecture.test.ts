@@ -1,5 +1,6 @@
 /**
- * Dependency direction (DESIGN.md): app → lib/server → (lib/reflect, db, lib/llm, lib/contracts);
+ * Dependency direction (docs/architecture.md): doors (app routes and actions, lib/server/http, lib/cli)
+ * → lib/server/services → lib/server/runtime → (lib/reflect, db, lib/llm, lib/contracts);
  * components → lib/client, lib/timeline, lib/text, lib/contracts. The engine imports only itself and zod.
  * Shapes that cross a boundary are declared once, in lib/contracts (or the engine's lib/reflect).
  */
@@ -89,6 +90,24 @@ const LOCAL_SCHEMAS: Record<string, string> = {
   "lib/cli/args.ts": "parses the reflect/import/export command lines (flag names, not a contract)",
   "lib/cli/runs.ts": "parses the `runs export` command line",
   "lib/cli/experiments.ts": "parses the `suite` and `experiment run` command lines",
+};
+
+/** Doors: they translate a transport's input and output and call services (docs/architecture.md). */
+const DOORS = ["app/api", "app/actions", "lib/server/http", "lib/cli"];
+
+/**
+ * Doors that take an admission slot themselves, with the reason. Everything else admits in a
+ * service (startRun, recallTier), so every door that starts the same work waits in the same line.
+ */
+const ADMITTING_DOORS: Record<string, string> = {
+  "lib/server/http/otlp-receiver.ts":
+    "OTLP ingest's work is decoding and folding the request's own body: the slot bounds that work, which happens in the receiver",
+};
+
+/** Imports the runtime makes upward, with the reason. */
+const RUNTIME_EXCEPTIONS: Record<string, string> = {
+  "lib/server/http/errors":
+    "the database handle classifies a failed write (read-only, full disk) with the one error mapper's fault test",
 };
 
 function schemaDeclarations(dirs: string[]): string[] {
@@ -193,6 +212,59 @@ describe("architecture", () => {
       );
     }
     expect(schemaDeclarations(["app", "components", "lib", "db", "proxy.ts"])).toEqual([]);
+  });
+
+  it("doors (routes, server actions, the HTTP edge with its API handlers and MCP, the CLI) reach services, never db/", () => {
+    // The one thing a door takes from db/ is the handle's type (`import type { Db }`), to pass it on.
+    const typeOnlyHandle = (file: string, spec: string) =>
+      target(file, spec) === "db/client" &&
+      new RegExp(`import\\s+type\\s*\\{[^}]*\\}\\s*from\\s*['"]${spec}['"]`).test(
+        readFileSync(join(root, file), "utf8"),
+      );
+    const bad: string[] = [];
+    for (const dir of DOORS) {
+      expect(sourceFiles(dir).length, `${dir} has files`).toBeGreaterThan(0);
+      for (const file of sourceFiles(dir)) {
+        for (const spec of importsOf(readFileSync(join(root, file), "utf8"))) {
+          if (under(target(file, spec), "db") && !typeOnlyHandle(file, spec)) bad.push(`${file} imports ${spec}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("services never import a door (app, the HTTP edge, the CLI)", () => {
+    expect(sourceFiles("lib/server/services").length).toBeGreaterThan(10);
+    expect(violations("lib/server/services", (t) => !under(t, "app", "lib/server/http", "lib/cli"))).toEqual([]);
+    // The runtime (db handle, model, run owner, admission) is below the services: it imports no service or door.
+    const runtimeMay = (t: string) => !under(t, "app", "lib/server/services", "lib/cli", "lib/server/http");
+    expect(
+      violations("lib/server/runtime", (t) => runtimeMay(t) || RUNTIME_EXCEPTIONS[t] !== undefined),
+    ).toEqual([]);
+    for (const t of Object.keys(RUNTIME_EXCEPTIONS)) {
+      expect(violations("lib/server/runtime", (x) => x !== t).length, `${t} still needs its exception`).toBeGreaterThan(0);
+    }
+  });
+
+  it("admission is taken by the service that does the work (a run, a recall), not by a door", () => {
+    const admits: string[] = [];
+    for (const file of ["app", "lib"].flatMap(sourceFiles)) {
+      if (under(file, "lib/server/services", "lib/server/runtime") || file in ADMITTING_DOORS) continue;
+      if (/\badmit\(/.test(readFileSync(join(root, file), "utf8"))) admits.push(file);
+    }
+    expect(admits).toEqual([]);
+    for (const file of Object.keys(ADMITTING_DOORS)) {
+      expect(/\badmit\(/.test(readFileSync(join(root, file), "utf8")), `${file} still needs its exception`).toBe(true);
+    }
+    // Every service that starts a run or a recall takes its slot itself.
+    expect(readFileSync(join(root, "lib/server/services/runs.ts"), "utf8")).toMatch(/await admit\("reflect"/);
+    expect(readFileSync(join(root, "lib/server/services/recall.ts"), "utf8")).toMatch(/await admit\("recall"/);
+  });
+
+  it("the scanner for doors sees a value import of db/ and lets the handle's type through", () => {
+    expect(importsOf(`import { getRun } from "@/db/queries/runs";`).map((s) => target("app/x.ts", s))).toEqual([
+      "db/queries/runs",
+    ]);
   });
 
   it("only lib/server and lib/cli compose db and models; app reaches them through lib/server", () => {
