@@ -141,7 +141,7 @@ async function encodeBody(
   // exports nothing — most CLI calls — does not pay for it at start-up.
   const raw =
     config.protocol === "http/protobuf"
-      ? (await import("../http/otlp-protobuf")).encodeTraceProtobuf(trace)
+      ? (await import("../../timeline/otlp-protobuf")).encodeTraceProtobuf(trace)
       : new TextEncoder().encode(JSON.stringify(trace));
   // A copy over a plain ArrayBuffer: what fetch takes as a body.
   const body = Uint8Array.from(config.compression === "gzip" ? await promisify(gzip)(raw) : raw);

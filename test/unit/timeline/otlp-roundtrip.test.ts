@@ -8,11 +8,11 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { RunEvent } from "@/lib/reflect/events";
 import { decodeTraceRequest } from "@/lib/server/http/otlp-decode";
-import { encodeTraceProtobuf } from "@/lib/server/http/otlp-protobuf";
 import { compareRuns } from "@/lib/timeline/compare";
 import { allRows, foldRun, type RunView, type TimelineRow } from "@/lib/timeline/fold";
 import { runToOtlp } from "@/lib/timeline/otlp";
 import { groupByTrace, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
+import { encodeTraceProtobuf } from "@/lib/timeline/otlp-protobuf";
 
 const dir = fileURLToPath(new URL("../../fixtures/golden/", import.meta.url));
 const GOLDEN = readdirSync(dir)
