@@ -110,7 +110,7 @@ describe("the memory page on a conversation's turn", () => {
   it("shows one opened fact with the turns before and after it as context", async () => {
     const { browseMemory } = await import("@/lib/server/services/memory");
     const page = await browseMemory(t.db, BANK, { tier: "raw_facts", q: "", limit: 10, id: "D1:2" });
-    expect(page?.tier).toBe("facts");
+    expect(page?.tier).toBe("raw_facts");
     const [fact] = page?.tier === "raw_facts" ? page.items : [];
     expect(fact).toMatchObject({ id: "D1:2", speaker: "Ben", sessionId: "session_1", position: 2 });
     expect(fact?.context?.before).toMatchObject({ id: "D1:1", speaker: "Ana" });
