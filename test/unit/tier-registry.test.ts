@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { EMBEDDED_TABLES } from "@/db/queries/embeddings";
 import { SEARCHED_TABLES } from "@/db/queries/search-index";
 import { MemoryPage, MemoryQuery, MemoryTier } from "@/lib/contracts/memory";
+import { parseQuery } from "@/lib/contracts/query";
 import { TIER_REGISTRY, TIER_TABLES, TIERS } from "@/lib/reflect/domain";
 import { memoryHref } from "@/lib/timeline/memory-text";
 
@@ -25,5 +26,10 @@ describe("tier registry", () => {
 
   it("a saved link with the tab's old name (tier=facts) still opens the raw-facts tab", () => {
     expect(MemoryQuery.parse({ tier: "facts" }).tier).toBe("raw_facts");
+    expect(parseQuery(new URLSearchParams("tier=facts&q=launch"), MemoryQuery)).toMatchObject({
+      tier: "raw_facts",
+      q: "launch",
+    });
+    expect(MemoryQuery.parse({}).tier).toBe("mental_models");
   });
 });
