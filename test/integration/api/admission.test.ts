@@ -78,7 +78,9 @@ describe("admission control", () => {
     const queued = post(recall.POST, { query: "launch date" });
     try {
       expect(await settled(queued)).toBe(false);
-      expect(admissionState().recall).toMatchObject({ active: ADMISSION_LIMITS.recall.concurrency, waiting: 1 });
+      await vi.waitFor(() =>
+        expect(admissionState().recall).toMatchObject({ active: ADMISSION_LIMITS.recall.concurrency, waiting: 1 }),
+      );
     } finally {
       release();
     }
@@ -194,7 +196,8 @@ describe("every run takes a reflect slot, whatever started it (issue #28 item 2)
     try {
       const queued = startRunAction({ bankId: "demo", question: QUESTION });
       expect(await settled(queued)).toBe(false);
-      expect(admissionState().reflect.waiting).toBe(1);
+      // Its bank and skill reads come first: under load it reaches the line after a while, never past it.
+      await vi.waitFor(() => expect(admissionState().reflect.waiting).toBe(1));
       waiters = Array.from({ length: ADMISSION_LIMITS.reflect.queue - 1 }, () => admit("reflect"));
       const refused = await startRunAction({ bankId: "demo", question: QUESTION });
       expect(refused).toMatchObject({ ok: false, error: { code: "too_busy" } });
