@@ -49,6 +49,11 @@ export function RunFilters({ banks, values }: { banks: BankOption[]; values: Rec
           </option>
         ))}
       </select>
+      <select name="kind" defaultValue={values.kind ?? ""} className={select} aria-label="Kind">
+        <option value="">answers and judges</option>
+        <option value="answer">answers only</option>
+        <option value="judge">judge runs only</option>
+      </select>
       <button type="submit" className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-100">
         Filter
       </button>

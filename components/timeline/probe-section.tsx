@@ -77,10 +77,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
                     The run read <span className="font-mono text-[11px]">{u.id}</span> at rank {u.rank} and did not use
                     it.
                   </span>
-                  <a
-                    href={memoryHref(bankId, u.tier, u.preview)}
-                    className="ml-auto text-[11px] text-indigo-700 underline"
-                  >
+                  <a href={memoryHref(bankId, u.tier, u.id)} className="ml-auto text-[11px] text-indigo-700 underline">
                     open in Memory
                   </a>
                 </div>
@@ -113,7 +110,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
                   rank {h.bestRank} for <q className="italic">{h.query}</q>
                 </span>
                 <a
-                  href={memoryHref(bankId, h.tier, h.preview)}
+                  href={memoryHref(bankId, h.tier, h.id)}
                   className="ml-auto text-[11px] text-indigo-700 underline"
                   data-testid="probe-hit-memory-link"
                 >

@@ -3,7 +3,7 @@
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { RetrievedMemory } from "@/lib/contracts/experiments";
 import {
@@ -171,6 +171,8 @@ export interface ListRuns {
   skill?: string;
   status?: RunStatus;
   flag?: RunFlag;
+  /** `answer`: runs that answer a question; `judge`: LLM-judge runs (`judge_of` set). */
+  kind?: "answer" | "judge";
   /** Case-insensitive substring of the question or the answer. */
   q?: string;
   limit?: number;
@@ -207,6 +209,7 @@ export async function listRuns(
   if (filter.skill) where.push(sql`(${runs.skillName} = ${filter.skill} OR ${runs.skillId} = ${filter.skill})`);
   if (filter.status) where.push(eq(runs.status, filter.status));
   if (filter.ids) where.push(filter.ids.length > 0 ? inArray(runs.id, [...filter.ids]) : sql`0`);
+  if (filter.kind) where.push(filter.kind === "judge" ? isNotNull(runs.judgeOf) : isNull(runs.judgeOf));
   if (filter.flag) where.push(sql`EXISTS (SELECT 1 FROM json_each(${runs.flags}) WHERE value = ${filter.flag})`);
   if (filter.q?.trim()) {
     const pattern = `%${filter.q

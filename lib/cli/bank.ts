@@ -3,12 +3,22 @@ import { constants, createReadStream, readFileSync, writeFileSync } from "node:f
 import { access } from "node:fs/promises";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
-import { getCliDb } from "@/lib/server/runtime/db";
-import { embedAfterImport } from "@/lib/server/runtime/embeddings";
-import { exportBundle, importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
-import { runEvents, startRun } from "@/lib/server/services/runs";
+import { getCliDb } from "@/lib/server/db";
+import { embedAfterImport } from "@/lib/server/embeddings";
+import { importFromHindsight } from "@/lib/server/hindsight-import";
+import { askHindsight } from "@/lib/server/hindsight-reflect";
+import { startRun } from "@/lib/server/runs";
 import { plural } from "@/lib/timeline/format";
-import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
+import {
+  isAskHindsight,
+  isImportFrom,
+  parseAskHindsightArgs,
+  parseExportArgs,
+  parseHindsightImportArgs,
+  parseImportArgs,
+  parseReflectArgs,
+  usageError,
+} from "./args";
 import { formatEmbedCounts } from "./embed";
 import { type CliIo, say } from "./io";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
@@ -59,7 +69,36 @@ async function* readLines(file: string): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
+/** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/hindsight-import.ts). */
+async function importFromHindsightCommand(argv: string[], io: CliIo) {
+  const args = parseHindsightImportArgs(argv);
+  const db = await getCliDb();
+  const result = await importFromHindsight(db, {
+    baseUrl: args.url,
+    bankId: args.bank,
+    localBankId: args.as,
+    apiKey: args["api-key"] ?? process.env.HINDSIGHT_API_KEY,
+    replace: args.replace,
+    timeoutMs: args["timeout-ms"],
+  });
+  const embedded = await embedAfterImport(db, result.bankId);
+  if (args.json) {
+    say(io, JSON.stringify(result));
+    return;
+  }
+  const c = result.counts;
+  say(
+    io,
+    terminalSafe(
+      `imported bank ${result.bankId} from Hindsight ${result.source.baseUrl} bank ${result.source.bankId}: ${plural(c.facts, "fact")}, ${plural(c.observations, "observation")}, ${plural(c.mentalModels, "mental model")}, ${plural(c.skills, "skill")} (${plural(result.requests, "request")})`,
+    ),
+  );
+  for (const s of result.skipped) say(io, terminalSafe(`  not carried: ${s.count} ${s.kind}: ${s.reason}`));
+  if (embedded) say(io, `embedded ${formatEmbedCounts(embedded)}`);
+}
+
 export async function importCommand(argv: string[], io: CliIo) {
+  if (isImportFrom(argv)) return importFromHindsightCommand(argv, io);
   const { file, replace } = parseImportArgs(argv);
   let result: Awaited<ReturnType<typeof importBundle>>;
   if (file.endsWith(".jsonl")) result = await importLines(file, replace);
@@ -93,7 +132,32 @@ export async function exportCommand(argv: string[], io: CliIo) {
   else io.stdout.write(text);
 }
 
+/** `reflect --hindsight …`: Hindsight's answer stored as an imported run (lib/server/hindsight-reflect.ts). */
+async function askHindsightCommand(argv: string[], io: CliIo) {
+  const args = parseAskHindsightArgs(argv);
+  const result = await askHindsight(await getCliDb(), {
+    baseUrl: args.hindsight,
+    bankId: args.bank,
+    localBankId: args.as,
+    apiKey: args["api-key"] ?? process.env.HINDSIGHT_API_KEY,
+    question: args.question,
+    budget: args.budget,
+    timeoutMs: args["timeout-ms"],
+  });
+  if (args.json) {
+    say(io, JSON.stringify(result));
+    return;
+  }
+  say(
+    io,
+    terminalSafe(
+      `Run ${result.runId}: Hindsight's answer (imported run in bank ${result.bankId}, ${plural(result.toolCalls, "tool call")}, ${plural(result.citations, "citation")})\n\n${result.answer}\n\nTimeline: /runs/${result.runId} · compare with a run here: /runs/compare?a=<run-id>&b=${result.runId}`,
+    ),
+  );
+}
+
 export async function reflectCommand(argv: string[], io: CliIo) {
+  if (isAskHindsight(argv)) return askHindsightCommand(argv, io);
   const args = parseReflectArgs(argv);
   const db = await getCliDb();
   const { runId, finished } = await startRun(db, {

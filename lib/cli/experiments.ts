@@ -95,7 +95,7 @@ const ms = (x: number | null) => (x === null ? "—" : `${Math.round(x)}ms`);
 
 /** The scorecard as a table: one line per tag, then all (shown when the suite has tags or scores). */
 export function scorecardTable(card: Scorecard): string[] {
-  const head = ["tag", "n", "pass", "F1", "gold", "ev.retr", "ev.cited", "abstain", "calls", "p50", "p95"];
+  const head = ["tag", "n", "pass", "F1", "gold", "ev.retr", "ev.cited", "abstain", "calls", "judge", "p50", "p95"];
   const cells = (l: ScoreLine) => [
     l.tag ?? "all",
     String(l.finished === l.questions ? l.questions : `${l.finished}/${l.questions}`),
@@ -106,6 +106,7 @@ export function scorecardTable(card: Scorecard): string[] {
     pct(l.evidenceCited),
     pct(l.abstention),
     String(l.llmCalls),
+    String(l.judgeCalls),
     ms(l.latencyP50Ms),
     ms(l.latencyP95Ms),
   ];

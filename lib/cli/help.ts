@@ -15,11 +15,23 @@ const CLI = "npm run cli --";
 
 export const COMMAND_HELP = {
   import: {
-    usage: "import <bundle.json|bundle.jsonl> [--replace]",
+    usage:
+      "import <bundle.json|bundle.jsonl> [--replace] | import --from hindsight <base-url> --bank <id> [--as <id>] [--api-key <key>] [--timeout-ms <n>] [--replace] [--json]",
     summary:
-      "Import a bank bundle (atomic: a bad bundle changes nothing). A .jsonl file is read line by line (line 1 {version, bank}, then one {fact}, {observation}, {mentalModel} or {skill} per line), for banks too large for one JSON document.",
-    options: [["--replace", "replace the bank if it exists (default: refuse)"]],
-    examples: [`${CLI} import db/demo/demo-bank.json --replace`],
+      "Import a bank bundle (atomic: a bad bundle changes nothing). A .jsonl file is read line by line (line 1 {version, bank}, then one {fact}, {observation}, {mentalModel} or {skill} per line), for banks too large for one JSON document. With --from hindsight, reads a bank from a Hindsight server's HTTP API instead (docs/hindsight.md) and says what it could not carry.",
+    options: [
+      ["--replace", "replace the bank if it exists (default: refuse)"],
+      ["--from hindsight <url>", "read the bank from a Hindsight server (http or https) instead of a file"],
+      ["--bank <id>", "with --from: the bank's id on the Hindsight server (required)"],
+      ["--as <id>", "with --from: the bank id here (default: the Hindsight id)"],
+      ["--api-key <key>", "with --from: Hindsight's API key (default: HINDSIGHT_API_KEY; never stored or printed)"],
+      ["--timeout-ms <n>", "with --from: per request, whole body included (default 30000)"],
+      ["--json", "with --from: print the result (counts, what was skipped and why) as JSON"],
+    ],
+    examples: [
+      `${CLI} import db/demo/demo-bank.json --replace`,
+      `${CLI} import --from hindsight http://localhost:8888 --bank alice --replace`,
+    ],
   },
   export: {
     usage: "export --bank <id> [--out <file.json>]",
@@ -41,9 +53,14 @@ export const COMMAND_HELP = {
       ["--scope personal|team:<id>", "memory scope (default: the skill's)"],
       ["--anchor-every <N>", "restate the mission every N iterations, 1-50 (default: the skill's)"],
       ["--json", "print one JSON object: the run result and its events (default: a human summary)"],
+      [
+        "--hindsight <url>",
+        "ask a Hindsight server's reflect instead (--bank: its bank; --as: the bank here to file the run under; --api-key, --timeout-ms as for import); stored as an imported run to compare",
+      ],
     ],
     examples: [
       `${CLI} reflect --bank demo "What did we decide about the launch date?"`,
+      `${CLI} reflect --hindsight http://localhost:8888 --bank alice "Where does Alice work?"`,
       `${CLI} reflect --bank demo --skill decisions --budget high --json "Who owns the SSO rollout?"`,
     ],
   },

@@ -91,6 +91,8 @@ export interface TierQuery {
 export interface ProbeHitText extends SearchRank {
   id: string;
   text: string;
+  /** A conversation turn's speaker (raw facts), read as the probe reads a turn (probe.ts `matchText`). */
+  speaker?: string | null;
 }
 
 /**
@@ -116,6 +118,12 @@ export interface MemoryPort {
    * it the probe calls the tier searches.
    */
   probeSearch?(tier: Tier, q: TierQuery): Promise<ProbeHitText[]>;
+  /**
+   * The speakers of the bank's conversation turns (none for a bank of plain facts): the probe reads
+   * a turn as its speaker's (probe.ts `participantsOf`). Optional: without it the probe knows the
+   * speakers of the turns it and the run retrieved.
+   */
+  speakers?(bankId: string): Promise<string[]>;
 }
 
 // ---------- model (OpenAI chat-completions shapes) ----------

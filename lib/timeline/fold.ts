@@ -117,6 +117,8 @@ export interface CitationsRow extends RowBase {
   kept: Citations;
   dropped: DroppedCitation[];
   ungrounded: boolean;
+  /** The answer declined with evidence in hand and cited nothing: an abstention (not ungrounded). */
+  declined: boolean;
 }
 
 /** What the model thought before one response (its reasoning fields or a leading <think> block). */
@@ -406,6 +408,7 @@ function verdictRow(step: VerdictStep): TimelineRow {
         kept: ev.payload.kept,
         dropped: ev.payload.dropped,
         ungrounded: ev.payload.ungrounded,
+        declined: ev.payload.declined === true,
       };
     default: {
       const unknown: never = ev;

@@ -1254,7 +1254,12 @@ function verdictOf(name: string, a: Attrs, doneArgs: unknown): Item["event"][] {
         {
           type: "citations.validated",
           ...it,
-          payload: { kept, dropped, ungrounded: bool(a, "reflect.ungrounded") ?? false },
+          payload: {
+            kept,
+            dropped,
+            ungrounded: bool(a, "reflect.ungrounded") ?? false,
+            ...(bool(a, "reflect.declined") === true ? { declined: true as const } : {}),
+          },
         } as Item["event"],
       ];
     }

@@ -517,6 +517,7 @@ function verdictEvent(ev: VerdictEvent): { name: string; record: Record<string, 
           "reflect.citations.dropped_ids": ev.payload.dropped.map((d) => d.id),
           "reflect.citations.dropped_reasons": ev.payload.dropped.map((d) => d.reason),
           "reflect.ungrounded": ev.payload.ungrounded,
+          ...(ev.payload.declined ? { "reflect.declined": true } : {}),
         },
       };
     default: {

@@ -57,10 +57,13 @@ describe("missed-evidence probe (scripted model)", () => {
     const strong = section.locator('[data-testid="probe-hit"][data-strong="true"]');
     expect(await strong.count()).toBeGreaterThan(0);
     expect(await page.getByTestId("run-view").getByText("missed evidence").count()).toBeGreaterThan(0);
-    // The hit links to the memory page, which finds the memory again.
+    // The hit links to the memory page by its id, which shows exactly that memory.
     const jonah = hits.filter({ hasText: "Jonah Weiss owns it" }).first();
+    const jonahId = await jonah.getAttribute("data-id");
     await jonah.getByTestId("probe-hit-memory-link").click();
     await page.waitForURL(/\/memory\?/);
+    expect(new URL(page.url()).searchParams.get("id")).toBe(jonahId);
+    expect(await page.getByTestId("memory-focus").innerText()).toContain(jonahId);
     expect(await page.getByText("Jonah Weiss owns it").count()).toBeGreaterThan(0);
     await page.goBack();
     await section.waitFor();

@@ -218,6 +218,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           bankId: args.bank ?? DEFAULT_MCP_BANK,
           suite: args.suite,
           baseline: args.baseline,
+          allowIncompleteBaseline: args.allowIncompleteBaseline,
           config: { budget: args.budget },
         });
         const { finished } = await startExperiment(db, input, { model: options.model });

@@ -14,9 +14,9 @@ import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { readVerdict } from "@/lib/experiments/judge";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
-import { importBundle } from "@/lib/server/services/bundle-io";
-import { startExperiment } from "@/lib/server/services/experiments";
-import { judgeLinksOf } from "@/lib/server/services/judge";
+import { startExperiment } from "@/lib/server/experiments";
+import { listRunItems } from "@/lib/server/runs";
+import { judgeLinksOf } from "@/lib/server/judge";
 import { allRows, foldRun } from "@/lib/timeline/fold";
 import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { openTempDb } from "../db/temp-db";
@@ -144,6 +144,16 @@ describe("judge expectation", { timeout: 120_000 }, () => {
       judgedBy: { runId: judgeRun?.id, verdict: "correct: same date" },
     });
     expect((await judgeLinksOf(db, judgeRun?.id ?? "")).judgeOf).toBe(correct?.runId);
+    // The runs list tells them apart: answers only, or judge runs only.
+    const judges = (await listRunItems(db, { bank: "demo", kind: "judge" })).runs.map((r) => r.id);
+    const answers = (await listRunItems(db, { bank: "demo", kind: "answer" })).runs.map((r) => r.id);
+    expect(judges).toContain(judgeRun?.id);
+    expect(judges).not.toContain(correct?.runId);
+    expect(answers).toContain(correct?.runId);
+    expect(answers).not.toContain(judgeRun?.id);
+    // The scorecard counts the judge's calls apart from the runs' own.
+    expect(e.totals.judgeCalls).toBe(4);
+    expect(e.scorecard.overall.judgeCalls).toBe(4);
   });
 
   it("under the offline model: no judge call, reported not judged, never passed", async () => {

@@ -15,8 +15,9 @@ import type { Db } from "@/db/client";
 import { getRun } from "@/db/queries/runs";
 import { saveSuite } from "@/db/queries/suites";
 import { createOfflineModel } from "@/lib/llm";
-import { createMcpServer } from "@/lib/server/http/mcp";
-import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { ensureDemoBank } from "@/lib/server/db";
+import { cancelExperiment, startExperiment } from "@/lib/server/experiments";
+import { createMcpServer } from "@/lib/server/mcp";
 import { openTempDb } from "../db/temp-db";
 
 const BASE = "http://inspector.test:3000";
@@ -140,6 +141,47 @@ describe("MCP structured tool results", { timeout: 60_000 }, () => {
     expect(out.failing[0]!.failures[0]!.expectation).toBe("contains");
     expect(out.failing[0]!.inspector).toBe(`${BASE}/runs/${out.failing[0]!.runId}`);
     expect(out.links.inspector).toBe(`${BASE}/experiments/${out.experimentId}`);
+  });
+
+  it("memory_experiment: allowIncompleteBaseline compares with a cancelled baseline, and is refused without one", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "structured-incomplete",
+      description: "",
+      questions: [
+        { question: "When did Atlas launch?", skill: "recap" },
+        { question: "Who owns the checklist?", skill: "recap" },
+      ],
+      expectedVersion: 0,
+    });
+    // A baseline that stopped before its questions ran: incomplete.
+    const { experimentId: baseId, finished } = await startExperiment(db, {
+      bankId: "demo",
+      suite: "structured-incomplete",
+      config: { mentalModels: [] },
+      allowIncompleteBaseline: false,
+      concurrency: 1,
+    });
+    await cancelExperiment(db, baseId);
+    await finished;
+    const refused = await client.callTool({
+      name: "memory_experiment",
+      arguments: { suite: "structured-incomplete", baseline: baseId },
+    });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain("not complete");
+    const out = (await call("memory_experiment", {
+      suite: "structured-incomplete",
+      baseline: baseId,
+      allowIncompleteBaseline: true,
+    })) as { baseline: { id: string } | null };
+    expect(out.baseline?.id).toBe(baseId);
+    const alone = await client.callTool({
+      name: "memory_experiment",
+      arguments: { suite: "structured-incomplete", allowIncompleteBaseline: true },
+    });
+    expect(alone.isError).toBe(true);
+    expect(JSON.stringify(alone.content)).toContain("applies to a baseline");
   });
 
   it("a tool error carries no structured content (isError, text only)", async () => {

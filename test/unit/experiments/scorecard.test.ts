@@ -3,7 +3,7 @@ import type { ExperimentRow } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { compareExperiments, comparisonCounts, configDiff } from "@/lib/experiments/compare";
 import type { RunOutcome } from "@/lib/experiments/evaluate";
-import { buildRow, type RowRun, scorecardOf } from "@/lib/experiments/rows";
+import { buildRow, type RowRun, scorecardOf, totalsOf } from "@/lib/experiments/rows";
 
 const cites = (...ids: string[]) => ({ mental_model_ids: [], observation_ids: [], memory_ids: ids });
 const rowRun = (over: Partial<RunOutcome & RowRun> = {}): RowRun => ({
@@ -75,6 +75,17 @@ describe("scorecard", () => {
     });
     expect(card.byTag[0]).toMatchObject({ questions: 2, finished: 1, evidenceRetrieved: null, meanF1: 1 });
     expect(card.overall).toMatchObject({ tag: null, questions: 4, finished: 3, passed: 2 });
+  });
+
+  it("counts the judge's calls apart from the runs' own, one per judged question", () => {
+    const judged = buildRow(0, q(), {
+      ...rowRun({ llmCalls: 3 }),
+      judgement: { correct: true, reason: "", runId: "run_judge" },
+    });
+    const plain = buildRow(1, q(), rowRun({ llmCalls: 2 }));
+    const card = scorecardOf([judged, plain]);
+    expect(card.overall).toMatchObject({ llmCalls: 5, judgeCalls: 1 });
+    expect(totalsOf([judged, plain])).toMatchObject({ llmCalls: 5, judgeCalls: 1 });
   });
 
   it("a degraded run's digest scores 0 and contains nothing, even when it quotes the answer", () => {
