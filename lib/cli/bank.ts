@@ -3,11 +3,12 @@ import { constants, createReadStream, readFileSync, writeFileSync } from "node:f
 import { access } from "node:fs/promises";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
-import { getCliDb } from "@/lib/server/db";
-import { embedAfterImport } from "@/lib/server/embeddings";
-import { importFromHindsight } from "@/lib/server/hindsight-import";
-import { askHindsight } from "@/lib/server/hindsight-reflect";
-import { startRun } from "@/lib/server/runs";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { embedAfterImport } from "@/lib/server/runtime/embeddings";
+import { exportBundle, importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
+import { importFromHindsight } from "@/lib/server/services/hindsight-import";
+import { askHindsight } from "@/lib/server/services/hindsight-reflect";
+import { runEvents, startRun } from "@/lib/server/services/runs";
 import { plural } from "@/lib/timeline/format";
 import {
   isAskHindsight,
@@ -69,7 +70,7 @@ async function* readLines(file: string): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
-/** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/hindsight-import.ts). */
+/** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/services/hindsight-import.ts). */
 async function importFromHindsightCommand(argv: string[], io: CliIo) {
   const args = parseHindsightImportArgs(argv);
   const db = await getCliDb();
@@ -132,7 +133,7 @@ export async function exportCommand(argv: string[], io: CliIo) {
   else io.stdout.write(text);
 }
 
-/** `reflect --hindsight …`: Hindsight's answer stored as an imported run (lib/server/hindsight-reflect.ts). */
+/** `reflect --hindsight …`: Hindsight's answer stored as an imported run (lib/server/services/hindsight-reflect.ts). */
 async function askHindsightCommand(argv: string[], io: CliIo) {
   const args = parseAskHindsightArgs(argv);
   const result = await askHindsight(await getCliDb(), {

@@ -262,6 +262,9 @@ describe("architecture", () => {
     // Every service that starts a run or a recall takes its slot itself.
     expect(readFileSync(join(root, "lib/server/services/runs.ts"), "utf8")).toMatch(/await admit\("reflect"/);
     expect(readFileSync(join(root, "lib/server/services/recall.ts"), "utf8")).toMatch(/await admit\("recall"/);
+    expect(readFileSync(join(root, "lib/server/services/hindsight-import.ts"), "utf8")).toMatch(
+      /await admit\("ingest"/,
+    );
   });
 
   it("the scanner for doors sees a value import of db/ and lets the handle's type through", () => {

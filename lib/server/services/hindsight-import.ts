@@ -1,12 +1,11 @@
 /**
  * `import --from hindsight`: reads one bank from a Hindsight server through its public HTTP API and
  * imports it as a bank here (docs/hindsight.md has the mapping table and the endpoints used).
- * Everything is read and validated first; the write is then one `importBundle` (db/bundle-io.ts),
+ * Everything is read and validated first; the write is then one `importBundle` (lib/server/services/bundle-io.ts),
  * so a failure anywhere — a refused key, a timeout, a malformed field — writes nothing.
  * The API key goes in the Authorization header only: it is never logged, stored or echoed.
  */
 import type { z } from "zod";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { AppError, formatPath } from "@/lib/contracts/errors";
@@ -21,6 +20,8 @@ import {
   type HsMemoryUnit,
   HsMentalModelPage,
 } from "@/lib/contracts/hindsight";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { admit } from "../runtime/admission";
 
 export interface HindsightImportOptions {
   /** The server's base URL (http or https; a path prefix is kept). */
@@ -507,6 +508,7 @@ export async function importFromHindsightApi(
   db: Db,
   body: HindsightImportBody,
   env: Record<string, string | undefined> = process.env,
+  signal?: AbortSignal,
 ): Promise<HindsightImportResult> {
   const origin = parseHindsightBaseUrl(body.baseUrl).origin;
   const allowed = allowedImportOrigins(env);
@@ -518,11 +520,18 @@ export async function importFromHindsightApi(
       fieldErrors: { baseUrl: [why] },
     });
   }
-  return importFromHindsight(db, {
-    baseUrl: body.baseUrl,
-    bankId: body.bankId,
-    localBankId: body.localBankId,
-    apiKey: body.apiKey,
-    replace: body.replace,
-  });
+  // Bounded per process like trace ingest: each import holds a whole bank in memory while it reads
+  // (lib/server/runtime/admission.ts); a caller that goes away leaves the line.
+  const slot = await admit("ingest", signal);
+  try {
+    return await importFromHindsight(db, {
+      baseUrl: body.baseUrl,
+      bankId: body.bankId,
+      localBankId: body.localBankId,
+      apiKey: body.apiKey,
+      replace: body.replace,
+    });
+  } finally {
+    slot.release();
+  }
 }

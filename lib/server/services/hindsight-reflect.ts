@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Db } from "@/db/client";
-import { storeImportedTrace } from "@/db/imported-runs";
+import { storeImportedTrace } from "@/db/queries/imported-runs";
 import { AppError } from "@/lib/contracts/errors";
 import { type AskHindsightResult, HsReflectResponse } from "@/lib/contracts/hindsight";
 import type { Budget } from "@/lib/reflect/domain";

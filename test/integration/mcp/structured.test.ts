@@ -15,9 +15,9 @@ import type { Db } from "@/db/client";
 import { getRun } from "@/db/queries/runs";
 import { saveSuite } from "@/db/queries/suites";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
-import { cancelExperiment, startExperiment } from "@/lib/server/experiments";
-import { createMcpServer } from "@/lib/server/mcp";
+import { createMcpServer } from "@/lib/server/http/mcp";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { cancelExperiment, startExperiment } from "@/lib/server/services/experiments";
 import { openTempDb } from "../db/temp-db";
 
 const BASE = "http://inspector.test:3000";
