@@ -441,7 +441,7 @@ describe("runs", () => {
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.code).toBe("invalid_input");
     expect(unknown.json.error.message).toBe(
-      'Unknown query parameter "flag": it takes bank, skill, status, badge, q, cursor, limit.',
+      'Unknown query parameter "flag": it takes bank, skill, status, badge, kind, q, cursor, limit.',
     );
     expect(unknown.json.error.fieldErrors.flag[0]).toMatch(/allowed: bank, skill, status, badge/);
     const badValue = await call(runs.GET, {}, { query: "?badge=bogus" });
