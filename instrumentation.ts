@@ -7,9 +7,9 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // TRACE/TRACK/CONNECT: a 405 from the node server itself (Next cannot build a Request for them).
-  const { installMethodGuard } = await import("./lib/server/http-methods");
+  const { installMethodGuard } = await import("./lib/server/http/http-methods");
   installMethodGuard((await import("node:http")).Server);
   if (process.env.NODE_ENV !== "production") return;
-  const { warmUp } = await import("./lib/server/warm-up");
+  const { warmUp } = await import("./lib/server/runtime/warm-up");
   warmUp();
 }

@@ -1,8 +1,8 @@
 /**
  * Next 16 proxy (formerly middleware), Node runtime: the one door every request passes.
- * 1. The request policy (lib/server/request-policy.ts): loopback or public Host only, writes only
+ * 1. The request policy (lib/server/http/request-policy.ts): loopback or public Host only, writes only
  *    from this site, JSON only for API writes, a path that decodes, a server action body that
- *    parses (lib/server/action-body.ts). This holds with or without a token.
+ *    parses (lib/server/http/action-body.ts). This holds with or without a token.
  * 2. With INSPECTOR_TOKEN set, pages, /api/** (except /api/health), /api/mcp and the OTLP receiver
  *    /v1/traces need the token; APIs answer 401, pages redirect to /login; wrong tokens are throttled per client (429), a
  *    client being its socket address (X-Forwarded-For only from INSPECTOR_TRUSTED_PROXY).
@@ -10,12 +10,12 @@
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { AppError } from "@/lib/contracts/errors";
-import { checkActionRequest } from "@/lib/server/action-body";
-import { inspectorToken, isAuthorized, isPublicPath, SESSION_COOKIE } from "@/lib/server/auth";
-import { clientKey, lockedFor, recordFailure, recordSuccess } from "@/lib/server/auth-throttle";
-import { httpError } from "@/lib/server/errors";
-import { checkRequest } from "@/lib/server/request-policy";
-import { contentSecurityPolicy, newNonce, STATIC_SECURITY_HEADERS } from "@/lib/server/security-headers";
+import { checkActionRequest } from "@/lib/server/http/action-body";
+import { inspectorToken, isAuthorized, isPublicPath, SESSION_COOKIE } from "@/lib/server/http/auth";
+import { clientKey, lockedFor, recordFailure, recordSuccess } from "@/lib/server/http/auth-throttle";
+import { httpError } from "@/lib/server/http/errors";
+import { checkRequest } from "@/lib/server/http/request-policy";
+import { contentSecurityPolicy, newNonce, STATIC_SECURITY_HEADERS } from "@/lib/server/http/security-headers";
 
 function secured(response: NextResponse | Response, csp: string): Response {
   for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) response.headers.set(name, value);

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { AppNav } from "@/components/ui/app-nav";
-import { getProviderStatus } from "@/lib/server/model";
+import { getProviderStatus } from "@/lib/server/runtime/model";
 import { Providers } from "./providers";
 import "./globals.css";
 

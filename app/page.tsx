@@ -1,7 +1,7 @@
 import Link from "next/link";
-import { getAppDb } from "@/lib/server/db";
-import { bankSummary, defaultBankId } from "@/lib/server/memory";
-import { listRunItems } from "@/lib/server/runs";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { bankSummary, defaultBankId } from "@/lib/server/services/memory";
+import { listRunItems } from "@/lib/server/services/runs";
 import { glossaryHref } from "@/lib/timeline/glossary";
 
 export const dynamic = "force-dynamic";

@@ -10,9 +10,9 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import * as driverCore from "drizzle-orm/libsql/driver-core";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { AppError } from "@/lib/contracts/errors";
+import { syncSearchIndexes } from "./queries/search-index";
 import * as schema from "./schema";
-import { syncSearchIndexes } from "./search-index";
-import { WorkerClient } from "./worker-client";
+import { WorkerClient } from "./worker/worker-client";
 
 export type Db = LibSQLDatabase<typeof schema> & { $client: Client };
 
@@ -49,7 +49,7 @@ function fileUrlPath(url: string): string | null {
 /**
  * Run first on the connections to a file that is new: it takes effect only before WAL mode and the
  * first table are written. Freed pages can then be returned to the file system after a prune
- * (db/retention.ts); an older file keeps its mode until one `runs prune --vacuum` rewrites it
+ * (db/queries/retention.ts); an older file keeps its mode until one `runs prune --vacuum` rewrites it
  * (docs/operations.md#run-retention). Never sent to an existing file: there it is a write, which a
  * full disk refuses, and a reader opened then would fail although reads work.
  */

@@ -4,7 +4,7 @@
  * with `json_each`). Tier tables have an integer `pk` (the rowid) that the FTS5 external-content
  * tables and the vector indexes key on; `id` is the public identifier.
  * FTS5 tables, their triggers and the `meta` table live in a custom migration; embedding columns
- * are added at runtime (db/embeddings.ts) because their dimension is configurable.
+ * are added at runtime (db/queries/embeddings.ts) because their dimension is configurable.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { type ConfigSnapshot, EXPERIMENT_STATUSES, type RetrievedMemory } from "@/lib/contracts/experiments";
@@ -256,7 +256,7 @@ export const runs = sqliteTable(
      */
     retrieved: text("retrieved", { mode: "json" }).$type<RetrievedMemory[]>(),
     /**
-     * Set on an LLM judge's run (lib/server/judge.ts): the run whose answer it graded. The judged
+     * Set on an LLM judge's run (lib/server/services/judge.ts): the run whose answer it graded. The judged
      * run finds its judge by this column; null for every other run.
      */
     judgeOf: text("judge_of"),

@@ -9,11 +9,15 @@ import {
   RestoreVersionInput,
 } from "@/lib/contracts/mental-models";
 import { NewSkillInput, SkillDraft, SkillRef, TrySkillInput } from "@/lib/contracts/skills";
-import { defineAction } from "@/lib/server/action";
-import { getAppDb } from "@/lib/server/db";
-import { deleteMentalModelById, restoreMentalModelVersion, saveMentalModelDraft } from "@/lib/server/mental-models";
-import { acceptRefresh, discardRefresh, refreshMentalModel } from "@/lib/server/refresh";
-import { createBankSkill, deleteBankSkill, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
+import { defineAction } from "@/lib/server/http/action";
+import { getAppDb } from "@/lib/server/runtime/db";
+import {
+  deleteMentalModelById,
+  restoreMentalModelVersion,
+  saveMentalModelDraft,
+} from "@/lib/server/services/mental-models";
+import { acceptRefresh, discardRefresh, refreshMentalModel } from "@/lib/server/services/refresh";
+import { createBankSkill, deleteBankSkill, saveSkillDraft, trySkillDraft } from "@/lib/server/services/skills";
 
 /** Creates or edits a mental model; a stale edit comes back as a conflict carrying the newer model. */
 export async function saveMentalModelAction(input: MentalModelDraft) {

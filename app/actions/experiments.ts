@@ -2,10 +2,10 @@
 
 import { CancelExperimentInput, StartExperimentInput } from "@/lib/contracts/experiments";
 import { AddToSuiteInput, SaveSuiteInput } from "@/lib/contracts/suites";
-import { defineAction } from "@/lib/server/action";
-import { getAppDb } from "@/lib/server/db";
-import { cancelExperiment, startExperiment } from "@/lib/server/experiments";
-import { addToSuite, saveBankSuite } from "@/lib/server/suites";
+import { defineAction } from "@/lib/server/http/action";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { cancelExperiment, startExperiment } from "@/lib/server/services/experiments";
+import { addToSuite, saveBankSuite } from "@/lib/server/services/suites";
 
 /** Saves the editor's suite as a new version (0 creates it); a stale version is a conflict. */
 export async function saveSuiteAction(input: SaveSuiteInput) {

@@ -1,9 +1,9 @@
 "use server";
 
 import { ForkInput, RerunInput, SaveRerunChangesInput } from "@/lib/contracts/rerun";
-import { defineAction } from "@/lib/server/action";
-import { getAppDb } from "@/lib/server/db";
-import { forkRun, rerunWithChanges, saveRerunChanges } from "@/lib/server/rerun";
+import { defineAction } from "@/lib/server/http/action";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { forkRun, rerunWithChanges, saveRerunChanges } from "@/lib/server/services/rerun";
 
 /** Starts the child run reading the drawer's edits as a draft; nothing is saved. */
 export async function rerunAction(input: RerunInput) {

@@ -2,8 +2,8 @@
 
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { inspectorToken, SESSION_COOKIE, safeEqual, safeNextPath, sessionValue } from "@/lib/server/auth";
-import { clientKey, lockedFor, recordFailure, recordSuccess } from "@/lib/server/auth-throttle";
+import { inspectorToken, SESSION_COOKIE, safeEqual, safeNextPath, sessionValue } from "@/lib/server/http/auth";
+import { clientKey, lockedFor, recordFailure, recordSuccess } from "@/lib/server/http/auth-throttle";
 
 /** Checks the token and sets the session cookie (an HMAC of the token, httpOnly, SameSite=Strict). */
 export async function loginAction(form: FormData): Promise<void> {

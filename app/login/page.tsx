@@ -1,4 +1,4 @@
-import { safeNextPath } from "@/lib/server/auth";
+import { safeNextPath } from "@/lib/server/http/auth";
 import { loginAction } from "./actions";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import { notFound } from "next/navigation";
 import { MemoryBrowser } from "@/components/memory/memory-browser";
 import { MemoryQuery } from "@/lib/contracts/memory";
-import { getAppDb } from "@/lib/server/db";
-import { bankSummary, browseMemory, defaultBankId } from "@/lib/server/memory";
-import { queryValue, type SearchParams } from "@/lib/server/page-params";
+import { queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { bankSummary, browseMemory, defaultBankId } from "@/lib/server/services/memory";
 
 export const dynamic = "force-dynamic";
 

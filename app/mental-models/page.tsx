@@ -1,9 +1,9 @@
 import Link from "next/link";
 import { MentalModelTable } from "@/components/editors/mental-model-table";
-import { getAppDb } from "@/lib/server/db";
-import { defaultBankId } from "@/lib/server/memory";
-import { listMentalModelRows } from "@/lib/server/mental-models";
-import { orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
+import { orNotFound, queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { defaultBankId } from "@/lib/server/services/memory";
+import { listMentalModelRows } from "@/lib/server/services/mental-models";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { ModelCheckPanel } from "@/components/model/model-check-panel";
-import { getPinnedForcedToolChoice, getProviderStatus } from "@/lib/server/model";
+import { getPinnedForcedToolChoice, getProviderStatus } from "@/lib/server/runtime/model";
 import { checkModelAction } from "../actions/model";
 
 export const dynamic = "force-dynamic";

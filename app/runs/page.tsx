@@ -4,9 +4,9 @@ import { RunFilters } from "@/components/runs/run-filters";
 import { isAppError } from "@/lib/contracts/errors";
 import { allowedParams, readQuery } from "@/lib/contracts/query";
 import { ListRunsQuery } from "@/lib/contracts/runs";
-import { bankOptions } from "@/lib/server/banks";
-import { getAppDb } from "@/lib/server/db";
-import { listRunItems } from "@/lib/server/runs";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { bankOptions } from "@/lib/server/services/banks";
+import { listRunItems } from "@/lib/server/services/runs";
 
 export const dynamic = "force-dynamic";
 

@@ -1,10 +1,10 @@
 import { createSkillAction } from "@/app/actions/curation";
 import { NewSkillForm } from "@/components/editors/new-skill-form";
 import { SkillTable } from "@/components/editors/skill-table";
-import { getAppDb } from "@/lib/server/db";
-import { defaultBankId } from "@/lib/server/memory";
-import { orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
-import { listBankSkills } from "@/lib/server/skills";
+import { orNotFound, queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { defaultBankId } from "@/lib/server/services/memory";
+import { listBankSkills } from "@/lib/server/services/skills";
 
 export const dynamic = "force-dynamic";
 

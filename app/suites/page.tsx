@@ -2,11 +2,11 @@ import Link from "next/link";
 import { ExperimentList } from "@/components/experiments/experiment-list";
 import { NewSuiteForm } from "@/components/suites/new-suite-form";
 import { suiteHref } from "@/lib/contracts/experiments";
-import { getAppDb } from "@/lib/server/db";
-import { listExperiments } from "@/lib/server/experiments";
-import { defaultBankId } from "@/lib/server/memory";
-import { orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
-import { listBankSuites } from "@/lib/server/suites";
+import { orNotFound, queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { listExperiments } from "@/lib/server/services/experiments";
+import { defaultBankId } from "@/lib/server/services/memory";
+import { listBankSuites } from "@/lib/server/services/suites";
 
 export const dynamic = "force-dynamic";
 

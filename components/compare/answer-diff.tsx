@@ -1,5 +1,5 @@
 import { TextDiff } from "@/components/editors/text-diff";
-import { answerLayout, type DiffOp } from "@/lib/timeline/text-diff";
+import { answerLayout, type DiffOp } from "@/lib/text/text-diff";
 
 /**
  * The answer diff: inline words when the answers are close, line by line when they share whole

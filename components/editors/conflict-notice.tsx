@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { diffLines, diffWords } from "@/lib/timeline/text-diff";
+import { diffLines, diffWords } from "@/lib/text/text-diff";
 import { TextDiff } from "./text-diff";
 
 export interface ConflictField {

@@ -4,8 +4,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
-import { unwrap } from "@/lib/query/unwrap";
 
 /** Delete behind a confirmation dialog, then go to the list the entity was in. */
 export function DeleteButton({

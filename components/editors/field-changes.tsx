@@ -1,4 +1,4 @@
-import type { FieldChange } from "@/lib/timeline/version-changes";
+import type { FieldChange } from "@/lib/text/version-changes";
 import { TextDiff } from "./text-diff";
 
 /** What changed in one version, field by field. */

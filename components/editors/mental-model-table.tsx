@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
 import { TagList } from "@/components/memory/tag-list";
+import { mentalModelHref } from "@/lib/client/curation";
 import type { MentalModelRow } from "@/lib/contracts/mental-models";
-import { mentalModelHref } from "@/lib/query/curation";
 import { formatTime } from "./format-time";
 
 export function MentalModelTable({ bankId, rows }: { bankId: string; rows: MentalModelRow[] }) {

@@ -3,10 +3,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { unwrap } from "@/lib/client/unwrap";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { NewSkillInput, Skill } from "@/lib/contracts/skills";
-import { unwrap } from "@/lib/query/unwrap";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { FieldLabel } from "./field-label";
 

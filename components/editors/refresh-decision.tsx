@@ -2,9 +2,9 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { AcceptRefreshInput, DiscardRefreshInput, MentalModelDetail } from "@/lib/contracts/mental-models";
-import { unwrap } from "@/lib/query/unwrap";
 import { useConfirmOverUnsaved } from "./unsaved";
 
 const button = "rounded border px-2 py-0.5 font-medium text-[12px] disabled:opacity-50";

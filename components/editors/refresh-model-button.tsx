@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { ReactNode } from "react";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type {
   AcceptRefreshInput,
@@ -12,8 +13,7 @@ import type {
   RefreshMentalModelInput,
   RefreshProposal,
 } from "@/lib/contracts/mental-models";
-import { unwrap } from "@/lib/query/unwrap";
-import { diffLines } from "@/lib/timeline/text-diff";
+import { diffLines } from "@/lib/text/text-diff";
 import { TextDiff } from "./text-diff";
 import { useConfirmOverUnsaved } from "./unsaved";
 

@@ -2,9 +2,9 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { MentalModelDetail, RestoreVersionInput } from "@/lib/contracts/mental-models";
-import { unwrap } from "@/lib/query/unwrap";
 import { useConfirmOverUnsaved } from "./unsaved";
 
 /** Restores an old version as a new one on top of the current version (refused if it moved on). */

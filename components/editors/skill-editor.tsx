@@ -3,11 +3,11 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { unwrap } from "@/lib/client/unwrap";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skills";
-import { unwrap } from "@/lib/query/unwrap";
 import { retrievalTypeLabel } from "@/lib/timeline/format";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ChipInput } from "./chip-input";

@@ -1,6 +1,6 @@
 import Link from "next/link";
+import { skillHref } from "@/lib/client/curation";
 import type { Skill } from "@/lib/contracts/skills";
-import { skillHref } from "@/lib/query/curation";
 import { formatTime } from "./format-time";
 
 export function SkillTable({ bankId, skills }: { bankId: string; skills: Skill[] }) {

@@ -1,4 +1,4 @@
-import type { DiffOp } from "@/lib/timeline/text-diff";
+import type { DiffOp } from "@/lib/text/text-diff";
 
 /** Unchanged lines kept around each change; longer unchanged stretches fold into one line. */
 const CONTEXT = 2;

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { VersionEntry } from "@/lib/timeline/version-changes";
+import type { VersionEntry } from "@/lib/text/version-changes";
 import { FieldChanges } from "./field-changes";
 import { formatTime } from "./format-time";
 

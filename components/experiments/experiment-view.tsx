@@ -6,6 +6,8 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { FlagBadges } from "@/components/runs/flag-badges";
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
+import { followEventStream } from "@/lib/client/event-stream";
+import { getJson, unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import {
   type CancelExperimentInput,
@@ -17,8 +19,6 @@ import {
   suiteHref,
 } from "@/lib/contracts/experiments";
 import { comparisonCounts } from "@/lib/experiments/compare";
-import { followEventStream } from "@/lib/query/event-stream";
-import { getJson, unwrap } from "@/lib/query/unwrap";
 import { Scorecard } from "./scorecard";
 
 const button =

@@ -3,6 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import {
   type ExperimentStarted,
@@ -10,7 +11,6 @@ import {
   experimentHref,
   type StartExperimentInput,
 } from "@/lib/contracts/experiments";
-import { unwrap } from "@/lib/query/unwrap";
 import type { Budget } from "@/lib/reflect/domain";
 
 const field = "rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";

@@ -4,19 +4,26 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
+import { memoryKeys, memoryUrl } from "@/lib/client/memory";
+import { getJson } from "@/lib/client/unwrap";
 import type { BankSummary } from "@/lib/contracts/banks";
 import type { MemoryPage, MemoryTier } from "@/lib/contracts/memory";
-import { memoryKeys, memoryUrl } from "@/lib/query/memory";
-import { getJson } from "@/lib/query/unwrap";
+import { TIER_REGISTRY } from "@/lib/reflect/domain";
 import { FactList } from "./fact-list";
 import { MentalModelList } from "./mental-model-list";
 import { ObservationList } from "./observation-list";
 
-const TABS: { tier: MemoryTier; label: string; count: (b: BankSummary) => number }[] = [
-  { tier: "mental_models", label: "Mental models", count: (b) => b.counts.mentalModels },
-  { tier: "observations", label: "Observations", count: (b) => b.counts.observations },
-  { tier: "facts", label: "Raw facts", count: (b) => b.counts.facts },
-];
+/** One tab per tier, in the registry's order (lib/reflect/domain.ts TIER_REGISTRY). */
+const COUNT: Record<MemoryTier, (b: BankSummary) => number> = {
+  mental_models: (b) => b.counts.mentalModels,
+  observations: (b) => b.counts.observations,
+  raw_facts: (b) => b.counts.facts,
+};
+const TABS = TIER_REGISTRY.map((t) => ({
+  tier: t.id,
+  label: t.label.charAt(0).toUpperCase() + t.label.slice(1),
+  count: COUNT[t.id],
+}));
 
 export function MemoryBrowser({
   bank,

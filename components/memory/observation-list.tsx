@@ -5,7 +5,7 @@ import { TagList } from "./tag-list";
 
 /** The raw facts an observation was derived from, on the memory page. */
 function sourcesHref(bankId: string, ids: readonly string[]): string {
-  return `/memory?${new URLSearchParams({ bank: bankId, tier: "facts", id: ids.join(",") })}`;
+  return `/memory?${new URLSearchParams({ bank: bankId, tier: "raw_facts", id: ids.join(",") })}`;
 }
 
 export function ObservationList({

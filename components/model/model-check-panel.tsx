@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import {
   findingRows,
@@ -8,7 +9,6 @@ import {
   type ModelCheckReport,
   recommendationText,
 } from "@/lib/contracts/model-check";
-import { unwrap } from "@/lib/query/unwrap";
 
 /** "Check model": a few tiny requests to the configured server, shown as a capability table. */
 export function ModelCheckPanel({

@@ -1,9 +1,9 @@
 "use client";
 
 import { useEffect, useReducer, useState } from "react";
+import { followEventStream, type StreamState } from "@/lib/client/event-stream";
+import { getJson } from "@/lib/client/unwrap";
 import type { RunListItem, RunListPage } from "@/lib/contracts/runs";
-import { followEventStream, type StreamState } from "@/lib/query/event-stream";
-import { getJson } from "@/lib/query/unwrap";
 import { RunTable } from "./run-table";
 
 type ListAction =

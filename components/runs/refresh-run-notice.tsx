@@ -2,7 +2,7 @@ import Link from "next/link";
 import { RefreshDecision, type RefreshDecisionActions } from "@/components/editors/refresh-decision";
 import { TextDiff } from "@/components/editors/text-diff";
 import type { RunRefreshProposal } from "@/lib/contracts/mental-models";
-import { diffLines } from "@/lib/timeline/text-diff";
+import { diffLines } from "@/lib/text/text-diff";
 
 /**
  * On a refresh run's page: says that the run is a mental model's Refresh now, what became of its

@@ -8,12 +8,12 @@ import { ScopeWarning } from "@/components/editors/scope-warning";
 import { useUnsavedGuard } from "@/components/editors/unsaved";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import { unwrap } from "@/lib/client/unwrap";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { type ExperimentStarted, experimentHref, type StartExperimentInput } from "@/lib/contracts/experiments";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
-import { unwrap } from "@/lib/query/unwrap";
 import type { Budget, RunMode } from "@/lib/reflect/domain";
 import { SaveChangesDialog } from "./save-changes-dialog";
 

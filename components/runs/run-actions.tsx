@@ -3,10 +3,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useId, useState } from "react";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
-import { unwrap } from "@/lib/query/unwrap";
 import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
 
 /** Up to this many iterations the fork point is a list; beyond, a number input. */

@@ -5,12 +5,12 @@ import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { CharCount, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
 import { ScopeWarning } from "@/components/editors/scope-warning";
+import { unwrap } from "@/lib/client/unwrap";
 import type { BankOption } from "@/lib/contracts/banks";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted, StartRunInput } from "@/lib/contracts/runs";
 import { defaultSkillOf } from "@/lib/contracts/skills";
-import { unwrap } from "@/lib/query/unwrap";
 import type { Budget, RunMode } from "@/lib/reflect/domain";
 
 /** What the form's fields hold: selects and text, where "" means "the skill's default". */

@@ -3,10 +3,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import { suiteHref } from "@/lib/contracts/experiments";
 import type { AddToSuiteInput, Expectation, Suite, SuiteQuestion, SuiteSummary } from "@/lib/contracts/suites";
-import { unwrap } from "@/lib/query/unwrap";
 
 const field = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
 const button =

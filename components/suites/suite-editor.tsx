@@ -3,9 +3,9 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { SaveSuiteInput, Suite, SuiteQuestion, SuiteVersion } from "@/lib/contracts/suites";
-import { unwrap } from "@/lib/query/unwrap";
 import { RUN_STATUSES } from "@/lib/reflect/domain";
 
 const input = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { mentalModelHref } from "@/lib/query/curation";
+import { mentalModelHref } from "@/lib/client/curation";
 import type { FreshnessRow as FreshnessRowData } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
 import { useRunEvents } from "./run-events-context";

@@ -1,19 +1,11 @@
-import type { MemoryTier } from "@/lib/contracts/memory";
 import type { Tier } from "@/lib/reflect/domain";
 import type { ProbeView } from "@/lib/timeline/fold";
 import { Badge } from "./badge";
 import { TierBadge } from "./tier-badge";
 
-/** The /memory page's tab for each retrieval tier. */
-const MEMORY_TAB: Record<Tier, MemoryTier> = {
-  mental_models: "mental_models",
-  observations: "observations",
-  raw_facts: "facts",
-};
-
 /** The memory page showing exactly this memory (by id, not by a search that may find others). */
 function memoryHref(bankId: string | null, tier: Tier, id: string): string {
-  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier: MEMORY_TAB[tier], id });
+  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier, id });
   return `/memory?${params}`;
 }
 

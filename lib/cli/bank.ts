@@ -1,14 +1,14 @@
 /** `import` and `export`: a bank bundle in or out (see main.ts); `reflect` is in reflect.ts. */
 import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
-import { exportBundle, importBundle, importBundleLines, removeAbandonedImports } from "@/db/bundle-io";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
-import { getCliDb } from "@/lib/server/db";
-import { embedAfterImport } from "@/lib/server/embeddings";
-import { importFromHindsight } from "@/lib/server/hindsight-import";
-import { askHindsight } from "@/lib/server/hindsight-reflect";
-import { ownerGone, runOwner } from "@/lib/server/run-owner";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { embedAfterImport } from "@/lib/server/runtime/embeddings";
+import { ownerGone, runOwner } from "@/lib/server/runtime/run-owner";
+import { exportBundle, importBundle, importBundleLines, removeAbandonedImports } from "@/lib/server/services/bundle-io";
+import { importFromHindsight } from "@/lib/server/services/hindsight-import";
+import { askHindsight } from "@/lib/server/services/hindsight-reflect";
 import { plural } from "@/lib/timeline/format";
 import {
   isImportFrom,
@@ -22,7 +22,7 @@ import { formatEmbedCounts } from "./embed";
 import { type CliIo, inputName, readInput, STDIO, say, stdinChunks, writeOutput } from "./io";
 import { terminalSafe } from "./terminal";
 
-/** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
+/** A JSON-lines bundle, read line by line: never held whole in memory (lib/server/services/bundle-io.ts `importBundleLines`). */
 async function importLines(file: string, replace: boolean) {
   try {
     await access(file, constants.R_OK);
@@ -87,7 +87,7 @@ async function* readLines(source: AsyncIterable<unknown>, file: string): AsyncGe
   if (rest) yield rest;
 }
 
-/** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/hindsight-import.ts). */
+/** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/services/hindsight-import.ts). */
 async function importFromHindsightCommand(argv: string[], io: CliIo) {
   const args = parseHindsightImportArgs(argv);
   const db = await getCliDb();
@@ -192,7 +192,7 @@ export async function exportCommand(argv: string[], io: CliIo) {
   writeOutput(io, out, `${JSON.stringify(bundle, null, 2)}\n`);
 }
 
-/** `reflect --hindsight …`: Hindsight's answer stored as an imported run (lib/server/hindsight-reflect.ts). */
+/** `reflect --hindsight …`: Hindsight's answer stored as an imported run (lib/server/services/hindsight-reflect.ts). */
 export async function askHindsightCommand(argv: string[], io: CliIo) {
   const args = parseAskHindsightArgs(argv);
   const result = await askHindsight(await getCliDb(), {

@@ -1,12 +1,12 @@
 /**
- * `bench import locomo <file>`: a public benchmark as banks and suites (lib/server/benchmarks.ts).
+ * `bench import locomo <file>`: a public benchmark as banks and suites (lib/server/services/benchmarks.ts).
  * Prints each bank and suite made and every repair of the data (or one JSON object with --json).
  */
 import { LocomoImportOptions } from "@/lib/contracts/benchmarks";
 import { isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
-import { importLocomo } from "@/lib/server/benchmarks";
-import { getCliDb } from "@/lib/server/db";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { importLocomo } from "@/lib/server/services/benchmarks";
 import { plural } from "@/lib/timeline/format";
 import { parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";

@@ -1,10 +1,9 @@
 /** `cli embed [--bank id]`: computes the embeddings that are missing (one bank or all banks). */
 import { parseArgs } from "node:util";
-import { getBank } from "@/db/banks";
-import type { BackfillCounts } from "@/db/embedding-backfill";
-import { backfillEmbeddings } from "@/db/embedding-backfill";
-import { getCliDb } from "@/lib/server/db";
-import { getEmbedder } from "@/lib/server/embeddings";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { getEmbedder } from "@/lib/server/runtime/embeddings";
+import { findBank } from "@/lib/server/services/banks";
+import { type BackfillCounts, embedMissing } from "@/lib/server/services/embeddings";
 import { usageError } from "./args";
 import { type CliIo, say } from "./io";
 
@@ -26,7 +25,7 @@ export async function embedCommand(argv: string[], io: CliIo): Promise<void> {
     throw usageError("embeddings are off: set REFLECT_EMBEDDINGS=openai (and OPENAI_API_KEY) to compute them");
   }
   const db = await getCliDb();
-  if (bank !== undefined && !(await getBank(db, bank))) throw usageError(`unknown bank "${bank}"`);
-  const counts = await backfillEmbeddings(db, embedder, { bankId: bank });
+  if (bank !== undefined && !(await findBank(db, bank))) throw usageError(`unknown bank "${bank}"`);
+  const counts = await embedMissing(db, embedder, bank);
   say(io, `embedded ${formatEmbedCounts(counts)}${bank ? ` in bank ${bank}` : ""} (${embedder.dimensions} dimensions)`);
 }

@@ -22,9 +22,14 @@ import { SuiteName } from "@/lib/contracts/suites";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { comparisonCounts, configDiff } from "@/lib/experiments/compare";
 import { Budget } from "@/lib/reflect";
-import { getCliDb } from "@/lib/server/db";
-import { getExperimentComparison, startExperiment, suiteSkillNames, totalsSentence } from "@/lib/server/experiments";
-import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/suites";
+import { getCliDb } from "@/lib/server/runtime/db";
+import {
+  getExperimentComparison,
+  startExperiment,
+  suiteSkillNames,
+  totalsSentence,
+} from "@/lib/server/services/experiments";
+import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/services/suites";
 import { plural } from "@/lib/timeline/format";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";

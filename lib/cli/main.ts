@@ -76,9 +76,9 @@ export async function runCli(
   }
   const [{ assertValidText }, { cliError }, { flushTracePushes }, { withoutAdmission }] = await Promise.all([
     import("@/lib/contracts/text"),
-    import("@/lib/server/errors"),
-    import("@/lib/server/otlp-push"),
-    import("@/lib/server/admission"),
+    import("@/lib/server/http/errors"),
+    import("@/lib/server/services/otlp-push"),
+    import("@/lib/server/runtime/admission"),
   ]);
   if (options.admission === false) withoutAdmission();
   try {
@@ -122,7 +122,7 @@ function isEntry(): boolean {
 
 /**
  * The CLI as its own process (dist/cli.mjs, scripts/cli.mjs, tsx on this file): this process
- * serves nobody else, so its runs take no server admission slot (lib/server/admission.ts) and
+ * serves nobody else, so its runs take no server admission slot (lib/server/runtime/admission.ts) and
  * `experiment run --concurrency N` runs N at once. Tests call `runCli`, which leaves the policy alone.
  */
 export function runCliProcess(argv: string[]): Promise<number> {

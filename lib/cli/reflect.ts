@@ -1,9 +1,8 @@
 /** `reflect`: one reflect run on a bank, printed as a summary or one JSON object (see main.ts). */
-import { getRunEvents } from "@/db/runs";
 import { LIMITS } from "@/lib/contracts/fields";
 import { decodeUtf8 } from "@/lib/contracts/text";
-import { getCliDb } from "@/lib/server/db";
-import { startRun } from "@/lib/server/runs";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { runEvents, startRun } from "@/lib/server/services/runs";
 import { isAskHindsight, parseReflectArgs, parseWith, ReflectArgs, usageError } from "./args";
 import { type CliIo, readInput, STDIO, say } from "./io";
 import { formatReflectHuman, toReflectJson } from "./reflect-output";
@@ -33,7 +32,7 @@ export async function reflectCommand(argv: string[], io: CliIo) {
     anchorEvery: args["anchor-every"],
   });
   const result = await finished;
-  const events = await getRunEvents(db, runId);
+  const events = await runEvents(db, runId);
   say(
     io,
     args.json

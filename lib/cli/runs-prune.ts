@@ -5,8 +5,8 @@
 import type { z } from "zod";
 import { Id } from "@/lib/contracts/fields";
 import { KEEP_REASON_TEXT, type PruneResult, PruneRunsBody, RetentionRule } from "@/lib/contracts/retention";
-import { getCliDb } from "@/lib/server/db";
-import { pruneRunsNow, readRunRetention, saveRunRetention } from "@/lib/server/retention";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { pruneRunsNow, readRunRetention, saveRunRetention } from "@/lib/server/services/retention";
 import { plural } from "@/lib/timeline/format";
 import { parseFlags, usageError } from "./args";
 

@@ -4,9 +4,9 @@
  */
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { getRun, getRunEvents } from "@/db/runs";
-import { getCliDb } from "@/lib/server/db";
-import { getRunOtlp } from "@/lib/server/otlp-push";
+import { getCliDb } from "@/lib/server/runtime/db";
+import { getRunOtlp } from "@/lib/server/services/otlp-push";
+import { runExport } from "@/lib/server/services/runs";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 import { type CliIo, writeOutput } from "./io";
@@ -44,9 +44,8 @@ export async function runsCommand(argv: string[], io: CliIo): Promise<void> {
   if (sub !== "export") throw usageError(RUNS_USAGE);
   const args = parseExportArgs(rest);
   const db = await getCliDb();
-  const run = await getRun(db, args.id);
-  if (!run) throw usageError(`unknown run "${args.id}"`);
-  const body =
-    args.format === "otlp" ? await getRunOtlp(db, args.id) : { run, events: await getRunEvents(db, args.id) };
+  const exported = await runExport(db, args.id);
+  if (!exported) throw usageError(`unknown run "${args.id}"`);
+  const body = args.format === "otlp" ? await getRunOtlp(db, args.id) : exported;
   writeOutput(io, args.out, `${JSON.stringify(body, null, 2)}\n`);
 }

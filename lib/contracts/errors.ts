@@ -1,7 +1,7 @@
 /**
  * The app's one error: a typed code, a message a person can act on, and details by code (a
  * conflict carries the record as it is now; bad input carries messages keyed by field path).
- * Queries, services and the CLI throw it; lib/server/errors.ts maps it to an HTTP response, an
+ * Queries, services and the CLI throw it; lib/server/http/errors.ts maps it to an HTTP response, an
  * action result, a CLI line and an MCP tool result. On the client `unwrap` throws it again, so
  * components test `isAppError(error, "conflict")`, never a message.
  */

@@ -50,8 +50,12 @@ export type ObservationItem = z.infer<typeof ObservationItem>;
 
 // ---------- the memory browser ----------
 
-export const MemoryTier = z.enum(["mental_models", "observations", "facts"]);
-export type MemoryTier = z.infer<typeof MemoryTier>;
+/**
+ * The memory page's tabs are the tiers (TIER_REGISTRY): one name per tier. `facts`, the tab's
+ * name before, still opens the raw-facts tab (links people saved).
+ */
+export const MemoryTier = z.preprocess((v) => (v === "facts" ? "raw_facts" : v), Tier);
+export type MemoryTier = Tier;
 
 export const MemoryQuery = z.object({
   tier: MemoryTier.default("mental_models"),
@@ -64,7 +68,7 @@ export const MemoryQuery = z.object({
 export const MemoryPage = z.discriminatedUnion("tier", [
   z.object({ tier: z.literal("mental_models"), items: z.array(MentalModelItem) }),
   z.object({ tier: z.literal("observations"), items: z.array(ObservationItem) }),
-  z.object({ tier: z.literal("facts"), items: z.array(FactItem) }),
+  z.object({ tier: z.literal("raw_facts"), items: z.array(FactItem) }),
 ]);
 export type MemoryPage = z.infer<typeof MemoryPage>;
 

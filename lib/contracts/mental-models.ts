@@ -4,7 +4,7 @@
  * refresh outcome. The views derive from the record, so a field means the same thing everywhere.
  */
 import { z } from "zod";
-import type { FieldChange, VersionEntry } from "@/lib/timeline/version-changes";
+import type { FieldChange, VersionEntry } from "@/lib/text/version-changes";
 import { Id, IsoTime, LIMITS, Tags, underLimit } from "./fields";
 import { RunRef } from "./runs";
 

@@ -87,7 +87,7 @@ export type ReflectJson = z.infer<typeof ReflectJson>;
 
 // ---------- the runs list ----------
 
-/** What a run is: an answer to a question, or an LLM judge's grading of one (lib/server/judge.ts). */
+/** What a run is: an answer to a question, or an LLM judge's grading of one (lib/server/services/judge.ts). */
 export const RunKind = z.enum(["answer", "judge"]);
 export type RunKind = z.infer<typeof RunKind>;
 

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { AnswerFormat, Budget, RetrievalType, Scope } from "@/lib/reflect/domain";
-import type { VersionEntry } from "@/lib/timeline/version-changes";
+import type { VersionEntry } from "@/lib/text/version-changes";
 import { Id, LIMITS, Question, Tags, underLimit } from "./fields";
 
 export const Skill = z.object({

@@ -2,7 +2,7 @@
  * The `judge` expectation's grader (docs/experiments.md): one model call that grades a run's answer against the
  * gold answer, as the LLM-judge scores of memory benchmarks do (generous on form: a date written
  * another way, a paraphrase, extra detail that does not contradict count as correct). Pure: the
- * prompt and the reading of the reply; lib/server/judge.ts makes the call and records it as a run.
+ * prompt and the reading of the reply; lib/server/services/judge.ts makes the call and records it as a run.
  */
 /** The judge's messages (the engine's chat-message shape, system and user only). */
 export type JudgeMessage = { role: "system" | "user"; content: string };

@@ -95,7 +95,7 @@ function mean(values: readonly (number | null)[]): number | null {
   return known.length ? known.reduce((a, b) => a + b, 0) / known.length : null;
 }
 
-/** A judge run makes exactly one model call (lib/server/judge.ts), whether or not its reply could be read. */
+/** A judge run makes exactly one model call (lib/server/services/judge.ts), whether or not its reply could be read. */
 const judgeCallsOf = (rows: readonly ExperimentRow[]) => rows.filter((r) => r.judgeRunId !== null).length;
 
 function lineOf(tag: string | null, rows: readonly ExperimentRow[]): ScoreLine {

@@ -14,6 +14,8 @@ export type RetrievalType = z.infer<typeof RetrievalType>;
 export const TIER_REGISTRY = [
   {
     id: "mental_models",
+    /** The table that stores the tier (its FTS5 index and embedding column follow it). */
+    table: "mental_models",
     tool: "search_mental_models",
     citationKey: "mental_model_ids",
     /** The list a search result carries its hits in. */
@@ -31,6 +33,7 @@ export const TIER_REGISTRY = [
   },
   {
     id: "observations",
+    table: "observations",
     tool: "search_observations",
     citationKey: "observation_ids",
     resultKey: "observations",
@@ -44,6 +47,12 @@ export const TIER_REGISTRY = [
   },
   {
     id: "raw_facts",
+    /**
+     * The one place the tier has another name: its table is `facts` (bundles' `facts`, the API's
+     * retain route `/facts`, migrations). Everywhere in code, the memory page and its links, the
+     * tier is `raw_facts`; renaming the table would rewrite its FTS5 indexes in every bank.
+     */
+    table: "facts",
     tool: "recall",
     citationKey: "memory_ids",
     resultKey: "memories",
@@ -59,6 +68,8 @@ export const TIER_REGISTRY = [
 
 interface TierSpec {
   id: string;
+  /** Its storage table (SQL identifier). */
+  table: string;
   tool: string;
   citationKey: string;
   resultKey: string;
@@ -82,6 +93,9 @@ function column<K extends keyof TierEntry>(key: K): Pluck<typeof TIER_REGISTRY, 
 }
 
 export const TIERS = column("id");
+/** Each tier's table, in tier order (searched and embedded tables derive from it). */
+export const TIER_TABLES = column("table");
+export type TierTable = TierEntry["table"];
 export const Tier = z.enum(TIERS);
 export type Tier = z.infer<typeof Tier>;
 export type TierInfo<T extends Tier = Tier> = Extract<TierEntry, { id: T }>;

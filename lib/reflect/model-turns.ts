@@ -75,7 +75,7 @@ export class ModelTurns {
     }
 
     // Flush point: what led to this call (the request above, the tool results in it) is stored
-    // before the model is asked, and a run another process ended stops here (db/runs.ts).
+    // before the model is asked, and a run another process ended stops here (db/queries/runs.ts).
     await run.log.flush();
     const started = run.deps.clock.now();
     let response: ModelResponse;

@@ -1,7 +1,7 @@
 /**
  * The words a search is made of: letters and digits, lower-cased, without the stop words that name
  * no topic. One home for the rule: the store builds its FTS5 queries from these terms
- * (db/fts-query.ts), and the missed-evidence probe measures how many of them a hit holds.
+ * (db/queries/fts-query.ts), and the missed-evidence probe measures how many of them a hit holds.
  */
 import { porterStem } from "./porter";
 

@@ -17,8 +17,8 @@ import {
   type Tier,
 } from "@/lib/reflect/domain";
 import { type IdsByTier, noTierIds, type OutcomeClass, type RunEvent } from "@/lib/reflect/events";
+import { type DiffOp, diffLines, diffWords, hasChanges, readsInline } from "../text/text-diff";
 import { plural, skillLabel } from "./format";
-import { type DiffOp, diffLines, diffWords, hasChanges, readsInline } from "./text-diff";
 import { modelUsage, type RunWalk, type VerdictEvent, type WalkIteration, walkRun, walkSteps } from "./walk";
 
 export interface StepCall {

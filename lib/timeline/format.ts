@@ -1,4 +1,6 @@
-import { TIER_REGISTRY } from "@/lib/reflect/domain";
+// plural and retrievalTypeLabel live in lib/text (re-exported here for existing callers).
+export { plural } from "@/lib/text/plural";
+export { retrievalTypeLabel } from "@/lib/text/tier-label";
 
 /** A run's skill as people read it: "recap v3", or "recap draft (based on v3)" for a tried draft. */
 export function skillLabel(skill: { name: string; version: number; draft?: boolean } | null): string {
@@ -11,14 +13,6 @@ export function mentalModelDraftLabel(drafts: readonly { name: string; baseVersi
   return drafts.map((d) => `mental-model draft: ${d.name} (based on v${d.baseVersion})`).join(" · ");
 }
 
-/**
- * A skill's retrieval type as people read it: the tier's one name ("raw facts"), never the value
- * stored in skills and the API ("episodic").
- */
-export function retrievalTypeLabel(type: string): string {
-  return TIER_REGISTRY.find((t) => t.retrievalType === type)?.label ?? type;
-}
-
 /** Compact human formats for durations and counts on the run page. */
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -29,11 +23,6 @@ export function formatMs(ms: number): string {
 
 export function formatCount(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : n.toLocaleString("en-US");
-}
-
-/** "1 iteration", "2 iterations", "0 rows": the one place the UI pluralises a count. */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** A wire word for people: "up_to_date" → "up to date". */

@@ -99,6 +99,5 @@ export function memoryHitFromContent(content: string, tier: Tier, id: string): M
 
 /** Where a memory lives in /memory: that tier's tab, showing only it. */
 export function memoryHref(bankId: string, tier: Tier, id: string): string {
-  const tab = tier === "raw_facts" ? "facts" : tier;
-  return `/memory?${new URLSearchParams({ bank: bankId, tier: tab, id })}`;
+  return `/memory?${new URLSearchParams({ bank: bankId, tier, id })}`;
 }

@@ -2,7 +2,7 @@
  * OTLP traces in, imported runs out (docs/tracing.md#receiving-traces): the reverse of otlp.ts. Pure.
  *
  * 1. `spansFromOtlpJson` reads an ExportTraceServiceRequest in the OTLP/JSON shape (the protobuf
- *    decoder in lib/server/otlp-decode.ts yields the same shape), keeping every span it can read and
+ *    decoder in lib/server/http/otlp-decode.ts yields the same shape), keeping every span it can read and
  *    naming why it rejected the others (OTLP's partial success).
  * 2. `traceToRun` turns the spans of one trace into the engine's run events (lib/reflect/events.ts),
  *    so the one timeline fold, compare and export read an imported run like a native one. Spans map

@@ -6,8 +6,8 @@
  */
 import type { InArgs } from "@libsql/client";
 import type { Db } from "@/db/client";
-import { buildFtsQuery } from "@/db/fts-query";
-import { bm25, ftsTable } from "@/db/search-index";
+import { buildFtsQuery } from "@/db/queries/fts-query";
+import { bm25, ftsTable } from "@/db/queries/search-index";
 
 /** The top `limit` fact ids of the exhaustive OR ranking. */
 export async function exhaustiveFactIds(

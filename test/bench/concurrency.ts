@@ -5,10 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { importBundle } from "@/db/bundle-io";
-import { getRun, getRunEvents } from "@/db/runs";
+import { getRun, getRunEvents } from "@/db/queries/runs";
 import { createOfflineModel } from "@/lib/llm";
-import { startRun } from "@/lib/server/runs";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { startRun } from "@/lib/server/services/runs";
 import { type BenchRow, openBenchDb, percentile, row, timed } from "./report";
 
 const RUNS = 20;

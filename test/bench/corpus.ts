@@ -5,7 +5,7 @@
  */
 import type { InValue } from "@libsql/client";
 import type { Db } from "@/db/client";
-import { ensureBankIndex, flushStatements } from "@/db/search-index";
+import { ensureBankIndex, flushStatements } from "@/db/queries/search-index";
 import type { Prng } from "./report";
 
 export const BENCH_BANK = "bench";

@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "@/db/client";
-import { createRun } from "@/db/runs";
+import { createRun } from "@/db/queries/runs";
 import { atMost, type BenchRow, percentile, row, TMP_DIR } from "./report";
 
 const FACTS = 250_000;

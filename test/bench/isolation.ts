@@ -6,11 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
-import { listMentalModels } from "@/db/mental-models";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { listMentalModels } from "@/db/queries/mental-models";
 import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { createBenchBank, insertFacts, insertMentalModels } from "./corpus";
 import { atMost, type BenchRow, median, openBenchDb, prng, row, timed } from "./report";
 

@@ -13,7 +13,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "@/db/client";
-import type { EventLoopDelay } from "@/lib/server/event-loop";
+import type { EventLoopDelay } from "@/lib/server/runtime/event-loop";
 import { startApp } from "@/test/e2e/harness";
 import { createBenchBank, insertFacts } from "./corpus";
 import { DEMO_QUESTIONS } from "./isolation";

@@ -1,7 +1,6 @@
 /** Loading the shared LoCoMo development file into a bench database, one bank per conversation. */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import {
   type LocomoBankOptions,
@@ -9,6 +8,7 @@ import {
   locomoBundle,
   readLocomoFile,
 } from "@/lib/experiments/locomo";
+import { importBundle } from "@/lib/server/services/bundle-io";
 
 /** The development half, read from beside the project (never committed: CC BY-NC). */
 export const DEFAULT_LOCOMO_PATH = resolve(process.cwd(), "..", "shared", "benchmarks", "locomo", "locomo-dev.json");

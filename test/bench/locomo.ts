@@ -15,16 +15,16 @@
  */
 
 import type { Db } from "@/db/client";
-import { CONVERSATION_TUNING, type ConversationTuning } from "@/db/conversation-rank";
-import { createMemoryStore } from "@/db/memory-store";
-import { searchFacts } from "@/db/search";
+import { CONVERSATION_TUNING, type ConversationTuning } from "@/db/queries/conversation-rank";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { searchFacts } from "@/db/queries/search";
 import { containsAnswer, multiPartF1, tokenF1 } from "@/lib/experiments/answer-score";
 import { LOCOMO_SKILL, type LocomoConversation, type LocomoItem, locomoBankId } from "@/lib/experiments/locomo";
 import { createOfflineModel } from "@/lib/llm";
 import { runReflect } from "@/lib/reflect";
 import type { RunEvent } from "@/lib/reflect/events";
 import { isNegativeAnswer } from "@/lib/reflect/probe";
-import { termStatsPort } from "@/lib/server/model";
+import { termStatsPort } from "@/lib/server/runtime/model";
 import { DEFAULT_LOCOMO_PATH, importLocomo, readLocomo } from "./locomo-data";
 import { type BenchRow, median, openBenchDb, percentile, row } from "./report";
 

@@ -13,7 +13,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSyn
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { openDb } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
+import { createMemoryStore } from "@/db/queries/memory-store";
 import { agreement, exhaustiveFactIds } from "./agreement";
 import { factText, question } from "./corpus";
 import { atMost, type BenchRow, percentile, prng, row, TMP_DIR, timed } from "./report";

@@ -4,9 +4,9 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { importBundle } from "@/db/bundle-io";
 import { createOfflineModel } from "@/lib/llm";
-import { termStatsPort } from "@/lib/server/model";
+import { termStatsPort } from "@/lib/server/runtime/model";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { OFFLINE_QUESTIONS, runOfflineQuestions } from "@/test/fixtures/offline-questions";
 import { atMost, type BenchRow, median, openBenchDb, percentile, row } from "./report";
 

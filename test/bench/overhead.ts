@@ -1,21 +1,21 @@
 /**
  * §3 Engine overhead per iteration: the real engine and the real run sink (every event validated
  * and written to a libSQL file opened as the server opens it, SQL on worker threads, in one
- * statement per flush point: db/runs.ts) with a zero-latency scripted model, so the time measured
+ * statement per flush point: db/queries/runs.ts) with a zero-latency scripted model, so the time measured
  * is everything but the model: prompt building, guards, the ladder, event appends and persistence.
  * The memory port is the in-memory Atlas bank (retrieval is §1's figure); a second, informational
  * figure uses the real store on the demo bank. Then the same run with a model taking 300 ms/call.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
-import { createRun, createRunSink } from "@/db/runs";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { createRun, createRunSink } from "@/db/queries/runs";
 import { runReflect } from "@/lib/reflect/engine";
 import { RunEvent } from "@/lib/reflect/events";
 import type { MemoryPort, ModelPort, RunSink } from "@/lib/reflect/ports";
 import type { ReflectResult } from "@/lib/reflect/request";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { atlasMemory, request, SKILL } from "@/test/unit/reflect/harness";
 import { atMost, type BenchRow, median, openBenchDb, row, timed } from "./report";

@@ -7,7 +7,7 @@
  * The load average is printed beside the figures: the machine is shared.
  */
 import { loadavg } from "node:os";
-import { createMemoryStore } from "@/db/memory-store";
+import { createMemoryStore } from "@/db/queries/memory-store";
 import type { Tier } from "@/lib/reflect/domain";
 import { Evidence } from "@/lib/reflect/evidence";
 import type { MemoryPort, Retrieved } from "@/lib/reflect/ports";

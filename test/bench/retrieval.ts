@@ -1,16 +1,16 @@
 /**
  * §1 Retrieval per tier at 1k, 10k and 100k facts, and §2 batch staleness on the 100k bank.
  * Each tier is timed twice: as the engine sees it (the memory port: bank lookup, scope check,
- * search, freshness or staleness) and as its bare SQL search (db/search.ts). The floor is a bare
+ * search, freshness or staleness) and as its bare SQL search (db/queries/search.ts). The floor is a bare
  * FTS5 `MATCH … ORDER BY bm25` on the same table with the same MATCH expression, run interleaved
  * with the tier query so both see the same cache state.
  */
 import type { Db } from "@/db/client";
-import { buildFtsMatches, buildFtsQuery } from "@/db/fts-query";
-import { createMemoryStore } from "@/db/memory-store";
-import { listMentalModels } from "@/db/mental-models";
-import { searchFacts, searchMentalModelIds, searchObservations, type TierSearch, tagsAllOf } from "@/db/search";
-import { ftsTable } from "@/db/search-index";
+import { buildFtsMatches, buildFtsQuery } from "@/db/queries/fts-query";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { listMentalModels } from "@/db/queries/mental-models";
+import { searchFacts, searchMentalModelIds, searchObservations, type TierSearch, tagsAllOf } from "@/db/queries/search";
+import { ftsTable } from "@/db/queries/search-index";
 import type { TierQuery } from "@/lib/reflect/ports";
 import { BENCH_BANK, createBenchBank, insertFacts, insertMentalModels, question, TAGS } from "./corpus";
 import { atMost, type BenchRow, median, openBenchDb, percentile, prng, row, timed } from "./report";

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { importBundle } from "@/db/bundle-io";
 import { createOfflineModel } from "@/lib/llm";
 import { runReflect } from "@/lib/reflect/engine";
-import { startRun } from "@/lib/server/runs";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { startRun } from "@/lib/server/services/runs";
 import { harness, request } from "@/test/unit/reflect/harness";
 import { SCENARIOS, type ScenarioName } from "@/test/unit/reflect/scenarios";
 import { type BenchRow, openBenchDb, row } from "./report";

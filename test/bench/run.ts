@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
 import { join } from "node:path";
-import { withoutAdmission } from "@/lib/server/admission";
+import { withoutAdmission } from "@/lib/server/runtime/admission";
 import { benchCliStart } from "./cli-start";
 import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";

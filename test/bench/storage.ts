@@ -6,11 +6,11 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { pruneRuns } from "@/db/retention";
-import { getRunEvents } from "@/db/runs";
-import { startRun } from "@/lib/server/runs";
+import { pruneRuns } from "@/db/queries/retention";
+import { getRunEvents } from "@/db/queries/runs";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { startRun } from "@/lib/server/services/runs";
 import { OFFLINE_QUESTIONS } from "@/test/fixtures/offline-questions";
 import { importLocomo, readLocomo } from "./locomo-data";
 import { type BenchRow, openBenchDb, row, TMP_DIR } from "./report";

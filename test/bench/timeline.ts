@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { InValue } from "@libsql/client";
 import { openDb } from "@/db/client";
-import { createRun, finishRun } from "@/db/runs";
+import { createRun, finishRun } from "@/db/queries/runs";
 import type { EventPayload } from "@/lib/reflect/events";
 import { foldRun } from "@/lib/timeline/fold";
 import { launchBrowser, startApp } from "@/test/e2e/harness";

@@ -1,11 +1,12 @@
 /**
- * Write cost against the number of banks: a 100-fact retain (db/retain.ts, the path of the API, MCP
+ * Write cost against the number of banks: a 100-fact retain (db/queries/retain.ts, the path of the API, MCP
  * and CLI) and a 1k-fact bundle import into a database holding 1, 50 or 300 banks. Search index
- * upkeep must not grow with the banks (db/search-index.ts): 300 banks ≤ 1.5× one bank.
+ * upkeep must not grow with the banks (db/queries/search-index.ts): 300 banks ≤ 1.5× one bank.
  */
-import { importBundle } from "@/db/bundle-io";
-import { insertFacts as retain } from "@/db/retain";
+
+import { insertFacts as retain } from "@/db/queries/retain";
 import type { BundleInput } from "@/lib/contracts/bundle";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { createBenchBank, insertFacts } from "./corpus";
 import { type BenchRow, median, openBenchDb, prng, row, timed } from "./report";
 

@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { openDb } from "@/db/client";
-import { createRun, createRunSink, finishRun } from "@/db/runs";
+import { createRun, createRunSink, finishRun } from "@/db/queries/runs";
 import { runs } from "@/db/schema";
 import type { RunEvent } from "@/lib/reflect/events";
 import type { RunningApp } from "./harness";

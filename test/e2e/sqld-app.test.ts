@@ -27,10 +27,10 @@ describe.skipIf(skipSqld)("the app against a libSQL server", () => {
     expect(html).toContain("Northwind Atlas");
     expect(html).toContain('data-model-id="mm-launch-plan"');
 
-    const res = await fetch(`${app.url}/api/banks/demo/memory?tier=facts&q=SAML%20SSO`);
+    const res = await fetch(`${app.url}/api/banks/demo/memory?tier=raw_facts&q=SAML%20SSO`);
     expect(res.status).toBe(200);
     const page = (await res.json()) as { tier: string; items: { id: string; text: string }[] };
-    expect(page.tier).toBe("facts");
+    expect(page.tier).toBe("raw_facts");
     expect(page.items.map((f) => f.id)).toContain("f-005");
 
     // The bank lives in the server, not in a local file.

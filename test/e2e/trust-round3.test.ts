@@ -151,7 +151,7 @@ describe("trust, round 3", () => {
       const n = Number(/from (\d+) raw facts?/.exec((await link.textContent()) ?? "")?.[1]);
       expect(n).toBeGreaterThan(0);
       await link.click();
-      await page.waitForURL(/tier=facts/);
+      await page.waitForURL(/tier=raw_facts/);
       await page.getByTestId("memory-focus").waitFor();
       await expect
         .poll(() => page.locator('[role="tabpanel"] li[data-memory-id]').count(), { timeout: 10_000 })

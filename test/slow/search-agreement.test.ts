@@ -6,9 +6,9 @@
  * enough that the bounded path is the one taken.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFtsQuery } from "@/db/fts-query";
-import { OR_RANKED_AT_MOST, searchFacts } from "@/db/search";
-import { ftsTable } from "@/db/search-index";
+import { buildFtsQuery } from "@/db/queries/fts-query";
+import { OR_RANKED_AT_MOST, searchFacts } from "@/db/queries/search";
+import { ftsTable } from "@/db/queries/search-index";
 import { agreement, exhaustiveFactIds } from "../bench/agreement";
 import { BENCH_BANK, createBenchBank, insertFacts, question } from "../bench/corpus";
 import { prng } from "../bench/report";

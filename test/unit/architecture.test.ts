@@ -1,6 +1,7 @@
 /**
- * Dependency direction (DESIGN.md): app → lib/server → (lib/reflect, db, lib/llm, lib/contracts);
- * components → lib/query, lib/timeline, lib/contracts. The engine imports only itself and zod.
+ * Dependency direction (docs/architecture.md): doors (app routes and actions, lib/server/http, lib/cli)
+ * → lib/server/services → lib/server/runtime → (lib/reflect, db, lib/llm, lib/contracts);
+ * components → lib/client, lib/timeline, lib/text, lib/contracts. The engine imports only itself and zod.
  * Shapes that cross a boundary are declared once, in lib/contracts (or the engine's lib/reflect).
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -91,6 +92,27 @@ const LOCAL_SCHEMAS: Record<string, string> = {
   "lib/cli/experiments.ts": "parses the `suite` and `experiment run` command lines",
 };
 
+/** Doors: they translate a transport's input and output and call services (docs/architecture.md). */
+const DOORS = ["app/api", "app/actions", "lib/server/http", "lib/cli"];
+
+/**
+ * Doors that take an admission slot themselves, with the reason. Everything else admits in a
+ * service (startRun, recallTier), so every door that starts the same work waits in the same line.
+ */
+const ADMITTING_DOORS: Record<string, string> = {
+  "lib/server/http/otlp-receiver.ts":
+    "OTLP ingest's work is decoding and folding the request's own body: the slot bounds that work, which happens in the receiver",
+};
+
+/** Imports the runtime makes upward, with the reason. */
+const RUNTIME_EXCEPTIONS: Record<string, string> = {
+  "lib/server/http/errors":
+    "the database handle classifies a failed write (read-only, full disk) with the one error mapper's fault test",
+  "lib/server/services/bundle-io":
+    "the app's database handle seeds the demo bank on first open by importing its bundle",
+  "lib/server/services/retention": "the app's database handle starts the run-retention schedule once per process",
+};
+
 function schemaDeclarations(dirs: string[]): string[] {
   const out: string[] = [];
   for (const file of dirs.flatMap((d) => (d.endsWith(".ts") ? [d] : sourceFiles(d)))) {
@@ -133,8 +155,14 @@ describe("architecture", () => {
 
   it("lib/timeline is a pure fold: no React, framework, database or server code", () => {
     // `diff` (jsdiff) is a pure algorithm: text-diff.ts builds on it.
-    const pure = (t: string) => t === "zod" || t === "diff" || under(t, "lib/timeline", "lib/reflect");
+    const pure = (t: string) => t === "zod" || t === "diff" || under(t, "lib/timeline", "lib/text", "lib/reflect");
     expect(violations("lib/timeline", pure)).toEqual([]);
+  });
+
+  it("lib/text is pure text helpers (diff, version changes, plural): no timeline, React, framework or server code", () => {
+    expect(sourceFiles("lib/text").length).toBeGreaterThan(2);
+    const pure = (t: string) => t === "diff" || under(t, "lib/text", "lib/reflect/domain");
+    expect(violations("lib/text", pure)).toEqual([]);
   });
 
   it("lib/llm reaches no database, server, app or component code", () => {
@@ -153,14 +181,14 @@ describe("architecture", () => {
     ).toEqual([]);
   });
 
-  it("lib/server never imports lib/query (client-side keys and fetchers)", () => {
-    expect(violations("lib/server", (t) => !under(t, "lib/query"))).toEqual([]);
+  it("lib/server never imports lib/client (client-side links, keys and fetchers)", () => {
+    expect(violations("lib/server", (t) => !under(t, "lib/client"))).toEqual([]);
   });
 
-  it("lib/contracts depends only on zod, the engine's domain and the pure folds' types", () => {
+  it("lib/contracts depends only on zod, the engine's domain and the pure text helpers' types", () => {
     expect(sourceFiles("lib/contracts").length).toBeGreaterThan(5);
     expect(
-      violations("lib/contracts", (t) => t === "zod" || under(t, "lib/contracts", "lib/reflect", "lib/timeline")),
+      violations("lib/contracts", (t) => t === "zod" || under(t, "lib/contracts", "lib/reflect", "lib/text")),
     ).toEqual([]);
   });
 
@@ -169,12 +197,12 @@ describe("architecture", () => {
     expect(typeImportsOf(src)).toEqual(["@/x", "@/y", "@/w"]);
   });
 
-  it("components take app shapes from lib/contracts: no types from lib/server, lib/query, db or app", () => {
+  it("components take app shapes from lib/contracts: no types from lib/server, lib/client, db or app", () => {
     // lib/timeline (the folds' rows) and lib/reflect (the engine's domain) are contracts of their own.
-    // lib/query/event-stream is a browser helper: its connection state is not a shape that crosses the wire.
+    // lib/client/event-stream is a browser helper: its connection state is not a shape that crosses the wire.
     const appShape = (t: string) =>
       under(t, "lib", "db", "app") &&
-      !under(t, "lib/contracts", "lib/timeline", "lib/reflect", "lib/query/event-stream");
+      !under(t, "lib/contracts", "lib/timeline", "lib/text", "lib/reflect", "lib/client/event-stream");
     expect(typeViolations("components", (t) => !appShape(t))).toEqual([]);
   });
 
@@ -187,6 +215,62 @@ describe("architecture", () => {
       );
     }
     expect(schemaDeclarations(["app", "components", "lib", "db", "proxy.ts"])).toEqual([]);
+  });
+
+  it("doors (routes, server actions, the HTTP edge with its API handlers and MCP, the CLI) reach services, never db/", () => {
+    // The one thing a door takes from db/ is the handle's type (`import type { Db }`), to pass it on.
+    const typeOnlyHandle = (file: string, spec: string) =>
+      target(file, spec) === "db/client" &&
+      new RegExp(`import\\s+type\\s*\\{[^}]*\\}\\s*from\\s*['"]${spec}['"]`).test(
+        readFileSync(join(root, file), "utf8"),
+      );
+    const bad: string[] = [];
+    for (const dir of DOORS) {
+      expect(sourceFiles(dir).length, `${dir} has files`).toBeGreaterThan(0);
+      for (const file of sourceFiles(dir)) {
+        for (const spec of importsOf(readFileSync(join(root, file), "utf8"))) {
+          if (under(target(file, spec), "db") && !typeOnlyHandle(file, spec)) bad.push(`${file} imports ${spec}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("services never import a door (app, the HTTP edge, the CLI)", () => {
+    expect(sourceFiles("lib/server/services").length).toBeGreaterThan(10);
+    expect(violations("lib/server/services", (t) => !under(t, "app", "lib/server/http", "lib/cli"))).toEqual([]);
+    // The runtime (db handle, model, run owner, admission) is below the services: it imports no service or door.
+    const runtimeMay = (t: string) => !under(t, "app", "lib/server/services", "lib/cli", "lib/server/http");
+    expect(violations("lib/server/runtime", (t) => runtimeMay(t) || RUNTIME_EXCEPTIONS[t] !== undefined)).toEqual([]);
+    for (const t of Object.keys(RUNTIME_EXCEPTIONS)) {
+      expect(violations("lib/server/runtime", (x) => x !== t).length, `${t} still needs its exception`).toBeGreaterThan(
+        0,
+      );
+    }
+  });
+
+  it("admission is taken by the service that does the work (a run, a recall), not by a door", () => {
+    const admits: string[] = [];
+    for (const file of ["app", "lib"].flatMap(sourceFiles)) {
+      if (under(file, "lib/server/services", "lib/server/runtime") || file in ADMITTING_DOORS) continue;
+      if (/\badmit\(/.test(readFileSync(join(root, file), "utf8"))) admits.push(file);
+    }
+    expect(admits).toEqual([]);
+    for (const file of Object.keys(ADMITTING_DOORS)) {
+      expect(/\badmit\(/.test(readFileSync(join(root, file), "utf8")), `${file} still needs its exception`).toBe(true);
+    }
+    // Every service that starts a run or a recall takes its slot itself.
+    expect(readFileSync(join(root, "lib/server/services/runs.ts"), "utf8")).toMatch(/await admit\("reflect"/);
+    expect(readFileSync(join(root, "lib/server/services/recall.ts"), "utf8")).toMatch(/await admit\("recall"/);
+    expect(readFileSync(join(root, "lib/server/services/hindsight-import.ts"), "utf8")).toMatch(
+      /await admit\("ingest"/,
+    );
+  });
+
+  it("the scanner for doors sees a value import of db/ and lets the handle's type through", () => {
+    expect(importsOf(`import { getRun } from "@/db/queries/runs";`).map((s) => target("app/x.ts", s))).toEqual([
+      "db/queries/runs",
+    ]);
   });
 
   it("only lib/server and lib/cli compose db and models; app reaches them through lib/server", () => {

@@ -1,7 +1,7 @@
 /** What the editor's "Refresh runs" list says became of each proposal, from stored data. */
 import { describe, expect, it } from "vitest";
-import type { RefreshRunRow } from "@/db/mental-model-reads";
-import { refreshOutcomeOf } from "@/lib/server/refresh-outcome";
+import type { RefreshRunRow } from "@/db/queries/mental-model-reads";
+import { refreshOutcomeOf } from "@/lib/server/services/refresh-outcome";
 
 const run = (patch: Partial<RefreshRunRow>): RefreshRunRow => ({
   id: "run_1",

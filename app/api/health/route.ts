@@ -1,8 +1,8 @@
-import { admissionState } from "@/lib/server/admission";
-import { otherMethods } from "@/lib/server/api/methods";
-import { databaseFaults, getAppDb } from "@/lib/server/db";
-import { httpError } from "@/lib/server/errors";
-import { eventLoopDelay } from "@/lib/server/event-loop";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { httpError } from "@/lib/server/http/errors";
+import { admissionState } from "@/lib/server/runtime/admission";
+import { databaseFaults, getAppDb } from "@/lib/server/runtime/db";
+import { eventLoopDelay } from "@/lib/server/runtime/event-loop";
 
 export const dynamic = "force-dynamic";
 
@@ -18,7 +18,7 @@ export async function GET() {
     // A write refused lately because the database is read-only or the disk full, or a database
     // opened read-only (its file or file system cannot be written): reads still work.
     const faults = databaseFaults(db);
-    // Never queued behind recall or reflect (lib/server/admission.ts); says how full their queues are.
+    // Never queued behind recall or reflect (lib/server/runtime/admission.ts); says how full their queues are.
     return Response.json({
       ok: faults.length === 0,
       database: { writable: faults.length === 0, faults },

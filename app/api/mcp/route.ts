@@ -4,10 +4,10 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isAppError } from "@/lib/contracts/errors";
-import { DEFAULT_MAX_BODY_BYTES, readBody } from "@/lib/server/api/handle";
-import { getAppDb } from "@/lib/server/db";
-import { createMcpServer } from "@/lib/server/mcp";
-import { mcpRebindingOptions } from "@/lib/server/request-policy";
+import { DEFAULT_MAX_BODY_BYTES, readBody } from "@/lib/server/http/api/handle";
+import { createMcpServer } from "@/lib/server/http/mcp";
+import { mcpRebindingOptions } from "@/lib/server/http/request-policy";
+import { getAppDb } from "@/lib/server/runtime/db";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { notFound } from "next/navigation";
 import { cancelExperimentAction } from "@/app/actions/experiments";
 import { ExperimentView } from "@/components/experiments/experiment-view";
-import { getAppDb } from "@/lib/server/db";
-import { getExperiment, getExperimentComparison } from "@/lib/server/experiments";
-import { decodeSegment } from "@/lib/server/page-params";
+import { decodeSegment } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { getExperiment, getExperimentComparison } from "@/lib/server/services/experiments";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { CompareView } from "@/components/experiments/compare-view";
 import { isAppError } from "@/lib/contracts/errors";
 import { CompareQuery } from "@/lib/contracts/experiments";
-import { getAppDb } from "@/lib/server/db";
-import { getExperimentComparison } from "@/lib/server/experiments";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { getExperimentComparison } from "@/lib/server/services/experiments";
 
 export const dynamic = "force-dynamic";
 

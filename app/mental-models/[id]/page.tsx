@@ -20,10 +20,10 @@ import { RunRefList } from "@/components/editors/run-ref-list";
 import { UnsavedEditProvider } from "@/components/editors/unsaved";
 import { VersionHistory } from "@/components/editors/version-history";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
-import { getAppDb } from "@/lib/server/db";
-import { defaultBankId } from "@/lib/server/memory";
-import { getMentalModelPage } from "@/lib/server/mental-models";
-import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
+import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { defaultBankId } from "@/lib/server/services/memory";
+import { getMentalModelPage } from "@/lib/server/services/mental-models";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import Link from "next/link";
 import { saveMentalModelAction } from "@/app/actions/curation";
 import { MentalModelEditor } from "@/components/editors/mental-model-editor";
-import { getAppDb } from "@/lib/server/db";
-import { defaultBankId } from "@/lib/server/memory";
-import { queryValue, type SearchParams } from "@/lib/server/page-params";
+import { queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { defaultBankId } from "@/lib/server/services/memory";
 
 export const dynamic = "force-dynamic";
 

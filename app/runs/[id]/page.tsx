@@ -10,14 +10,14 @@ import { RefreshRunNotice } from "@/components/runs/refresh-run-notice";
 import { RunActions } from "@/components/runs/run-actions";
 import { RunView } from "@/components/runs/run-view";
 import { AddToSuite } from "@/components/suites/add-to-suite";
-import { getAppDb } from "@/lib/server/db";
-import { experimentRowOfRun } from "@/lib/server/experiments";
-import { judgeLinksOf } from "@/lib/server/judge";
-import { getRefreshOfRun } from "@/lib/server/refresh";
-import { getReplayDivergence, getRerunContext } from "@/lib/server/rerun";
-import { FIRST_PAINT_EVENTS, getRunWithEvents, runTitle } from "@/lib/server/runs";
-import { addToSuiteContext } from "@/lib/server/suites";
-import { isWarmUpRequest, WARM_UP_HEADER } from "@/lib/server/warm-up";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { isWarmUpRequest, WARM_UP_HEADER } from "@/lib/server/runtime/warm-up";
+import { experimentRowOfRun } from "@/lib/server/services/experiments";
+import { judgeLinksOf } from "@/lib/server/services/judge";
+import { getRefreshOfRun } from "@/lib/server/services/refresh";
+import { getReplayDivergence, getRerunContext } from "@/lib/server/services/rerun";
+import { FIRST_PAINT_EVENTS, getRunWithEvents, runTitle } from "@/lib/server/services/runs";
+import { addToSuiteContext } from "@/lib/server/services/suites";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { CompareView } from "@/components/compare/compare-view";
 import { isAppError } from "@/lib/contracts/errors";
 import type { RunListItem } from "@/lib/contracts/runs";
-import { getAppDb } from "@/lib/server/db";
-import { getComparison } from "@/lib/server/rerun";
-import { listRunItems } from "@/lib/server/runs";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { getComparison } from "@/lib/server/services/rerun";
+import { listRunItems } from "@/lib/server/services/runs";
 
 export const dynamic = "force-dynamic";
 

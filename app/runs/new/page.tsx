@@ -1,8 +1,8 @@
 import { startRunAction } from "@/app/actions/runs";
 import { StartRunForm } from "@/components/runs/start-run-form";
-import { bankOptions } from "@/lib/server/banks";
-import { getAppDb } from "@/lib/server/db";
-import { queryValue, type SearchParams } from "@/lib/server/page-params";
+import { queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { bankOptions } from "@/lib/server/services/banks";
 
 export const dynamic = "force-dynamic";
 

@@ -4,11 +4,11 @@ import { deleteSkillAction, saveSkillAction, trySkillAction } from "@/app/action
 import { DeleteSkillButton } from "@/components/editors/delete-skill-button";
 import { SkillEditor } from "@/components/editors/skill-editor";
 import { VersionHistory } from "@/components/editors/version-history";
-import { requireBank } from "@/lib/server/banks";
-import { getAppDb } from "@/lib/server/db";
-import { defaultBankId } from "@/lib/server/memory";
-import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
-import { getDeletedSkill, getSkillPage } from "@/lib/server/skills";
+import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { requireBank } from "@/lib/server/services/banks";
+import { defaultBankId } from "@/lib/server/services/memory";
+import { getDeletedSkill, getSkillPage } from "@/lib/server/services/skills";
 
 export const dynamic = "force-dynamic";
 

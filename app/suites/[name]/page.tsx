@@ -7,12 +7,12 @@ import { RunExperimentForm } from "@/components/experiments/run-experiment-form"
 import { SuiteEditor } from "@/components/suites/suite-editor";
 import { isAppError } from "@/lib/contracts/errors";
 import { SuiteName } from "@/lib/contracts/suites";
-import { getAppDb } from "@/lib/server/db";
-import { listExperiments } from "@/lib/server/experiments";
-import { defaultBankId } from "@/lib/server/memory";
-import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/page-params";
-import { listBankSkills } from "@/lib/server/skills";
-import { getSuiteWithHistory } from "@/lib/server/suites";
+import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/http/page-params";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { listExperiments } from "@/lib/server/services/experiments";
+import { defaultBankId } from "@/lib/server/services/memory";
+import { listBankSkills } from "@/lib/server/services/skills";
+import { getSuiteWithHistory } from "@/lib/server/services/suites";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,7 @@
 /** OTLP/HTTP trace receiver (docs/tracing.md#receiving-traces): traces in, imported runs out. */
-import { getAppDb } from "@/lib/server/db";
-import { receiveTraces } from "@/lib/server/otlp-receiver";
+
+import { receiveTraces } from "@/lib/server/http/otlp-receiver";
+import { getAppDb } from "@/lib/server/runtime/db";
 
 export const dynamic = "force-dynamic";
 

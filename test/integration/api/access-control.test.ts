@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { NextRequest } from "next/server";
 import { afterEach, describe, expect, it } from "vitest";
-import { isAuthorized, SESSION_COOKIE, safeNextPath, sessionValue } from "@/lib/server/auth";
+import { isAuthorized, SESSION_COOKIE, safeNextPath, sessionValue } from "@/lib/server/http/auth";
 import { proxy } from "@/proxy";
 
 const TOKEN = "s3cret-token-for-tests";

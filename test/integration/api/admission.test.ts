@@ -1,5 +1,5 @@
 /**
- * Admission control (lib/server/admission.ts) through the real route handlers over a temp database
+ * Admission control (lib/server/runtime/admission.ts) through the real route handlers over a temp database
  * with the demo bank and the offline model: a request past the slots waits and then completes, one
  * past the queue is refused with 503 `too_busy` and Retry-After, a client that leaves is dropped
  * from the queue, a detached reflect holds its slot until its run ends, and /api/health never waits.
@@ -21,12 +21,12 @@ import { startRunAction } from "@/app/actions/runs";
 import * as health from "@/app/api/health/route";
 import * as recall from "@/app/api/v1/banks/[bank]/recall/route";
 import * as reflect from "@/app/api/v1/banks/[bank]/reflect/route";
-import { getRun, listRuns } from "@/db/runs";
-import { ADMISSION_LIMITS, admissionState, admit, type Slot } from "@/lib/server/admission";
-import { getAppDb } from "@/lib/server/db";
-import { startExperiment } from "@/lib/server/experiments";
-import { createMcpServer } from "@/lib/server/mcp";
-import { saveBankSuite } from "@/lib/server/suites";
+import { getRun, listRuns } from "@/db/queries/runs";
+import { createMcpServer } from "@/lib/server/http/mcp";
+import { ADMISSION_LIMITS, admissionState, admit, type Slot } from "@/lib/server/runtime/admission";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { startExperiment } from "@/lib/server/services/experiments";
+import { saveBankSuite } from "@/lib/server/services/suites";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 
@@ -78,7 +78,9 @@ describe("admission control", () => {
     const queued = post(recall.POST, { query: "launch date" });
     try {
       expect(await settled(queued)).toBe(false);
-      expect(admissionState().recall).toMatchObject({ active: ADMISSION_LIMITS.recall.concurrency, waiting: 1 });
+      await vi.waitFor(() =>
+        expect(admissionState().recall).toMatchObject({ active: ADMISSION_LIMITS.recall.concurrency, waiting: 1 }),
+      );
     } finally {
       release();
     }
@@ -194,7 +196,8 @@ describe("every run takes a reflect slot, whatever started it (issue #28 item 2)
     try {
       const queued = startRunAction({ bankId: "demo", question: QUESTION });
       expect(await settled(queued)).toBe(false);
-      expect(admissionState().reflect.waiting).toBe(1);
+      // Its bank and skill reads come first: under load it reaches the line after a while, never past it.
+      await vi.waitFor(() => expect(admissionState().reflect.waiting).toBe(1));
       waiters = Array.from({ length: ADMISSION_LIMITS.reflect.queue - 1 }, () => admit("reflect"));
       const refused = await startRunAction({ bankId: "demo", question: QUESTION });
       expect(refused).toMatchObject({ ok: false, error: { code: "too_busy" } });

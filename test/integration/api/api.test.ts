@@ -28,7 +28,7 @@ import * as runEvents from "@/app/api/v1/runs/[id]/events/route";
 import * as run from "@/app/api/v1/runs/[id]/route";
 import * as runs from "@/app/api/v1/runs/route";
 import { ReflectFinished } from "@/lib/contracts/runs";
-import { getAppDb } from "@/lib/server/db";
+import { getAppDb } from "@/lib/server/runtime/db";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;

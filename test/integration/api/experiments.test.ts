@@ -23,7 +23,7 @@ import * as compare from "@/app/api/v1/experiments/compare/route";
 import * as experiments from "@/app/api/v1/experiments/route";
 import { Experiment, ExperimentComparison } from "@/lib/contracts/experiments";
 import { SuiteWithHistory } from "@/lib/contracts/suites";
-import { getAppDb } from "@/lib/server/db";
+import { getAppDb } from "@/lib/server/runtime/db";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 

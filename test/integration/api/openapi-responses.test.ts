@@ -50,9 +50,9 @@ import * as run from "@/app/api/v1/runs/[id]/route";
 import * as runPrune from "@/app/api/v1/runs/prune/route";
 import * as runs from "@/app/api/v1/runs/route";
 import * as runStream from "@/app/api/v1/runs/stream/route";
-import { buildOpenApiDocument } from "@/lib/server/api/openapi";
-import { getAppDb } from "@/lib/server/db";
-import { STATIC_SECURITY_HEADERS } from "@/lib/server/security-headers";
+import { buildOpenApiDocument } from "@/lib/server/http/api/openapi";
+import { STATIC_SECURITY_HEADERS } from "@/lib/server/http/security-headers";
+import { getAppDb } from "@/lib/server/runtime/db";
 import { proxy } from "@/proxy";
 
 type Handler = (

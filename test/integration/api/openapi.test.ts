@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GET } from "@/app/api/v1/openapi.json/route";
-import { buildOpenApiDocument } from "@/lib/server/api/openapi";
+import { buildOpenApiDocument } from "@/lib/server/http/api/openapi";
 
 const V1 = join(process.cwd(), "app", "api", "v1");
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -20,9 +20,9 @@ import * as mentalModels from "@/app/api/v1/banks/[bank]/mental-models/route";
 import * as skill from "@/app/api/v1/banks/[bank]/skills/[id]/route";
 import * as skills from "@/app/api/v1/banks/[bank]/skills/route";
 import { NewSkillInput, SkillDraft } from "@/lib/contracts/skills";
-import { getAppDb } from "@/lib/server/db";
-import { saveMentalModelDraft } from "@/lib/server/mental-models";
-import { createBankSkill, getDeletedSkill, saveSkillDraft } from "@/lib/server/skills";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { saveMentalModelDraft } from "@/lib/server/services/mental-models";
+import { createBankSkill, getDeletedSkill, saveSkillDraft } from "@/lib/server/services/skills";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 

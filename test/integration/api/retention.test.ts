@@ -18,11 +18,11 @@ const dbFile = vi.hoisted(() => {
 
 import * as retention from "@/app/api/v1/banks/[bank]/run-retention/route";
 import * as prune from "@/app/api/v1/runs/prune/route";
-import { importBundle } from "@/db/bundle-io";
-import { createRun } from "@/db/runs";
+import { createRun } from "@/db/queries/runs";
 import { runEvents } from "@/db/schema";
 import { PruneResult, RunRetentionSetting } from "@/lib/contracts/retention";
-import { getAppDb } from "@/lib/server/db";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { importBundle } from "@/lib/server/services/bundle-io";
 
 type Handler = (request: Request, ctx: { params: Promise<Record<string, string> | undefined> }) => Promise<Response>;
 

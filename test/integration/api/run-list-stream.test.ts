@@ -16,10 +16,10 @@ const dbFile = vi.hoisted(() => {
 });
 
 import * as stream from "@/app/api/v1/runs/stream/route";
-import { createRun, finishRun } from "@/db/runs";
-import { createFrameParser, type StreamFrame } from "@/lib/query/event-stream";
-import { MAX_OPEN_STREAMS, openStreamCount } from "@/lib/server/api/sse";
-import { getAppDb } from "@/lib/server/db";
+import { createRun, finishRun } from "@/db/queries/runs";
+import { createFrameParser, type StreamFrame } from "@/lib/client/event-stream";
+import { MAX_OPEN_STREAMS, openStreamCount } from "@/lib/server/http/api/sse";
+import { getAppDb } from "@/lib/server/runtime/db";
 
 interface OpenStream {
   status: number;

@@ -1,15 +1,15 @@
 /**
- * LoCoMo imported as banks and suites (lib/server/benchmarks.ts) over a real libSQL file, from the
+ * LoCoMo imported as banks and suites (lib/server/services/benchmarks.ts) over a real libSQL file, from the
  * hand-written LoCoMo-shaped fixture: what is made, what is reported, what is refused, and an
  * experiment on the imported suite saying why a question failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getBank } from "@/db/banks";
-import { getRun } from "@/db/runs";
-import { getSuite } from "@/db/suites";
+import { getBank } from "@/db/queries/banks";
+import { getRun } from "@/db/queries/runs";
+import { getSuite } from "@/db/queries/suites";
 import { isAppError } from "@/lib/contracts/errors";
-import { importLocomo } from "@/lib/server/benchmarks";
-import { startExperiment } from "@/lib/server/experiments";
+import { importLocomo } from "@/lib/server/services/benchmarks";
+import { startExperiment } from "@/lib/server/services/experiments";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
 import { openTempDb } from "../db/temp-db";
 

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
-import { getRunEvents, listRuns } from "@/db/runs";
+import { getRunEvents, listRuns } from "@/db/queries/runs";
 import { ReflectJson } from "@/lib/contracts/runs";
 import { CLI_ARGS, cliInProcess, cliRunner, root } from "./cli-process";
 

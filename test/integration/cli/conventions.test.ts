@@ -10,11 +10,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
-import { getRun } from "@/db/runs";
-import { getSuite } from "@/db/suites";
+import { getRun } from "@/db/queries/runs";
+import { getSuite } from "@/db/queries/suites";
 import { runCli } from "@/lib/cli/main";
 import { ReflectJson } from "@/lib/contracts/runs";
-import { createMcpServer } from "@/lib/server/mcp";
+import { createMcpServer } from "@/lib/server/http/mcp";
 import { CLI_ARGS, cliInProcess, cliInProcessStdin, root } from "./cli-process";
 
 const dir = resolve(root, "test/.tmp", `cli-conventions-${process.pid}-${Date.now()}`);

@@ -7,11 +7,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "@/db/client";
-import { getSkill } from "@/db/skills";
-import { getSuite } from "@/db/suites";
+import { getSkill } from "@/db/queries/skills";
+import { getSuite } from "@/db/queries/suites";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { ExperimentJson } from "@/lib/contracts/experiments";
-import { cancelExperiment, listExperiments } from "@/lib/server/experiments";
+import { cancelExperiment, listExperiments } from "@/lib/server/services/experiments";
 import { startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { cliAsync, cliInProcess, root } from "./cli-process";
 

@@ -5,10 +5,10 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { exportBundle } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
-import { getRun } from "@/db/runs";
+import { getRun } from "@/db/queries/runs";
 import { AskHindsightResult, HindsightImportResult } from "@/lib/contracts/hindsight";
+import { exportBundle } from "@/lib/server/services/bundle-io";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
 import { cliInProcess, cliInProcessWith, root } from "./cli-process";
 

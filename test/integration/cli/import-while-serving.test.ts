@@ -11,10 +11,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getBank, listBanks } from "@/db/banks";
 import { type Db, openDb } from "@/db/client";
-import { createRun, getRun } from "@/db/runs";
-import { runOwner, sweepInterruptedRuns } from "@/lib/server/run-owner";
+import { getBank, listBanks } from "@/db/queries/banks";
+import { createRun, getRun } from "@/db/queries/runs";
+import { runOwner, sweepInterruptedRuns } from "@/lib/server/runtime/run-owner";
 import { CLI_ARGS, root } from "./cli-process";
 
 const HEARTBEAT_MS = "100";

@@ -6,11 +6,11 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import { type Db, openDb } from "@/db/client";
-import { recordRefreshDecision } from "@/db/mental-model-refreshes";
-import { createRun } from "@/db/runs";
+import { recordRefreshDecision } from "@/db/queries/mental-model-refreshes";
+import { createRun } from "@/db/queries/runs";
 import { runEvents } from "@/db/schema";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { cliRunner, root } from "./cli-process";
 
 const dir = join(root, "test/.tmp", `cli-prune-${process.pid}-${Date.now()}`);

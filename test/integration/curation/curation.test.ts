@@ -4,25 +4,31 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
-import { getRun, getRunEvents } from "@/db/runs";
-import { getSkill } from "@/db/skills";
+import { getMentalModel, getMentalModelVersions } from "@/db/queries/mental-models";
+import { getRun, getRunEvents } from "@/db/queries/runs";
+import { getSkill } from "@/db/queries/skills";
 import { type AppError, isAppError } from "@/lib/contracts/errors";
 import { type MentalModelDetail, MentalModelDraft } from "@/lib/contracts/mental-models";
 import { NewSkillInput, SkillDraft } from "@/lib/contracts/skills";
 import { createOfflineModel } from "@/lib/llm";
-import { defineAction } from "@/lib/server/action";
-import { ensureDemoBank } from "@/lib/server/db";
+import { defineAction } from "@/lib/server/http/action";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
 import {
   deleteMentalModelById,
   getMentalModelPage,
   listMentalModelRows,
   restoreMentalModelVersion,
   saveMentalModelDraft,
-} from "@/lib/server/mental-models";
-import { acceptRefresh, discardRefresh, refreshMentalModel } from "@/lib/server/refresh";
-import { startRun, toRunListItem } from "@/lib/server/runs";
-import { createBankSkill, deleteBankSkill, getSkillPage, saveSkillDraft, trySkillDraft } from "@/lib/server/skills";
+} from "@/lib/server/services/mental-models";
+import { acceptRefresh, discardRefresh, refreshMentalModel } from "@/lib/server/services/refresh";
+import { startRun, toRunListItem } from "@/lib/server/services/runs";
+import {
+  createBankSkill,
+  deleteBankSkill,
+  getSkillPage,
+  saveSkillDraft,
+  trySkillDraft,
+} from "@/lib/server/services/skills";
 import { done, followForced, reply, ScriptedModel } from "../../fixtures/scripted-model";
 import { openTempDb } from "../db/temp-db";
 

@@ -6,21 +6,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { getExperimentRuns } from "@/db/experiments";
-import { getMentalModel } from "@/db/mental-models";
-import { getSkill, toSkillSnapshot } from "@/db/skills";
-import { saveSuite } from "@/db/suites";
+import { getExperimentRuns } from "@/db/queries/experiments";
+import { getMentalModel } from "@/db/queries/mental-models";
+import { getSkill, toSkillSnapshot } from "@/db/queries/skills";
+import { saveSuite } from "@/db/queries/suites";
 import { isAppError } from "@/lib/contracts/errors";
 import { StartExperimentInput } from "@/lib/contracts/experiments";
 import { MentalModelDraft } from "@/lib/contracts/mental-models";
 import { SkillDraft } from "@/lib/contracts/skills";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
-import { startExperiment } from "@/lib/server/experiments";
-import { getMentalModelPage, saveMentalModelDraft } from "@/lib/server/mental-models";
-import { acceptRefresh, discardRefresh, getRefreshOfRun, refreshMentalModel } from "@/lib/server/refresh";
-import { startRun } from "@/lib/server/runs";
-import { trySkillDraft } from "@/lib/server/skills";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { startExperiment } from "@/lib/server/services/experiments";
+import { getMentalModelPage, saveMentalModelDraft } from "@/lib/server/services/mental-models";
+import { acceptRefresh, discardRefresh, getRefreshOfRun, refreshMentalModel } from "@/lib/server/services/refresh";
+import { startRun } from "@/lib/server/services/runs";
+import { trySkillDraft } from "@/lib/server/services/skills";
 import { openTempDb } from "../db/temp-db";
 
 let db: Db;

@@ -9,22 +9,22 @@ import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { openDb } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
-import { getRunEvents } from "@/db/runs";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { getRunEvents } from "@/db/queries/runs";
 import { isAppError } from "@/lib/contracts/errors";
 import { MentalModelDraft } from "@/lib/contracts/mental-models";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { exportBundle } from "@/lib/server/services/bundle-io";
 import {
   deleteMentalModelById,
   getMentalModelPage,
   listMentalModelRows,
   saveMentalModelDraft,
-} from "@/lib/server/mental-models";
-import { startRun } from "@/lib/server/runs";
+} from "@/lib/server/services/mental-models";
+import { startRun } from "@/lib/server/services/runs";
 import { openTempDb } from "../db/temp-db";
 
 let db: Db;

@@ -3,12 +3,12 @@
  * words do not change a bank's ranking, and an index missing for any reason is rebuilt from the rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
-import { createMemoryStore } from "@/db/memory-store";
-import { OR_RANKED_AT_MOST, searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
-import { ftsTable, SEARCHED_TABLES, syncSearchIndexes } from "@/db/search-index";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { OR_RANKED_AT_MOST, searchFacts, searchMentalModelIds, searchObservations } from "@/db/queries/search";
+import { ftsTable, SEARCHED_TABLES, syncSearchIndexes } from "@/db/queries/search-index";
 import type { BundleInput } from "@/lib/contracts/bundle";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { migratedUpTo, openTempDb } from "./temp-db";
 
 /** The same texts, ids and tags in every bank: only the bank filter can tell them apart. */

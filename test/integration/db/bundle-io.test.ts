@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { listMentalModels } from "@/db/mental-models";
-import { ftsTable } from "@/db/search-index";
-import { getSkillVersions } from "@/db/skills";
+import { listMentalModels } from "@/db/queries/mental-models";
+import { ftsTable } from "@/db/queries/search-index";
+import { getSkillVersions } from "@/db/queries/skills";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { type AppError, isAppError } from "@/lib/contracts/errors";
+import { exportBundle, importBundle } from "@/lib/server/services/bundle-io";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 

@@ -1,17 +1,17 @@
 /**
- * Bundle import from JSON lines (db/bundle-io.ts `importBundleLines`, the CLI's `import x.jsonl`):
+ * Bundle import from JSON lines (lib/server/services/bundle-io.ts `importBundleLines`, the CLI's `import x.jsonl`):
  * the same bank as a JSON bundle, written in batches inside one transaction, so a bad line anywhere
  * — even after several batches were written — leaves nothing imported.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
-import { insertFacts as retainFacts } from "@/db/retain";
-import { searchFacts } from "@/db/search";
+import { insertFacts as retainFacts } from "@/db/queries/retain";
+import { searchFacts } from "@/db/queries/search";
 import { isAppError } from "@/lib/contracts/errors";
-import { runOwner } from "@/lib/server/run-owner";
+import { runOwner } from "@/lib/server/runtime/run-owner";
+import { exportBundle, importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
 import { cliInProcess } from "../cli/cli-process";
 import { openTempDb } from "./temp-db";
 

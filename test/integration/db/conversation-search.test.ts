@@ -1,15 +1,15 @@
 /**
- * Raw-fact search in a bank of conversations (db/conversation-rank.ts) over a real libSQL file,
+ * Raw-fact search in a bank of conversations (db/queries/conversation-rank.ts) over a real libSQL file,
  * and the conversation fields through bundle export → import. The bank is the hand-written
  * LoCoMo-shaped fixture imported as the `bench import locomo` path imports it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportBundle, importBundle } from "@/db/bundle-io";
-import { CONVERSATION_TUNING } from "@/db/conversation-rank";
-import { createMemoryStore } from "@/db/memory-store";
-import { insertFacts } from "@/db/retain";
-import { searchFacts } from "@/db/search";
+import { CONVERSATION_TUNING } from "@/db/queries/conversation-rank";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { insertFacts } from "@/db/queries/retain";
+import { searchFacts } from "@/db/queries/search";
 import { locomoBundle, readLocomoFile } from "@/lib/experiments/locomo";
+import { exportBundle, importBundle } from "@/lib/server/services/bundle-io";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
@@ -108,15 +108,15 @@ describe("raw-fact search in a bank of conversations", () => {
 
 describe("the memory page on a conversation's turn", () => {
   it("shows one opened fact with the turns before and after it as context", async () => {
-    const { browseMemory } = await import("@/lib/server/memory");
-    const page = await browseMemory(t.db, BANK, { tier: "facts", q: "", limit: 10, id: "D1:2" });
-    expect(page?.tier).toBe("facts");
-    const [fact] = page?.tier === "facts" ? page.items : [];
+    const { browseMemory } = await import("@/lib/server/services/memory");
+    const page = await browseMemory(t.db, BANK, { tier: "raw_facts", q: "", limit: 10, id: "D1:2" });
+    expect(page?.tier).toBe("raw_facts");
+    const [fact] = page?.tier === "raw_facts" ? page.items : [];
     expect(fact).toMatchObject({ id: "D1:2", speaker: "Ben", sessionId: "session_1", position: 2 });
     expect(fact?.context?.before).toMatchObject({ id: "D1:1", speaker: "Ana" });
     expect(fact?.context?.after).toMatchObject({ id: "D1:3", speaker: "Ana" });
-    const list = await browseMemory(t.db, BANK, { tier: "facts", q: "", limit: 10 });
-    expect(list?.tier === "facts" && list.items[0]?.context).toBeUndefined();
+    const list = await browseMemory(t.db, BANK, { tier: "raw_facts", q: "", limit: 10 });
+    expect(list?.tier === "raw_facts" && list.items[0]?.context).toBeUndefined();
   });
 });
 

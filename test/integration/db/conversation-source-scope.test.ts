@@ -1,13 +1,13 @@
 /**
- * The observation-source boost of conversation search (db/search.ts `observationSources`) over a
+ * The observation-source boost of conversation search (db/queries/search.ts `observationSources`) over a
  * real libSQL file: an observation's words must never bring a fact the search's scope or tags
  * cannot read, and an observation the scope cannot read must never steer what a reader sees.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
-import { createMemoryStore } from "@/db/memory-store";
-import { searchFacts } from "@/db/search";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { searchFacts } from "@/db/queries/search";
 import type { BundleInput } from "@/lib/contracts/bundle";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { openTempDb } from "./temp-db";
 
 let t: Awaited<ReturnType<typeof openTempDb>>;

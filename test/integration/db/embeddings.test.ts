@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
-import { EmbeddingDimensionError, ensureEmbeddingColumns, getEmbeddingDim, setEmbedding } from "@/db/embeddings";
-import { createMemoryStore } from "@/db/memory-store";
-import { searchFacts } from "@/db/search";
+import {
+  EmbeddingDimensionError,
+  ensureEmbeddingColumns,
+  getEmbeddingDim,
+  setEmbedding,
+} from "@/db/queries/embeddings";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { searchFacts } from "@/db/queries/search";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 

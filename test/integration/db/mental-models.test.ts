@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import {
   deleteMentalModel,
   getMentalModel,
@@ -8,10 +7,11 @@ import {
   listMentalModels,
   saveMentalModel,
   setStaleOverride,
-} from "@/db/mental-models";
-import { insertFacts } from "@/db/retain";
-import { getSkill, getSkillVersions, saveSkill } from "@/db/skills";
+} from "@/db/queries/mental-models";
+import { insertFacts } from "@/db/queries/retain";
+import { getSkill, getSkillVersions, saveSkill } from "@/db/queries/skills";
 import { type AppError, isAppError } from "@/lib/contracts/errors";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 

@@ -5,11 +5,11 @@
  */
 import type { InArgs, InStatement } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
-import { createMemoryStore } from "@/db/memory-store";
+import { createMemoryStore } from "@/db/queries/memory-store";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
 import { mentalModelProbeText } from "@/lib/reflect/probe";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 

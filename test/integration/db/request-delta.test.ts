@@ -1,12 +1,12 @@
 /**
- * `llm.request` events are stored as a delta against the run's previous request (db/runs.ts) and
+ * `llm.request` events are stored as a delta against the run's previous request (db/queries/runs.ts) and
  * read back whole: every read — the whole log, after a seq, the last event of a type — returns the
  * event exactly as the engine appended it (same JSON, key order included), and a run stored before
  * deltas existed reads as it always did.
  */
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, createRunSink, getLastRunEvent, getRunEvents } from "@/db/runs";
+import { createRun, createRunSink, getLastRunEvent, getRunEvents } from "@/db/queries/runs";
 import { runEvents } from "@/db/schema";
 import type { RunEvent } from "@/lib/reflect/events";
 import { openTempDb } from "./temp-db";

@@ -7,13 +7,13 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { createExperiment, linkExperimentRun } from "@/db/experiments";
-import { recordRefreshDecision, recordRefreshProposal } from "@/db/mental-model-refreshes";
-import { databaseBytes, pruneRuns } from "@/db/retention";
-import { createRun, finishRun } from "@/db/runs";
+import { createExperiment, linkExperimentRun } from "@/db/queries/experiments";
+import { recordRefreshDecision, recordRefreshProposal } from "@/db/queries/mental-model-refreshes";
+import { databaseBytes, pruneRuns } from "@/db/queries/retention";
+import { createRun, finishRun } from "@/db/queries/runs";
 import { runEvents } from "@/db/schema";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { openTempDb } from "./temp-db";
 
 const DAY = 86_400_000;

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/db/client";
-import { createRun, createRunSink, getRunEvents, SINK_FLUSH_AFTER_MS } from "@/db/runs";
+import { createRun, createRunSink, getRunEvents, SINK_FLUSH_AFTER_MS } from "@/db/queries/runs";
 import { runReflect } from "@/lib/reflect/engine";
 import type { RunEvent } from "@/lib/reflect/events";
 import type { RunSink } from "@/lib/reflect/ports";
-import { ensureDemoBank } from "@/lib/server/db";
-import { startRun } from "@/lib/server/runs";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { startRun } from "@/lib/server/services/runs";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { atlasMemory, request, SKILL, sequentialIds } from "@/test/unit/reflect/harness";
 import { openTempDb } from "./temp-db";

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, createRunSink, finishRun, getRun, getRunEvents, listRuns, markInterruptedRuns } from "@/db/runs";
+import {
+  createRun,
+  createRunSink,
+  finishRun,
+  getRun,
+  getRunEvents,
+  listRuns,
+  markInterruptedRuns,
+} from "@/db/queries/runs";
 import type { RunEvent } from "@/lib/reflect/events";
 import { openTempDb } from "./temp-db";
 

@@ -3,9 +3,9 @@
  * exactly what filtering every match would, including when the filters reject most candidates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
-import { searchFacts } from "@/db/search";
-import { ftsTable } from "@/db/search-index";
+import { searchFacts } from "@/db/queries/search";
+import { ftsTable } from "@/db/queries/search-index";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { openTempDb } from "./temp-db";
 
 let t: Awaited<ReturnType<typeof openTempDb>>;

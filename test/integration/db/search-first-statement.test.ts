@@ -1,12 +1,11 @@
 /**
  * A search's first statement reads the bank's pending index changes, counts the OR's matches and
- * ranks the expression that count chooses, all at once (db/search.ts `firstRows`). It must give
+ * ranks the expression that count chooses, all at once (db/queries/search.ts `firstRows`). It must give
  * exactly what the plain definitions give — the OR on a small bank, the AND on a large one — with
  * scope and tags applied before the limit, never another bank's memory, and never rows of an index
  * that still has changes to apply.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import {
   ALL_BUT_ONE_AT_MOST,
   countMemories,
@@ -17,8 +16,9 @@ import {
   searchFacts,
   searchMentalModelIds,
   searchObservations,
-} from "@/db/search";
-import { ftsTable } from "@/db/search-index";
+} from "@/db/queries/search";
+import { ftsTable } from "@/db/queries/search-index";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { openTempDb } from "./temp-db";
 
 let t: Awaited<ReturnType<typeof openTempDb>>;

@@ -1,19 +1,19 @@
 /**
  * Writes keep each bank's index right without touching any other bank's index, and their cost does
  * not depend on the number of banks: three triggers per tier whatever the banks, and a flush that
- * only applies the rows the bank changed (db/search-index.ts, migration 0009).
+ * only applies the rows the bank changed (db/queries/search-index.ts, migration 0009).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
-import { saveMentalModel } from "@/db/mental-models";
-import { insertFacts } from "@/db/retain";
-import { searchFacts, searchMentalModelIds } from "@/db/search";
-import { ensureBankIndex, ftsTable, PENDING_TABLE, SEARCHED_TABLES } from "@/db/search-index";
-import { termDocumentFrequencies } from "@/db/term-stats";
+import { saveMentalModel } from "@/db/queries/mental-models";
+import { insertFacts } from "@/db/queries/retain";
+import { searchFacts, searchMentalModelIds } from "@/db/queries/search";
+import { ensureBankIndex, ftsTable, PENDING_TABLE, SEARCHED_TABLES } from "@/db/queries/search-index";
+import { termDocumentFrequencies } from "@/db/queries/term-stats";
 import type { BundleInput } from "@/lib/contracts/bundle";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { migratedUpTo, openTempDb } from "./temp-db";
 
 function bundle(id: string, texts: string[]): BundleInput {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
-import { createMemoryStore } from "@/db/memory-store";
-import { searchFacts } from "@/db/search";
-import { ftsTable, SEARCHED_TABLES } from "@/db/search-index";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { searchFacts } from "@/db/queries/search";
+import { ftsTable, SEARCHED_TABLES } from "@/db/queries/search-index";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort } from "@/lib/reflect/ports";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 

@@ -1,7 +1,7 @@
 /** Issue 12 item 6: a skill's answer format (prose | json) through the store, bundles and the run snapshot. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportBundle, importBundle } from "@/db/bundle-io";
-import { getSkill, saveSkill, toSkillSnapshot } from "@/db/skills";
+import { getSkill, saveSkill, toSkillSnapshot } from "@/db/queries/skills";
+import { exportBundle, importBundle } from "@/lib/server/services/bundle-io";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 

@@ -3,8 +3,8 @@ import { join, resolve } from "node:path";
 import { type Client, createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
-import { importBundle } from "@/db/bundle-io";
 import { type Db, openDb } from "@/db/client";
+import { importBundle } from "@/lib/server/services/bundle-io";
 
 /** A fresh, migrated libSQL file under test/.tmp/ (unique per call). */
 export async function openTempDb(name: string): Promise<{ db: Db; path: string; cleanup: () => void }> {

@@ -4,10 +4,10 @@
  * "missing" words would disagree with what a search can find. Another bank's words never count.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import demo from "@/db/demo/demo-bank.json";
-import { termDocumentFrequencies } from "@/db/term-stats";
+import { termDocumentFrequencies } from "@/db/queries/term-stats";
 import { tokenize } from "@/lib/llm/offline/text";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { sampleBundle } from "./sample-bundle";
 import { openTempDb } from "./temp-db";
 

@@ -1,5 +1,5 @@
 /**
- * The worker-thread client (db/worker-client.ts) must behave as @libsql/client's own file client
+ * The worker-thread client (db/worker/worker-client.ts) must behave as @libsql/client's own file client
  * does: each case runs the same statements through both on the same file and compares, and checks
  * what only the worker client promises (ordering across threads, an unblocked event loop).
  */
@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Client, createClient, LibsqlBatchError, LibsqlError, type ResultSet } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { isReadOnly, WorkerClient } from "@/db/worker-client";
+import { isReadOnly, WorkerClient } from "@/db/worker/worker-client";
 
 const open: Client[] = [];
 const files: string[] = [];

@@ -5,10 +5,9 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
-import { backfillEmbeddings } from "@/db/embedding-backfill";
-import { getEmbeddingDim } from "@/db/embeddings";
-import { createMemoryStore } from "@/db/memory-store";
+import { backfillEmbeddings } from "@/db/queries/embedding-backfill";
+import { getEmbeddingDim } from "@/db/queries/embeddings";
+import { createMemoryStore } from "@/db/queries/memory-store";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import {
   createEmbedder,
@@ -17,7 +16,8 @@ import {
   EmbeddingDimensionMismatchError,
   readEmbeddingConfig,
 } from "@/lib/llm/embeddings";
-import { embedAfterImport, memoryStoreOptions } from "@/lib/server/embeddings";
+import { embedAfterImport, memoryStoreOptions } from "@/lib/server/runtime/embeddings";
+import { importBundle } from "@/lib/server/services/bundle-io";
 import { type FakeOpenAI, fakeEmbedding, startFakeOpenAI } from "../../fixtures/fake-openai-server";
 import { CLI_ARGS } from "../cli/cli-process";
 import { sampleBundle } from "../db/sample-bundle";

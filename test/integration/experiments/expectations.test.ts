@@ -7,13 +7,13 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { createExperiment, finishExperiment, linkExperimentRun } from "@/db/experiments";
-import { createRun, finishRun } from "@/db/runs";
+import { createExperiment, finishExperiment, linkExperimentRun } from "@/db/queries/experiments";
+import { createRun, finishRun } from "@/db/queries/runs";
 import { runs } from "@/db/schema";
 import type { Experiment, RetrievedMemory } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import type { RunStatus } from "@/lib/reflect/domain";
-import { getExperiment } from "@/lib/server/experiments";
+import { getExperiment } from "@/lib/server/services/experiments";
 import { openTempDb } from "../db/temp-db";
 
 interface Case {

@@ -4,20 +4,20 @@
  * questions, and bundles carry suites (old bundles without the key still import).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { createExperiment, getExperimentRecord, markAbandonedExperiments } from "@/db/experiments";
-import { listRunsThatRead } from "@/db/mental-model-reads";
-import { getMentalModel, getMentalModelVersions } from "@/db/mental-models";
-import { getRun, getRunEvents } from "@/db/runs";
+import { createExperiment, getExperimentRecord, markAbandonedExperiments } from "@/db/queries/experiments";
+import { listRunsThatRead } from "@/db/queries/mental-model-reads";
+import { getMentalModel, getMentalModelVersions } from "@/db/queries/mental-models";
+import { getRun, getRunEvents } from "@/db/queries/runs";
+import { getSkill, getSkillVersions, saveSkill } from "@/db/queries/skills";
+import { getSuite, saveSuite } from "@/db/queries/suites";
 import { processInstances } from "@/db/schema";
-import { getSkill, getSkillVersions, saveSkill } from "@/db/skills";
-import { getSuite, saveSuite } from "@/db/suites";
 import { isAppError } from "@/lib/contracts/errors";
 import { ConfigSnapshot, StartExperimentInput } from "@/lib/contracts/experiments";
 import { comparisonCounts } from "@/lib/experiments/compare";
-import { cancelExperiment, getExperimentComparison, startExperiment } from "@/lib/server/experiments";
-import { mentalModelDraftRefs, toRunListItem } from "@/lib/server/runs";
+import { exportBundle, importBundle } from "@/lib/server/services/bundle-io";
+import { cancelExperiment, getExperimentComparison, startExperiment } from "@/lib/server/services/experiments";
+import { mentalModelDraftRefs, toRunListItem } from "@/lib/server/services/runs";
 import { sampleBundle } from "../db/sample-bundle";
 import { openDemoTempDb, openTempDb } from "../db/temp-db";
 

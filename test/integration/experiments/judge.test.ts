@@ -6,16 +6,17 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { getRun, getRunEvents, listRuns } from "@/db/runs";
-import { saveSuite } from "@/db/suites";
+import { getRun, getRunEvents, listRuns } from "@/db/queries/runs";
+import { saveSuite } from "@/db/queries/suites";
 import { StartExperimentInput } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { readVerdict } from "@/lib/experiments/judge";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
-import { startExperiment } from "@/lib/server/experiments";
-import { judgeLinksOf } from "@/lib/server/judge";
-import { listRunItems } from "@/lib/server/runs";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { startExperiment } from "@/lib/server/services/experiments";
+import { judgeLinksOf } from "@/lib/server/services/judge";
+import { listRunItems } from "@/lib/server/services/runs";
 import { allRows, foldRun } from "@/lib/timeline/fold";
 import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { openDemoTempDb } from "../db/temp-db";

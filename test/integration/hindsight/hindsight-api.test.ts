@@ -15,11 +15,11 @@ const dbFile = vi.hoisted(() => {
 });
 
 import * as route from "@/app/api/v1/banks/import/hindsight/route";
-import { exportBundle } from "@/db/bundle-io";
 import { HindsightImportResult } from "@/lib/contracts/hindsight";
-import { endpoints } from "@/lib/server/api/endpoints";
-import { getAppDb } from "@/lib/server/db";
-import { checkRequest } from "@/lib/server/request-policy";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { checkRequest } from "@/lib/server/http/request-policy";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { exportBundle } from "@/lib/server/services/bundle-io";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
 
 const KEY = "hs-api-secret-key";

@@ -14,14 +14,14 @@ vi.hoisted(() => {
   process.env.OPENAI_API_KEY = "";
 });
 
-import { exportBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { deleteMentalModel } from "@/db/mental-models";
-import { getRun, getRunEvents } from "@/db/runs";
+import { deleteMentalModel } from "@/db/queries/mental-models";
+import { getRun, getRunEvents } from "@/db/queries/runs";
 import { isAppError } from "@/lib/contracts/errors";
-import { importFromHindsight, importFromHindsightApi, readImportOrigins } from "@/lib/server/hindsight-import";
-import { askHindsight } from "@/lib/server/hindsight-reflect";
-import { startRun } from "@/lib/server/runs";
+import { exportBundle } from "@/lib/server/services/bundle-io";
+import { importFromHindsight, importFromHindsightApi, readImportOrigins } from "@/lib/server/services/hindsight-import";
+import { askHindsight } from "@/lib/server/services/hindsight-reflect";
+import { startRun } from "@/lib/server/services/runs";
 import { compareRuns } from "@/lib/timeline/compare";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
 import { openTempDb } from "../db/temp-db";

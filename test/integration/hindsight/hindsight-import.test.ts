@@ -4,11 +4,11 @@
  * responses and all-or-nothing writes, on a real libSQL file.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { isAppError } from "@/lib/contracts/errors";
 import { HindsightImportResult } from "@/lib/contracts/hindsight";
-import { importFromHindsight } from "@/lib/server/hindsight-import";
+import { exportBundle, importBundle } from "@/lib/server/services/bundle-io";
+import { importFromHindsight } from "@/lib/server/services/hindsight-import";
 import {
   type FakeHindsight,
   type FakeHindsightOptions,

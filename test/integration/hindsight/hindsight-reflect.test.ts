@@ -11,12 +11,12 @@ vi.hoisted(() => {
 });
 
 import type { Db } from "@/db/client";
-import { getRun, getRunEvents, listRuns } from "@/db/runs";
+import { getRun, getRunEvents, listRuns } from "@/db/queries/runs";
 import { isAppError } from "@/lib/contracts/errors";
 import { AskHindsightResult } from "@/lib/contracts/hindsight";
-import { importFromHindsight } from "@/lib/server/hindsight-import";
-import { askHindsight } from "@/lib/server/hindsight-reflect";
-import { startRun } from "@/lib/server/runs";
+import { importFromHindsight } from "@/lib/server/services/hindsight-import";
+import { askHindsight } from "@/lib/server/services/hindsight-reflect";
+import { startRun } from "@/lib/server/services/runs";
 import { compareRuns } from "@/lib/timeline/compare";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../../fixtures/fake-hindsight-server";
 import { openTempDb } from "../db/temp-db";

@@ -9,8 +9,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
-import { getRun } from "@/db/runs";
-import { saveSuite } from "@/db/suites";
+import { getRun } from "@/db/queries/runs";
+import { saveSuite } from "@/db/queries/suites";
 import { CLI_ARGS } from "../cli/cli-process";
 
 const root = resolve(import.meta.dirname, "../../..");

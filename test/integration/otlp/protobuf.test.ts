@@ -3,8 +3,8 @@
  * opentelemetry-proto files: every value type, edge values included, decodes to what was written.
  */
 import { describe, expect, it } from "vitest";
-import { encodeTraceProtobuf } from "@/lib/server/otlp-protobuf";
 import type { OtlpTrace } from "@/lib/timeline/otlp";
+import { encodeTraceProtobuf } from "@/lib/timeline/otlp-protobuf";
 import { decodeTraceProtobuf } from "./collector";
 
 const trace: OtlpTrace = {

@@ -7,9 +7,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/db/client";
-import { getRun } from "@/db/runs";
+import { getRun } from "@/db/queries/runs";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
 import {
   EXPORTER_USER_AGENT,
   type ExportClock,
@@ -23,8 +23,8 @@ import {
   pushRunTraceInBackground,
   retryAfterMs,
   tracesEndpoint,
-} from "@/lib/server/otlp-push";
-import { startRun } from "@/lib/server/runs";
+} from "@/lib/server/services/otlp-push";
+import { startRun } from "@/lib/server/services/runs";
 import packageJson from "@/package.json";
 import { langfuseTraceTokens, phoenixTraceTokens } from "@/test/fixtures/otlp-viewers";
 import { openTempDb } from "../db/temp-db";

@@ -18,11 +18,11 @@ const dbFile = vi.hoisted(() => {
 
 import { NextRequest } from "next/server";
 import * as traces from "@/app/v1/traces/route";
-import { storeImportedTrace } from "@/db/imported-runs";
-import { getRunEvents, listRuns } from "@/db/runs";
-import { getAppDb } from "@/lib/server/db";
-import { OTLP_MAX_BODY_BYTES } from "@/lib/server/otlp-receiver";
-import { forkRun, getComparison, getRerunContext } from "@/lib/server/rerun";
+import { storeImportedTrace } from "@/db/queries/imported-runs";
+import { getRunEvents, listRuns } from "@/db/queries/runs";
+import { OTLP_MAX_BODY_BYTES } from "@/lib/server/http/otlp-receiver";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { forkRun, getComparison, getRerunContext } from "@/lib/server/services/rerun";
 import { foldRun } from "@/lib/timeline/fold";
 import { importedRunId, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
 import { proxy } from "@/proxy";

@@ -6,15 +6,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { getMentalModel } from "@/db/mental-models";
-import { getRun, getRunEvents } from "@/db/runs";
-import { getSkill, getSkillVersions } from "@/db/skills";
+import { getMentalModel } from "@/db/queries/mental-models";
+import { getRun, getRunEvents } from "@/db/queries/runs";
+import { getSkill, getSkillVersions } from "@/db/queries/skills";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import type { RunEvent } from "@/lib/reflect/events";
-import { ensureDemoBank } from "@/lib/server/db";
-import { forkRun, getComparison, getRerunContext, rerunWithChanges, saveRerunChanges } from "@/lib/server/rerun";
-import { startRun } from "@/lib/server/runs";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import {
+  forkRun,
+  getComparison,
+  getRerunContext,
+  rerunWithChanges,
+  saveRerunChanges,
+} from "@/lib/server/services/rerun";
+import { startRun } from "@/lib/server/services/runs";
 import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { openTempDb } from "../db/temp-db";
 

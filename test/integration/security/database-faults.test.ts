@@ -22,8 +22,8 @@ import * as health from "@/app/api/health/route";
 import * as exportRoute from "@/app/api/v1/banks/[bank]/export/route";
 import * as facts from "@/app/api/v1/banks/[bank]/facts/route";
 import { createReadOnlyFileClient, isReadOnlyDb, openDb } from "@/db/client";
-import { getAppDb } from "@/lib/server/db";
-import { clearDatabaseFaults, httpError } from "@/lib/server/errors";
+import { clearDatabaseFaults, httpError } from "@/lib/server/http/errors";
+import { getAppDb } from "@/lib/server/runtime/db";
 
 const root = resolve(import.meta.dirname, "../../..");
 
@@ -183,7 +183,7 @@ describe.skipIf(!mounted)("database faults on a small file system", () => {
           exportRoute: await import("@/app/api/v1/banks/[bank]/export/route"),
           facts: await import("@/app/api/v1/banks/[bank]/facts/route"),
           runs: await import("@/app/actions/runs"),
-          db: await import("@/lib/server/db"),
+          db: await import("@/lib/server/runtime/db"),
         };
         const h = await fresh.health.GET();
         expect(h.status).toBe(200);

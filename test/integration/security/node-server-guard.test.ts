@@ -1,13 +1,13 @@
 /**
- * What the node server does before Next sees a request (lib/server/http-methods.ts, installed by
+ * What the node server does before Next sees a request (lib/server/http/http-methods.ts, installed by
  * instrumentation.ts): TRACE/TRACK/CONNECT get a 405 JSON answer (Next answered 500), and the
  * socket address is stamped for the throttle, replacing any value a client sent under that name.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PEER_HEADER } from "@/lib/server/auth-throttle";
-import { installMethodGuard } from "@/lib/server/http-methods";
+import { PEER_HEADER } from "@/lib/server/http/auth-throttle";
+import { installMethodGuard } from "@/lib/server/http/http-methods";
 
 let server: http.Server;
 let port = 0;

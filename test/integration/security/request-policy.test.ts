@@ -6,8 +6,8 @@
 import { NextRequest } from "next/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { POST as mcpPost } from "@/app/api/mcp/route";
-import { SESSION_COOKIE, safeNextPath, sessionValue } from "@/lib/server/auth";
-import { PEER_HEADER, resetThrottle } from "@/lib/server/auth-throttle";
+import { SESSION_COOKIE, safeNextPath, sessionValue } from "@/lib/server/http/auth";
+import { PEER_HEADER, resetThrottle } from "@/lib/server/http/auth-throttle";
 import { proxy } from "@/proxy";
 
 const BASE = "http://127.0.0.1:3000";

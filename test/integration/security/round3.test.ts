@@ -28,11 +28,11 @@ import * as skillsRoute from "@/app/api/v1/banks/[bank]/skills/route";
 import * as suiteImportRoute from "@/app/api/v1/banks/[bank]/suites/[suite]/import/route";
 import * as suitesRoute from "@/app/api/v1/banks/[bank]/suites/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
-import { importBundleLines } from "@/db/bundle-io";
 import type { ActionResult } from "@/lib/contracts/errors";
-import { getAppDb } from "@/lib/server/db";
-import { deleteMentalModelById } from "@/lib/server/mental-models";
-import { runOwner } from "@/lib/server/run-owner";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { runOwner } from "@/lib/server/runtime/run-owner";
+import { importBundleLines } from "@/lib/server/services/bundle-io";
+import { deleteMentalModelById } from "@/lib/server/services/mental-models";
 import { sampleBundle } from "../db/sample-bundle";
 
 const root = resolve(import.meta.dirname, "../../..");

@@ -13,9 +13,15 @@ import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
-import { createRun, finishRun, getRun, registerInstance } from "@/db/runs";
+import { createRun, finishRun, getRun, registerInstance } from "@/db/queries/runs";
 import { failedRunResult } from "@/lib/reflect";
-import { ownerLiveness, processIdentity, runOwner, staleAfterMs, sweepInterruptedRuns } from "@/lib/server/run-owner";
+import {
+  ownerLiveness,
+  processIdentity,
+  runOwner,
+  staleAfterMs,
+  sweepInterruptedRuns,
+} from "@/lib/server/runtime/run-owner";
 
 const HEARTBEAT_MS = "100";
 const root = resolve(import.meta.dirname, "../../..");

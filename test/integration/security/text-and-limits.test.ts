@@ -25,8 +25,8 @@ import * as reflect from "@/app/api/v1/banks/[bank]/reflect/route";
 import * as skills from "@/app/api/v1/banks/[bank]/skills/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
 import { LIMITS } from "@/lib/contracts/fields";
-import { getAppDb } from "@/lib/server/db";
-import { createMcpServer } from "@/lib/server/mcp";
+import { createMcpServer } from "@/lib/server/http/mcp";
+import { getAppDb } from "@/lib/server/runtime/db";
 import { CLI_ARGS } from "../cli/cli-process";
 
 const root = resolve(import.meta.dirname, "../../..");

@@ -1,13 +1,13 @@
 /**
  * What a production server does for itself: report how long its event loop waited
- * (lib/server/event-loop.ts, served by /api/health) and warm itself at boot (lib/server/warm-up.ts),
+ * (lib/server/runtime/event-loop.ts, served by /api/health) and warm itself at boot (lib/server/runtime/warm-up.ts),
  * here against a real HTTP server standing in for `next start`.
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createEventLoopMonitor, eventLoopDelay } from "@/lib/server/event-loop";
-import { isWarmUpRequest, ROUTES_THAT_START_RUNS, WARM_UP_HEADER, warmUp } from "@/lib/server/warm-up";
+import { createEventLoopMonitor, eventLoopDelay } from "@/lib/server/runtime/event-loop";
+import { isWarmUpRequest, ROUTES_THAT_START_RUNS, WARM_UP_HEADER, warmUp } from "@/lib/server/runtime/warm-up";
 
 describe("event-loop delay", () => {
   it("reports a synchronous stall in the window it happened in", async () => {

@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
 import demo from "@/db/demo/demo-bank.json";
-import { getRun, getRunEvents, listRuns } from "@/db/runs";
+import { getRun, getRunEvents, listRuns } from "@/db/queries/runs";
 import { isAppError } from "@/lib/contracts/errors";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
-import { termStatsPort } from "@/lib/server/model";
-import { getRerunContext, rerunWithChanges } from "@/lib/server/rerun";
-import { startRun } from "@/lib/server/runs";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { termStatsPort } from "@/lib/server/runtime/model";
+import { getRerunContext, rerunWithChanges } from "@/lib/server/services/rerun";
+import { startRun } from "@/lib/server/services/runs";
 import { openTempDb } from "../db/temp-db";
 
 /** Memories of the team the demo bank does not permit: no run may ever see one. */

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
-import { ensureDemoBank } from "@/lib/server/db";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
 import { OFFLINE_QUESTIONS, type QuestionScore, runOfflineQuestions } from "@/test/fixtures/offline-questions";
 import { openTempDb } from "../db/temp-db";
 

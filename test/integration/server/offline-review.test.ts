@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
-import { termStatsPort } from "@/lib/server/model";
-import { startRun } from "@/lib/server/runs";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { termStatsPort } from "@/lib/server/runtime/model";
+import { startRun } from "@/lib/server/services/runs";
 import { openTempDb } from "../db/temp-db";
 
 let db: Db;

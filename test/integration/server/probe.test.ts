@@ -5,13 +5,13 @@
  * cited it is not; facts mode has no probe. The flag reaches the stored run and the runs-list filter.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
-import { getRunEvents } from "@/db/runs";
+import { getRunEvents } from "@/db/queries/runs";
 import { StartRunInput } from "@/lib/contracts/runs";
 import { createOpenAIModel } from "@/lib/llm";
 import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
-import { listRunItems, startRun } from "@/lib/server/runs";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { listRunItems, startRun } from "@/lib/server/services/runs";
 import {
   type ChatRequestBody,
   type FakeOpenAI,

@@ -1,10 +1,10 @@
 /** A run's life in the store: persisted at start, every event durable as it happens, failures kept. */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/db/client";
-import { createRun, getRun, getRunEvents, markInterruptedRuns } from "@/db/runs";
+import { createRun, getRun, getRunEvents, markInterruptedRuns } from "@/db/queries/runs";
 import type { ModelPort } from "@/lib/reflect";
-import { ensureDemoBank } from "@/lib/server/db";
-import { startRun } from "@/lib/server/runs";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { startRun } from "@/lib/server/services/runs";
 import { call, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { openTempDb } from "../db/temp-db";
 

@@ -5,18 +5,18 @@
 
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import { type Db, openDb } from "@/db/client";
 import demo from "@/db/demo/demo-bank.json";
-import { backfillEmbeddings } from "@/db/embedding-backfill";
-import { createMemoryStore } from "@/db/memory-store";
-import { getMentalModel, saveMentalModel } from "@/db/mental-models";
-import { getRun, getRunEvents } from "@/db/runs";
-import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
-import { ftsTable } from "@/db/search-index";
+import { backfillEmbeddings } from "@/db/queries/embedding-backfill";
+import { createMemoryStore } from "@/db/queries/memory-store";
+import { getMentalModel, saveMentalModel } from "@/db/queries/mental-models";
+import { getRun, getRunEvents } from "@/db/queries/runs";
+import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/queries/search";
+import { ftsTable } from "@/db/queries/search-index";
 import { createOfflineModel } from "@/lib/llm";
-import { ensureDemoBank } from "@/lib/server/db";
-import { startRun } from "@/lib/server/runs";
+import { ensureDemoBank } from "@/lib/server/runtime/db";
+import { importBundle } from "@/lib/server/services/bundle-io";
+import { startRun } from "@/lib/server/services/runs";
 import { fakeEmbedding } from "../../fixtures/fake-openai-server";
 import { sampleBundle } from "../db/sample-bundle";
 import { eventually, type SqldNode, skipSqld, startSqldPrimary, startSqldReplica } from "./sqld-server";

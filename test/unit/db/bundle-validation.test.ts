@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateBundle } from "@/db/bundle-io";
 import { isAppError } from "@/lib/contracts/errors";
+import { validateBundle } from "@/lib/server/services/bundle-io";
 
 function bundle(overrides: Record<string, unknown> = {}) {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildFtsMatches, buildFtsQuery } from "@/db/fts-query";
+import { buildFtsMatches, buildFtsQuery } from "@/db/queries/fts-query";
 
 describe("FTS query builder", () => {
   it("quotes each meaningful token and ORs them, dropping stop words and duplicates", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideStaleness } from "@/db/staleness";
+import { decideStaleness } from "@/db/queries/staleness";
 
 const base = { staleOverride: null, refreshedAt: "2025-03-01T00:00:00.000Z", newerInScope: 0, content: "Summary." };
 

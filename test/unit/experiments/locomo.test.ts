@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateBundle } from "@/db/bundle-io";
 import { LOCOMO_SKILL, locomoBundle, parseLocomoDate, readLocomoFile, turnText } from "@/lib/experiments/locomo";
+import { validateBundle } from "@/lib/server/services/bundle-io";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
 
 describe("LoCoMo → a bank", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createFrameParser, type StreamFrame } from "@/lib/query/event-stream";
+import { createFrameParser, type StreamFrame } from "@/lib/client/event-stream";
 
 function parseAll(chunks: string[]): StreamFrame[] {
   const frames: StreamFrame[] = [];

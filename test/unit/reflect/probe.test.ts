@@ -47,7 +47,7 @@ const ids = (r: { hits: { id: string }[] }) => r.hits.map((h) => h.id);
 describe("probe: what it searches and keeps", () => {
   it("skips a search with nothing to search for without calling it a failure", async () => {
     const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
-    // A store without semantic search refuses a query of only common words (db/memory-store.ts).
+    // A store without semantic search refuses a query of only common words (db/queries/memory-store.ts).
     const refusing: MemoryPort = {
       ...memory,
       countInScope: (q) => memory.countInScope(q),

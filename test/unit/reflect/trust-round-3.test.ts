@@ -10,7 +10,7 @@ import { decideFreshness, isPlaceholderContent } from "@/lib/reflect/freshness";
 import { hasNoContent } from "@/lib/reflect/no-content";
 import { inspectAnswer } from "@/lib/reflect/output-guard";
 import type { MentalModelHit, ModelRequest, ModelResponse, RunSink } from "@/lib/reflect/ports";
-import { unusableRefresh } from "@/lib/server/refresh-outcome";
+import { unusableRefresh } from "@/lib/server/services/refresh-outcome";
 import { fact, InMemoryMemory, mentalModel } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel, say } from "@/test/fixtures/scripted-model";
 import { ATLAS_MODEL, atlasMemory, harness, ofType, request, run } from "./harness";
@@ -464,7 +464,7 @@ describe("27.7: forks keep the parent's reasoning", () => {
       return { ...r, reasoning: `thinking about ${forced ?? "auto"}` };
     };
     const parent = await run(atlasMemory({ mentalModels: [] }), new ScriptedModel(thinking));
-    const { replayResponses } = await import("@/lib/server/rerun");
+    const { replayResponses } = await import("@/lib/server/services/rerun");
     const responses = replayResponses(parent.events, 2);
     const fork = await run(
       atlasMemory({ mentalModels: [] }),

@@ -9,7 +9,7 @@ import {
   recordFailure,
   recordSuccess,
   resetThrottle,
-} from "@/lib/server/auth-throttle";
+} from "@/lib/server/http/auth-throttle";
 
 afterEach(resetThrottle);
 

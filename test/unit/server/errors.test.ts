@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AppError, conflictCurrent, ERROR_CODES, type ErrorCode, errorBody, isAppError } from "@/lib/contracts/errors";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
-import { actionError, cliError, HTTP_STATUS, httpError, mcpError, toAppError } from "@/lib/server/errors";
+import { actionError, cliError, HTTP_STATUS, httpError, mcpError, toAppError } from "@/lib/server/http/errors";
 
 const quietLog = () => vi.spyOn(console, "error").mockImplementation(() => {});
 afterEach(() => vi.restoreAllMocks());

@@ -9,7 +9,7 @@ import {
   isSameOrigin,
   mcpRebindingOptions,
   type RequestFacts,
-} from "@/lib/server/request-policy";
+} from "@/lib/server/http/request-policy";
 
 const NO_ENV = {};
 const PUBLIC = { INSPECTOR_PUBLIC_URL: "https://inspector.example.com/" };

@@ -95,6 +95,6 @@ describe("memoryHitFromContent", () => {
     expect(memoryHitFromContent(cut, "raw_facts", "f-2")).toMatchObject({ text: "second", rank: 2 });
   });
   it("links a memory to its tier in /memory", () => {
-    expect(memoryHref("demo", "raw_facts", "f 1")).toBe("/memory?bank=demo&tier=facts&id=f+1");
+    expect(memoryHref("demo", "raw_facts", "f 1")).toBe("/memory?bank=demo&tier=raw_facts&id=f+1");
   });
 });

@@ -8,12 +8,12 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { emptyCitations } from "@/lib/reflect/domain";
 import { RunEvent } from "@/lib/reflect/events";
-import { decodeTraceRequest } from "@/lib/server/otlp-decode";
-import { encodeTraceProtobuf } from "@/lib/server/otlp-protobuf";
+import { decodeTraceRequest } from "@/lib/server/http/otlp-decode";
 import { compareRuns } from "@/lib/timeline/compare";
 import { allRows, foldRun, type RunView, type TimelineRow } from "@/lib/timeline/fold";
 import { runToOtlp } from "@/lib/timeline/otlp";
 import { groupByTrace, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
+import { encodeTraceProtobuf } from "@/lib/timeline/otlp-protobuf";
 
 const dir = fileURLToPath(new URL("../../fixtures/golden/", import.meta.url));
 const GOLDEN = readdirSync(dir)

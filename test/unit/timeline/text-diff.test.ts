@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerLayout, diffLines, diffWords, hasChanges } from "@/lib/timeline/text-diff";
+import { answerLayout, diffLines, diffWords, hasChanges } from "@/lib/text/text-diff";
 
 const side = (ops: ReturnType<typeof diffLines>, keep: "add" | "remove") =>
   ops.filter((o) => o.op !== keep).map((o) => o.text);

@@ -3,7 +3,7 @@
  * site's HTML 404 page, whatever the method.
  */
 import { AppError } from "@/lib/contracts/errors";
-import { httpError } from "@/lib/server/errors";
+import { httpError } from "@/lib/server/http/errors";
 
 export const dynamic = "force-dynamic";
 

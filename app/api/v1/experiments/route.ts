@@ -1,7 +1,7 @@
-import { endpoints } from "@/lib/server/api/endpoints";
-import { experimentList, startExperimentFromApi } from "@/lib/server/api/experiments";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { experimentList, startExperimentFromApi } from "@/lib/server/http/api/experiments";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
 
 export const dynamic = "force-dynamic";
 

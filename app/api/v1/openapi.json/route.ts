@@ -1,5 +1,5 @@
-import { otherMethods } from "@/lib/server/api/methods";
-import { buildOpenApiDocument } from "@/lib/server/api/openapi";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { buildOpenApiDocument } from "@/lib/server/http/api/openapi";
 
 export const dynamic = "force-dynamic";
 

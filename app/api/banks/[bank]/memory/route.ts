@@ -1,10 +1,10 @@
 import { AppError } from "@/lib/contracts/errors";
 import { MemoryQuery } from "@/lib/contracts/memory";
 import { parseQuery } from "@/lib/contracts/query";
-import { otherMethods } from "@/lib/server/api/methods";
-import { getAppDb } from "@/lib/server/db";
-import { httpError } from "@/lib/server/errors";
-import { browseMemory } from "@/lib/server/memory";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { httpError } from "@/lib/server/http/errors";
+import { getAppDb } from "@/lib/server/runtime/db";
+import { browseMemory } from "@/lib/server/services/memory";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
-import { importLocomo } from "@/lib/server/benchmarks";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { importLocomo } from "@/lib/server/services/benchmarks";
 
 export const dynamic = "force-dynamic";
 

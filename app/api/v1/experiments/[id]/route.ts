@@ -1,8 +1,8 @@
-import { endpoints } from "@/lib/server/api/endpoints";
-import { experimentProgressStream } from "@/lib/server/api/experiments";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
-import { requireExperiment } from "@/lib/server/experiments";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { experimentProgressStream } from "@/lib/server/http/api/experiments";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { requireExperiment } from "@/lib/server/services/experiments";
 
 export const dynamic = "force-dynamic";
 

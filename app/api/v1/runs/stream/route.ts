@@ -1,8 +1,8 @@
 import { RunListStreamQuery } from "@/lib/contracts/runs";
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
-import { runListStream } from "@/lib/server/api/run-list-stream";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { runListStream } from "@/lib/server/http/api/run-list-stream";
 
 export const dynamic = "force-dynamic";
 

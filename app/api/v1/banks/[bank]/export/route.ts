@@ -1,7 +1,7 @@
-import { exportBank } from "@/lib/server/api/banks";
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
+import { exportBank } from "@/lib/server/http/api/banks";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
 
 export const dynamic = "force-dynamic";
 

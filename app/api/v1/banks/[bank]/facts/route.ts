@@ -1,7 +1,7 @@
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
-import { retainFacts } from "@/lib/server/retain";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { retainFacts } from "@/lib/server/services/retain";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { createMentalModel, mentalModelList } from "@/lib/server/api/mental-models";
-import { otherMethods } from "@/lib/server/api/methods";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { createMentalModel, mentalModelList } from "@/lib/server/http/api/mental-models";
+import { otherMethods } from "@/lib/server/http/api/methods";
 
 export const dynamic = "force-dynamic";
 

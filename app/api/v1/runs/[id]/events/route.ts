@@ -1,7 +1,7 @@
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
-import { runEventList, runEventStream } from "@/lib/server/api/runs";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { runEventList, runEventStream } from "@/lib/server/http/api/runs";
 
 export const dynamic = "force-dynamic";
 

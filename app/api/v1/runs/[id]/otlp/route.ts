@@ -1,8 +1,8 @@
 import { AppError } from "@/lib/contracts/errors";
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
-import { getRunOtlp } from "@/lib/server/otlp-push";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { getRunOtlp } from "@/lib/server/services/otlp-push";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
-import { endpoints } from "@/lib/server/api/endpoints";
-import { handle } from "@/lib/server/api/handle";
-import { otherMethods } from "@/lib/server/api/methods";
-import { removeSkill, skillDetail, updateSkill } from "@/lib/server/api/skills";
+import { endpoints } from "@/lib/server/http/api/endpoints";
+import { handle } from "@/lib/server/http/api/handle";
+import { otherMethods } from "@/lib/server/http/api/methods";
+import { removeSkill, skillDetail, updateSkill } from "@/lib/server/http/api/skills";
 
 export const dynamic = "force-dynamic";
 
