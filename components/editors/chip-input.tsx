@@ -33,7 +33,7 @@ export function ChipInput({
       {values.map((v) => (
         <span
           key={v}
-          className="inline-flex items-center gap-0.5 rounded bg-slate-100 py-px pr-0.5 pl-1.5 text-[12px] text-slate-700"
+          className="inline-flex items-center gap-0.5 rounded bg-slate-100 py-px pr-0.5 pl-1.5 text-xs text-slate-700"
           data-testid="chip"
         >
           {v}

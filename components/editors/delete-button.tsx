@@ -42,7 +42,7 @@ export function DeleteButton({
       trigger={
         <button
           type="button"
-          className={`rounded border border-red-200 bg-white px-2.5 py-1 font-medium text-[12px] text-red-700 hover:bg-red-50 ${className}`}
+          className={`rounded border border-red-200 bg-white px-2.5 py-1 font-medium text-xs text-red-700 hover:bg-red-50 ${className}`}
           data-testid={testIds.button}
         >
           Delete…
@@ -52,7 +52,7 @@ export function DeleteButton({
       description={description}
       error={
         mutation.error ? (
-          <p className="mt-2 text-[12px] text-red-700" role="alert">
+          <p className="mt-2 text-xs text-red-700" role="alert">
             {mutation.error.message}
           </p>
         ) : null

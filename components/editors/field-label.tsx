@@ -4,9 +4,9 @@ import type { ReactNode } from "react";
 export function FieldLabel({ label, errors, children }: { label: string; errors?: string[]; children: ReactNode }) {
   return (
     <div>
-      <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">{label}</span>
+      <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">{label}</span>
       {children}
-      {errors?.length ? <p className="mt-0.5 text-[11px] text-red-700">{errors.join("; ")}</p> : null}
+      {errors?.length ? <p className="mt-0.5 text-2xs text-red-700">{errors.join("; ")}</p> : null}
     </div>
   );
 }

@@ -242,13 +242,13 @@ export function MentalModelEditor({
         </div>
       </div>
       <fieldset>
-        <legend className="mb-1 text-[11px] text-slate-500 uppercase tracking-wide">Staleness</legend>
+        <legend className="mb-1 text-2xs text-slate-500 uppercase tracking-wide">Staleness</legend>
         <div className="flex gap-1" data-testid="stale-override">
           {OVERRIDES.map((o) => (
             <label
               key={o.value}
               title={o.hint}
-              className={`cursor-pointer rounded border px-2 py-0.5 text-[12px] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-indigo-600 ${
+              className={`cursor-pointer rounded border px-2 py-0.5 text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-indigo-600 ${
                 override === o.value
                   ? "border-indigo-300 bg-indigo-50 text-indigo-800"
                   : "border-slate-300 bg-white text-slate-600 hover:bg-slate-50"
@@ -265,14 +265,14 @@ export function MentalModelEditor({
               {o.label}
             </label>
           ))}
-          <span className="self-center pl-2 text-[11px] text-slate-500">
+          <span className="self-center pl-2 text-2xs text-slate-500">
             {OVERRIDES.find((o) => o.value === override)?.hint}
           </span>
         </div>
       </fieldset>
       <Tabs defaultValue="write">
         <div className="mb-1 flex items-end gap-1">
-          <span className="mr-2 text-[11px] text-slate-500 uppercase tracking-wide">Content (markdown)</span>
+          <span className="mr-2 text-2xs text-slate-500 uppercase tracking-wide">Content (markdown)</span>
           <TabList variant="folder" aria-label="Content">
             {(["write", "preview"] as const).map((t) => (
               <Tab key={t} value={t} variant="folder" data-testid={`content-tab-${t}`}>
@@ -283,7 +283,7 @@ export function MentalModelEditor({
         </div>
         <TabPanel value="write">
           <textarea
-            className={`${field} h-72 resize-y font-mono text-[12px] leading-relaxed`}
+            className={`${field} h-72 resize-y font-mono text-xs leading-relaxed`}
             value={content}
             onChange={(e) => setContent(e.target.value)}
             data-testid="model-content"
@@ -295,7 +295,7 @@ export function MentalModelEditor({
           <MarkdownPreview markdown={content} />
         </TabPanel>
         {fieldErrors.content?.length ? (
-          <p className="mt-0.5 text-[11px] text-red-700">{fieldErrors.content.join("; ")}</p>
+          <p className="mt-0.5 text-2xs text-red-700">{fieldErrors.content.join("; ")}</p>
         ) : null}
       </Tabs>
       <div className="flex items-center gap-3">
@@ -308,10 +308,10 @@ export function MentalModelEditor({
         >
           {mutation.isPending ? "Saving…" : model ? `Save as version ${model.version + 1}` : "Create"}
         </button>
-        {model ? <span className="text-[11px] text-slate-500">editing version {model.version}</span> : null}
+        {model ? <span className="text-2xs text-slate-500">editing version {model.version}</span> : null}
         <OverLimitNote id={blockedId} reason={blocked} />
         {error && !conflict ? (
-          <p className="text-[12px] text-red-700" role="alert" data-testid="save-error">
+          <p className="text-xs text-red-700" role="alert" data-testid="save-error">
             {error.message}
           </p>
         ) : null}

@@ -75,7 +75,7 @@ export function NewSkillForm({
         <OverLimitNote id={blockedId} reason={blocked} />
       </div>
       {mutation.error ? (
-        <p className="text-[12px] text-red-700 md:col-span-3" role="alert" data-testid="create-skill-error">
+        <p className="text-xs text-red-700 md:col-span-3" role="alert" data-testid="create-skill-error">
           {mutation.error.message}
         </p>
       ) : null}

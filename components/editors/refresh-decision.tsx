@@ -7,7 +7,7 @@ import type { AcceptRefreshInput, DiscardRefreshInput, MentalModelDetail } from 
 import { unwrap } from "@/lib/query/unwrap";
 import { useConfirmOverUnsaved } from "./unsaved";
 
-const button = "rounded border px-2 py-0.5 font-medium text-[12px] disabled:opacity-50";
+const button = "rounded border px-2 py-0.5 font-medium text-xs disabled:opacity-50";
 
 export interface RefreshDecisionActions {
   accept: (input: AcceptRefreshInput) => Promise<ActionResult<MentalModelDetail>>;
@@ -65,7 +65,7 @@ export function RefreshDecision({
         Discard
       </button>
       {error ? (
-        <span className="text-[12px] text-red-700" role="alert" data-testid="proposal-error">
+        <span className="text-xs text-red-700" role="alert" data-testid="proposal-error">
           {error.message}
         </span>
       ) : null}

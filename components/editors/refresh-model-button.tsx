@@ -17,7 +17,7 @@ import { diffLines } from "@/lib/timeline/text-diff";
 import { TextDiff } from "./text-diff";
 import { useConfirmOverUnsaved } from "./unsaved";
 
-const button = "rounded border px-2.5 py-1 font-medium text-[12px] disabled:opacity-50";
+const button = "rounded border px-2.5 py-1 font-medium text-xs disabled:opacity-50";
 
 /**
  * Refresh now: re-generates the content with a low-budget reflect run over the source query
@@ -75,7 +75,7 @@ export function RefreshModelButton({
       {confirm.dialog}
       <div className="ml-auto flex items-center gap-2" data-testid="refresh-model">
         {save.data ? (
-          <p className="text-[12px] text-emerald-800" role="status" data-testid="refresh-outcome">
+          <p className="text-xs text-emerald-800" role="status" data-testid="refresh-outcome">
             Refreshed as version {save.data.version}.
           </p>
         ) : null}
@@ -96,7 +96,7 @@ export function RefreshModelButton({
         {actions}
       </div>
       {propose.error ? (
-        <p className="basis-full text-[12px] text-red-700" role="alert">
+        <p className="basis-full text-xs text-red-700" role="alert">
           {propose.error.message}
         </p>
       ) : null}
@@ -114,7 +114,7 @@ export function RefreshModelButton({
           </h2>
           {proposal.usable ? (
             <>
-              <p className="mt-0.5 mb-2 text-[12px] text-slate-600">
+              <p className="mt-0.5 mb-2 text-xs text-slate-600">
                 The current content (<span className="text-red-800">−</span>) against the refresh answer (
                 <span className="text-emerald-800">+</span>), based on {proposal.basedOnIds.length} cited{" "}
                 {proposal.basedOnIds.length === 1 ? "memory" : "memories"}. {runLink(proposal.runId)}
@@ -122,7 +122,7 @@ export function RefreshModelButton({
               <TextDiff ops={diffLines(proposal.current, proposal.proposed)} by="lines" testId="refresh-diff" />
             </>
           ) : (
-            <div className="mt-0.5 space-y-1 text-[12px] text-amber-900" data-testid="refresh-unusable">
+            <div className="mt-0.5 space-y-1 text-xs text-amber-900" data-testid="refresh-unusable">
               <p>{proposal.reason}</p>
               {proposal.proposed ? (
                 <p>
@@ -154,7 +154,7 @@ export function RefreshModelButton({
               {proposal.usable ? "Discard" : "Close"}
             </button>
             {(save.error ?? drop.error) ? (
-              <p className="text-[12px] text-red-700" role="alert" data-testid="accept-error">
+              <p className="text-xs text-red-700" role="alert" data-testid="accept-error">
                 {(save.error ?? drop.error)?.message}
               </p>
             ) : null}

@@ -34,7 +34,7 @@ export function RestoreVersionButton({
         type="button"
         disabled={mutation.isPending}
         onClick={() => confirm.ask(() => mutation.mutate())}
-        className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[11px] text-slate-700 hover:bg-slate-50 disabled:opacity-50"
+        className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-2xs text-slate-700 hover:bg-slate-50 disabled:opacity-50"
         data-testid="restore-version"
       >
         {/* The accessible name starts with the visible text (WCAG 2.5.3), then says which version. */}
@@ -42,7 +42,7 @@ export function RestoreVersionButton({
         <span className="sr-only"> (restores version {version})</span>
       </button>
       {mutation.error ? (
-        <p className="basis-full text-[11px] text-red-700" role="alert" data-testid="restore-error">
+        <p className="basis-full text-2xs text-red-700" role="alert" data-testid="restore-error">
           {mutation.error.message}
         </p>
       ) : null}

@@ -202,7 +202,7 @@ export function SkillEditor({
         </FieldLabel>
       </div>
       <fieldset className="rounded border border-slate-200 p-2.5">
-        <legend className="px-1 text-[11px] text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
+        <legend className="px-1 text-2xs text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_1fr_auto]">
           <FieldLabel label="Scope default" errors={errorsOf("retrieval.scope")}>
             <input
@@ -226,7 +226,7 @@ export function SkillEditor({
           <FieldLabel label="Memory types" errors={errorsOf("retrieval.types")}>
             <div className="flex h-[30px] items-center gap-3">
               {TYPES.map((t) => (
-                <label key={t} className="flex items-center gap-1 text-[12px]">
+                <label key={t} className="flex items-center gap-1 text-xs">
                   <input
                     type="checkbox"
                     checked={types.includes(t)}
@@ -287,12 +287,12 @@ export function SkillEditor({
           >
             {saving.isPending ? "Saving…" : `Save as version ${skill.version + 1}`}
           </button>
-          <span className="pb-1.5 text-[11px] text-slate-500">editing version {skill.version}</span>
+          <span className="pb-1.5 text-2xs text-slate-500">editing version {skill.version}</span>
           <OverLimitNote id={saveBlockedId} reason={saveBlocked} />
         </div>
       </div>
       {failure && !conflict ? (
-        <p className="text-[12px] text-red-700" role="alert" data-testid="save-error">
+        <p className="text-xs text-red-700" role="alert" data-testid="save-error">
           {failure.message}
         </p>
       ) : null}

@@ -382,7 +382,7 @@ export function DraftNotice({
   if (draft.offer) {
     return (
       <div
-        className="flex flex-wrap items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-3 py-2 text-[12px] text-indigo-900"
+        className="flex flex-wrap items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-3 py-2 text-xs text-indigo-900"
         role="status"
         data-testid="draft-offer"
       >
@@ -414,7 +414,7 @@ export function DraftNotice({
   if (draft.restoredFrom) {
     return (
       <p
-        className="rounded border border-indigo-200 bg-indigo-50 px-3 py-2 text-[12px] text-indigo-900"
+        className="rounded border border-indigo-200 bg-indigo-50 px-3 py-2 text-xs text-indigo-900"
         role="status"
         data-testid="draft-restored"
       >

@@ -13,7 +13,7 @@ import {
 import { unwrap } from "@/lib/query/unwrap";
 import type { Budget } from "@/lib/reflect/domain";
 
-const field = "rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
+const field = "rounded border border-slate-300 bg-white px-1.5 py-1 text-xs text-slate-900";
 
 /** Runs the suite: current state, or a saved skill version, with a budget and a baseline to compare with. */
 export function RunExperimentForm({
@@ -62,7 +62,7 @@ export function RunExperimentForm({
       }}
       data-testid="run-experiment"
     >
-      <label className="text-[11px] text-slate-700">
+      <label className="text-2xs text-slate-700">
         Budget
         <select className={`${field} block`} value={budget} onChange={(e) => setBudget(e.target.value)}>
           <option value="">each question's</option>
@@ -71,7 +71,7 @@ export function RunExperimentForm({
           <option>high</option>
         </select>
       </label>
-      <label className="text-[11px] text-slate-700">
+      <label className="text-2xs text-slate-700">
         Skill draft
         <select className={`${field} block`} value={skill} onChange={(e) => setSkill(e.target.value)}>
           <option value="">current state</option>
@@ -81,7 +81,7 @@ export function RunExperimentForm({
         </select>
       </label>
       {current && (
-        <label className="text-[11px] text-slate-700">
+        <label className="text-2xs text-slate-700">
           Version
           <select className={`${field} block`} value={version} onChange={(e) => setVersion(e.target.value)}>
             <option value="">pick one</option>
@@ -94,7 +94,7 @@ export function RunExperimentForm({
           </select>
         </label>
       )}
-      <label className="text-[11px] text-slate-700">
+      <label className="text-2xs text-slate-700">
         Compare with
         <select className={`${field} block`} value={baseline} onChange={(e) => setBaseline(e.target.value)}>
           <option value="">no baseline</option>
@@ -107,7 +107,7 @@ export function RunExperimentForm({
         </select>
       </label>
       {incomplete && (
-        <label className="flex items-center gap-1 text-[11px] text-amber-900">
+        <label className="flex items-center gap-1 text-2xs text-amber-900">
           <input
             type="checkbox"
             checked={allowIncomplete}
@@ -120,14 +120,14 @@ export function RunExperimentForm({
       )}
       <button
         type="submit"
-        className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+        className="rounded bg-indigo-700 px-3 py-1 text-xs text-white hover:bg-indigo-800 disabled:opacity-50"
         disabled={starting.isPending}
         data-testid="start-experiment"
       >
         {starting.isPending ? "Starting…" : "Run experiment"}
       </button>
       {starting.error && (
-        <span className="text-[12px] text-red-700" role="alert">
+        <span className="text-xs text-red-700" role="alert">
           {starting.error.message}
         </span>
       )}

@@ -86,7 +86,7 @@ export function MemoryBrowser({
         </div>
         {focusId && (
           <p
-            className="mb-2 flex items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-2 py-1 text-[12px] text-indigo-900"
+            className="mb-2 flex items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-2 py-1 text-xs text-indigo-900"
             data-testid="memory-focus"
           >
             {focusId.includes(",") ? (

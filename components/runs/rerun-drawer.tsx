@@ -83,7 +83,7 @@ function draftReducer(draft: Draft, action: DraftAction): Draft {
 }
 
 const field = "w-full rounded border border-slate-300 bg-white px-2 py-1 text-[13px]";
-const label = "mb-0.5 block text-[11px] uppercase tracking-wide text-slate-500";
+const label = "mb-0.5 block text-2xs uppercase tracking-wide text-slate-500";
 
 const parseDisposition = (text: string) =>
   text
@@ -316,7 +316,7 @@ function RerunForm({
       {guard.dialog}
       <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-2">
         <DrawerTitle className="font-semibold text-slate-900">Re-run with changes</DrawerTitle>
-        <span className="font-mono text-[11px] text-slate-500">parent {data.run.id}</span>
+        <span className="font-mono text-2xs text-slate-500">parent {data.run.id}</span>
         <DrawerClose className="ml-auto rounded px-2 text-slate-600 hover:bg-slate-100" aria-label="Close">
           ✕
         </DrawerClose>
@@ -338,7 +338,7 @@ function RerunForm({
             onChange={set("question")}
           />
           <CharCount value={draft.question} max={LIMITS.questionChars} testId="question-count" />
-          {fieldErrors.question && <p className="text-[11px] text-red-700">{fieldErrors.question.join("; ")}</p>}
+          {fieldErrors.question && <p className="text-2xs text-red-700">{fieldErrors.question.join("; ")}</p>}
         </label>
         <div className="grid grid-cols-3 gap-2">
           <label>
@@ -374,7 +374,7 @@ function RerunForm({
 
         {data.skill && (
           <fieldset className="rounded border border-slate-200 p-2">
-            <legend className="px-1 text-[12px] font-semibold text-slate-800">
+            <legend className="px-1 text-xs font-semibold text-slate-800">
               Skill {data.skill.name} <span className="font-normal text-slate-500">as run: v{data.skill.version}</span>
               {data.skill.currentVersion !== null && data.skill.currentVersion !== data.skill.version && (
                 <span className="font-normal text-amber-800"> · now v{data.skill.currentVersion}</span>
@@ -389,14 +389,14 @@ function RerunForm({
                 onChange={set("mission")}
               />
               <CharCount value={draft.mission} max={LIMITS.missionChars} testId="mission-count" />
-              {fieldErrors.mission && <p className="text-[11px] text-red-700">{fieldErrors.mission.join("; ")}</p>}
+              {fieldErrors.mission && <p className="text-2xs text-red-700">{fieldErrors.mission.join("; ")}</p>}
             </label>
             <label className="mt-2 block">
               <span className={label}>Disposition (comma-separated)</span>
               <input name="disposition" className={field} value={draft.disposition} onChange={set("disposition")} />
             </label>
             {skillChanged && (
-              <p className="mt-1 text-[11px] text-indigo-800" data-testid="skill-draft-note">
+              <p className="mt-1 text-2xs text-indigo-800" data-testid="skill-draft-note">
                 Differs from the saved {data.skill.name}: the re-run reads it as a draft; it is saved only with Save
                 these changes.
               </p>
@@ -405,8 +405,8 @@ function RerunForm({
         )}
 
         <fieldset className="rounded border border-slate-200 p-2">
-          <legend className="px-1 text-[12px] font-semibold text-slate-800">Mental models this run read</legend>
-          {data.mentalModels.length === 0 && <p className="text-[12px] text-slate-600">None.</p>}
+          <legend className="px-1 text-xs font-semibold text-slate-800">Mental models this run read</legend>
+          {data.mentalModels.length === 0 && <p className="text-xs text-slate-600">None.</p>}
           <ul className="flex flex-col gap-1.5">
             {data.mentalModels.map((m) => {
               const d = draft.models[m.id] ?? { content: m.content, override: "none" as const };
@@ -419,11 +419,11 @@ function RerunForm({
                   data-testid="rerun-model"
                   data-model-id={m.id}
                 >
-                  <div className="flex items-center gap-2 text-[12px]">
+                  <div className="flex items-center gap-2 text-xs">
                     <span className="font-medium text-slate-900">{m.name}</span>
-                    <span className="font-mono text-[11px] text-slate-500">v{m.version}</span>
+                    <span className="font-mono text-2xs text-slate-500">v{m.version}</span>
                     <span
-                      className={`rounded border px-1 text-[11px] ${
+                      className={`rounded border px-1 text-2xs ${
                         m.isStale
                           ? "border-amber-300 bg-amber-50 text-amber-900"
                           : "border-emerald-300 bg-emerald-50 text-emerald-900"
@@ -433,16 +433,16 @@ function RerunForm({
                       {m.isStale ? "stale" : "fresh"}
                     </span>
                     {m.versionSeen !== null && m.versionSeen !== m.version && (
-                      <span className="text-[11px] text-amber-800">run read v{m.versionSeen}</span>
+                      <span className="text-2xs text-amber-800">run read v{m.versionSeen}</span>
                     )}
                     {changed && (
-                      <span className="text-[11px] text-indigo-800" data-testid="rerun-model-edited">
+                      <span className="text-2xs text-indigo-800" data-testid="rerun-model-edited">
                         {m.draft ? `unsaved draft (the run read it, based on v${m.draft.baseVersion})` : "edited"}
                       </span>
                     )}
                     <button
                       type="button"
-                      className="ml-auto rounded border border-slate-300 px-1.5 text-[11px] text-slate-700 hover:bg-slate-50"
+                      className="ml-auto rounded border border-slate-300 px-1.5 text-2xs text-slate-700 hover:bg-slate-50"
                       aria-expanded={editing}
                       onClick={() => dispatch({ type: "toggle-edit", id: m.id })}
                       data-testid="rerun-model-edit"
@@ -450,18 +450,18 @@ function RerunForm({
                       {editing ? "Done" : "Edit"}
                     </button>
                   </div>
-                  <p className="truncate text-[11px] text-slate-500">{m.stalenessReason}</p>
+                  <p className="truncate text-2xs text-slate-500">{m.stalenessReason}</p>
                   {editing && (
                     <div className="mt-1 flex flex-col gap-1">
                       <textarea
                         aria-label={`Content of ${m.name}`}
                         data-testid="rerun-model-content"
-                        className={`${field} h-40 resize-y font-mono text-[12px]`}
+                        className={`${field} h-40 resize-y font-mono text-xs`}
                         value={d.content}
                         onChange={(e) => dispatch({ type: "model", id: m.id, patch: { content: e.target.value } })}
                       />
                       <CharCount value={d.content} max={LIMITS.contentChars} testId="content-count" />
-                      <label className="flex items-center gap-2 text-[12px]">
+                      <label className="flex items-center gap-2 text-xs">
                         <span className="text-slate-600">Staleness override for this re-run</span>
                         <select
                           data-testid="rerun-model-override"
@@ -488,12 +488,12 @@ function RerunForm({
           </ul>
         </fieldset>
         {mutation.error && (
-          <p className="text-[12px] text-red-700" role="alert">
+          <p className="text-xs text-red-700" role="alert">
             {mutation.error.message}
           </p>
         )}
         {experiment.error && (
-          <p className="text-[12px] text-red-700" role="alert">
+          <p className="text-xs text-red-700" role="alert">
             {experiment.error.message}
           </p>
         )}
@@ -504,13 +504,13 @@ function RerunForm({
             <OverLimitNote id={blockedId} reason={rerunBlocked} />
           </div>
         ) : null}
-        <span className="mr-auto text-[11px] text-slate-600" data-testid="rerun-saves">
+        <span className="mr-auto text-2xs text-slate-600" data-testid="rerun-saves">
           {edits.length > 0 || skillChanged
             ? "Re-run reads your edits as a draft: nothing is saved. The run is badged draft."
             : "No edits: runs the same memory again."}
         </span>
         {save.isSuccess && !saving ? (
-          <span className="basis-full text-[12px] text-emerald-800" role="status" data-testid="rerun-saved">
+          <span className="basis-full text-xs text-emerald-800" role="status" data-testid="rerun-saved">
             Saved {save.data.saved.map((x) => `${x.name} v${x.version}`).join(", ") || "nothing"}.
           </span>
         ) : null}
@@ -544,7 +544,7 @@ function RerunForm({
           <span className="flex items-center gap-1">
             <select
               aria-label="Suite to run"
-              className="rounded border border-slate-300 px-1 py-1 text-[12px]"
+              className="rounded border border-slate-300 px-1 py-1 text-xs"
               value={suite}
               onChange={(e) => setSuite(e.target.value)}
             >

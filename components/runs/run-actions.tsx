@@ -13,7 +13,7 @@ import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
 const PICKER_MAX = 25;
 
 const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
+  "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
 /** The curation loop's entry points on a run page: re-run with changes, fork, compare with the parent. */
 export function RunActions({
@@ -68,11 +68,11 @@ export function RunActions({
           forking.mutate({ parentRunId: data.run.id, forkAt });
         }}
       >
-        <span className="flex items-center gap-1 text-[12px] text-slate-700">
+        <span className="flex items-center gap-1 text-xs text-slate-700">
           <label htmlFor={forkId}>Fork from iteration</label>
           {iterations <= PICKER_MAX ? (
             <select
-              className="rounded border border-slate-300 px-1 py-0.5 text-[12px]"
+              className="rounded border border-slate-300 px-1 py-0.5 text-xs"
               value={forkAt}
               disabled={!canFork}
               onChange={(e) => setForkAt(Number(e.target.value))}
@@ -93,7 +93,7 @@ export function RunActions({
                 inputMode="numeric"
                 min={0}
                 max={iterations - 1}
-                className="w-20 rounded border border-slate-300 px-1 py-0.5 text-[12px]"
+                className="w-20 rounded border border-slate-300 px-1 py-0.5 text-xs"
                 value={forkAt}
                 disabled={!canFork}
                 onChange={(e) => setForkAt(Math.min(iterations - 1, Math.max(0, Math.trunc(Number(e.target.value)))))}
@@ -129,7 +129,7 @@ export function RunActions({
       )}
       {addToSuite}
       {forking.error && (
-        <span className="text-[12px] text-red-700" role="alert">
+        <span className="text-xs text-red-700" role="alert">
           {forking.error.message}
         </span>
       )}

@@ -342,7 +342,7 @@ export function RunView({
       <RunTiming timing={timing} />
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="min-w-0" ref={timelineRef}>
-          <div className="mb-1 flex items-center gap-2 text-[11px] text-slate-600">
+          <div className="mb-1 flex items-center gap-2 text-2xs text-slate-600">
             <h2 className="font-semibold uppercase tracking-wide">Timeline</h2>
             <span data-testid="timeline-counts">
               {view.iterations.length === 0 && view.header.mode === "facts"
@@ -358,7 +358,7 @@ export function RunView({
           </div>
           {missingStep !== null ? (
             <p
-              className="mb-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+              className="mb-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900"
               role="status"
               data-testid="step-not-found"
             >
@@ -391,7 +391,7 @@ export function RunView({
         </div>
         <div className="min-w-0">
           <Tabs value={tab} onValueChange={(v) => setTab(v as "answer" | "messages")}>
-            <TabList aria-label="Run output" className="mb-2 border-b border-slate-200 text-[12px]">
+            <TabList aria-label="Run output" className="mb-2 border-b border-slate-200 text-xs">
               <Tab value="answer" data-testid="run-tab-answer">
                 Answer
               </Tab>

@@ -64,13 +64,13 @@ export function SaveChangesDialog({
       tone="primary"
       error={
         error ? (
-          <p className="mt-2 text-[12px] text-red-700" role="alert">
+          <p className="mt-2 text-xs text-red-700" role="alert">
             {error}
           </p>
         ) : null
       }
     >
-      <ul className="mt-2 flex flex-col gap-1.5 text-[12px] text-slate-800" data-testid="save-changes-list">
+      <ul className="mt-2 flex flex-col gap-1.5 text-xs text-slate-800" data-testid="save-changes-list">
         {skillChanged && data.skill ? (
           <li data-testid="save-change" data-kind="skill">
             Skill <strong>{data.skill.name}</strong>: mission and disposition as in the drawer → v

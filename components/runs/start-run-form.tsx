@@ -56,7 +56,7 @@ export function StartRunForm({
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const errorOf = (name: string) =>
     fieldErrors[name]?.length ? (
-      <p className="mt-0.5 text-[11px] text-red-700" data-testid={`field-error-${name}`}>
+      <p className="mt-0.5 text-2xs text-red-700" data-testid={`field-error-${name}`}>
         {fieldErrors[name]?.join("; ")}
       </p>
     ) : null;
@@ -79,7 +79,7 @@ export function StartRunForm({
       }}
     >
       <label className="col-span-4">
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Question</span>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Question</span>
         <textarea
           name="question"
           className={`${field} h-20 resize-y`}
@@ -91,7 +91,7 @@ export function StartRunForm({
         {errorOf("question")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Bank</span>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Bank</span>
         <select
           name="bankId"
           className={field}
@@ -110,7 +110,7 @@ export function StartRunForm({
         {errorOf("bankId")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Skill</span>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Skill</span>
         <select name="skill" className={field} value={skill} onChange={(e) => setSkill(e.target.value)}>
           {bank?.skills.map((s) => (
             <option key={s.id} value={s.name}>
@@ -121,7 +121,7 @@ export function StartRunForm({
         {errorOf("skill")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Budget</span>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Budget</span>
         <select
           name="budget"
           className={field}
@@ -136,7 +136,7 @@ export function StartRunForm({
         {errorOf("budget")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Mode</span>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Mode</span>
         <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
           <option value="synthesize">synthesize</option>
           <option value="facts">facts (no LLM call)</option>
@@ -144,7 +144,7 @@ export function StartRunForm({
         {errorOf("mode")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Scope</span>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Scope</span>
         <input
           name="scope"
           className={field}

@@ -8,9 +8,9 @@ import { suiteHref } from "@/lib/contracts/experiments";
 import type { AddToSuiteInput, Expectation, Suite, SuiteQuestion, SuiteSummary } from "@/lib/contracts/suites";
 import { unwrap } from "@/lib/query/unwrap";
 
-const field = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
+const field = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-xs text-slate-900";
 const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
+  "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
 /**
  * "Add to suite" on a run page: the run's question, skill, budget, mode and scope, with expectations
@@ -65,12 +65,12 @@ export function AddToSuite({
           }}
         >
           <DrawerTitle className="font-semibold">Add this question to a suite</DrawerTitle>
-          <p className="text-[12px] text-slate-800">“{question.question}”</p>
-          <p className="text-[11px] text-slate-700">
+          <p className="text-xs text-slate-800">“{question.question}”</p>
+          <p className="text-2xs text-slate-700">
             skill {question.skill ?? "(default)"} · budget {question.budget} · mode {question.mode} · scope{" "}
             {question.scope}
           </p>
-          <label className="text-[12px] text-slate-700">
+          <label className="text-xs text-slate-700">
             Suite
             <select className={field} value={name} onChange={(e) => setName(e.target.value)} data-testid="suite-select">
               {suites.map((s) => (
@@ -82,7 +82,7 @@ export function AddToSuite({
             </select>
           </label>
           {name === "__new" && (
-            <label className="text-[12px] text-slate-700">
+            <label className="text-xs text-slate-700">
               New suite name
               <input
                 className={field}
@@ -93,10 +93,10 @@ export function AddToSuite({
               />
             </label>
           )}
-          <fieldset className="flex flex-col gap-1 text-[12px] text-slate-800">
+          <fieldset className="flex flex-col gap-1 text-xs text-slate-800">
             <legend className="mb-1 text-slate-700">Expectations suggested by this run</legend>
             {why && (
-              <p className="mb-1 text-[11px] text-amber-900" data-testid="suggest-why">
+              <p className="mb-1 text-2xs text-amber-900" data-testid="suggest-why">
                 {why}
               </p>
             )}
@@ -161,7 +161,7 @@ export function AddToSuite({
           <div className="flex items-center gap-2">
             <button
               type="submit"
-              className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+              className="rounded bg-indigo-700 px-3 py-1 text-xs text-white hover:bg-indigo-800 disabled:opacity-50"
               disabled={adding.isPending || !target}
               data-testid="add-to-suite"
             >
@@ -170,7 +170,7 @@ export function AddToSuite({
             <DrawerClose className={button}>Close</DrawerClose>
           </div>
           {adding.data && (
-            <p className="text-[12px] text-emerald-800" role="status" data-testid="added-to-suite">
+            <p className="text-xs text-emerald-800" role="status" data-testid="added-to-suite">
               Added as question {adding.data.questions.length} of{" "}
               <a className="underline" href={suiteHref(bankId, adding.data.name)}>
                 {adding.data.name}
@@ -179,7 +179,7 @@ export function AddToSuite({
             </p>
           )}
           {adding.error && (
-            <p className="text-[12px] text-red-700" role="alert">
+            <p className="text-xs text-red-700" role="alert">
               {adding.error.message}
             </p>
           )}

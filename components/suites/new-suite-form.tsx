@@ -16,10 +16,10 @@ export function NewSuiteForm({ bankId }: { bankId: string }) {
         if (name.trim()) router.push(`${suiteHref(bankId, name.trim())}&new=1`);
       }}
     >
-      <label className="text-[12px] text-slate-700">
+      <label className="text-xs text-slate-700">
         New suite
         <input
-          className="block rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900"
+          className="block rounded border border-slate-300 bg-white px-1.5 py-1 text-xs text-slate-900"
           value={name}
           onChange={(e) => setName(e.target.value)}
           placeholder="release-gate"
@@ -27,7 +27,7 @@ export function NewSuiteForm({ bankId }: { bankId: string }) {
           title="letters, digits and _ . : - (starting with a letter or digit)"
         />
       </label>
-      <button type="submit" className="rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800">
+      <button type="submit" className="rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800">
         Create
       </button>
     </form>

@@ -8,9 +8,9 @@ import type { SaveSuiteInput, Suite, SuiteQuestion, SuiteVersion } from "@/lib/c
 import { unwrap } from "@/lib/query/unwrap";
 import { RUN_STATUSES } from "@/lib/reflect/domain";
 
-const input = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
+const input = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-xs text-slate-900";
 const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
+  "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 const FINAL_STATUSES = RUN_STATUSES.filter((s) => s !== "running");
 
 const splitList = (text: string) =>
@@ -56,8 +56,8 @@ function QuestionRow({
   return (
     <li className="rounded border border-slate-200 bg-white p-2" data-testid="suite-question">
       <div className="flex flex-wrap items-end gap-2">
-        <span className="w-6 pb-1 text-right font-mono text-[11px] text-slate-600">{index + 1}</span>
-        <label className="min-w-[16rem] flex-1 text-[11px] text-slate-700">
+        <span className="w-6 pb-1 text-right font-mono text-2xs text-slate-600">{index + 1}</span>
+        <label className="min-w-[16rem] flex-1 text-2xs text-slate-700">
           Question
           <input
             className={input}
@@ -66,7 +66,7 @@ function QuestionRow({
             data-testid="question-text"
           />
         </label>
-        <label className="text-[11px] text-slate-700">
+        <label className="text-2xs text-slate-700">
           Skill
           <select
             className={input}
@@ -79,7 +79,7 @@ function QuestionRow({
             ))}
           </select>
         </label>
-        <label className="text-[11px] text-slate-700">
+        <label className="text-2xs text-slate-700">
           Budget
           <select
             className={input}
@@ -98,7 +98,7 @@ function QuestionRow({
       </div>
       <fieldset className="mt-2 grid grid-cols-1 gap-2 pl-8 md:grid-cols-3">
         <legend className="sr-only">Expectations of question {index + 1}</legend>
-        <div className="text-[11px] text-slate-700">
+        <div className="text-2xs text-slate-700">
           <span>Status is one of</span>
           <div className="mt-0.5 flex flex-wrap gap-x-2">
             {FINAL_STATUSES.map((s) => (
@@ -118,7 +118,7 @@ function QuestionRow({
             ))}
           </div>
         </div>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-cite`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-cite`}>
           Must cite (ids, comma-separated)
           <input
             id={`${id}-cite`}
@@ -128,7 +128,7 @@ function QuestionRow({
             data-testid="expect-must-cite"
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-nocite`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-nocite`}>
           Must not cite
           <input
             id={`${id}-nocite`}
@@ -137,7 +137,7 @@ function QuestionRow({
             onBlur={(ev) => set({ mustNotCite: splitList(ev.target.value) })}
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-contains`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-contains`}>
           Answer contains (one per line)
           <textarea
             id={`${id}-contains`}
@@ -148,7 +148,7 @@ function QuestionRow({
             data-testid="expect-contains"
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-notcontains`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-notcontains`}>
           Answer does not contain
           <textarea
             id={`${id}-notcontains`}
@@ -158,7 +158,7 @@ function QuestionRow({
             onBlur={(ev) => set({ notContains: splitLines(ev.target.value) })}
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-calls`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-calls`}>
           At most N LLM calls
           <input
             id={`${id}-calls`}
@@ -213,7 +213,7 @@ export function SuiteEditor({
       }}
       data-testid="suite-editor"
     >
-      <label className="text-[12px] text-slate-700">
+      <label className="text-xs text-slate-700">
         Description
         <input className={input} value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
@@ -238,15 +238,15 @@ export function SuiteEditor({
         </button>
         <button
           type="submit"
-          className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+          className="rounded bg-indigo-700 px-3 py-1 text-xs text-white hover:bg-indigo-800 disabled:opacity-50"
           disabled={saving.isPending}
           data-testid="save-suite"
         >
           {saving.isPending ? "Saving…" : `Save as version ${suite.version + 1}`}
         </button>
-        {saving.isSuccess && !saving.isPending && <span className="text-[12px] text-emerald-800">Saved.</span>}
+        {saving.isSuccess && !saving.isPending && <span className="text-xs text-emerald-800">Saved.</span>}
         {saving.error && (
-          <span className="text-[12px] text-red-700" role="alert">
+          <span className="text-xs text-red-700" role="alert">
             {saving.error.message}
             {fieldErrors &&
               Object.entries(fieldErrors)
@@ -255,11 +255,11 @@ export function SuiteEditor({
           </span>
         )}
       </div>
-      <details className="text-[12px] text-slate-700">
+      <details className="text-xs text-slate-700">
         <summary className="cursor-pointer">Versions ({versions.length})</summary>
         <ul className="mt-1 flex flex-col gap-0.5">
           {versions.map((v) => (
-            <li key={v.version} className="font-mono text-[11px]">
+            <li key={v.version} className="font-mono text-2xs">
               v{v.version} · {v.questions.length} questions · {v.createdAt?.replace("T", " ").slice(0, 16) ?? "—"}
               {v.description ? ` · ${v.description}` : ""}
             </li>

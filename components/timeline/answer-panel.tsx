@@ -78,7 +78,7 @@ export const AnswerPanel = memo(function AnswerPanel({
             type="button"
             data-testid="citation-ref"
             onClick={() => onSelect(c)}
-            className={`rounded px-0.5 font-mono text-[11px] ${
+            className={`rounded px-0.5 font-mono text-2xs ${
               c.status === "dropped" ? "text-rose-800 line-through" : "text-indigo-800 underline decoration-dotted"
             }`}
           >
@@ -121,7 +121,7 @@ export const AnswerPanel = memo(function AnswerPanel({
         )}
       </div>
       <div>
-        <h2 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+        <h2 className="mb-1 text-2xs font-semibold uppercase tracking-wide text-slate-600">
           Citations ({citations.filter((c) => c.status === "kept").length} kept
           {citations.some((c) => c.status === "dropped")
             ? `, ${citations.filter((c) => c.status === "dropped").length} dropped`
@@ -129,7 +129,7 @@ export const AnswerPanel = memo(function AnswerPanel({
           )
         </h2>
         {citations.length === 0 ? (
-          <p className="text-[12px] text-slate-500">No citations.</p>
+          <p className="text-xs text-slate-500">No citations.</p>
         ) : (
           <ul className="flex flex-wrap gap-1.5">
             {citations.map((c) => (
@@ -146,7 +146,7 @@ export const AnswerPanel = memo(function AnswerPanel({
         )}
       </div>
       {selected && (
-        <div className="rounded border border-slate-200 bg-white p-3 text-[12px]" data-testid="citation-detail">
+        <div className="rounded border border-slate-200 bg-white p-3 text-xs" data-testid="citation-detail">
           <div className="flex flex-wrap items-center gap-2">
             <span className="font-mono font-semibold">{selected.id}</span>
             <CopyButton text={selected.id} label={`Copy the id ${selected.id}`} />

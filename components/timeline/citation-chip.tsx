@@ -28,7 +28,7 @@ export function CitationChip({
       data-tier={citation.tier}
       data-highlighted={highlighted || undefined}
       title={`${tierLabel(citation.tier)}${dropped ? ` · dropped: ${citation.reason ? words(citation.reason) : ""}` : ""}`}
-      className={`inline-flex items-center gap-1 rounded border px-1.5 py-px font-mono text-[11px] ${colour} ${ring}`}
+      className={`inline-flex items-center gap-1 rounded border px-1.5 py-px font-mono text-2xs ${colour} ${ring}`}
     >
       <span className={dropped ? "line-through" : undefined}>{citation.id}</span>
       {dropped && <span className="font-sans text-[10px] uppercase">dropped</span>}

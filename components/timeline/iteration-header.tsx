@@ -25,7 +25,7 @@ export function IterationHeader({
   const it = iteration;
   return (
     <div
-      className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px] ${
+      className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-slate-200 bg-slate-100 px-2 py-1 text-xs ${
         it.replayed ? "text-slate-500" : ""
       }`}
       data-testid="timeline-iteration"
@@ -80,7 +80,7 @@ export function IterationHeader({
         </span>
       )}
       {it.toolCalls.length > 0 && (
-        <span className="truncate font-mono text-[11px] text-slate-600" title="Tools the model called">
+        <span className="truncate font-mono text-2xs text-slate-600" title="Tools the model called">
           → {it.toolCalls.join(", ")}
         </span>
       )}

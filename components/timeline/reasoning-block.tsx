@@ -22,7 +22,7 @@ export function ReasoningBlock({ row }: { row: ReasoningRow }) {
           e.stopPropagation();
           setOpen((o) => !o);
         }}
-        className="flex items-center gap-2 text-left text-[12px]"
+        className="flex items-center gap-2 text-left text-xs"
       >
         <span className="w-3 text-slate-600">{open ? "▾" : "▸"}</span>
         <span className="font-semibold text-slate-900">Reasoning</span>
@@ -32,13 +32,13 @@ export function ReasoningBlock({ row }: { row: ReasoningRow }) {
       {open && (
         <div className="pl-5">
           <p
-            className="max-h-80 overflow-auto whitespace-pre-wrap border-l-2 border-violet-300 pl-2 text-[12px] text-slate-800"
+            className="max-h-80 overflow-auto whitespace-pre-wrap border-l-2 border-violet-300 pl-2 text-xs text-slate-800"
             data-testid="reasoning-text"
           >
             {row.text}
           </p>
           {row.truncated && (
-            <p className="mt-0.5 text-[11px] text-slate-500">
+            <p className="mt-0.5 text-2xs text-slate-500">
               Shows the first {row.text.length.toLocaleString("en-US")} of {row.chars.toLocaleString("en-US")}{" "}
               characters the model wrote.
             </p>

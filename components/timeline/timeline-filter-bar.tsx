@@ -14,7 +14,7 @@ const KINDS: { kind: RowKind; label: string }[] = [
   { kind: "citations", label: "citations" },
 ];
 
-const FIELD = "rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[12px] text-slate-900";
+const FIELD = "rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs text-slate-900";
 
 /** One of `options`, or any (null). */
 function Choice<T extends string>({
@@ -65,7 +65,7 @@ export function TimelineFilterBar({
   const set = (patch: Partial<TimelineFilter>) => onChange({ ...filter, ...patch });
   const active = isFiltering(filter);
   return (
-    <search className="mb-1.5 flex flex-wrap items-center gap-2 text-[12px]" aria-label="Search this run">
+    <search className="mb-1.5 flex flex-wrap items-center gap-2 text-xs" aria-label="Search this run">
       <input
         type="search"
         value={filter.text}

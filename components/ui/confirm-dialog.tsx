@@ -50,18 +50,18 @@ export function ConfirmDialog({
           data-testid={testId}
         >
           <AlertDialog.Title className="font-semibold text-[14px]">{title}</AlertDialog.Title>
-          <AlertDialog.Description className="mt-1 text-[12px] text-slate-600">{description}</AlertDialog.Description>
+          <AlertDialog.Description className="mt-1 text-xs text-slate-600">{description}</AlertDialog.Description>
           {children}
           {error}
           <div className="mt-3 flex justify-end gap-2">
-            <AlertDialog.Cancel className="rounded border border-slate-300 px-3 py-1 text-[12px]">
+            <AlertDialog.Cancel className="rounded border border-slate-300 px-3 py-1 text-xs">
               Cancel
             </AlertDialog.Cancel>
             <button
               type="button"
               disabled={pending}
               onClick={onConfirm}
-              className={`rounded px-3 py-1 font-medium text-[12px] text-white disabled:opacity-50 ${
+              className={`rounded px-3 py-1 font-medium text-xs text-white disabled:opacity-50 ${
                 tone === "danger" ? "bg-red-600 hover:bg-red-700" : "bg-indigo-600 hover:bg-indigo-700"
               }`}
               data-testid={confirmTestId}

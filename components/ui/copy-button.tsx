@@ -37,7 +37,7 @@ export function CopyButton({
       }}
       aria-label={label}
       data-state={state}
-      className={`rounded border border-slate-300 bg-white px-1.5 py-px text-[11px] text-slate-700 hover:bg-slate-100 ${className}`}
+      className={`rounded border border-slate-300 bg-white px-1.5 py-px text-2xs text-slate-700 hover:bg-slate-100 ${className}`}
       {...rest}
     >
       <span aria-live="polite">{state === "copied" ? "copied ✓" : state === "failed" ? "copy failed" : "copy"}</span>

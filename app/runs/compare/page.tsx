@@ -21,7 +21,7 @@ function PickRuns({ a, b, message, recent }: { a?: string; b?: string; message?:
       )}
       {(["a", "b"] as const).map((name) => (
         <label key={name} className="min-w-[12rem] flex-1">
-          <span className="mb-1 block text-[11px] uppercase tracking-wide text-slate-500">
+          <span className="mb-1 block text-2xs uppercase tracking-wide text-slate-500">
             Run {name.toUpperCase()}
           </span>
           <input
@@ -31,7 +31,7 @@ function PickRuns({ a, b, message, recent }: { a?: string; b?: string; message?:
             required
             autoComplete="off"
             data-testid={`compare-pick-${name}`}
-            className="w-full rounded border border-slate-300 bg-white px-2 py-1 font-mono text-[12px]"
+            className="w-full rounded border border-slate-300 bg-white px-2 py-1 font-mono text-xs"
             placeholder="search a question, or paste run_…"
           />
         </label>
@@ -52,7 +52,7 @@ function PickRuns({ a, b, message, recent }: { a?: string; b?: string; message?:
           />
         ))}
       </datalist>
-      <p className="w-full text-[11px] text-slate-600">
+      <p className="w-full text-2xs text-slate-600">
         Or tick two runs in the{" "}
         <a href="/runs" className="underline">
           runs list
