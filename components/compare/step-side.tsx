@@ -22,9 +22,7 @@ export function StepSide({ step }: { step: StepSideData | null }) {
       {step.calls.map((c, i) => (
         <div key={i} className="rounded border border-slate-200 bg-slate-50 px-1.5 py-1">
           <div className="flex flex-wrap items-center gap-1.5">
-            {c.tier && (
-              <span className={`rounded border px-1 text-2xs ${tierClass(c.tier)}`}>{tierLabel(c.tier)}</span>
-            )}
+            {c.tier && <span className={`rounded border px-1 text-2xs ${tierClass(c.tier)}`}>{tierLabel(c.tier)}</span>}
             {/* A narrow column (390 px) breaks a long tool name or query rather than overflow the page. */}
             <span className="min-w-0 font-mono font-medium text-slate-900 [overflow-wrap:anywhere]">{c.tool}</span>
             {c.query && <span className="min-w-0 text-slate-700 [overflow-wrap:anywhere]">“{c.query}”</span>}

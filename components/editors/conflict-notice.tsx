@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import { diffLines, diffWords } from "@/lib/timeline/text-diff";
 import { TextDiff } from "./text-diff";
 
@@ -78,33 +79,22 @@ export function ConflictNotice({
                   </div>
                 ))}
               <div className="mt-2 flex flex-wrap gap-2">
-                <button
-                  type="button"
-                  disabled={reapply.pending}
-                  className="rounded border border-indigo-600 bg-indigo-600 px-2.5 py-1 font-medium text-xs text-white hover:bg-indigo-700 disabled:opacity-50"
-                  onClick={reapply.run}
-                  data-testid="reapply-save"
-                >
+                <Button variant="primary" disabled={reapply.pending} onClick={reapply.run} data-testid="reapply-save">
                   {reapply.pending ? "Saving…" : `Save the merged edit as version ${newerVersion + 1}`}
-                </button>
-                <button
-                  type="button"
-                  className="rounded border border-slate-300 px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50"
-                  onClick={() => setReviewing(false)}
-                >
-                  Back
-                </button>
+                </Button>
+                <Button onClick={() => setReviewing(false)}>Back</Button>
               </div>
             </section>
           ) : (
-            <button
+            <Button
+              variant="bare"
               type="button"
               className="mt-2 mr-2 rounded border border-indigo-600 bg-white px-2.5 py-1 font-medium text-xs text-indigo-800 hover:bg-indigo-50"
               onClick={() => setReviewing(true)}
               data-testid="reapply-edit"
             >
               Re-apply my edit on version {newerVersion}…
-            </button>
+            </Button>
           )
         ) : (
           <p className="mt-2 text-xs text-amber-900" data-testid="reapply-blocked">
@@ -114,14 +104,15 @@ export function ConflictNotice({
         )
       ) : null}
       {newerVersion !== null ? (
-        <button
+        <Button
+          variant="bare"
           type="button"
           className="mt-2 rounded border border-amber-400 bg-white px-2.5 py-1 font-medium text-xs text-amber-900 hover:bg-amber-100"
           onClick={onLoadNewer}
           data-testid="load-newer"
         >
           Load version {newerVersion} (discards your edit)
-        </button>
+        </Button>
       ) : null}
     </div>
   );

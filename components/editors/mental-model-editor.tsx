@@ -3,6 +3,9 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { ChipInput } from "@/components/ui/chip-input";
+import { Check, Input, Textarea } from "@/components/ui/input";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
@@ -10,7 +13,6 @@ import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } fr
 import { mentalModelHref } from "@/lib/query/curation";
 import { unwrap } from "@/lib/query/unwrap";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
 import { MarkdownPreview } from "./markdown-preview";
@@ -217,8 +219,8 @@ export function MentalModelEditor({
       ) : null}
       <div className="grid grid-cols-2 gap-3">
         <FieldLabel label="Name" errors={fieldErrors.name}>
-          <input
-            className={field}
+          <Input
+            className="w-full"
             value={name}
             onChange={(e) => setName(e.target.value)}
             data-testid="model-name"
@@ -230,8 +232,8 @@ export function MentalModelEditor({
         </FieldLabel>
         <div className="col-span-2">
           <FieldLabel label="Source query (what a refresh asks reflect)" errors={fieldErrors.sourceQuery}>
-            <input
-              className={field}
+            <Input
+              className="w-full"
               value={sourceQuery}
               onChange={(e) => setSourceQuery(e.target.value)}
               data-testid="model-source-query"
@@ -254,7 +256,7 @@ export function MentalModelEditor({
                   : "border-slate-300 bg-white text-slate-600 hover:bg-slate-50"
               }`}
             >
-              <input
+              <Check
                 type="radio"
                 name="staleOverride"
                 value={o.value}
@@ -282,8 +284,8 @@ export function MentalModelEditor({
           </TabList>
         </div>
         <TabPanel value="write">
-          <textarea
-            className={`${field} h-72 resize-y font-mono text-xs leading-relaxed`}
+          <Textarea
+            className="h-72 w-full resize-y font-mono leading-relaxed"
             value={content}
             onChange={(e) => setContent(e.target.value)}
             data-testid="model-content"
@@ -299,15 +301,17 @@ export function MentalModelEditor({
         ) : null}
       </Tabs>
       <div className="flex items-center gap-3">
-        <button
+        <Button
+          variant="primary"
+          size="md"
           type="submit"
           disabled={mutation.isPending || !dirty || blocked !== null}
           aria-describedby={blocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          className="px-4"
           data-testid="save-model"
         >
           {mutation.isPending ? "Saving…" : model ? `Save as version ${model.version + 1}` : "Create"}
-        </button>
+        </Button>
         {model ? <span className="text-2xs text-slate-500">editing version {model.version}</span> : null}
         <OverLimitNote id={blockedId} reason={blocked} />
         {error && !conflict ? (

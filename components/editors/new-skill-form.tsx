@@ -3,6 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { NewSkillInput, Skill } from "@/lib/contracts/skills";
@@ -42,8 +44,8 @@ export function NewSkillForm({
       }}
     >
       <FieldLabel label="New skill: name" errors={errors["skill.name"]}>
-        <input
-          className={field}
+        <Input
+          className="w-full"
           value={name}
           onChange={(e) => setName(e.target.value)}
           aria-label="Skill name"
@@ -51,8 +53,8 @@ export function NewSkillForm({
         />
       </FieldLabel>
       <FieldLabel label="Mission (one paragraph)" errors={errors["skill.mission"]}>
-        <input
-          className={field}
+        <Input
+          className="w-full"
           value={mission}
           onChange={(e) => setMission(e.target.value)}
           aria-label="Mission"
@@ -61,15 +63,17 @@ export function NewSkillForm({
         <CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />
       </FieldLabel>
       <div className="flex items-start pt-4">
-        <button
+        <Button
+          variant="primary"
+          size="md"
           type="submit"
           disabled={mutation.isPending || !name.trim() || blocked !== null}
           aria-describedby={blocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          className="px-4"
           data-testid="create-skill"
         >
           {mutation.isPending ? "Creating…" : "Create skill"}
-        </button>
+        </Button>
       </div>
       <div className="md:col-span-3">
         <OverLimitNote id={blockedId} reason={blocked} />

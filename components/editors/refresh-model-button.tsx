@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { ReactNode } from "react";
+import { Button } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type {
   AcceptRefreshInput,
@@ -79,20 +80,19 @@ export function RefreshModelButton({
             Refreshed as version {save.data.version}.
           </p>
         ) : null}
-        <button
-          type="button"
+        <Button
           disabled={propose.isPending || save.isPending}
           onClick={() => {
             save.reset();
             drop.reset();
             propose.mutate();
           }}
-          className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+          className="font-medium"
           data-testid="refresh-now"
           title="Run reflect over the source query (low budget, mental models excluded) and show the answer as a proposal to accept or discard"
         >
           {propose.isPending ? "Refreshing… (running reflect)" : "Refresh now"}
-        </button>
+        </Button>
         {actions}
       </div>
       {propose.error ? (
@@ -134,25 +134,23 @@ export function RefreshModelButton({
           )}
           <div className="mt-2 flex items-center gap-2">
             {proposal.usable ? (
-              <button
-                type="button"
+              <Button
+                variant="primary"
                 disabled={save.isPending}
                 onClick={() => confirm.ask(() => save.mutate(proposal))}
-                className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
                 data-testid="accept-refresh"
               >
                 {save.isPending ? "Saving…" : `Accept as version ${proposal.baseVersion + 1}`}
-              </button>
+              </Button>
             ) : null}
-            <button
-              type="button"
+            <Button
               disabled={save.isPending || drop.isPending}
               onClick={() => (proposal.usable ? drop.mutate(proposal) : propose.reset())}
-              className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+              className="font-medium"
               data-testid="discard-refresh"
             >
               {proposal.usable ? "Discard" : "Close"}
-            </button>
+            </Button>
             {(save.error ?? drop.error) ? (
               <p className="text-xs text-red-700" role="alert" data-testid="accept-error">
                 {(save.error ?? drop.error)?.message}

@@ -3,6 +3,9 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { ChipInput } from "@/components/ui/chip-input";
+import { Check, Input, Select, Textarea } from "@/components/ui/input";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { RunStarted } from "@/lib/contracts/runs";
@@ -10,7 +13,6 @@ import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skil
 import { unwrap } from "@/lib/query/unwrap";
 import { retrievalTypeLabel } from "@/lib/timeline/format";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { ChipInput } from "./chip-input";
 import { ConflictNotice } from "./conflict-notice";
 import { FieldLabel } from "./field-label";
 import { ScopeWarning } from "./scope-warning";
@@ -172,8 +174,8 @@ export function SkillEditor({
         />
       ) : null}
       <FieldLabel label="Mission (one paragraph)" errors={errorsOf("mission")}>
-        <textarea
-          className={`${field} h-28 resize-y leading-relaxed`}
+        <Textarea
+          className="w-full h-28 resize-y leading-relaxed"
           value={mission}
           onChange={(e) => setMission(e.target.value.replace(/\n+/g, " "))}
           data-testid="skill-mission"
@@ -192,8 +194,8 @@ export function SkillEditor({
           />
         </FieldLabel>
         <FieldLabel label="Output format" errors={errorsOf("outputFormat")}>
-          <input
-            className={field}
+          <Input
+            className="w-full"
             value={outputFormat}
             onChange={(e) => setOutputFormat(e.target.value)}
             aria-label="Output format"
@@ -205,8 +207,8 @@ export function SkillEditor({
         <legend className="px-1 text-2xs text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_1fr_auto]">
           <FieldLabel label="Scope default" errors={errorsOf("retrieval.scope")}>
-            <input
-              className={field}
+            <Input
+              className="w-full"
               value={scope}
               onChange={(e) => setScope(e.target.value)}
               aria-label="Scope default"
@@ -227,7 +229,7 @@ export function SkillEditor({
             <div className="flex h-[30px] items-center gap-3">
               {TYPES.map((t) => (
                 <label key={t} className="flex items-center gap-1 text-xs">
-                  <input
+                  <Check
                     type="checkbox"
                     checked={types.includes(t)}
                     onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
@@ -241,8 +243,8 @@ export function SkillEditor({
       </fieldset>
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
         <FieldLabel label="Budget" errors={errorsOf("budget")}>
-          <select
-            className={field}
+          <Select
+            className="w-full"
             value={budget}
             onChange={(e) => setBudget(e.target.value as Skill["budget"])}
             aria-label="Budget"
@@ -250,11 +252,11 @@ export function SkillEditor({
             <option value="low">low (5 iterations)</option>
             <option value="mid">mid (10)</option>
             <option value="high">high (20)</option>
-          </select>
+          </Select>
         </FieldLabel>
         <FieldLabel label="Answer format" errors={errorsOf("answerFormat")}>
-          <select
-            className={field}
+          <Select
+            className="w-full"
             value={answerFormat}
             onChange={(e) => setAnswerFormat(e.target.value as Skill["answerFormat"])}
             aria-label="Answer format"
@@ -263,30 +265,32 @@ export function SkillEditor({
           >
             <option value="prose">prose (default)</option>
             <option value="json">JSON</option>
-          </select>
+          </Select>
         </FieldLabel>
         <FieldLabel label="Anchor every (iterations)" errors={errorsOf("anchorEvery")}>
-          <input
+          <Input
             type="number"
             min={1}
             max={50}
-            className={field}
+            className="w-full"
             value={anchorEvery}
             onChange={(e) => setAnchorEvery(e.target.value)}
             aria-label="Anchor every"
           />
         </FieldLabel>
         <div className="col-span-2 flex items-end gap-3">
-          <button
+          <Button
+            variant="primary"
+            size="md"
             type="submit"
             disabled={saving.isPending || !dirty || saveBlocked !== null}
             aria-describedby={saveBlocked ? saveBlockedId : undefined}
             title={dirty ? undefined : "Nothing changed yet"}
-            className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+            className="px-4"
             data-testid="save-skill"
           >
             {saving.isPending ? "Saving…" : `Save as version ${skill.version + 1}`}
-          </button>
+          </Button>
           <span className="pb-1.5 text-2xs text-slate-500">editing version {skill.version}</span>
           <OverLimitNote id={saveBlockedId} reason={saveBlocked} />
         </div>
@@ -299,8 +303,8 @@ export function SkillEditor({
       <div className="flex items-end gap-2 border-slate-100 border-t pt-3">
         <div className="flex-1">
           <FieldLabel label="Try the draft (runs it without saving)" errors={fieldErrors.question}>
-            <input
-              className={field}
+            <Input
+              className="w-full"
               value={question}
               onChange={(e) => setQuestion(e.target.value)}
               placeholder="What did we decide about the launch date?"
@@ -310,16 +314,16 @@ export function SkillEditor({
             <CharCount value={question} max={LIMITS.questionChars} testId="question-count" />
           </FieldLabel>
         </div>
-        <button
-          type="button"
+        <Button
+          size="md"
           disabled={trying.isPending || tryBlocked !== null}
           aria-describedby={tryBlocked ? tryBlockedId : undefined}
           onClick={() => trying.mutate({ draft: draft(), question })}
-          className="rounded border border-slate-300 bg-white px-3 py-1.5 font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          className="font-medium"
           data-testid="try-skill"
         >
           {trying.isPending ? "Starting…" : "Try"}
-        </button>
+        </Button>
       </div>
       <OverLimitNote id={tryBlockedId} reason={tryBlocked} />
     </form>

@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { pickDraft, type StoredDraft, TAB_BEAT_MS, tabStillOpen } from "./drafts";
 import { formatTime } from "./format-time";
@@ -392,22 +393,18 @@ export function DraftNotice({
             : `An unsaved draft based on v${draft.offer.baseVersion}`}{" "}
           from {formatTime(draft.offer.savedAt)} is in this browser.
         </span>
-        <button
+        <Button
+          variant="bare"
           type="button"
           onClick={draft.restore}
           className="rounded border border-indigo-400 bg-white px-2 py-0.5 font-medium hover:bg-indigo-100"
           data-testid="restore-draft"
         >
           Restore draft
-        </button>
-        <button
-          type="button"
-          onClick={draft.discard}
-          className="rounded border border-slate-300 bg-white px-2 py-0.5 text-slate-800 hover:bg-slate-50"
-          data-testid="discard-draft"
-        >
+        </Button>
+        <Button size="md" onClick={draft.discard} className="px-2 py-0.5" data-testid="discard-draft">
           Discard draft
-        </button>
+        </Button>
       </div>
     );
   }

@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { FlagBadges } from "@/components/runs/flag-badges";
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
+import { Button } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/contracts/errors";
 import {
   type CancelExperimentInput,
@@ -164,15 +165,9 @@ export function ExperimentView({
             {t.finished} / {t.questions}
           </span>
           {running && (
-            <button
-              type="button"
-              className={button}
-              onClick={() => cancelling.mutate()}
-              disabled={cancelling.isPending}
-              data-testid="cancel-experiment"
-            >
+            <Button onClick={() => cancelling.mutate()} disabled={cancelling.isPending} data-testid="cancel-experiment">
               Cancel
-            </button>
+            </Button>
           )}
         </div>
       )}
@@ -197,16 +192,16 @@ export function ExperimentView({
         <legend className="sr-only">Filter questions</legend>
         {(["all", "failed", ...(comparison ? ["regressed"] : []), ...flags.map((f) => `flag:${f}`)] as Filter[]).map(
           (f) => (
-            <button
+            <Button
               key={f}
-              type="button"
-              aria-pressed={filter === f}
+              variant={filter === f ? "primary" : "secondary"}
+              pressed={filter === f}
               onClick={() => setFilter(f)}
-              className={`rounded border px-2 py-0.5 ${filter === f ? "border-indigo-700 bg-indigo-700 text-white" : "border-slate-300 bg-white text-slate-800"}`}
+              className="px-2 py-0.5 font-normal text-[13px]"
               data-testid={`filter-${f}`}
             >
               {f.startsWith("flag:") ? `${f.slice(5)} (${t.flags[f.slice(5)]})` : f}
-            </button>
+            </Button>
           ),
         )}
       </fieldset>

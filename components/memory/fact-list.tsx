@@ -28,10 +28,7 @@ export function FactList({ items, permittedTeams }: { items: FactItem[]; permitt
             ) : null}
           </div>
           {f.context && (f.context.before || f.context.after) ? (
-            <div
-              className="mt-2 border-l-2 border-slate-200 pl-2 text-xs text-slate-600"
-              data-testid="fact-context"
-            >
+            <div className="mt-2 border-l-2 border-slate-200 pl-2 text-xs text-slate-600" data-testid="fact-context">
               <p className="text-2xs text-slate-500">In its session (context, not this memory):</p>
               {[f.context.before, f.context.after].map((t, i) =>
                 t ? (

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import { Button } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/contracts/errors";
 import {
   findingRows,
@@ -21,15 +22,14 @@ export function ModelCheckPanel({
   return (
     <section className="flex flex-col gap-3" aria-label="Model check">
       <div className="flex items-center gap-3">
-        <button
-          type="button"
+        <Button
           disabled={mutation.isPending}
           onClick={() => mutation.mutate()}
-          className="shrink-0 whitespace-nowrap rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          className="shrink-0 whitespace-nowrap font-medium"
           data-testid="check-model"
         >
           {mutation.isPending ? "Checking… (a few tiny requests)" : "Check model"}
-        </button>
+        </Button>
         <span className="text-xs text-slate-600">
           Plain chat, tools under auto, named and required tool choice, no tool choice, tool calls written as text,
           reasoning. The same as <code className="font-mono">npm run cli -- model check</code>.

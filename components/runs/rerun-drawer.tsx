@@ -6,8 +6,10 @@ import { type ReactNode, type RefObject, useCallback, useEffect, useId, useReduc
 import { CharCount, type LimitedField, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
 import { ScopeWarning } from "@/components/editors/scope-warning";
 import { useUnsavedGuard } from "@/components/editors/unsaved";
+import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import { Input, Select, Textarea } from "@/components/ui/input";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { type ExperimentStarted, experimentHref, type StartExperimentInput } from "@/lib/contracts/experiments";
 import { LIMITS } from "@/lib/contracts/fields";
@@ -82,7 +84,6 @@ function draftReducer(draft: Draft, action: DraftAction): Draft {
   }
 }
 
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1 text-[13px]";
 const label = "mb-0.5 block text-2xs uppercase tracking-wide text-slate-500";
 
 const parseDisposition = (text: string) =>
@@ -330,10 +331,10 @@ function RerunForm({
       >
         <label>
           <span className={label}>Question</span>
-          <textarea
+          <Textarea
             ref={questionRef}
             name="question"
-            className={`${field} h-16 resize-y`}
+            className="w-full py-1 h-16 resize-y"
             value={draft.question}
             onChange={set("question")}
           />
@@ -343,28 +344,28 @@ function RerunForm({
         <div className="grid grid-cols-3 gap-2">
           <label>
             <span className={label}>Budget</span>
-            <select name="budget" className={field} value={draft.budget} onChange={set("budget")}>
+            <Select name="budget" className="w-full py-1" value={draft.budget} onChange={set("budget")}>
               <option value="low">low (5)</option>
               <option value="mid">mid (10)</option>
               <option value="high">high (20)</option>
-            </select>
+            </Select>
           </label>
           <label>
             <span className={label}>Mode</span>
-            <select name="mode" className={field} value={draft.mode} onChange={set("mode")}>
+            <Select name="mode" className="w-full py-1" value={draft.mode} onChange={set("mode")}>
               <option value="synthesize">synthesize</option>
               <option value="facts">facts</option>
-            </select>
+            </Select>
           </label>
           <label>
             <span className={label}>Scope</span>
-            <select name="scope" className={field} value={draft.scope} onChange={set("scope")}>
+            <Select name="scope" className="w-full py-1" value={draft.scope} onChange={set("scope")}>
               {[...new Set([draft.scope, ...data.scopes])].map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
               ))}
-            </select>
+            </Select>
             <ScopeWarning
               scope={draft.scope}
               permittedTeams={data.scopes.flatMap((s) => (s.startsWith("team:") ? [s.slice(5)] : []))}
@@ -382,9 +383,9 @@ function RerunForm({
             </legend>
             <label className="block">
               <span className={label}>Mission</span>
-              <textarea
+              <Textarea
                 name="mission"
-                className={`${field} h-24 resize-y`}
+                className="w-full py-1 h-24 resize-y"
                 value={draft.mission}
                 onChange={set("mission")}
               />
@@ -393,7 +394,12 @@ function RerunForm({
             </label>
             <label className="mt-2 block">
               <span className={label}>Disposition (comma-separated)</span>
-              <input name="disposition" className={field} value={draft.disposition} onChange={set("disposition")} />
+              <Input
+                name="disposition"
+                className="w-full py-1"
+                value={draft.disposition}
+                onChange={set("disposition")}
+              />
             </label>
             {skillChanged && (
               <p className="mt-1 text-2xs text-indigo-800" data-testid="skill-draft-note">
@@ -440,32 +446,32 @@ function RerunForm({
                         {m.draft ? `unsaved draft (the run read it, based on v${m.draft.baseVersion})` : "edited"}
                       </span>
                     )}
-                    <button
-                      type="button"
-                      className="ml-auto rounded border border-slate-300 px-1.5 text-2xs text-slate-700 hover:bg-slate-50"
+                    <Button
+                      size="xs"
+                      className="ml-auto"
                       aria-expanded={editing}
                       onClick={() => dispatch({ type: "toggle-edit", id: m.id })}
                       data-testid="rerun-model-edit"
                     >
                       {editing ? "Done" : "Edit"}
-                    </button>
+                    </Button>
                   </div>
                   <p className="truncate text-2xs text-slate-500">{m.stalenessReason}</p>
                   {editing && (
                     <div className="mt-1 flex flex-col gap-1">
-                      <textarea
+                      <Textarea
                         aria-label={`Content of ${m.name}`}
                         data-testid="rerun-model-content"
-                        className={`${field} h-40 resize-y font-mono text-xs`}
+                        className="h-40 w-full resize-y py-1 font-mono"
                         value={d.content}
                         onChange={(e) => dispatch({ type: "model", id: m.id, patch: { content: e.target.value } })}
                       />
                       <CharCount value={d.content} max={LIMITS.contentChars} testId="content-count" />
                       <label className="flex items-center gap-2 text-xs">
                         <span className="text-slate-600">Staleness override for this re-run</span>
-                        <select
+                        <Select
                           data-testid="rerun-model-override"
-                          className="rounded border border-slate-300 px-1 py-0.5"
+                          className="px-1 py-0.5"
                           value={d.override}
                           onChange={(e) =>
                             dispatch({
@@ -478,7 +484,7 @@ function RerunForm({
                           <option value="none">none (computed)</option>
                           <option value="fresh">fresh</option>
                           <option value="stale">stale</option>
-                        </select>
+                        </Select>
                       </label>
                     </div>
                   )}
@@ -515,7 +521,8 @@ function RerunForm({
           </span>
         ) : null}
         {edits.length > 0 || skillChanged ? (
-          <button
+          <Button
+            variant="bare"
             type="button"
             onClick={() => {
               save.reset();
@@ -526,7 +533,7 @@ function RerunForm({
             data-testid="rerun-save-changes"
           >
             Save these changes…
-          </button>
+          </Button>
         ) : null}
         <SaveChangesDialog
           open={saving}
@@ -542,17 +549,19 @@ function RerunForm({
         <DrawerClose className="rounded border border-slate-300 px-3 py-1 text-[13px]">Cancel</DrawerClose>
         {suiteRun && suiteRun.suites.length > 0 && (
           <span className="flex items-center gap-1">
-            <select
+            <Select
+              size="sm"
               aria-label="Suite to run"
-              className="rounded border border-slate-300 px-1 py-1 text-xs"
+              className="px-1"
               value={suite}
               onChange={(e) => setSuite(e.target.value)}
             >
               {suiteRun.suites.map((s) => (
                 <option key={s}>{s}</option>
               ))}
-            </select>
-            <button
+            </Select>
+            <Button
+              variant="bare"
               type="button"
               onClick={runSuite}
               disabled={experiment.isPending || !suite || suiteBlocked !== null}
@@ -562,19 +571,20 @@ function RerunForm({
               data-testid="rerun-run-suite"
             >
               {experiment.isPending ? "Starting…" : "Run the suite with these changes (saves nothing)"}
-            </button>
+            </Button>
           </span>
         )}
-        <button
-          type="button"
+        <Button
+          variant="primary"
+          size="md"
           onClick={submit}
           disabled={mutation.isPending || rerunBlocked !== null}
           aria-describedby={rerunBlocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-3 py-1 text-[13px] font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          className="py-1 text-[13px]"
           data-testid="rerun-submit"
         >
           {mutation.isPending ? "Starting…" : edits.length > 0 || skillChanged ? "Re-run with the draft" : "Re-run"}
-        </button>
+        </Button>
       </div>
     </>
   );

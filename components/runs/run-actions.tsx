@@ -3,6 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Input, Select } from "@/components/ui/input";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
@@ -55,11 +57,7 @@ export function RunActions({
         rerun={rerun}
         saveChanges={saveChanges}
         suiteRun={suiteRun}
-        trigger={
-          <button type="button" className={button} data-testid="open-rerun">
-            Re-run with changes
-          </button>
-        }
+        trigger={<Button data-testid="open-rerun">Re-run with changes</Button>}
       />
       <form
         className="flex items-center gap-1"
@@ -71,8 +69,9 @@ export function RunActions({
         <span className="flex items-center gap-1 text-xs text-slate-700">
           <label htmlFor={forkId}>Fork from iteration</label>
           {iterations <= PICKER_MAX ? (
-            <select
-              className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+            <Select
+              size="sm"
+              className="px-1 py-0.5"
               value={forkAt}
               disabled={!canFork}
               onChange={(e) => setForkAt(Number(e.target.value))}
@@ -84,16 +83,17 @@ export function RunActions({
                   {i}
                 </option>
               ))}
-            </select>
+            </Select>
           ) : (
             // A long run's iterations are a number to type, not a list of hundreds to scroll.
             <>
-              <input
+              <Input
+                size="sm"
                 type="number"
                 inputMode="numeric"
                 min={0}
                 max={iterations - 1}
-                className="w-20 rounded border border-slate-300 px-1 py-0.5 text-xs"
+                className="w-20 px-1 py-0.5"
                 value={forkAt}
                 disabled={!canFork}
                 onChange={(e) => setForkAt(Math.min(iterations - 1, Math.max(0, Math.trunc(Number(e.target.value)))))}
@@ -104,9 +104,8 @@ export function RunActions({
             </>
           )}
         </span>
-        <button
+        <Button
           type="submit"
-          className={button}
           disabled={!canFork || forking.isPending}
           title={
             canFork
@@ -116,7 +115,7 @@ export function RunActions({
           data-testid="fork"
         >
           {forking.isPending ? "Forking…" : "Fork"}
-        </button>
+        </Button>
       </form>
       {parentRunId && (
         <a

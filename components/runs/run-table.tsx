@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { useState } from "react";
 import { DraftBadge, MentalModelDraftNote } from "@/components/timeline/badge";
+import { Button } from "@/components/ui/button";
+import { Check } from "@/components/ui/input";
 import { ScrollRegion } from "@/components/ui/scroll-region";
 import type { RunListItem } from "@/lib/contracts/runs";
 import { FlagBadges } from "./flag-badges";
@@ -47,9 +49,9 @@ function CompareBar({ picked, onClear }: { picked: string[]; onClear: () => void
         </span>
       )}
       {picked.length > 0 && (
-        <button type="button" onClick={onClear} className="underline">
+        <Button variant="link" onClick={onClear}>
           clear
-        </button>
+        </Button>
       )}
     </div>
   );
@@ -96,7 +98,7 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
                 data-status={r.status}
               >
                 <td className="py-1.5">
-                  <input
+                  <Check
                     type="checkbox"
                     checked={picked.includes(r.id)}
                     onChange={(e) => toggle(r.id, e.target.checked)}

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Check } from "@/components/ui/input";
 import type { RerunContext } from "@/lib/contracts/rerun";
 import type { changesOf, Draft } from "./rerun-drawer";
 
@@ -88,7 +89,7 @@ export function SaveChangesDialog({
           return (
             <li key={`override-${e.id}`} data-testid="save-change" data-kind="override" data-model-id={e.id}>
               <label className="flex items-start gap-1.5">
-                <input
+                <Check
                   type="checkbox"
                   className="mt-0.5"
                   checked={keep.has(e.id)}

@@ -5,6 +5,8 @@ import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { CharCount, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
 import { ScopeWarning } from "@/components/editors/scope-warning";
+import { Button } from "@/components/ui/button";
+import { Input, Select, Textarea } from "@/components/ui/input";
 import type { BankOption } from "@/lib/contracts/banks";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
@@ -80,9 +82,9 @@ export function StartRunForm({
     >
       <label className="col-span-4">
         <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Question</span>
-        <textarea
+        <Textarea
           name="question"
-          className={`${field} h-20 resize-y`}
+          className="w-full h-20 resize-y"
           value={question}
           onChange={(e) => setQuestion(e.target.value)}
           placeholder="What did we decide about the launch date?"
@@ -92,9 +94,9 @@ export function StartRunForm({
       </label>
       <label>
         <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Bank</span>
-        <select
+        <Select
           name="bankId"
-          className={field}
+          className="w-full"
           value={bankId}
           onChange={(e) => {
             setBankId(e.target.value);
@@ -106,25 +108,25 @@ export function StartRunForm({
               {b.name}
             </option>
           ))}
-        </select>
+        </Select>
         {errorOf("bankId")}
       </label>
       <label>
         <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Skill</span>
-        <select name="skill" className={field} value={skill} onChange={(e) => setSkill(e.target.value)}>
+        <Select name="skill" className="w-full" value={skill} onChange={(e) => setSkill(e.target.value)}>
           {bank?.skills.map((s) => (
             <option key={s.id} value={s.name}>
               {s.name} (v{s.version}, {s.budget})
             </option>
           ))}
-        </select>
+        </Select>
         {errorOf("skill")}
       </label>
       <label>
         <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Budget</span>
-        <select
+        <Select
           name="budget"
-          className={field}
+          className="w-full"
           value={budget}
           onChange={(e) => setBudget(e.target.value as FormValues["budget"])}
         >
@@ -132,22 +134,22 @@ export function StartRunForm({
           <option value="low">low (5 iterations)</option>
           <option value="mid">mid (10)</option>
           <option value="high">high (20)</option>
-        </select>
+        </Select>
         {errorOf("budget")}
       </label>
       <label>
         <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Mode</span>
-        <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
+        <Select name="mode" className="w-full" value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
           <option value="synthesize">synthesize</option>
           <option value="facts">facts (no LLM call)</option>
-        </select>
+        </Select>
         {errorOf("mode")}
       </label>
       <label>
         <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Scope</span>
-        <input
+        <Input
           name="scope"
-          className={field}
+          className="w-full"
           list="scope-options"
           value={scope}
           onChange={(e) => setScope(e.target.value)}
@@ -167,15 +169,17 @@ export function StartRunForm({
           </p>
         ) : null}
         <OverLimitNote id={blockedId} reason={blocked} />
-        <button
+        <Button
+          variant="primary"
+          size="md"
           type="submit"
           disabled={mutation.isPending || blocked !== null}
           aria-describedby={blocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          className="px-4"
           data-testid="start-run"
         >
           {mutation.isPending ? "Starting…" : "Start run"}
-        </button>
+        </Button>
       </div>
     </form>
   );

@@ -2,13 +2,14 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import { Check, Input, Select } from "@/components/ui/input";
 import type { ActionResult } from "@/lib/contracts/errors";
 import { suiteHref } from "@/lib/contracts/experiments";
 import type { AddToSuiteInput, Expectation, Suite, SuiteQuestion, SuiteSummary } from "@/lib/contracts/suites";
 import { unwrap } from "@/lib/query/unwrap";
 
-const field = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-xs text-slate-900";
 const button =
   "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
@@ -47,9 +48,7 @@ export function AddToSuite({
   return (
     <Drawer onOpenChange={() => adding.reset()}>
       <DrawerTrigger asChild>
-        <button type="button" className={button} data-testid="open-add-to-suite">
-          Add to suite
-        </button>
+        <Button data-testid="open-add-to-suite">Add to suite</Button>
       </DrawerTrigger>
       <DrawerContent width="max-w-md">
         <form
@@ -72,20 +71,27 @@ export function AddToSuite({
           </p>
           <label className="text-xs text-slate-700">
             Suite
-            <select className={field} value={name} onChange={(e) => setName(e.target.value)} data-testid="suite-select">
+            <Select
+              size="sm"
+              className="w-full"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              data-testid="suite-select"
+            >
               {suites.map((s) => (
                 <option key={s.name} value={s.name}>
                   {s.name} ({s.questionCount} questions)
                 </option>
               ))}
               <option value="__new">A new suite…</option>
-            </select>
+            </Select>
           </label>
           {name === "__new" && (
             <label className="text-xs text-slate-700">
               New suite name
-              <input
-                className={field}
+              <Input
+                size="sm"
+                className="w-full"
                 value={newName}
                 onChange={(e) => setNewName(e.target.value)}
                 placeholder="release-gate"
@@ -102,7 +108,7 @@ export function AddToSuite({
             )}
             {suggested.status && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.status ?? false}
                   onChange={(e) => setKeep({ ...keep, status: e.target.checked })}
@@ -112,7 +118,7 @@ export function AddToSuite({
             )}
             {suggested.mustCite && suggested.mustCite.length > 0 && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.mustCite ?? false}
                   onChange={(e) => setKeep({ ...keep, mustCite: e.target.checked })}
@@ -125,7 +131,7 @@ export function AddToSuite({
             )}
             {suggested.mustCiteAny && suggested.mustCiteAny.length > 0 && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.mustCiteAny ?? false}
                   onChange={(e) => setKeep({ ...keep, mustCiteAny: e.target.checked })}
@@ -138,7 +144,7 @@ export function AddToSuite({
             )}
             {suggested.abstains !== undefined && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.abstains ?? false}
                   onChange={(e) => setKeep({ ...keep, abstains: e.target.checked })}
@@ -149,7 +155,7 @@ export function AddToSuite({
             )}
             {suggested.maxLlmCalls !== undefined && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.maxLlmCalls ?? false}
                   onChange={(e) => setKeep({ ...keep, maxLlmCalls: e.target.checked })}
@@ -159,14 +165,15 @@ export function AddToSuite({
             )}
           </fieldset>
           <div className="flex items-center gap-2">
-            <button
+            <Button
+              variant="primary"
               type="submit"
-              className="rounded bg-indigo-700 px-3 py-1 text-xs text-white hover:bg-indigo-800 disabled:opacity-50"
+              className="px-3 font-normal"
               disabled={adding.isPending || !target}
               data-testid="add-to-suite"
             >
               {adding.isPending ? "Adding…" : "Add"}
-            </button>
+            </Button>
             <DrawerClose className={button}>Close</DrawerClose>
           </div>
           {adding.data && (

@@ -2,6 +2,7 @@
 
 import { memo, useMemo } from "react";
 import type { Components } from "react-markdown";
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SafeMarkdown } from "@/components/ui/safe-markdown";
 import type { RunStatus } from "@/lib/reflect/domain";
@@ -74,8 +75,8 @@ export const AnswerPanel = memo(function AnswerPanel({
           );
         }
         return (
-          <button
-            type="button"
+          <Button
+            variant="bare"
             data-testid="citation-ref"
             onClick={() => onSelect(c)}
             className={`rounded px-0.5 font-mono text-2xs ${
@@ -83,7 +84,7 @@ export const AnswerPanel = memo(function AnswerPanel({
             }`}
           >
             [{children}]
-          </button>
+          </Button>
         );
       },
     }),
@@ -167,9 +168,9 @@ export const AnswerPanel = memo(function AnswerPanel({
                 ? ` from ${words(selected.retrievedTier)} (cited as ${words(selected.tier)})`
                 : ""}
               {retrievingRow.kind === "tier" && retrievingRow.query ? ` · query “${retrievingRow.query}”` : ""}{" "}
-              <button type="button" className="text-indigo-700 underline" onClick={() => onShowRow(retrievingRow.id)}>
+              <Button variant="link" className="text-indigo-700" onClick={() => onShowRow(retrievingRow.id)}>
                 show in timeline
-              </button>
+              </Button>
             </p>
           ) : (
             <p className="mt-1 text-rose-900">This id was never retrieved by the run, so the citation was dropped.</p>

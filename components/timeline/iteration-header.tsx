@@ -1,3 +1,4 @@
+import { Button } from "@/components/ui/button";
 import type { TimelineIteration } from "@/lib/timeline/fold";
 import { formatCount, formatMs, plural, words } from "@/lib/timeline/format";
 import type { IterationTiming } from "@/lib/timeline/timing";
@@ -33,7 +34,8 @@ export function IterationHeader({
       data-replayed={it.replayed || undefined}
       data-iteration={it.index}
     >
-      <button
+      <Button
+        variant="bare"
         type="button"
         tabIndex={-1}
         onClick={(e) => {
@@ -45,7 +47,7 @@ export function IterationHeader({
         className="w-4 text-slate-600"
       >
         {collapsed ? "▸" : "▾"}
-      </button>
+      </Button>
       <span className="font-semibold text-slate-900">Iteration {it.index}</span>
       {it.mode === "forced" ? (
         <Badge tone="info" title="The request named the only tool the model could call" term="forced" inRow>

@@ -1,6 +1,7 @@
 "use client";
 
 import { memo, useMemo, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { JsonView, unwrapJson } from "@/components/ui/json-view";
 import { ScrollRegion } from "@/components/ui/scroll-region";
@@ -66,7 +67,8 @@ function CallItem({ call }: { call: ModelCall }) {
   const r = call.response;
   return (
     <li className="rounded border border-slate-200 bg-white" data-testid="model-call">
-      <button
+      <Button
+        variant="bare"
         type="button"
         onClick={() => setOpen((o) => !o)}
         aria-expanded={open}
@@ -82,7 +84,7 @@ function CallItem({ call }: { call: ModelCall }) {
             ? `${formatMs(r.latencyMs)} · ${formatCount(r.tokensIn)} in / ${formatCount(r.tokensOut)} out${r.replayed ? " · replayed" : ""}`
             : "awaiting response"}
         </span>
-      </button>
+      </Button>
       {open && (
         <div className="flex flex-col gap-2 border-t border-slate-200 p-2">
           <div className="text-xs">
@@ -124,13 +126,9 @@ export const MessagesView = memo(function MessagesView({ events }: { events: rea
         ))}
       </ol>
       {calls.length > shown && (
-        <button
-          type="button"
-          onClick={() => setShown((n) => n + PAGE)}
-          className="self-start rounded border border-slate-300 bg-white px-2 py-0.5 text-xs"
-        >
+        <Button onClick={() => setShown((n) => n + PAGE)} className="self-start px-2 py-0.5">
           Show {Math.min(PAGE, calls.length - shown)} more of {calls.length - shown}
-        </button>
+        </Button>
       )}
     </div>
   );

@@ -82,8 +82,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
                 <div className="flex flex-wrap items-center gap-1.5">
                   <TierBadge tier={u.tier} />
                   <span className="text-slate-800">
-                    The run read <span className="font-mono text-2xs">{u.id}</span> at rank {u.rank} and did not use
-                    it.
+                    The run read <span className="font-mono text-2xs">{u.id}</span> at rank {u.rank} and did not use it.
                   </span>
                   <a
                     href={memoryHref(bankId, u.tier, u.preview)}

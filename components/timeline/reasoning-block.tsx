@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import type { ReasoningRow } from "@/lib/timeline/fold";
 import { formatCount } from "@/lib/timeline/format";
 
@@ -13,7 +14,8 @@ export function ReasoningBlock({ row }: { row: ReasoningRow }) {
   const size = `${row.chars.toLocaleString("en-US")} chars${row.tokens !== null ? ` · ${formatCount(row.tokens)} tokens` : ""}`;
   return (
     <div className="flex flex-col gap-0.5" data-testid="reasoning-block" data-open={open || undefined}>
-      <button
+      <Button
+        variant="bare"
         type="button"
         // The list owns keyboard focus (Enter opens the row's detail, which shows the same text).
         tabIndex={-1}
@@ -28,7 +30,7 @@ export function ReasoningBlock({ row }: { row: ReasoningRow }) {
         <span className="font-semibold text-slate-900">Reasoning</span>
         <span className="text-slate-600">· {size}</span>
         {!open && <span className="min-w-0 flex-1 truncate italic text-slate-500">{firstLine(row.text)}</span>}
-      </button>
+      </Button>
       {open && (
         <div className="pl-5">
           <p

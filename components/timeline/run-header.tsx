@@ -1,4 +1,5 @@
 import { memo } from "react";
+import { Button } from "@/components/ui/button";
 import type { RunStatus } from "@/lib/reflect/domain";
 import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
@@ -48,13 +49,9 @@ export const RunHeader = memo(function RunHeader({
             {statusLabel(status)}
           </span>
         </Badge>
-        <button
-          type="button"
-          onClick={onExport}
-          className="rounded border border-slate-300 bg-white px-2 py-0.5 text-xs text-slate-700 hover:bg-slate-50"
-        >
+        <Button onClick={onExport} className="px-2 py-0.5">
           Export JSON
-        </button>
+        </Button>
         {header.runId && (
           <a
             href={`/api/runs/${header.runId}/otlp`}

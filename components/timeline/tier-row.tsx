@@ -1,6 +1,7 @@
 "use client";
 
 import { type KeyboardEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { TIERS } from "@/lib/reflect/domain";
 import type { OutcomeClass } from "@/lib/reflect/events";
 import type { BadgeTone } from "@/lib/timeline/badges";
@@ -109,14 +110,14 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
           ))}
           {ids.length > shown.length && (
             <li>
-              <button
-                type="button"
+              <Button
+                variant="link"
                 onClick={() => setExpanded(true)}
-                className="rounded px-1 text-2xs text-indigo-700 underline"
+                className="rounded px-1 text-2xs text-indigo-700"
                 data-testid="ids-more"
               >
                 +{ids.length - shown.length} more
-              </button>
+              </Button>
             </li>
           )}
         </ul>

@@ -4,7 +4,8 @@ import { cx } from "./classes";
 /**
  * The inspector's button. `primary` for the one action a form exists for, `secondary` for the rest,
  * `ghost` for quiet tool-bar actions, `danger` for a confirmed destructive action and `danger-subtle`
- * for the control that asks for one, `link` for an action that reads as a link in running text, and
+ * for the control that asks for one, `link` for an action that reads as a link in running text (underlined, in the
+ * colour around it unless given one), and
  * `bare` for a control that is not drawn as a button (a row, a chip, a tab, an inline toggle) and
  * styles itself. Every variant is `type="button"` unless told otherwise (a stray Enter never submits a
  * form), greys out when disabled, and when `busy` is disabled with `aria-busy` while work is under way.
@@ -18,7 +19,7 @@ const VARIANT: Record<ButtonVariant, string> = {
   ghost: "rounded text-slate-600 hover:bg-slate-100 hover:text-slate-800",
   danger: "rounded border border-red-600 bg-red-600 font-medium text-white hover:bg-red-700",
   "danger-subtle": "rounded border border-red-200 bg-white font-medium text-red-700 hover:bg-red-50",
-  link: "text-indigo-700 underline",
+  link: "underline",
   bare: "",
 };
 

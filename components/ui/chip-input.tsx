@@ -1,8 +1,9 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "./button";
 
-/** Free words as removable chips: Enter or comma adds, Backspace in the empty box removes the last. */
+/** A form control of the kit: free words as removable chips: Enter or comma adds, Backspace in the empty box removes the last. */
 export function ChipInput({
   label,
   values,
@@ -37,16 +38,17 @@ export function ChipInput({
           data-testid="chip"
         >
           {v}
-          <button
-            type="button"
+          <Button
+            variant="bare"
             className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-700"
             aria-label={`Remove ${v}`}
             onClick={() => onChange(values.filter((x) => x !== v))}
           >
             ×
-          </button>
+          </Button>
         </span>
       ))}
+      {/* The text box inside the chip list's own bordered box: drawn without a border of its own. */}
       <input
         className="min-w-[8ch] flex-1 bg-transparent px-1 text-[13px] outline-none"
         aria-label={label}
