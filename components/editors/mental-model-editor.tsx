@@ -19,8 +19,6 @@ import { MarkdownPreview } from "./markdown-preview";
 import { threeWayMerge } from "./three-way";
 import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
-
 const OVERRIDES: { value: StaleOverrideChoice; label: string; hint: string }[] = [
   { value: "auto", label: "auto", hint: "stale when newer memories in scope exist" },
   { value: "stale", label: "force stale", hint: "reflect re-checks lower tiers" },

@@ -12,8 +12,6 @@ import { unwrap } from "@/lib/query/unwrap";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { FieldLabel } from "./field-label";
 
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
-
 /** Creates a skill from a name and a mission (every other field starts at its default); opens its editor. */
 export function NewSkillForm({
   bankId,

@@ -8,8 +8,6 @@ import type { AcceptRefreshInput, DiscardRefreshInput, MentalModelDetail } from 
 import { unwrap } from "@/lib/query/unwrap";
 import { useConfirmOverUnsaved } from "./unsaved";
 
-const button = "rounded border px-2 py-0.5 font-medium text-xs disabled:opacity-50";
-
 export interface RefreshDecisionActions {
   accept: (input: AcceptRefreshInput) => Promise<ActionResult<MentalModelDetail>>;
   discard: (input: DiscardRefreshInput) => Promise<ActionResult<void>>;

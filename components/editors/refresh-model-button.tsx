@@ -18,8 +18,6 @@ import { diffLines } from "@/lib/timeline/text-diff";
 import { TextDiff } from "./text-diff";
 import { useConfirmOverUnsaved } from "./unsaved";
 
-const button = "rounded border px-2.5 py-1 font-medium text-xs disabled:opacity-50";
-
 /**
  * Refresh now: re-generates the content with a low-budget reflect run over the source query
  * (mental-model tier excluded) and shows it as a *proposal*, diffed against the current version.

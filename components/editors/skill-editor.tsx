@@ -18,7 +18,6 @@ import { FieldLabel } from "./field-label";
 import { ScopeWarning } from "./scope-warning";
 import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 const TYPES = ["observation", "episodic"] as const;
 
 /**

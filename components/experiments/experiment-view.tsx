@@ -22,9 +22,6 @@ import { followEventStream } from "@/lib/query/event-stream";
 import { getJson, unwrap } from "@/lib/query/unwrap";
 import { Scorecard } from "./scorecard";
 
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
-
 type Filter = "all" | "failed" | "regressed" | `flag:${string}`;
 
 function Expectations({ row }: { row: ExperimentRow }) {

@@ -25,8 +25,6 @@ type FormValues = {
   question: string;
 };
 
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
-
 export function StartRunForm({
   banks,
   startRun,

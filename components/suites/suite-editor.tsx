@@ -10,9 +10,6 @@ import type { SaveSuiteInput, Suite, SuiteQuestion, SuiteVersion } from "@/lib/c
 import { unwrap } from "@/lib/query/unwrap";
 import { RUN_STATUSES } from "@/lib/reflect/domain";
 
-const input = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-xs text-slate-900";
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 const FINAL_STATUSES = RUN_STATUSES.filter((s) => s !== "running");
 
 const splitList = (text: string) =>

@@ -63,7 +63,6 @@ export function Button({
   return (
     <button
       ref={ref}
-      // biome-ignore lint/a11y/useButtonType: the type is a prop, "button" unless the caller submits a form
       type={type}
       disabled={disabled || busy}
       aria-busy={busy || undefined}
