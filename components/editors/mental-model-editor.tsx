@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ChipInput } from "@/components/ui/chip-input";
+import { Field } from "@/components/ui/field";
 import { Check, Input, Textarea } from "@/components/ui/input";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
@@ -14,7 +15,6 @@ import { mentalModelHref } from "@/lib/query/curation";
 import { unwrap } from "@/lib/query/unwrap";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ConflictNotice } from "./conflict-notice";
-import { FieldLabel } from "./field-label";
 import { MarkdownPreview } from "./markdown-preview";
 import { threeWayMerge } from "./three-way";
 import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
@@ -216,7 +216,7 @@ export function MentalModelEditor({
         />
       ) : null}
       <div className="grid grid-cols-2 gap-3">
-        <FieldLabel label="Name" errors={fieldErrors.name}>
+        <Field label="Name" error={fieldErrors.name}>
           <Input
             className="w-full"
             value={name}
@@ -224,12 +224,16 @@ export function MentalModelEditor({
             data-testid="model-name"
             aria-label="Name"
           />
-        </FieldLabel>
-        <FieldLabel label="Tags (scope of the freshness check)" errors={fieldErrors.tags}>
+        </Field>
+        <Field label="Tags (scope of the freshness check)" error={fieldErrors.tags}>
           <ChipInput label="Tags" values={tags} onChange={setTags} placeholder="e.g. launch" testId="model-tags" />
-        </FieldLabel>
+        </Field>
         <div className="col-span-2">
-          <FieldLabel label="Source query (what a refresh asks reflect)" errors={fieldErrors.sourceQuery}>
+          <Field
+            label="Source query (what a refresh asks reflect)"
+            error={fieldErrors.sourceQuery}
+            counter={<CharCount value={sourceQuery} max={LIMITS.questionChars} testId="source-query-count" />}
+          >
             <Input
               className="w-full"
               value={sourceQuery}
@@ -237,8 +241,7 @@ export function MentalModelEditor({
               data-testid="model-source-query"
               aria-label="Source query"
             />
-            <CharCount value={sourceQuery} max={LIMITS.questionChars} testId="source-query-count" />
-          </FieldLabel>
+          </Field>
         </div>
       </div>
       <fieldset>

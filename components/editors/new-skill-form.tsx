@@ -4,13 +4,13 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { NewSkillInput, Skill } from "@/lib/contracts/skills";
 import { unwrap } from "@/lib/query/unwrap";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { FieldLabel } from "./field-label";
 
 /** Creates a skill from a name and a mission (every other field starts at its default); opens its editor. */
 export function NewSkillForm({
@@ -41,7 +41,7 @@ export function NewSkillForm({
         mutation.mutate();
       }}
     >
-      <FieldLabel label="New skill: name" errors={errors["skill.name"]}>
+      <Field label="New skill: name" error={errors["skill.name"]}>
         <Input
           className="w-full"
           value={name}
@@ -49,8 +49,12 @@ export function NewSkillForm({
           aria-label="Skill name"
           data-testid="new-skill-name"
         />
-      </FieldLabel>
-      <FieldLabel label="Mission (one paragraph)" errors={errors["skill.mission"]}>
+      </Field>
+      <Field
+        label="Mission (one paragraph)"
+        error={errors["skill.mission"]}
+        counter={<CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />}
+      >
         <Input
           className="w-full"
           value={mission}
@@ -58,8 +62,7 @@ export function NewSkillForm({
           aria-label="Mission"
           data-testid="new-skill-mission"
         />
-        <CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />
-      </FieldLabel>
+      </Field>
       <div className="flex items-start pt-4">
         <Button
           variant="primary"

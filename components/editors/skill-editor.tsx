@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ChipInput } from "@/components/ui/chip-input";
+import { Field } from "@/components/ui/field";
 import { Check, Input, Select, Textarea } from "@/components/ui/input";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
@@ -14,7 +15,6 @@ import { unwrap } from "@/lib/query/unwrap";
 import { retrievalTypeLabel } from "@/lib/timeline/format";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ConflictNotice } from "./conflict-notice";
-import { FieldLabel } from "./field-label";
 import { ScopeWarning } from "./scope-warning";
 import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
 
@@ -172,7 +172,11 @@ export function SkillEditor({
           onLoadNewer={() => router.refresh()}
         />
       ) : null}
-      <FieldLabel label="Mission (one paragraph)" errors={errorsOf("mission")}>
+      <Field
+        label="Mission (one paragraph)"
+        error={errorsOf("mission")}
+        counter={<CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />}
+      >
         <Textarea
           className="w-full h-28 resize-y leading-relaxed"
           value={mission}
@@ -180,10 +184,9 @@ export function SkillEditor({
           data-testid="skill-mission"
           aria-label="Mission"
         />
-        <CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />
-      </FieldLabel>
+      </Field>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <FieldLabel label="Disposition (adjectives)" errors={errorsOf("disposition")}>
+        <Field label="Disposition (adjectives)" error={errorsOf("disposition")}>
           <ChipInput
             label="Disposition"
             values={disposition}
@@ -191,8 +194,8 @@ export function SkillEditor({
             placeholder="e.g. concise"
             testId="skill-disposition"
           />
-        </FieldLabel>
-        <FieldLabel label="Output format" errors={errorsOf("outputFormat")}>
+        </Field>
+        <Field label="Output format" error={errorsOf("outputFormat")}>
           <Input
             className="w-full"
             value={outputFormat}
@@ -200,12 +203,12 @@ export function SkillEditor({
             aria-label="Output format"
             data-testid="skill-output-format"
           />
-        </FieldLabel>
+        </Field>
       </div>
       <fieldset className="rounded border border-slate-200 p-2.5">
         <legend className="px-1 text-2xs text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_1fr_auto]">
-          <FieldLabel label="Scope default" errors={errorsOf("retrieval.scope")}>
+          <Field label="Scope default" error={errorsOf("retrieval.scope")}>
             <Input
               className="w-full"
               value={scope}
@@ -214,8 +217,8 @@ export function SkillEditor({
               data-testid="skill-scope"
             />
             <ScopeWarning scope={scope} permittedTeams={permittedTeams} />
-          </FieldLabel>
-          <FieldLabel label="Tags" errors={errorsOf("retrieval.tags")}>
+          </Field>
+          <Field label="Tags" error={errorsOf("retrieval.tags")}>
             <ChipInput
               label="Retrieval tags"
               values={tags}
@@ -223,8 +226,8 @@ export function SkillEditor({
               placeholder="any tag"
               testId="skill-tags"
             />
-          </FieldLabel>
-          <FieldLabel label="Memory types" errors={errorsOf("retrieval.types")}>
+          </Field>
+          <Field group label="Memory types" error={errorsOf("retrieval.types")}>
             <div className="flex h-[30px] items-center gap-3">
               {TYPES.map((t) => (
                 <label key={t} className="flex items-center gap-1 text-xs">
@@ -237,11 +240,11 @@ export function SkillEditor({
                 </label>
               ))}
             </div>
-          </FieldLabel>
+          </Field>
         </div>
       </fieldset>
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
-        <FieldLabel label="Budget" errors={errorsOf("budget")}>
+        <Field label="Budget" error={errorsOf("budget")}>
           <Select
             className="w-full"
             value={budget}
@@ -252,8 +255,8 @@ export function SkillEditor({
             <option value="mid">mid (10)</option>
             <option value="high">high (20)</option>
           </Select>
-        </FieldLabel>
-        <FieldLabel label="Answer format" errors={errorsOf("answerFormat")}>
+        </Field>
+        <Field label="Answer format" error={errorsOf("answerFormat")}>
           <Select
             className="w-full"
             value={answerFormat}
@@ -265,8 +268,8 @@ export function SkillEditor({
             <option value="prose">prose (default)</option>
             <option value="json">JSON</option>
           </Select>
-        </FieldLabel>
-        <FieldLabel label="Anchor every (iterations)" errors={errorsOf("anchorEvery")}>
+        </Field>
+        <Field label="Anchor every (iterations)" error={errorsOf("anchorEvery")}>
           <Input
             type="number"
             min={1}
@@ -276,7 +279,7 @@ export function SkillEditor({
             onChange={(e) => setAnchorEvery(e.target.value)}
             aria-label="Anchor every"
           />
-        </FieldLabel>
+        </Field>
         <div className="col-span-2 flex items-end gap-3">
           <Button
             variant="primary"
@@ -301,7 +304,11 @@ export function SkillEditor({
       ) : null}
       <div className="flex items-end gap-2 border-slate-100 border-t pt-3">
         <div className="flex-1">
-          <FieldLabel label="Try the draft (runs it without saving)" errors={fieldErrors.question}>
+          <Field
+            label="Try the draft (runs it without saving)"
+            error={fieldErrors.question}
+            counter={<CharCount value={question} max={LIMITS.questionChars} testId="question-count" />}
+          >
             <Input
               className="w-full"
               value={question}
@@ -310,8 +317,7 @@ export function SkillEditor({
               aria-label="Question to try the draft on"
               data-testid="try-question"
             />
-            <CharCount value={question} max={LIMITS.questionChars} testId="question-count" />
-          </FieldLabel>
+          </Field>
         </div>
         <Button
           size="md"

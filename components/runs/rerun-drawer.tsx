@@ -6,7 +6,7 @@ import { type ReactNode, type RefObject, useCallback, useEffect, useId, useReduc
 import { CharCount, type LimitedField, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
 import { ScopeWarning } from "@/components/editors/scope-warning";
 import { useUnsavedGuard } from "@/components/editors/unsaved";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
 import { Input, Select, Textarea } from "@/components/ui/input";
@@ -318,7 +318,7 @@ function RerunForm({
       <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-2">
         <DrawerTitle className="font-semibold text-slate-900">Re-run with changes</DrawerTitle>
         <span className="font-mono text-2xs text-slate-500">parent {data.run.id}</span>
-        <DrawerClose className="ml-auto rounded px-2 text-slate-600 hover:bg-slate-100" aria-label="Close">
+        <DrawerClose className={buttonClass("ghost", "md", "ml-auto px-2 py-0")} aria-label="Close">
           ✕
         </DrawerClose>
       </div>
@@ -546,7 +546,7 @@ function RerunForm({
           error={save.error?.message}
           onSave={(keep) => save.mutate(keep)}
         />
-        <DrawerClose className="rounded border border-slate-300 px-3 py-1 text-[13px]">Cancel</DrawerClose>
+        <DrawerClose className={buttonClass("secondary", "md", "py-1")}>Cancel</DrawerClose>
         {suiteRun && suiteRun.suites.length > 0 && (
           <span className="flex items-center gap-1">
             <Select

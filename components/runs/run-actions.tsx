@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useId, useState } from "react";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { Input, Select } from "@/components/ui/input";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
@@ -13,9 +13,6 @@ import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
 
 /** Up to this many iterations the fork point is a list; beyond, a number input. */
 const PICKER_MAX = 25;
-
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
 /** The curation loop's entry points on a run page: re-run with changes, fork, compare with the parent. */
 export function RunActions({
@@ -119,7 +116,7 @@ export function RunActions({
       </form>
       {parentRunId && (
         <a
-          className={`${button} text-indigo-800`}
+          className={buttonClass("secondary", "sm", "text-indigo-800")}
           href={`/runs/compare?a=${encodeURIComponent(parentRunId)}&b=${encodeURIComponent(data.run.id)}`}
           data-testid="compare-with-parent"
         >

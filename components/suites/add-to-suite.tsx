@@ -2,16 +2,13 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
 import { Check, Input, Select } from "@/components/ui/input";
 import type { ActionResult } from "@/lib/contracts/errors";
 import { suiteHref } from "@/lib/contracts/experiments";
 import type { AddToSuiteInput, Expectation, Suite, SuiteQuestion, SuiteSummary } from "@/lib/contracts/suites";
 import { unwrap } from "@/lib/query/unwrap";
-
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-xs text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
 /**
  * "Add to suite" on a run page: the run's question, skill, budget, mode and scope, with expectations
@@ -174,7 +171,7 @@ export function AddToSuite({
             >
               {adding.isPending ? "Adding…" : "Add"}
             </Button>
-            <DrawerClose className={button}>Close</DrawerClose>
+            <DrawerClose className={buttonClass("secondary")}>Close</DrawerClose>
           </div>
           {adding.data && (
             <p className="text-xs text-emerald-800" role="status" data-testid="added-to-suite">

@@ -1,5 +1,6 @@
 "use client";
 
+import { buttonClass } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle } from "@/components/ui/drawer";
 import { JsonView } from "@/components/ui/json-view";
@@ -35,7 +36,7 @@ export function RowDetail({
             {row.iteration !== null ? ` · iteration ${row.iteration}` : " · run-level"}
           </DrawerTitle>
           <CopyButton text={row.id} label="Copy the row id" />
-          <DrawerClose className="ml-auto rounded border border-slate-300 px-2 py-0.5 text-xs">Close (Esc)</DrawerClose>
+          <DrawerClose className={buttonClass("secondary", "sm", "ml-auto px-2 py-0.5")}>Close (Esc)</DrawerClose>
         </header>
         <ScrollRegion className="flex-1 overflow-auto p-3" label="Events behind this row">
           {sources.map((ev) => (

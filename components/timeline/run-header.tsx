@@ -1,5 +1,5 @@
 import { memo } from "react";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import type { RunStatus } from "@/lib/reflect/domain";
 import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
@@ -56,7 +56,7 @@ export const RunHeader = memo(function RunHeader({
           <a
             href={`/api/runs/${header.runId}/otlp`}
             download
-            className="rounded border border-slate-300 bg-white px-2 py-0.5 text-xs text-slate-700 hover:bg-slate-50"
+            className={buttonClass("secondary", "sm", "px-2 py-0.5 text-slate-700")}
             title="OpenTelemetry trace (OTLP/JSON) for Phoenix, Jaeger or any OTLP tool"
           >
             Export OTLP

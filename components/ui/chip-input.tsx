@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { Button } from "./button";
+import { useFieldControl } from "./field";
 
 /** A form control of the kit: free words as removable chips: Enter or comma adds, Backspace in the empty box removes the last. */
 export function ChipInput({
@@ -18,6 +19,7 @@ export function ChipInput({
   testId: string;
 }) {
   const [text, setText] = useState("");
+  const field = useFieldControl();
   const add = (raw: string) => {
     const words = raw
       .split(",")
@@ -52,6 +54,9 @@ export function ChipInput({
       <input
         className="min-w-[8ch] flex-1 bg-transparent px-1 text-[13px] outline-none"
         aria-label={label}
+        id={field?.id}
+        aria-describedby={field?.describedBy}
+        aria-invalid={field?.invalid || undefined}
         value={text}
         placeholder={values.length ? "" : placeholder}
         onChange={(e) => (e.target.value.endsWith(",") ? add(e.target.value) : setText(e.target.value))}

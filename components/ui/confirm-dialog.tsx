@@ -2,6 +2,7 @@
 
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import type { ReactNode } from "react";
+import { Button, buttonClass } from "./button";
 
 /**
  * A confirmation before something that cannot be undone, on Radix's alert dialog: focus starts on
@@ -54,20 +55,16 @@ export function ConfirmDialog({
           {children}
           {error}
           <div className="mt-3 flex justify-end gap-2">
-            <AlertDialog.Cancel className="rounded border border-slate-300 px-3 py-1 text-xs">
-              Cancel
-            </AlertDialog.Cancel>
-            <button
-              type="button"
-              disabled={pending}
+            <AlertDialog.Cancel className={buttonClass("secondary", "sm", "px-3")}>Cancel</AlertDialog.Cancel>
+            <Button
+              variant={tone === "danger" ? "danger" : "primary"}
+              busy={pending}
               onClick={onConfirm}
-              className={`rounded px-3 py-1 font-medium text-xs text-white disabled:opacity-50 ${
-                tone === "danger" ? "bg-red-600 hover:bg-red-700" : "bg-indigo-600 hover:bg-indigo-700"
-              }`}
+              className="px-3"
               data-testid={confirmTestId}
             >
               {confirmLabel}
-            </button>
+            </Button>
           </div>
         </AlertDialog.Content>
       </AlertDialog.Portal>

@@ -31,6 +31,7 @@ export function Field({
   counter,
   error,
   id,
+  group = false,
   className,
   children,
 }: {
@@ -42,6 +43,8 @@ export function Field({
   error?: string | readonly string[] | null;
   /** The control's id, when the caller needs to know it; one is made otherwise. */
   id?: string;
+  /** Several controls under one caption (checkboxes): a fieldset with a legend, not a label. */
+  group?: boolean;
   className?: string;
   children: ReactNode;
 }) {
@@ -52,14 +55,24 @@ export function Field({
   const counterId = counter ? `${controlId}-counter` : undefined;
   const errorId = message ? `${controlId}-error` : undefined;
   const describedBy = [hintId, counterId, errorId].filter(Boolean).join(" ") || undefined;
+  const caption = "mb-1 block text-2xs text-slate-500 uppercase tracking-wide";
+  const Outer = group ? "fieldset" : "div";
   return (
-    <div className={className}>
-      <label htmlFor={controlId} className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">
-        {label}
-      </label>
-      <FieldContext.Provider value={{ id: controlId, describedBy, invalid: Boolean(message) }}>
-        {children}
-      </FieldContext.Provider>
+    <Outer className={className} aria-describedby={group ? describedBy : undefined}>
+      {group ? (
+        <legend className={caption}>{label}</legend>
+      ) : (
+        <label htmlFor={controlId} className={caption}>
+          {label}
+        </label>
+      )}
+      {group ? (
+        children
+      ) : (
+        <FieldContext.Provider value={{ id: controlId, describedBy, invalid: Boolean(message) }}>
+          {children}
+        </FieldContext.Provider>
+      )}
       {hint ? (
         <p id={hintId} className="mt-0.5 text-2xs text-slate-500">
           {hint}
@@ -71,6 +84,6 @@ export function Field({
           {message}
         </p>
       ) : null}
-    </div>
+    </Outer>
   );
 }
