@@ -16,109 +16,20 @@ import { LIMITS } from "@/lib/contracts/fields";
 import type { RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
 import { unwrap } from "@/lib/query/unwrap";
-import type { Budget, RunMode } from "@/lib/reflect/domain";
+import {
+  changesOf,
+  type DraftField,
+  draftReducer,
+  initialDraft,
+  isDirty,
+  type OverrideChoice,
+  rerunRequest,
+  saveChangesRequest,
+  suiteRunRequest,
+} from "@/lib/rerun/draft";
 import { SaveChangesDialog } from "./save-changes-dialog";
 
-type OverrideChoice = "none" | "stale" | "fresh";
-export interface ModelDraft {
-  content: string;
-  override: OverrideChoice;
-}
-
-/** Everything the drawer lets the user change, in one place. */
-export interface Draft {
-  question: string;
-  budget: string;
-  mode: string;
-  scope: string;
-  mission: string;
-  /** As typed: comma-separated. */
-  disposition: string;
-  models: Record<string, ModelDraft>;
-  /** The mental model whose editor is open. */
-  editing: string | null;
-}
-
-type DraftField = "question" | "budget" | "mode" | "scope" | "mission" | "disposition";
-
-type DraftAction =
-  | { type: "set"; field: DraftField; value: string }
-  | { type: "model"; id: string; patch: Partial<ModelDraft> }
-  | { type: "toggle-edit"; id: string };
-
-function initialDraft(data: RerunContext): Draft {
-  return {
-    question: data.run.question,
-    budget: data.run.budget,
-    mode: data.run.mode,
-    scope: data.run.scope,
-    mission: data.skill?.mission ?? "",
-    disposition: (data.skill?.disposition ?? []).join(", "),
-    // A run that read a draft of a model re-opens with that draft (it is still unsaved).
-    models: Object.fromEntries(
-      data.mentalModels.map((m) => [
-        m.id,
-        m.draft
-          ? { content: m.draft.content, override: m.draft.staleOverride ?? "none" }
-          : { content: m.content, override: m.staleOverride ?? "none" },
-      ]),
-    ),
-    editing: null,
-  };
-}
-
-function draftReducer(draft: Draft, action: DraftAction): Draft {
-  switch (action.type) {
-    case "set":
-      return { ...draft, [action.field]: action.value };
-    case "model": {
-      const current = draft.models[action.id] ?? { content: "", override: "none" };
-      return { ...draft, models: { ...draft.models, [action.id]: { ...current, ...action.patch } } };
-    }
-    case "toggle-edit":
-      return { ...draft, editing: draft.editing === action.id ? null : action.id };
-    default: {
-      const unknown: never = action;
-      return unknown;
-    }
-  }
-}
-
 const label = "mb-0.5 block text-2xs uppercase tracking-wide text-slate-500";
-
-const parseDisposition = (text: string) =>
-  text
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-/** What the draft changes against what is saved: the mental-model edits and whether the skill text differs. */
-export function changesOf(data: RerunContext, draft: Draft) {
-  const edits = data.mentalModels.flatMap((m) => {
-    const d = draft.models[m.id];
-    if (!d) return [];
-    const override = d.override === "none" ? null : d.override;
-    const contentChanged = d.content !== m.content;
-    const overrideChanged = override !== m.staleOverride;
-    if (!contentChanged && !overrideChanged) return [];
-    return [
-      {
-        id: m.id,
-        expectedVersion: m.version,
-        ...(contentChanged ? { content: d.content } : {}),
-        ...(overrideChanged ? { staleOverride: override } : {}),
-      },
-    ];
-  });
-  const saved = data.skill && {
-    mission: data.skill.savedMission ?? data.skill.mission,
-    disposition: data.skill.savedDisposition ?? data.skill.disposition,
-  };
-  const skillChanged =
-    !!saved &&
-    (draft.mission !== saved.mission || parseDisposition(draft.disposition).join(",") !== saved.disposition.join(","));
-  return { edits, skillChanged };
-}
 
 /**
  * "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then
@@ -215,9 +126,7 @@ function RerunForm({
 }) {
   const router = useRouter();
   const [draft, dispatch] = useReducer(draftReducer, data, initialDraft);
-  const { editing: _, ...asEdited } = draft;
-  const { editing: __, ...asLoaded } = initialDraft(data);
-  const dirty = JSON.stringify(asEdited) !== JSON.stringify(asLoaded);
+  const dirty = isDirty(data, draft);
   const guard = useUnsavedGuard(dirty);
   useEffect(() => {
     onDirty(dirty);
@@ -235,29 +144,11 @@ function RerunForm({
   });
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const { edits, skillChanged } = changesOf(data, draft);
-  const skillEdits = () =>
-    data.skill
-      ? {
-          mission: draft.mission,
-          disposition: parseDisposition(draft.disposition),
-          skillExpectedVersion: data.skill.currentVersion ?? undefined,
-        }
-      : {};
 
   const [saving, setSaving] = useState(false);
   const save = useMutation({
     mutationFn: (keepOverride: ReadonlySet<string>) =>
-      unwrap(
-        saveChanges({
-          parentRunId: data.run.id,
-          ...(skillChanged ? skillEdits() : {}),
-          // An override is kept only when ticked: it is permanent, so it is never saved by the way.
-          mentalModelEdits: edits.flatMap(({ staleOverride, ...edit }) => {
-            const kept = staleOverride !== undefined && keepOverride.has(edit.id) ? { staleOverride } : {};
-            return edit.content !== undefined || "staleOverride" in kept ? [{ ...edit, ...kept }] : [];
-          }),
-        }),
-      ),
+      unwrap(saveChanges(saveChangesRequest(data, draft, keepOverride))),
     onSuccess: () => {
       setSaving(false);
       router.refresh();
@@ -286,31 +177,8 @@ function RerunForm({
     onSuccess: ({ experimentId }) => router.push(experimentHref(experimentId)),
   });
   // The same edits as a draft applied only inside the experiment: nothing is saved.
-  const runSuite = () =>
-    experiment.mutate({
-      bankId: data.run.bankId,
-      suite,
-      config: {
-        skill:
-          data.skill && skillChanged
-            ? { name: data.skill.name, mission: draft.mission, disposition: parseDisposition(draft.disposition) }
-            : undefined,
-        mentalModels: edits.map(({ expectedVersion: _v, ...edit }) => edit),
-      },
-    });
-
-  const submit = () =>
-    mutation.mutate({
-      parentRunId: data.run.id,
-      question: draft.question,
-      // The selects offer only valid values; the action validates them again.
-      budget: draft.budget as Budget,
-      mode: draft.mode as RunMode,
-      scope: draft.scope,
-      // The drawer shows the skill as the run used it; sending it back means the child reads what is shown.
-      ...skillEdits(),
-      mentalModelEdits: edits,
-    });
+  const runSuite = () => experiment.mutate(suiteRunRequest(data, draft, suite));
+  const submit = () => mutation.mutate(rerunRequest(data, draft));
 
   return (
     <>

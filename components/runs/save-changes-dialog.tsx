@@ -4,9 +4,7 @@ import { useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Check } from "@/components/ui/input";
 import type { RerunContext } from "@/lib/contracts/rerun";
-import type { changesOf, Draft } from "./rerun-drawer";
-
-type Edit = ReturnType<typeof changesOf>["edits"][number];
+import type { Draft, ModelEdit as Edit } from "@/lib/rerun/draft";
 
 /**
  * "Save these changes": lists exactly what would be saved, each as its new version. A staleness

@@ -172,9 +172,10 @@ describe("architecture", () => {
   it("components take app shapes from lib/contracts: no types from lib/server, lib/query, db or app", () => {
     // lib/timeline (the folds' rows) and lib/reflect (the engine's domain) are contracts of their own.
     // lib/query/event-stream is a browser helper: its connection state is not a shape that crosses the wire.
+    // lib/rerun is the re-run drawer's own state (a pure reducer), likewise.
     const appShape = (t: string) =>
       under(t, "lib", "db", "app") &&
-      !under(t, "lib/contracts", "lib/timeline", "lib/reflect", "lib/query/event-stream");
+      !under(t, "lib/contracts", "lib/timeline", "lib/reflect", "lib/query/event-stream", "lib/rerun");
     expect(typeViolations("components", (t) => !appShape(t))).toEqual([]);
   });
 
@@ -224,6 +225,11 @@ function rawControls(dirs: string[]): string[] {
 }
 
 describe("UI kit", () => {
+  it("lib/rerun (the re-run drawer's state) is pure: contracts and the engine's domain only, no React", () => {
+    expect(sourceFiles("lib/rerun").length).toBeGreaterThan(0);
+    expect(violations("lib/rerun", (t) => under(t, "lib/contracts", "lib/reflect/domain", "lib/rerun"))).toEqual([]);
+  });
+
   it("the scanner finds raw buttons and fields and passes the kit's components", () => {
     const src = `<Button>a</Button><button type="button">b</button><Input /><input\n  value={x} /><Select><textarea /><select>`;
     expect([...src.matchAll(RAW_CONTROL)].map((m) => m[1])).toEqual(["button", "input", "textarea", "select"]);

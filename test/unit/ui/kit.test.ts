@@ -1,4 +1,4 @@
-import { createElement as h } from "react";
+import { createElement as h, type ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { Button, buttonClass } from "@/components/ui/button";
@@ -58,7 +58,7 @@ describe("Button", () => {
 });
 
 describe("Field", () => {
-  const markup = (props: Record<string, unknown>, control = h(Input, { value: "", readOnly: true })) =>
+  const markup = (props: Record<string, unknown>, control: ReactElement = h(Input, { value: "", readOnly: true })) =>
     renderToStaticMarkup(h(Field, { label: "Mission", ...props } as never, control));
 
   it("labels its control: the label's for is the control's id", () => {
