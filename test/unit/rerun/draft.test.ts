@@ -165,11 +165,11 @@ describe("the requests a draft becomes", () => {
   it("a suite run carries the edits without versions and the skill only when it changed", () => {
     const req = suiteRunRequest(data, edited, "smoke");
     expect(req).toMatchObject({ bankId: "demo", suite: "smoke" });
-    expect(req.config.skill).toEqual({ name: "recap", mission: "Be brief.", disposition: ["concise", "careful"] });
-    expect(req.config.mentalModels).toEqual([
+    expect(req.config?.skill).toEqual({ name: "recap", mission: "Be brief.", disposition: ["concise", "careful"] });
+    expect(req.config?.mentalModels).toEqual([
       { id: "mm-a", content: "new text", staleOverride: "stale" },
       { id: "mm-b", staleOverride: "stale" },
     ]);
-    expect(suiteRunRequest(data, initialDraft(data), "smoke").config.skill).toBeUndefined();
+    expect(suiteRunRequest(data, initialDraft(data), "smoke").config?.skill).toBeUndefined();
   });
 });
