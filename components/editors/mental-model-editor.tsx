@@ -15,9 +15,11 @@ import { mentalModelHref } from "@/lib/query/curation";
 import { unwrap } from "@/lib/query/unwrap";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ConflictNotice } from "./conflict-notice";
+import { DraftNotice } from "./draft-notice";
+import { useUnsavedGuard } from "./leave-guard";
 import { MarkdownPreview } from "./markdown-preview";
 import { threeWayMerge } from "./three-way";
-import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
+import { useDraft } from "./use-draft";
 
 const OVERRIDES: { value: StaleOverrideChoice; label: string; hint: string }[] = [
   { value: "auto", label: "auto", hint: "stale when newer memories in scope exist" },

@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { AcceptRefreshInput, DiscardRefreshInput, MentalModelDetail } from "@/lib/contracts/mental-models";
 import { unwrap } from "@/lib/query/unwrap";
-import { useConfirmOverUnsaved } from "./unsaved";
+import { useConfirmOverUnsaved } from "./unsaved-edit";
 
 export interface RefreshDecisionActions {
   accept: (input: AcceptRefreshInput) => Promise<ActionResult<MentalModelDetail>>;

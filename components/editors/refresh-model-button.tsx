@@ -16,7 +16,7 @@ import type {
 import { unwrap } from "@/lib/query/unwrap";
 import { diffLines } from "@/lib/timeline/text-diff";
 import { TextDiff } from "./text-diff";
-import { useConfirmOverUnsaved } from "./unsaved";
+import { useConfirmOverUnsaved } from "./unsaved-edit";
 
 /**
  * Refresh now: re-generates the content with a low-budget reflect run over the source query

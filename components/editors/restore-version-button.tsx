@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { MentalModelDetail, RestoreVersionInput } from "@/lib/contracts/mental-models";
 import { unwrap } from "@/lib/query/unwrap";
-import { useConfirmOverUnsaved } from "./unsaved";
+import { useConfirmOverUnsaved } from "./unsaved-edit";
 
 /** Restores an old version as a new one on top of the current version (refused if it moved on). */
 export function RestoreVersionButton({

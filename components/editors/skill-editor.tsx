@@ -15,8 +15,10 @@ import { unwrap } from "@/lib/query/unwrap";
 import { retrievalTypeLabel } from "@/lib/timeline/format";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
 import { ConflictNotice } from "./conflict-notice";
+import { DraftNotice } from "./draft-notice";
+import { useUnsavedGuard } from "./leave-guard";
 import { ScopeWarning } from "./scope-warning";
-import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
+import { useDraft } from "./use-draft";
 
 const TYPES = ["observation", "episodic"] as const;
 

@@ -17,7 +17,7 @@ import { RefreshDecision } from "@/components/editors/refresh-decision";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
 import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
-import { UnsavedEditProvider } from "@/components/editors/unsaved";
+import { UnsavedEditProvider } from "@/components/editors/unsaved-edit";
 import { VersionHistory } from "@/components/editors/version-history";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
 import { getAppDb } from "@/lib/server/db";
