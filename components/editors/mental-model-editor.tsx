@@ -3,7 +3,6 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { Button } from "@/components/ui/button";
 import { ChipInput } from "@/components/ui/chip-input";
 import { Field } from "@/components/ui/field";
 import { Check, Input, Textarea } from "@/components/ui/input";
@@ -14,17 +13,46 @@ import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } fr
 import { mentalModelHref } from "@/lib/query/curation";
 import { unwrap } from "@/lib/query/unwrap";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { ConflictNotice } from "./conflict-notice";
-import { DraftNotice } from "./draft-notice";
-import { useUnsavedGuard } from "./leave-guard";
 import { MarkdownPreview } from "./markdown-preview";
 import { threeWayMerge } from "./three-way";
-import { useDraft } from "./use-draft";
+import {
+  conflictFields,
+  SaveVersionButton,
+  useVersionedEditor,
+  VersionedEditorForm,
+  type VersionedField,
+} from "./versioned-editor";
 
 const OVERRIDES: { value: StaleOverrideChoice; label: string; hint: string }[] = [
   { value: "auto", label: "auto", hint: "stale when newer memories in scope exist" },
   { value: "stale", label: "force stale", hint: "reflect re-checks lower tiers" },
   { value: "fresh", label: "force fresh", hint: "reflect trusts this model" },
+];
+
+/** The form's values. */
+type ModelFields = {
+  name: string;
+  sourceQuery: string;
+  tags: string[];
+  override: StaleOverrideChoice;
+  content: string;
+};
+
+const fieldsOf = (m: MentalModelDetail): ModelFields => ({
+  name: m.name,
+  sourceQuery: m.sourceQuery,
+  tags: m.tags,
+  override: m.staleOverride ?? "auto",
+  content: m.content,
+});
+
+/** The conflict list and the re-apply preview, field by field. */
+const SPEC: readonly VersionedField<ModelFields>[] = [
+  { label: "name", text: (f) => f.name, by: "words" },
+  { label: "source query", text: (f) => f.sourceQuery, by: "words" },
+  { label: "tags", text: (f) => f.tags.join(", "), by: "words" },
+  { label: "staleness override", text: (f) => f.override, by: "words" },
+  { label: "content", text: (f) => f.content, by: "lines" },
 ];
 
 /**
@@ -71,11 +99,11 @@ export function MentalModelEditor({
     "save",
   );
   const blockedId = useId();
-  const guard = useUnsavedGuard(changed);
-  const draft = useDraft({
+  const mine: ModelFields = { name, sourceQuery, tags, override, content };
+  const editor = useVersionedEditor({
     entity: `mental-model:${bankId}:${model?.id ?? "new"}`,
     baseVersion: model?.version ?? 0,
-    value: { name, sourceQuery, tags, override, content },
+    fields: mine,
     dirty: changed,
     apply: (d) => {
       setName(d.name);
@@ -89,8 +117,7 @@ export function MentalModelEditor({
   const mutation = useMutation({
     mutationFn: (draft: MentalModelDraft) => unwrap(save(draft)),
     onSuccess: (saved) => {
-      draft.clear();
-      guard.allow();
+      editor.settled();
       onHold?.(false);
       if (model) router.refresh();
       else router.push(mentalModelHref(bankId, saved.id));
@@ -113,46 +140,13 @@ export function MentalModelEditor({
       : null;
   const blocked = overLimit ?? superseded;
   const fieldErrors = isAppError(error) ? (error.details.fieldErrors ?? {}) : {};
-  const fieldsOf = (m: MentalModelDetail) => ({
-    name: m.name,
-    sourceQuery: m.sourceQuery,
-    tags: m.tags,
-    override: (m.staleOverride ?? "auto") as StaleOverrideChoice,
-    content: m.content,
-  });
-  const merge =
-    model && newer
-      ? threeWayMerge(fieldsOf(model), { name, sourceQuery, tags, override, content }, fieldsOf(newer))
-      : null;
+  const merge = model && newer ? threeWayMerge(fieldsOf(model), mine, fieldsOf(newer)) : null;
   const reapplyOffer =
     merge && newer
       ? {
           pending: mutation.isPending,
           overlap: merge.ok ? [] : merge.overlap.map((k) => (k === "sourceQuery" ? "source query" : k)),
-          preview: merge.ok
-            ? [
-                { field: "name", mine: merge.merged.name, theirs: newer.name, by: "words" as const },
-                {
-                  field: "source query",
-                  mine: merge.merged.sourceQuery,
-                  theirs: newer.sourceQuery,
-                  by: "words" as const,
-                },
-                {
-                  field: "tags",
-                  mine: merge.merged.tags.join(", "),
-                  theirs: newer.tags.join(", "),
-                  by: "words" as const,
-                },
-                {
-                  field: "staleness override",
-                  mine: merge.merged.override,
-                  theirs: newer.staleOverride ?? "auto",
-                  by: "words" as const,
-                },
-                { field: "content", mine: merge.merged.content, theirs: newer.content, by: "lines" as const },
-              ]
-            : [],
+          preview: merge.ok ? conflictFields(SPEC, merge.merged, fieldsOf(newer)) : [],
           run: () => {
             if (!merge.ok || !model) return;
             const m = merge.merged;
@@ -171,11 +165,25 @@ export function MentalModelEditor({
       : undefined;
 
   return (
-    <form
-      className="space-y-3"
-      data-testid="mental-model-editor"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <VersionedEditorForm
+      testId="mental-model-editor"
+      editor={editor}
+      spec={SPEC}
+      mine={mine}
+      conflict={
+        conflict
+          ? {
+              message: conflict.message,
+              newer: newer ? { version: newer.version, fields: fieldsOf(newer) } : null,
+              onLoadNewer: () => {
+                onHold?.(false);
+                router.refresh();
+              },
+              reapply: reapplyOffer,
+            }
+          : null
+      }
+      onSubmit={() =>
         mutation.mutate({
           bankId,
           id: model?.id,
@@ -185,38 +193,9 @@ export function MentalModelEditor({
           content,
           tags,
           staleOverride: override,
-        });
-      }}
+        })
+      }
     >
-      {guard.dialog}
-      <DraftNotice draft={draft} />
-      {conflict ? (
-        <ConflictNotice
-          message={conflict.message}
-          newerVersion={newer?.version ?? null}
-          fields={
-            newer
-              ? [
-                  { field: "name", mine: name, theirs: newer.name, by: "words" },
-                  { field: "source query", mine: sourceQuery, theirs: newer.sourceQuery, by: "words" },
-                  { field: "tags", mine: tags.join(", "), theirs: newer.tags.join(", "), by: "words" },
-                  {
-                    field: "staleness override",
-                    mine: override,
-                    theirs: newer.staleOverride ?? "auto",
-                    by: "words",
-                  },
-                  { field: "content", mine: content, theirs: newer.content, by: "lines" },
-                ]
-              : []
-          }
-          onLoadNewer={() => {
-            onHold?.(false);
-            router.refresh();
-          }}
-          reapply={reapplyOffer}
-        />
-      ) : null}
       <div className="grid grid-cols-2 gap-3">
         <Field label="Name" error={fieldErrors.name}>
           <Input
@@ -304,17 +283,14 @@ export function MentalModelEditor({
         ) : null}
       </Tabs>
       <div className="flex items-center gap-3">
-        <Button
-          variant="primary"
-          size="md"
-          type="submit"
-          disabled={mutation.isPending || !dirty || blocked !== null}
-          aria-describedby={blocked ? blockedId : undefined}
-          className="px-4"
-          data-testid="save-model"
-        >
-          {mutation.isPending ? "Saving…" : model ? `Save as version ${model.version + 1}` : "Create"}
-        </Button>
+        <SaveVersionButton
+          pending={mutation.isPending}
+          dirty={dirty}
+          blocked={blocked}
+          blockedId={blockedId}
+          version={model?.version ?? null}
+          testId="save-model"
+        />
         {model ? <span className="text-2xs text-slate-500">editing version {model.version}</span> : null}
         <OverLimitNote id={blockedId} reason={blocked} />
         {error && !conflict ? (
@@ -323,6 +299,6 @@ export function MentalModelEditor({
           </p>
         ) : null}
       </div>
-    </form>
+    </VersionedEditorForm>
   );
 }

@@ -14,13 +14,48 @@ import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skil
 import { unwrap } from "@/lib/query/unwrap";
 import { retrievalTypeLabel } from "@/lib/timeline/format";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { ConflictNotice } from "./conflict-notice";
-import { DraftNotice } from "./draft-notice";
-import { useUnsavedGuard } from "./leave-guard";
 import { ScopeWarning } from "./scope-warning";
-import { useDraft } from "./use-draft";
+import { SaveVersionButton, useVersionedEditor, VersionedEditorForm, type VersionedField } from "./versioned-editor";
 
 const TYPES = ["observation", "episodic"] as const;
+
+/** The form's values. */
+type SkillFields = {
+  mission: string;
+  disposition: string[];
+  scope: string;
+  tags: string[];
+  types: Skill["retrieval"]["types"];
+  budget: Skill["budget"];
+  anchorEvery: string;
+  outputFormat: Skill["outputFormat"];
+  answerFormat: Skill["answerFormat"];
+};
+
+const fieldsOf = (s: Skill): SkillFields => ({
+  mission: s.mission,
+  disposition: s.disposition,
+  scope: s.retrieval.scope,
+  tags: s.retrieval.tags,
+  types: s.retrieval.types,
+  budget: s.budget,
+  anchorEvery: String(s.anchorEvery),
+  outputFormat: s.outputFormat,
+  answerFormat: s.answerFormat,
+});
+
+/** The conflict list, field by field. */
+const SPEC: readonly VersionedField<SkillFields>[] = [
+  { label: "mission", text: (f) => f.mission, by: "words" },
+  { label: "disposition", text: (f) => f.disposition.join(", "), by: "words" },
+  { label: "scope", text: (f) => f.scope, by: "words" },
+  { label: "retrieval tags", text: (f) => f.tags.join(", "), by: "words" },
+  { label: "memory types", text: (f) => f.types.map(retrievalTypeLabel).join(", "), by: "words" },
+  { label: "budget", text: (f) => f.budget, by: "words" },
+  { label: "anchor every", text: (f) => f.anchorEvery, by: "words" },
+  { label: "output format", text: (f) => f.outputFormat, by: "words" },
+  { label: "answer format", text: (f) => f.answerFormat, by: "words" },
+];
 
 /**
  * Edits a skill. Saving makes a new version (refused as a conflict when someone saved first);
@@ -84,11 +119,21 @@ export function SkillEditor({
   const saveBlockedId = useId();
   const tryBlockedId = useId();
 
-  const guard = useUnsavedGuard(dirty);
-  const stored = useDraft({
+  const mine: SkillFields = {
+    mission,
+    disposition,
+    scope,
+    tags,
+    types,
+    budget,
+    anchorEvery,
+    outputFormat,
+    answerFormat,
+  };
+  const editor = useVersionedEditor({
     entity: `skill:${skill.bankId}:${skill.id}`,
     baseVersion: skill.version,
-    value: { mission, disposition, scope, tags, types, budget, anchorEvery, outputFormat, answerFormat },
+    fields: mine,
     dirty,
     apply: (d) => {
       setMission(d.mission);
@@ -106,8 +151,7 @@ export function SkillEditor({
   const saving = useMutation({
     mutationFn: (d: SkillDraft) => unwrap(save(d)),
     onSuccess: () => {
-      stored.clear();
-      guard.allow();
+      editor.settled();
       router.refresh();
     },
   });
@@ -115,8 +159,8 @@ export function SkillEditor({
     mutationFn: (input: TrySkillInput) => unwrap(tryDraft(input)),
     onSuccess: ({ runId }) => {
       // The draft comes back when Back returns here; the run itself is labelled a draft.
-      if (dirty) stored.markTried(runId);
-      guard.allow();
+      if (dirty) editor.draft.markTried(runId);
+      editor.guard.allow();
       router.push(`/runs/${runId}`);
     },
   });
@@ -127,53 +171,22 @@ export function SkillEditor({
   const newer = conflict ? conflictCurrent(conflict, Skill) : undefined;
 
   return (
-    <form
-      className="space-y-3"
-      data-testid="skill-editor"
-      onSubmit={(e) => {
-        e.preventDefault();
-        saving.mutate(draft());
-      }}
+    <VersionedEditorForm
+      testId="skill-editor"
+      editor={editor}
+      spec={SPEC}
+      mine={mine}
+      conflict={
+        conflict
+          ? {
+              message: conflict.message,
+              newer: newer ? { version: newer.version, fields: fieldsOf(newer) } : null,
+              onLoadNewer: () => router.refresh(),
+            }
+          : null
+      }
+      onSubmit={() => saving.mutate(draft())}
     >
-      {guard.dialog}
-      <DraftNotice draft={stored} />
-      {conflict ? (
-        <ConflictNotice
-          message={conflict.message}
-          newerVersion={newer?.version ?? null}
-          fields={
-            newer
-              ? [
-                  { field: "mission", mine: mission, theirs: newer.mission, by: "words" },
-                  {
-                    field: "disposition",
-                    mine: disposition.join(", "),
-                    theirs: newer.disposition.join(", "),
-                    by: "words",
-                  },
-                  { field: "scope", mine: scope, theirs: newer.retrieval.scope, by: "words" },
-                  {
-                    field: "retrieval tags",
-                    mine: tags.join(", "),
-                    theirs: newer.retrieval.tags.join(", "),
-                    by: "words",
-                  },
-                  {
-                    field: "memory types",
-                    mine: types.map(retrievalTypeLabel).join(", "),
-                    theirs: newer.retrieval.types.map(retrievalTypeLabel).join(", "),
-                    by: "words",
-                  },
-                  { field: "budget", mine: budget, theirs: newer.budget, by: "words" },
-                  { field: "anchor every", mine: anchorEvery, theirs: String(newer.anchorEvery), by: "words" },
-                  { field: "output format", mine: outputFormat, theirs: newer.outputFormat, by: "words" },
-                  { field: "answer format", mine: answerFormat, theirs: newer.answerFormat, by: "words" },
-                ]
-              : []
-          }
-          onLoadNewer={() => router.refresh()}
-        />
-      ) : null}
       <Field
         label="Mission (one paragraph)"
         error={errorsOf("mission")}
@@ -283,18 +296,15 @@ export function SkillEditor({
           />
         </Field>
         <div className="col-span-2 flex items-end gap-3">
-          <Button
-            variant="primary"
-            size="md"
-            type="submit"
-            disabled={saving.isPending || !dirty || saveBlocked !== null}
-            aria-describedby={saveBlocked ? saveBlockedId : undefined}
+          <SaveVersionButton
+            pending={saving.isPending}
+            dirty={dirty}
+            blocked={saveBlocked}
+            blockedId={saveBlockedId}
+            version={skill.version}
             title={dirty ? undefined : "Nothing changed yet"}
-            className="px-4"
-            data-testid="save-skill"
-          >
-            {saving.isPending ? "Saving…" : `Save as version ${skill.version + 1}`}
-          </Button>
+            testId="save-skill"
+          />
           <span className="pb-1.5 text-2xs text-slate-500">editing version {skill.version}</span>
           <OverLimitNote id={saveBlockedId} reason={saveBlocked} />
         </div>
@@ -333,6 +343,6 @@ export function SkillEditor({
         </Button>
       </div>
       <OverLimitNote id={tryBlockedId} reason={tryBlocked} />
-    </form>
+    </VersionedEditorForm>
   );
 }
