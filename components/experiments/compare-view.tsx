@@ -28,6 +28,36 @@ function Side({ row }: { row: ExperimentRow | null }) {
   );
 }
 
+const SIDES = ["base", "head"] as const;
+
+/** "base <id> (3/5 passed)": one side of the comparison, linking to its experiment. */
+function SideSummary({ side, experiment }: { side: string; experiment: ExperimentComparison["base"] }) {
+  return (
+    <>
+      {side}{" "}
+      <Link className="text-indigo-800 underline" href={experimentHref(experiment.id)}>
+        {experiment.id}
+      </Link>{" "}
+      ({experiment.totals.passed}/{experiment.totals.questions} passed)
+    </>
+  );
+}
+
+/** A comparison table's header row: one cell a column, padded like the table's cells. */
+function HeaderRow({ columns, cell }: { columns: readonly string[]; cell: string }) {
+  return (
+    <thead>
+      <tr className="border-b border-slate-300 text-left text-slate-700">
+        {columns.map((c) => (
+          <th key={c} className={cell}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Two experiments, questions aligned; regressions and improvements highlighted, each linking to the run compare. */
 export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
   const counts = comparisonCounts(cmp.questions);
@@ -37,15 +67,7 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="font-semibold text-lg">Compare experiments</h1>
         <span className="text-xs text-slate-700">
-          base{" "}
-          <Link className="text-indigo-800 underline" href={experimentHref(cmp.base.id)}>
-            {cmp.base.id}
-          </Link>{" "}
-          ({cmp.base.totals.passed}/{cmp.base.totals.questions} passed) → head{" "}
-          <Link className="text-indigo-800 underline" href={experimentHref(cmp.head.id)}>
-            {cmp.head.id}
-          </Link>{" "}
-          ({cmp.head.totals.passed}/{cmp.head.totals.questions} passed)
+          <SideSummary side="base" experiment={cmp.base} /> → <SideSummary side="head" experiment={cmp.head} />
         </span>
       </div>
       <section aria-labelledby="config-diff-heading" data-testid="config-diff">
@@ -59,19 +81,16 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
           </p>
         ) : (
           <table className="border-collapse text-xs">
-            <thead>
-              <tr className="border-b border-slate-300 text-left text-slate-700">
-                <th className="py-0.5 pr-3">Differs</th>
-                <th className="py-0.5 pr-3">Base</th>
-                <th className="py-0.5 pr-3">Head</th>
-              </tr>
-            </thead>
+            <HeaderRow columns={["Differs", "Base", "Head"]} cell="py-0.5 pr-3" />
             <tbody>
               {config.map((c) => (
                 <tr key={c.what} className="border-b border-slate-100" data-testid="config-change">
                   <td className="py-0.5 pr-3 text-slate-700">{c.what}</td>
-                  <td className="py-0.5 pr-3 font-mono text-2xs">{c.base}</td>
-                  <td className="py-0.5 pr-3 font-mono text-2xs">{c.head}</td>
+                  {SIDES.map((side) => (
+                    <td key={side} className="py-0.5 pr-3 font-mono text-2xs">
+                      {c[side]}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -98,14 +117,7 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
       </p>
       <div className="overflow-x-auto">
         <table className="w-full min-w-[860px] border-collapse text-xs">
-          <thead>
-            <tr className="border-b border-slate-300 text-left text-slate-700">
-              <th className="py-1 pr-2">Question</th>
-              <th className="py-1 pr-2">Base</th>
-              <th className="py-1 pr-2">Head</th>
-              <th className="py-1 pr-2">What changed</th>
-            </tr>
-          </thead>
+          <HeaderRow columns={["Question", "Base", "Head", "What changed"]} cell="py-1 pr-2" />
           <tbody>
             {cmp.questions.map((q, i) => (
               <tr
@@ -119,12 +131,11 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
                   {q.question}
                   {q.skill && <span className="ml-1 text-2xs text-slate-600">· {q.skill}</span>}
                 </td>
-                <td className="py-1 pr-2">
-                  <Side row={q.base} />
-                </td>
-                <td className="py-1 pr-2">
-                  <Side row={q.head} />
-                </td>
+                {SIDES.map((side) => (
+                  <td key={side} className="py-1 pr-2">
+                    <Side row={q[side]} />
+                  </td>
+                ))}
                 <td className="py-1 pr-2">
                   <ul className="flex flex-col gap-0.5">
                     {q.reason && (
