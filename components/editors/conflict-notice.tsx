@@ -79,7 +79,13 @@ export function ConflictNotice({
                   </div>
                 ))}
               <div className="mt-2 flex flex-wrap gap-2">
-                <Button variant="primary" disabled={reapply.pending} onClick={reapply.run} data-testid="reapply-save">
+                <Button
+                  variant="primary"
+                  className="border border-indigo-600"
+                  disabled={reapply.pending}
+                  onClick={reapply.run}
+                  data-testid="reapply-save"
+                >
                   {reapply.pending ? "Saving…" : `Save the merged edit as version ${newerVersion + 1}`}
                 </Button>
                 <Button onClick={() => setReviewing(false)}>Back</Button>

@@ -49,7 +49,7 @@ export function RefreshDecision({
         variant="primary"
         disabled={save.isPending || drop.isPending}
         onClick={() => confirm.ask(() => save.mutate())}
-        className="px-2 py-0.5"
+        className="border border-indigo-600 px-2 py-0.5"
         data-testid="proposal-accept"
       >
         {save.isPending ? "Saving…" : `Accept as version ${baseVersion + 1}`}

@@ -134,6 +134,7 @@ export function RefreshModelButton({
             {proposal.usable ? (
               <Button
                 variant="primary"
+                className="border border-indigo-600"
                 disabled={save.isPending}
                 onClick={() => confirm.ask(() => save.mutate(proposal))}
                 data-testid="accept-refresh"

@@ -33,6 +33,7 @@ export function RestoreVersionButton({
       {confirm.dialog}
       <Button
         size="xs"
+        className="text-slate-700"
         disabled={mutation.isPending}
         onClick={() => confirm.ask(() => mutation.mutate())}
         data-testid="restore-version"

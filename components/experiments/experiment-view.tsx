@@ -194,7 +194,7 @@ export function ExperimentView({
               variant={filter === f ? "primary" : "secondary"}
               pressed={filter === f}
               onClick={() => setFilter(f)}
-              className="px-2 py-0.5 font-normal text-[13px]"
+              className={`px-2 py-0.5 font-normal text-[13px] ${filter === f ? "border border-indigo-600" : ""}`}
               data-testid={`filter-${f}`}
             >
               {f.startsWith("flag:") ? `${f.slice(5)} (${t.flags[f.slice(5)]})` : f}

@@ -316,7 +316,7 @@ function RerunForm({
                     )}
                     <Button
                       size="xs"
-                      className="ml-auto"
+                      className="ml-auto py-0 text-slate-700"
                       aria-expanded={editing}
                       onClick={() => dispatch({ type: "toggle-edit", id: m.id })}
                       data-testid="rerun-model-edit"

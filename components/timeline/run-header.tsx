@@ -49,7 +49,7 @@ export const RunHeader = memo(function RunHeader({
             {statusLabel(status)}
           </span>
         </Badge>
-        <Button onClick={onExport} className="px-2 py-0.5">
+        <Button onClick={onExport} className="px-2 py-0.5 text-slate-700">
           Export JSON
         </Button>
         {header.runId && (

@@ -116,7 +116,7 @@ export function TimelineFilterBar({
           <output className="tabular-nums text-slate-600" data-testid="timeline-filter-count">
             {shownRows} of {plural(totalRows, "row")}
           </output>
-          <Button size="md" onClick={() => onChange(NO_FILTER)} className="px-1.5 py-0.5">
+          <Button size="md" onClick={() => onChange(NO_FILTER)} className="px-1.5 py-0.5 text-slate-700">
             Clear
           </Button>
         </>

@@ -9,15 +9,17 @@ import { cx } from "./classes";
  * `bare` for a control that is not drawn as a button (a row, a chip, a tab, an inline toggle) and
  * styles itself. Every variant is `type="button"` unless told otherwise (a stray Enter never submits a
  * form), greys out when disabled, and when `busy` is disabled with `aria-busy` while work is under way.
+ * The filled variants (primary, danger) have no border; beside a bordered button they take
+ * `border border-indigo-600` (or red) so the two stand the same height.
  */
 export type ButtonVariant = "primary" | "secondary" | "ghost" | "danger" | "danger-subtle" | "link" | "bare";
 export type ButtonSize = "xs" | "sm" | "md";
 
 const VARIANT: Record<ButtonVariant, string> = {
-  primary: "rounded border border-indigo-600 bg-indigo-600 font-medium text-white hover:bg-indigo-700",
+  primary: "rounded bg-indigo-600 font-medium text-white hover:bg-indigo-700",
   secondary: "rounded border border-slate-300 bg-white text-slate-800 hover:bg-slate-50",
   ghost: "rounded text-slate-600 hover:bg-slate-100 hover:text-slate-800",
-  danger: "rounded border border-red-600 bg-red-600 font-medium text-white hover:bg-red-700",
+  danger: "rounded bg-red-600 font-medium text-white hover:bg-red-700",
   "danger-subtle": "rounded border border-red-200 bg-white font-medium text-red-700 hover:bg-red-50",
   link: "underline",
   bare: "",
