@@ -332,7 +332,7 @@ function RerunForm({
           error={save.error?.message}
           onSave={(keep) => save.mutate(keep)}
         />
-        <DrawerClose className={buttonClass("secondary", "md", "py-1")}>Cancel</DrawerClose>
+        <DrawerClose className={buttonClass("secondary", "md", "py-1 text-slate-900")}>Cancel</DrawerClose>
         {suiteRun && suiteRun.suites.length > 0 && (
           <span className="flex items-center gap-1">
             <Select

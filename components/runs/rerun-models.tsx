@@ -84,6 +84,7 @@ export function RerunModels({
                   <label className="flex items-center gap-2 text-xs">
                     <span className="text-slate-600">Staleness override for this re-run</span>
                     <Select
+                      size="sm"
                       data-testid="rerun-model-override"
                       className="px-1 py-0.5"
                       value={d.override}
