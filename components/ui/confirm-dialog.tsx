@@ -55,7 +55,9 @@ export function ConfirmDialog({
           {children}
           {error}
           <div className="mt-3 flex justify-end gap-2">
-            <AlertDialog.Cancel className={buttonClass("secondary", "sm", "px-3 text-slate-900")}>Cancel</AlertDialog.Cancel>
+            <AlertDialog.Cancel className={buttonClass("secondary", "sm", "px-3 text-slate-900")}>
+              Cancel
+            </AlertDialog.Cancel>
             <Button
               variant={tone === "danger" ? "danger" : "primary"}
               busy={pending}
