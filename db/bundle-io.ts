@@ -5,7 +5,7 @@
  * export emits the stored strings in a stable order, so export → import → export is identical.
  */
 import type { InStatement } from "@libsql/client";
-import { and, asc, eq, notInArray } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, notInArray } from "drizzle-orm";
 import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill } from "@/lib/contracts/bundle";
@@ -13,6 +13,7 @@ import { AppError, fieldErrorsOf, formatPath, gotValue } from "@/lib/contracts/e
 import { BundleSuite } from "@/lib/contracts/suites";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "./client";
+import { isConstraintViolation } from "./errors";
 import {
   banks,
   facts,
@@ -26,7 +27,16 @@ import {
   suites,
   suiteVersions,
 } from "./schema";
-import { createBankIndexStatements, dropBankIndexStatements } from "./search-index";
+import {
+  createBankIndexStatements,
+  dropBankIndexStatements,
+  flushStatements,
+  ftsTable,
+  PENDING_TABLE,
+  SEARCHED_TABLES,
+  vocabTable,
+  vocabTableStatement,
+} from "./search-index";
 
 interface BundleIssue {
   /** JSON path of the offending value, e.g. `facts[3].scope`. */
@@ -300,7 +310,7 @@ function suiteStatements(db: Db, bankId: string, list: Bundle["suites"]): InStat
 }
 
 /** Ids of the bank's deleted mental models: their tombstones (and version history) outlive a replace. */
-async function tombstonedModelIds(db: Db, bankId: string): Promise<Set<string>> {
+export async function tombstonedModelIds(db: Db, bankId: string): Promise<Set<string>> {
   const rows = await db
     .select({ id: mentalModelTombstones.modelId })
     .from(mentalModelTombstones)
@@ -319,7 +329,18 @@ function refuseTombstoned(models: readonly { id: string }[], deleted: Set<string
 }
 
 async function bankExists(db: Db, bankId: string, replace: boolean | undefined): Promise<boolean> {
-  const [existing] = await db.select({ id: banks.id }).from(banks).where(eq(banks.id, bankId));
+  const [existing] = await db
+    .select({ id: banks.id, importOwner: banks.importOwner })
+    .from(banks)
+    .where(eq(banks.id, bankId));
+  if (existing?.importOwner) {
+    throw invalidBundle([
+      {
+        path: "bank.id",
+        message: `bank "${bankId}" is being imported by another process (if that process stopped, its import is removed within a minute by a running server, or by the next import)`,
+      },
+    ]);
+  }
   if (existing && !replace) {
     throw invalidBundle([
       { path: "bank.id", message: `bank "${bankId}" already exists (import with replace to overwrite it)` },
@@ -340,17 +361,30 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
   const existing = await bankExists(db, bankId, options.replace);
   if (existing)
     refuseTombstoned(bundle.mentalModels, await tombstonedModelIds(db, bankId), (i) => `mentalModels[${i}].id`);
-  await db.$client.batch(
-    [
-      ...bankStatements(db, bundle.bank, existing),
-      ...factStatements(db, bankId, bundle.facts),
-      ...observationStatements(db, bankId, bundle.observations),
-      ...modelAndSkillStatements(db, bankId, bundle),
-      ...suiteStatements(db, bankId, bundle.suites),
-      ...createBankIndexStatements(bankId),
-    ],
-    "write",
-  );
+  try {
+    await db.$client.batch(
+      [
+        ...bankStatements(db, bundle.bank, existing),
+        ...factStatements(db, bankId, bundle.facts),
+        ...observationStatements(db, bankId, bundle.observations),
+        ...modelAndSkillStatements(db, bankId, bundle),
+        ...suiteStatements(db, bankId, bundle.suites),
+        ...createBankIndexStatements(bankId),
+      ],
+      "write",
+    );
+  } catch (err) {
+    // Another import made the same new bank between the check above and this write: the batch
+    // rolled back on the bank's key, and this import is refused by name, not as a raw SQL error.
+    if (!existing && isConstraintViolation(err) && (await bankExists(db, bankId, true)))
+      throw invalidBundle([
+        {
+          path: "bank.id",
+          message: `bank "${bankId}" already exists: another import made it at the same time (import again${options.replace ? "" : " with replace"} to overwrite it)`,
+        },
+      ]);
+    throw err;
+  }
   return {
     bankId,
     counts: {
@@ -363,8 +397,25 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
   };
 }
 
-/** Rows a line-stream import holds before writing them (in its open transaction). */
-const STREAM_ROWS_PER_BATCH = 5 * CHUNK;
+/**
+ * Rows a line-stream import commits at a time. Each chunk is its own short transaction (its rows and
+ * their index entries), and between chunks the import lets go of the write lock for LOCK_PAUSE_MS,
+ * so another writer on the file (a server's run events, its heartbeat) waits at most about one
+ * chunk (docs/performance.md, the `writes` bench section).
+ */
+export const STAGING_ROWS_PER_COMMIT = 5_000;
+/**
+ * A chunk's transaction should hold the lock about this long: on a loaded machine 5,000 rows take
+ * seconds, so the chunk shrinks (to 250 rows at least) until its commits take about this long, and
+ * grows back (to STAGING_ROWS_PER_COMMIT at most) when they are quick.
+ */
+const CHUNK_TARGET_MS = 250;
+const MIN_ROWS_PER_COMMIT = 250;
+/**
+ * Longer than SQLite's longest sleep between two tries of a writer waiting on the lock (100 ms): a
+ * waiting writer wakes inside the pause and takes the lock, instead of finding the next chunk's.
+ */
+const LOCK_PAUSE_MS = 110;
 
 const BundleHeader = Bundle.pick({ version: true, bank: true });
 /** A line's one key names its record type. */
@@ -379,18 +430,160 @@ type LineRecord = {
   [K in keyof typeof LINE_RECORDS]: { kind: K; value: z.output<(typeof LINE_RECORDS)[K]> };
 }[keyof typeof LINE_RECORDS];
 
+/** A staging bank's id: not a valid bank id (slugs have no `~`), so no route can name it. */
+const stagingBankId = () => `~import-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** Rows the removal of a staging bank deletes per transaction. */
+const REMOVE_ROWS_PER_COMMIT = 5_000;
+
+/**
+ * Removes an import's staging (a bank row that is still `importOwner`'s, with its rows and index),
+ * in short transactions like the import's. Every delete is conditional on the bank still being that
+ * import's staging: a bank the import made visible meanwhile is never touched.
+ */
+export async function removeStagedImport(db: Db, bankId: string, importOwner: string): Promise<void> {
+  const stillStaged = "EXISTS (SELECT 1 FROM banks WHERE id = ? AND import_owner = ?)";
+  for (;;) {
+    const results = await db.$client.batch(
+      [
+        ...["facts", "observations"].map((table) => ({
+          sql: `DELETE FROM ${table} WHERE pk IN (SELECT pk FROM ${table} WHERE bank_id = ? AND ${stillStaged} LIMIT ${REMOVE_ROWS_PER_COMMIT})`,
+          args: [bankId, bankId, importOwner],
+        })),
+        {
+          sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ? AND ${stillStaged}`,
+          args: [bankId, bankId, importOwner],
+        },
+      ],
+      "write",
+    );
+    if ((results[0]?.rowsAffected ?? 0) + (results[1]?.rowsAffected ?? 0) === 0) break;
+    await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
+  }
+  const tx = await db.$client.transaction("write");
+  try {
+    const owned = await tx.execute({
+      sql: "SELECT 1 FROM banks WHERE id = ? AND import_owner = ?",
+      args: [bankId, importOwner],
+    });
+    if (owned.rows.length > 0) {
+      await tx.batch([
+        ...dropBankIndexStatements(bankId),
+        // Whatever a final transaction that failed may have left (it is rolled back whole; belt and braces).
+        ...["mental_models", "mental_model_versions", "skills", "skill_versions", "suites", "suite_versions"].map(
+          (table) => ({ sql: `DELETE FROM ${table} WHERE bank_id = ?`, args: [bankId] }),
+        ),
+        { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ?`, args: [bankId] },
+        { sql: "DELETE FROM banks WHERE id = ? AND import_owner = ?", args: [bankId, importOwner] },
+      ]);
+    }
+    await tx.commit();
+  } catch (err) {
+    await tx.rollback().catch(() => {});
+    throw err;
+  } finally {
+    tx.close();
+  }
+}
+
+/**
+ * Removes the staging of every import whose process has stopped (`isGone(ownerId)`, the run-owner
+ * rules: lib/server/run-owner.ts). Run by a server's sweep and before each JSONL import. Returns the
+ * staging banks removed.
+ */
+export async function removeAbandonedImports(db: Db, isGone: (ownerId: string) => Promise<boolean>): Promise<string[]> {
+  const staged = await db
+    .select({ id: banks.id, importOwner: banks.importOwner })
+    .from(banks)
+    .where(isNotNull(banks.importOwner));
+  const removed: string[] = [];
+  for (const { id, importOwner } of staged) {
+    if (!importOwner || !(await isGone(importOwner))) continue;
+    await removeStagedImport(db, id, importOwner);
+    removed.push(id);
+  }
+  return removed;
+}
+
+/**
+ * Makes a replace's staging bank the bank: the old bank's memories, models, skills and suites go
+ * (its runs and deleted models' tombstones stay), the staged rows take its id, and the staging's
+ * full-text indexes are renamed to the bank's. Its cost grows with both banks' rows (one UPDATE
+ * and one DELETE each): the one step of a replace that holds the lock for more than a chunk.
+ */
+function replaceSwapStatements(
+  db: Db,
+  bank: Bundle["bank"],
+  stageId: string,
+  triggers: { name: string; sql: string }[],
+): InStatement[] {
+  const bankId = bank.id;
+  return [
+    // The index-upkeep triggers would note every deleted and moved row (hundreds of thousands of
+    // inserts into the pending list) only for the notes to be deleted below: they are dropped for
+    // this transaction and made again at its end (nobody else sees the schema without them).
+    ...triggers.map((t) => `DROP TRIGGER IF EXISTS "${t.name.replace(/"/g, '""')}"`),
+    ...bankStatements(db, bank, true),
+    ...["facts", "observations"].map((table) => ({
+      sql: `UPDATE ${table} SET bank_id = ? WHERE bank_id = ?`,
+      args: [bankId, stageId],
+    })),
+    // The moved rows are already in the staging's index, renamed below: nothing is left to apply.
+    { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id IN (?, ?)`, args: [bankId, stageId] },
+    ...SEARCHED_TABLES.flatMap((table) => {
+      const from = ftsTable(table, stageId);
+      const to = ftsTable(table, bankId);
+      return [
+        `DROP TABLE IF EXISTS ${vocabTable(from)}`,
+        `ALTER TABLE ${from} RENAME TO ${to}`,
+        vocabTableStatement(to),
+      ];
+    }),
+    { sql: "DELETE FROM banks WHERE id = ?", args: [stageId] },
+    ...triggers.map((t) => t.sql),
+  ];
+}
+
+/** The index-upkeep triggers on the tables a replace moves rows of (migration 0009). */
+async function rowTriggers(db: Db): Promise<{ name: string; sql: string }[]> {
+  const { rows } = await db.$client.execute(
+    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('facts', 'observations') AND sql IS NOT NULL",
+  );
+  return rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
+}
+
+export interface ImportLinesOptions {
+  replace?: boolean;
+  /**
+   * The importing process's run-owner id (lib/server/run-owner.ts `runOwner`): its staging is
+   * removed by a sweep once that owner has stopped, never while it lives.
+   */
+  ownerId: string;
+  /** Stops the import between two chunks; its staging is removed and nothing is imported. */
+  signal?: AbortSignal;
+  /** Rows per chunk transaction (tests use fewer). */
+  rowsPerCommit?: number;
+}
+
 /**
  * Imports a bundle given as JSON lines (`.jsonl`), for banks too large to hold as one document:
  * line 1 is `{"version":1,"bank":{…}}`, then one record per line — `{"fact":{…}}`,
  * `{"observation":{…}}` (citing facts on earlier lines), `{"mentalModel":{…}}`, `{"skill":{…}}`, `{"suite":{…}}` —
- * each validated as in a bundle. Facts and observations are written as they come, in one
- * transaction: memory holds a batch of rows and the ids seen, never the file. The first bad line
- * rolls everything back (nothing is imported) and is named in the error.
+ * each validated as in a bundle. Memory holds a chunk of rows and the ids seen, never the file.
+ *
+ * Other writers on the file keep writing while it runs, and the import is still all-or-nothing
+ * (docs/operations.md#big-imports):
+ * - a new bank is filled in chunks under its own id, invisible (`importOwner` set) until the last,
+ *   short transaction writes its models, skills and suites and makes it visible;
+ * - a replace fills a staging bank (`~import-…`, invisible) in chunks, and one transaction swaps it in;
+ * - the first bad line, an abort or an error removes the staging (nothing is imported) and is named
+ *   in the error; a process killed mid-import leaves only invisible staging, removed by the next
+ *   sweep (a server's, or the next import's).
  */
 export async function importBundleLines(
   db: Db,
   lines: AsyncIterable<string>,
-  options: { replace?: boolean } = {},
+  options: ImportLinesOptions,
 ): Promise<ImportResult> {
   let lineNo = 0;
   const bad = (path: string, message: string) =>
@@ -432,22 +625,77 @@ export async function importBundleLines(
   const bankId = header.bank.id;
   const existing = await bankExists(db, bankId, options.replace);
   const deletedModels = existing ? await tombstonedModelIds(db, bankId) : new Set<string>();
+  const maxRowsPerCommit = Math.max(1, options.rowsPerCommit ?? STAGING_ROWS_PER_COMMIT);
+  let rowsPerCommit = maxRowsPerCommit;
   const factIds = new Set<string>();
   const observationIds = new Set<string>();
   const later: Pick<Bundle, "mentalModels" | "skills" | "suites"> = { mentalModels: [], skills: [], suites: [] };
-  const tx = await db.$client.transaction("write");
+  // A new bank stages under its own id; a replace beside the bank it replaces.
+  const stageId = existing ? stagingBankId() : bankId;
+  await db.$client.batch(
+    [
+      toStatement(
+        db.insert(banks).values({
+          id: stageId,
+          name: header.bank.name,
+          permittedTeams: header.bank.permittedTeams,
+          importOwner: options.ownerId,
+        }),
+      ),
+      // Empty indexes, filled chunk by chunk: nothing is left to index at the end.
+      ...createBankIndexStatements(stageId),
+    ],
+    "write",
+  );
+  /**
+   * Runs statements in one write transaction, only while the staging is still this import's: a
+   * sweep that judged this process gone (wrongly: it was stopped for minutes, say) removed it, and
+   * writing on would leave rows of no bank or report a bank that is not there.
+   */
+  const whileStaged = async (statements: InStatement[]) => {
+    const tx = await db.$client.transaction("write");
+    try {
+      const owned = await tx.execute({
+        sql: "SELECT 1 FROM banks WHERE id = ? AND import_owner = ?",
+        args: [stageId, options.ownerId],
+      });
+      if (owned.rows.length === 0)
+        throw new AppError(
+          "unavailable",
+          "the import's staging was removed by another process (it judged this one stopped): nothing was imported; run the import again",
+        );
+      await tx.batch(statements);
+      await tx.commit();
+    } catch (err) {
+      await tx.rollback().catch(() => {});
+      throw err;
+    } finally {
+      tx.close();
+    }
+  };
   try {
-    await tx.batch(bankStatements(db, header.bank, existing));
     let factBatch: Bundle["facts"] = [];
     let observationBatch: Bundle["observations"] = [];
+    let chunks = 0;
     const write = async () => {
       const statements = [
-        ...factStatements(db, bankId, factBatch),
-        ...observationStatements(db, bankId, observationBatch),
+        ...factStatements(db, stageId, factBatch),
+        ...observationStatements(db, stageId, observationBatch),
       ];
       factBatch = [];
       observationBatch = [];
-      if (statements.length > 0) await tx.batch(statements);
+      if (statements.length === 0) return;
+      // The lock is let go between chunks (see LOCK_PAUSE_MS); the first chunk needs no pause.
+      if (chunks++ > 0) await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
+      options.signal?.throwIfAborted();
+      const started = performance.now();
+      await whileStaged([...statements, ...flushStatements(stageId)]);
+      const ms = performance.now() - started;
+      // Aim at CHUNK_TARGET_MS per commit (see there); a fixed size from the caller stays fixed.
+      if (options.rowsPerCommit === undefined) {
+        const scaled = Math.round((rowsPerCommit * CHUNK_TARGET_MS) / Math.max(ms, 1));
+        rowsPerCommit = Math.min(maxRowsPerCommit, Math.max(MIN_ROWS_PER_COMMIT, Math.min(scaled, rowsPerCommit * 2)));
+      }
     };
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       lineNo++;
@@ -473,22 +721,33 @@ export async function importBundleLines(
         later.mentalModels.push(record.value);
       } else if (record.kind === "skill") later.skills.push(record.value);
       else later.suites.push(record.value);
-      if (factBatch.length + observationBatch.length >= STREAM_ROWS_PER_BATCH) await write();
+      if (factBatch.length + observationBatch.length >= rowsPerCommit) await write();
     }
     await write();
+    options.signal?.throwIfAborted();
     // Mental models, skills and suites are few: checked together as in a bundle (ids, names, history).
     validateBundle({ version: 1, bank: header.bank, ...later });
-    await tx.batch([
-      ...modelAndSkillStatements(db, bankId, later),
-      ...suiteStatements(db, bankId, later.suites),
-      ...createBankIndexStatements(bankId),
-    ]);
-    await tx.commit();
+    // The one transaction that makes the import visible.
+    await db.$client.batch(
+      [
+        ...(existing ? replaceSwapStatements(db, header.bank, stageId, await rowTriggers(db)) : []),
+        ...modelAndSkillStatements(db, bankId, later),
+        ...suiteStatements(db, bankId, later.suites),
+        ...flushStatements(bankId),
+        {
+          sql: "UPDATE banks SET import_owner = NULL WHERE id = ? AND import_owner = ?",
+          args: [bankId, options.ownerId],
+        },
+      ].filter((s) => s !== undefined),
+      "write",
+    );
   } catch (err) {
-    await tx.rollback().catch(() => {});
+    await removeStagedImport(db, stageId, options.ownerId).catch((cleanup: unknown) => {
+      console.error(`could not remove the import's staging (${stageId}); the next sweep removes it:`, cleanup);
+    });
+    if (options.signal?.aborted && !(err instanceof AppError))
+      throw new AppError("invalid_input", "the import was stopped: nothing was imported");
     throw err;
-  } finally {
-    tx.close();
   }
   return {
     bankId,
@@ -504,7 +763,10 @@ export async function importBundleLines(
 
 /** The bank as a bundle, every list ordered by id; null when the bank does not exist. */
 export async function exportBundle(db: Db, bankId: string): Promise<Bundle | null> {
-  const [bank] = await db.select().from(banks).where(eq(banks.id, bankId));
+  const [bank] = await db
+    .select()
+    .from(banks)
+    .where(and(eq(banks.id, bankId), isNull(banks.importOwner)));
   if (!bank) return null;
   const [factRows, observationRows, modelRows, versionRows, skillRows, suiteRows] = await Promise.all([
     db.select().from(facts).where(eq(facts.bankId, bankId)).orderBy(asc(facts.id)),

@@ -2,10 +2,12 @@
  * Database access. One libSQL client per process (`getDb()`), migrated to the latest schema on
  * first use; `openDb()` opens an independent, migrated connection (tests, CLI).
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { type Client, createClient } from "@libsql/client";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import type { Client, Config } from "@libsql/client";
+import { _createClient as createSqliteClient } from "@libsql/client/sqlite3";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import * as driverCore from "drizzle-orm/libsql/driver-core";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { AppError } from "@/lib/contracts/errors";
 import * as schema from "./schema";
@@ -13,6 +15,24 @@ import { syncSearchIndexes } from "./search-index";
 import { WorkerClient } from "./worker-client";
 
 export type Db = LibSQLDatabase<typeof schema> & { $client: Client };
+
+/**
+ * `drizzle({ client, schema })` from drizzle-orm/libsql is this function behind an import of the
+ * whole @libsql/client (its HTTP and WebSocket clients too); the driver core alone is what a
+ * client we made ourselves needs (docs/performance.md#cli-start-up-round-2). Its typings omit it.
+ */
+const drizzle = (driverCore as unknown as { construct: (client: Client, config: { schema: typeof schema }) => Db })
+  .construct;
+
+/**
+ * A libSQL client: a local file or in-memory database through the SQLite entry only; a remote URL
+ * (libsql:, http(s):, ws(s):) through the full client, loaded only then.
+ */
+async function createClient(config: Config): Promise<Client> {
+  const local = config.url.startsWith("file:") || config.url === ":memory:";
+  const entry = local ? await import("@libsql/client/sqlite3") : await import("@libsql/client");
+  return entry.createClient(config);
+}
 
 export const DEFAULT_DATABASE_URL = "file:./data/inspector.db";
 /** Concurrent writers wait this long for the lock instead of failing with SQLITE_BUSY. */
@@ -43,6 +63,64 @@ const FILE_PRAGMAS = [
   "PRAGMA synchronous=NORMAL",
   `PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`,
 ];
+
+/**
+ * Whether an existing local file must be opened read-only: its file system is mounted read-only, or
+ * this process may not write the file or its folder (SQLite also writes the `-wal` and `-shm`
+ * files beside it). Such a file cannot be opened the ordinary way at all (SQLite answers
+ * SQLITE_CANTOPEN for a WAL database whose `-shm` cannot be created), so it is opened with
+ * `mode=ro&immutable=1` instead: reads work, every write answers SQLITE_READONLY
+ * (docs/operations.md#a-read-only-database).
+ */
+export function mustOpenReadOnly(path: string): false | "immutable" | "ro" {
+  if (!existsSync(path)) return false;
+  try {
+    accessSync(path, constants.W_OK);
+    accessSync(dirname(path), constants.W_OK);
+    return false;
+  } catch (err) {
+    // A read-only file system: nobody can write the file meanwhile, so SQLite may take it as
+    // immutable (it needs no `-shm` then). Only this process is refused (permissions): another
+    // may write it, so it is opened `mode=ro` and reads the other's `-shm`, which must exist.
+    return (err as NodeJS.ErrnoException).code === "EROFS" ? "immutable" : "ro";
+  }
+}
+
+/**
+ * A read-only client of a local file, opened by the SQLite URI `file:<path>?mode=ro&immutable=1`.
+ * `createClient` refuses query parameters in `file:` URLs, so the local client is built from its
+ * expanded config with that URI as the path (libSQL opens paths as URIs). `immutable` tells SQLite
+ * that nobody writes the file meanwhile, which a read-only mount guarantees; it also skips the
+ * `-wal` file, so commits left there by a process that crashed before the mount turned read-only
+ * are not seen. db/sql-worker.mjs opens its connections the same way.
+ */
+export function createReadOnlyFileClient(path: string, timeout: number, immutable = true): Client {
+  return createSqliteClient({
+    scheme: "file",
+    tls: false,
+    authority: undefined,
+    // The path's own `%`, `?` and `#` are escaped, so SQLite reads them as part of the name.
+    path: `file:${path.replace(/[%?#]/g, (c) => encodeURIComponent(c))}?mode=ro${immutable ? "&immutable=1" : ""}`,
+    authToken: undefined,
+    encryptionKey: undefined,
+    remoteEncryptionKey: undefined,
+    syncUrl: undefined,
+    syncInterval: undefined,
+    readYourWrites: undefined,
+    offline: undefined,
+    intMode: "number",
+    fetch: undefined,
+    concurrency: 20,
+    timeout,
+  });
+}
+
+const readOnlyDbs = new WeakSet<object>();
+
+/** True when the database was opened read-only (its file or file system cannot be written). */
+export function isReadOnlyDb(db: Db): boolean {
+  return readOnlyDbs.has(db);
+}
 
 /** Reader threads of a local file's client, beside its writer thread (worker-client.ts). */
 const READER_THREADS = 2;
@@ -116,11 +194,12 @@ export async function openDb(url: string = DEFAULT_DATABASE_URL, options: OpenDb
 async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> {
   const filePath = fileUrlPath(url);
   let client: Client;
-  if (filePath) mkdirSync(dirname(filePath), { recursive: true });
-  if (filePath !== null && (!existsSync(filePath) || statSync(filePath).size === 0)) {
+  const readOnly = filePath !== null ? mustOpenReadOnly(filePath) : false;
+  if (filePath && !readOnly) mkdirSync(dirname(filePath), { recursive: true });
+  if (filePath !== null && !readOnly && (!existsSync(filePath) || statSync(filePath).size === 0)) {
     // Once, on a connection of its own: every later connection (a reader opened when the disk is
     // full, say) only reads the mode the file was created with.
-    const first = createClient({ url, timeout: BUSY_TIMEOUT_MS });
+    const first = await createClient({ url, timeout: BUSY_TIMEOUT_MS });
     try {
       await first.execute(NEW_FILE_PRAGMA);
       await first.execute("PRAGMA journal_mode=WAL");
@@ -128,22 +207,58 @@ async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> 
       first.close();
     }
   }
-  const pragmas = FILE_PRAGMAS;
+  // Read-only, nothing that writes: the file keeps the journal mode it was made with.
+  const pragmas = readOnly ? [`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`] : FILE_PRAGMAS;
   if (filePath && options.threads !== false) {
     client = new WorkerClient({
       url,
       timeout: BUSY_TIMEOUT_MS,
       readers: READER_THREADS,
       pragmas,
+      readOnlyPath: readOnly ? filePath : undefined,
+      immutable: readOnly === "immutable",
     });
   } else {
-    client = createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
+    client =
+      filePath && readOnly
+        ? createReadOnlyFileClient(filePath, BUSY_TIMEOUT_MS, readOnly === "immutable")
+        : await createClient({ url, authToken: options.authToken, timeout: BUSY_TIMEOUT_MS });
     if (filePath) for (const pragma of pragmas) await client.execute(pragma);
   }
-  const db = drizzle({ client, schema });
+  const db = drizzle(client, { schema });
+  if (readOnly) {
+    await assertMigrated(client);
+    readOnlyDbs.add(db);
+    return db;
+  }
   await migrate(db, { migrationsFolder: resolve(process.cwd(), "db/migrations") });
   await syncSearchIndexes(db);
   return db;
+}
+
+/**
+ * A read-only file is used as it is: every migration must already be applied (upgrading writes).
+ * Search indexes need no check: a file written by this version keeps them up to date.
+ */
+async function assertMigrated(client: Client): Promise<void> {
+  const journal = JSON.parse(readFileSync(resolve(process.cwd(), "db/migrations/meta/_journal.json"), "utf8")) as {
+    entries: unknown[];
+  };
+  let applied = 0;
+  try {
+    const { rows } = await client.execute('SELECT count(*) AS n FROM "__drizzle_migrations"');
+    applied = Number(rows[0]?.n ?? 0);
+  } catch {
+    applied = 0;
+  }
+  if (applied < journal.entries.length) {
+    throw Object.assign(
+      new Error(
+        `attempt to write a readonly database: it needs ${journal.entries.length - applied} migration(s) this version brings, and it is read-only`,
+      ),
+      { code: "SQLITE_READONLY" },
+    );
+  }
 }
 
 let shared: Promise<Db> | undefined;

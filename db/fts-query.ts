@@ -12,7 +12,11 @@ import { searchTerms } from "@/lib/reflect/terms";
  * enough memories. Null when nothing searchable is left.
  */
 export function buildFtsMatches(text: string): string[] | null {
-  const terms = searchTerms(text);
+  return ftsMatchesOf(searchTerms(text));
+}
+
+/** `buildFtsMatches` of terms already chosen (search.ts drops the words a bank holds nowhere). */
+export function ftsMatchesOf(terms: readonly string[]): string[] | null {
   if (terms.length === 0) return null;
   const words = terms.map((t) => `"${t}"`);
   if (words.length === 1) return words;

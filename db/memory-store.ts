@@ -5,6 +5,7 @@ import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { searchTerms } from "@/lib/reflect/terms";
 import { getBank } from "./banks";
 import type { Db } from "./client";
+import { bankConversationProfile } from "./conversation-rank";
 import { countMentalModels, listMentalModels } from "./mental-models";
 import { isScopePermitted, readableScopes, teamOf } from "./scope";
 import {
@@ -52,6 +53,7 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
     },
 
     countMentalModels: (bankId) => countMentalModels(db, bankId),
+    speakers: async (bankId) => (await bankConversationProfile(db, bankId)).speakers,
 
     permitsScope: async ({ bankId, scope }) => isScopePermitted(scope, await permittedTeams(bankId)),
 
@@ -111,7 +113,13 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
         tier === "mental_models"
           ? (await searchMentalModelTexts(db, search)).map((m) => ({ ...m, text: mentalModelProbeText(m) }))
           : await (tier === "observations" ? searchObservations : searchFacts)(db, search);
-      return hits.map(({ id, rank, score, text }) => ({ id, rank, score, text }));
+      return hits.map((h) => ({
+        id: h.id,
+        rank: h.rank,
+        score: h.score,
+        text: h.text,
+        speaker: "speaker" in h ? h.speaker : null,
+      }));
     },
   };
 }

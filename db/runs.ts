@@ -3,7 +3,7 @@
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { RetrievedMemory } from "@/lib/contracts/experiments";
 import {
@@ -171,6 +171,8 @@ export interface ListRuns {
   skill?: string;
   status?: RunStatus;
   flag?: RunFlag;
+  /** `answer`: runs that answer a question; `judge`: LLM-judge runs (`judge_of` set). */
+  kind?: "answer" | "judge";
   /** Case-insensitive substring of the question or the answer. */
   q?: string;
   limit?: number;
@@ -207,6 +209,7 @@ export async function listRuns(
   if (filter.skill) where.push(sql`(${runs.skillName} = ${filter.skill} OR ${runs.skillId} = ${filter.skill})`);
   if (filter.status) where.push(eq(runs.status, filter.status));
   if (filter.ids) where.push(filter.ids.length > 0 ? inArray(runs.id, [...filter.ids]) : sql`0`);
+  if (filter.kind) where.push(filter.kind === "judge" ? isNotNull(runs.judgeOf) : isNull(runs.judgeOf));
   if (filter.flag) where.push(sql`EXISTS (SELECT 1 FROM json_each(${runs.flags}) WHERE value = ${filter.flag})`);
   if (filter.q?.trim()) {
     const pattern = `%${filter.q
@@ -527,10 +530,18 @@ export interface InstanceInfo {
   kind: string;
   pid: number;
   hostname: string;
+  /** Which process holds the pid (lib/server/run-owner.ts `processIdentity`); null where unknown. */
+  processStart?: string | null;
 }
 
 export async function registerInstance(db: Db, info: InstanceInfo, now = Date.now()): Promise<void> {
   await db.insert(processInstances).values({ ...info, startedAt: new Date(now).toISOString(), heartbeatAt: now });
+}
+
+/** An owner's row, or null when it was forgotten (silent for a day) or never registered. */
+export async function getInstance(db: Db, id: string) {
+  const [row] = await db.select().from(processInstances).where(eq(processInstances.id, id));
+  return row ?? null;
 }
 
 export async function heartbeatInstance(db: Db, id: string, now = Date.now()): Promise<void> {
@@ -561,8 +572,18 @@ export async function markInterruptedRuns(
      * they are left alone while the heartbeat is younger than `aliveGraceMs` (a heartbeat blocked
      * behind a long write lock is not death); "unknown": the heartbeat decides.
      */
-    ownerLiveness?: (owner: { pid: number; hostname: string }) => "alive" | "dead" | "unknown";
+    ownerLiveness?: (owner: {
+      pid: number;
+      hostname: string;
+      processStart: string | null;
+    }) => "alive" | "alive-verified" | "dead" | "unknown";
     aliveGraceMs?: number;
+    /**
+     * Since when the caller has seen the write lock free (its own heartbeats went through without
+     * waiting). A heartbeat older than this is no sign of death: it may have waited behind the same
+     * lock (a long import). Heartbeat ages count from the later of the two.
+     */
+    lockFreeSince?: number;
   },
 ): Promise<number> {
   const now = options.now ?? Date.now();
@@ -575,6 +596,7 @@ export async function markInterruptedRuns(
       kind: processInstances.kind,
       pid: processInstances.pid,
       hostname: processInstances.hostname,
+      processStart: processInstances.processStart,
     })
     .from(runs)
     .leftJoin(processInstances, eq(processInstances.id, runs.ownerId))
@@ -587,15 +609,20 @@ export async function markInterruptedRuns(
   for (const c of candidates) {
     const verdict =
       c.pid !== null && c.hostname !== null
-        ? (options.ownerLiveness?.({ pid: c.pid, hostname: c.hostname }) ?? "unknown")
+        ? (options.ownerLiveness?.({ pid: c.pid, hostname: c.hostname, processStart: c.processStart }) ?? "unknown")
         : "unknown";
-    const age = c.heartbeatAt === null ? Number.POSITIVE_INFINITY : now - c.heartbeatAt;
+    const age =
+      c.heartbeatAt === null
+        ? Number.POSITIVE_INFINITY
+        : now - Math.max(c.heartbeatAt, options.lockFreeSince ?? Number.NEGATIVE_INFINITY);
     const alive =
       verdict === "dead"
         ? false
-        : verdict === "alive"
-          ? age <= Math.max(options.staleAfterMs, options.aliveGraceMs ?? options.staleAfterMs)
-          : age <= options.staleAfterMs;
+        : verdict === "alive-verified"
+          ? true
+          : verdict === "alive"
+            ? age <= Math.max(options.staleAfterMs, options.aliveGraceMs ?? options.staleAfterMs)
+            : age <= options.staleAfterMs;
     if (alive) continue;
     const lastSeen = c.heartbeatAt ?? now;
     const finishedAt = new Date(Math.max(lastSeen, Date.parse(c.createdAt))).toISOString();

@@ -24,6 +24,12 @@ export const banks = sqliteTable("banks", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   permittedTeams: json<string[]>("permitted_teams"),
+  /**
+   * Set while a JSONL import fills the bank in chunks (db/bundle-io.ts `importBundleLines`): the
+   * importing process's owner id. Such a bank is invisible (getBank, listBanks) until the import's
+   * last, short transaction clears it; an import whose process stopped is removed by the sweep.
+   */
+  importOwner: text("import_owner"),
 });
 
 export const facts = sqliteTable(
@@ -276,6 +282,11 @@ export const processInstances = sqliteTable("process_instances", {
   startedAt: text("started_at").notNull(),
   /** Epoch milliseconds of the last heartbeat. */
   heartbeatAt: integer("heartbeat_at").notNull(),
+  /**
+   * Which process holds `pid` (Linux: boot id and the process's start time in clock ticks), so a
+   * pid reused after a restart (a container's pid 1, say) is not taken for the owner; null elsewhere.
+   */
+  processStart: text("process_start"),
 });
 
 export const runEvents = sqliteTable(

@@ -175,7 +175,14 @@ export async function ensureFreshIndex(db: Db, bankId: string): Promise<void> {
     sql: `SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = ? LIMIT 1`,
     args: [bankId],
   });
-  if (rows.length > 0) await db.$client.batch(flushStatements(bankId), "write");
+  if (rows.length === 0) return;
+  try {
+    await db.$client.batch(flushStatements(bankId), "write");
+  } catch (err) {
+    // A database opened read-only (db/client.ts): nobody can have written since the pending rows
+    // were noted, so the search reads the index as it is rather than failing.
+    if (!/SQLITE_READONLY|readonly database/i.test(`${(err as { code?: unknown }).code} ${err}`)) throw err;
+  }
 }
 
 /**

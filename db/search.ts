@@ -10,6 +10,7 @@ import type { ScopeValue } from "@/lib/reflect/domain";
 import { fuseRanked } from "@/lib/reflect/fusion";
 import type { ObservationFreshness } from "@/lib/reflect/ports";
 import { shapeQuery } from "@/lib/reflect/query-shape";
+import { searchTerms } from "@/lib/reflect/terms";
 import { getBank } from "./banks";
 import type { Db } from "./client";
 import {
@@ -20,7 +21,7 @@ import {
   rerankConversation,
 } from "./conversation-rank";
 import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
-import { buildFtsMatches } from "./fts-query";
+import { ftsMatchesOf } from "./fts-query";
 import {
   bm25,
   ensureBankIndex,
@@ -73,8 +74,7 @@ type Row = Record<string, unknown>;
 async function rankedRows(db: Db, table: SearchedTable, columns: string, q: TierSearch): Promise<Row[]> {
   if (q.limit <= 0) return [];
   const filter = memoryFilter(q, table !== "mental_models");
-  const matches = buildFtsMatches(q.query);
-  const lexical: Row[] = matches ? await lexicalRows(db, table, columns, q, matches, filter) : [];
+  const lexical = await lexicalRows(db, table, columns, q, searchTerms(q.query), filter);
   if (!q.embedding || (await getEmbeddingDim(db)) === null) {
     // FTS5's bm25 is lower-is-better; hits carry it negated so every search score reads higher-is-better.
     return lexical.map((r, i) => ({ ...r, search_rank: i + 1, search_score: -Number(r.fts_score) }));
@@ -109,6 +109,11 @@ export const OR_RANKED_AT_MOST = 1_000;
  * words or more); else the OR query. bm25 costs a lookup per matched row, and on a large bank the
  * stricter matches score a small fraction of the OR's rows (bench: the OR's top 10 kept at 99 %).
  *
+ * A word the bank holds nowhere adds nothing to any memory's bm25, so it is dropped before the
+ * ladder goes past the AND (docs/performance.md#search-at-a-million-facts): "open action items on
+ * budget" in a bank without "open" ranks the memories holding the other three words — exactly the
+ * OR's order for them — instead of every memory holding three of the four.
+ *
  * The first statement does what every search needs (`firstRows`): it checks the bank's index is up
  * to date, counts the OR's matches and ranks the first match expression that count chooses, so a
  * search answered by it costs one statement; the stricter levels' fallbacks run only when needed.
@@ -118,22 +123,40 @@ async function lexicalRows(
   table: SearchedTable,
   columns: string,
   q: TierSearch,
-  matches: string[],
+  terms: readonly string[],
   filter: Filter,
+  pruned = false,
 ): Promise<Row[]> {
+  const matches = ftsMatchesOf(terms);
+  if (!matches) return [];
   const fts = ftsTable(table, q.bankId);
   try {
     const first = await firstRows(db, q.bankId, table, fts, columns, q.limit, matches, filter);
     if (first.pending) {
       // Something was written without its index update (another process, raw SQL): apply it, search again.
       await ensureFreshIndex(db, q.bankId);
-      return lexicalRows(db, table, columns, q, matches, filter);
+      return lexicalRows(db, table, columns, q, terms, filter, pruned);
     }
     // Mental models are a few curated rows per bank: only the OR query, ranked directly.
     const tried = table !== "mental_models" && first.orMatches > OR_RANKED_AT_MOST ? matches : [matches.at(-1)!];
+    if (tried.length > 1 && !pruned && first.rows.length < q.limit) {
+      const held = await heldTerms(db, fts, terms);
+      if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true);
+    }
+    let every: Row[] = [];
     for (const [i, match] of tried.entries()) {
-      const rows = i === 0 ? first.rows : await candidateRows(db, table, fts, columns, q.limit, match, filter);
-      if (rows.length >= q.limit || i === tried.length - 1) return rows;
+      const rows =
+        i === 0
+          ? first.exact
+            ? first.rows
+            : await filteredFtsRows(db, table, fts, columns, q.limit, match, filter)
+          : i === 1 && tried.length === 3
+            ? terms.length <= ALL_BUT_ONE_AT_MOST
+              ? await allButOneRows(db, table, fts, columns, q.limit, terms, every, filter)
+              : []
+            : await candidateRows(db, table, fts, columns, q.limit, match, filter);
+      if (i === 0) every = rows;
+      if (rows.length >= q.limit || i === tried.length - 1) return rows.map(withoutCandidateColumns);
     }
     return [];
   } catch (error) {
@@ -141,8 +164,66 @@ async function lexicalRows(
     // A bank inserted without its index (raw SQL): build it once, or find nothing in a bank that does not exist.
     if (!(await getBank(db, q.bankId))) return [];
     await ensureBankIndex(db, q.bankId);
-    return lexicalRows(db, table, columns, q, matches, filter);
+    return lexicalRows(db, table, columns, q, terms, filter, pruned);
   }
+}
+
+/**
+ * The "every word but one" level, ranked as the OR would rank it: each memory holding exactly
+ * n − 1 of the words is scored by the AND of those words as by the OR (bm25 sums per word with
+ * the same IDFs, and the missing word adds nothing), so each AND's top rows are merged with
+ * `every` (the fewer than `limit` memories holding all the words, already scored as by the OR).
+ * Each AND scores only its own matches, where the one expression OR-ing them repeated every word
+ * n − 1 times in bm25 and scored their union.
+ */
+async function allButOneRows(
+  db: Db,
+  table: SearchedTable,
+  fts: string,
+  columns: string,
+  limit: number,
+  terms: readonly string[],
+  every: Row[],
+  filter: Filter,
+): Promise<Row[]> {
+  const byId = new Map<string, Row>();
+  for (const [skip] of terms.entries()) {
+    const and = terms
+      .filter((_, i) => i !== skip)
+      .map((t) => `"${t}"`)
+      .join(" AND ");
+    // A memory with every word ranks in each AND below its OR score: ask for room for all of them.
+    for (const r of await candidateRows(db, table, fts, columns, limit + every.length, and, filter))
+      byId.set(String(r.id), r);
+  }
+  for (const r of every) byId.set(String(r.id), r);
+  return [...byId.values()]
+    .sort((a, b) => Number(a.fts_score) - Number(b.fts_score) || (String(a.id) < String(b.id) ? -1 : 1))
+    .slice(0, limit);
+}
+
+/**
+ * Words up to which the every-word-but-one level runs (one AND per word); a longer query goes from
+ * the AND to the OR, so a pasted paragraph costs two rankings, not one per word.
+ */
+export const ALL_BUT_ONE_AT_MOST = 8;
+
+/** The terms that at least one memory of the index holds (one statement; each check stops at its first match). */
+async function heldTerms(db: Db, fts: string, terms: readonly string[]): Promise<string[]> {
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${terms.map((_, i) => `EXISTS (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ?) AS h${i}`).join(", ")}`,
+    args: terms.map((t) => `"${t}"`),
+  });
+  return terms.filter((_, i) => Number(rows[0]?.[`h${i}`] ?? 0) !== 0);
+}
+
+const CANDIDATE_COLUMNS = ["fts_candidates", "fts_pending", "fts_matches"];
+
+function withoutCandidateColumns(r: Row): Row {
+  if (!CANDIDATE_COLUMNS.some((c) => c in r)) return r;
+  const out: Row = {};
+  for (const [k, v] of Object.entries(r)) if (!CANDIDATE_COLUMNS.includes(k)) out[k] = v;
+  return out;
 }
 
 /** Every FTS match joined to its row and filtered, then ranked: exact at any size (`match`: the MATCH's right side). */
@@ -153,23 +234,59 @@ function filteredSql(table: SearchedTable, fts: string, columns: string, filter:
           ORDER BY fts_score, m.id LIMIT ?`;
 }
 
+/** Candidates taken from the bare FTS5 ranking before the filters; see `candidateSql`. */
+const FTS_CANDIDATES_PER_RESULT = 25;
+const MIN_FTS_CANDIDATES = 100;
+
+const candidatesFor = (limit: number) => Math.max(MIN_FTS_CANDIDATES, limit * FTS_CANDIDATES_PER_RESULT);
+
+/**
+ * The bare FTS5 ranking (every match scored once, no row read) cut after its `n`-th best score —
+ * every match tied with that score included, so a tie never hides a row — then the candidates
+ * joined to their rows, filtered and ranked by bm25 then id. Each row carries the number of
+ * matches, which `isExactAnswer` reads. Args: the match, `n - 1`, the filter's, the limit.
+ */
+function candidateSql(table: SearchedTable, fts: string, columns: string, filter: Filter, match = "?"): string {
+  // CROSS JOINs keep the cut and the candidates as the outer loops: one row lookup per candidate.
+  return `WITH ranked AS MATERIALIZED (SELECT rowid AS pk, ${bm25(table, fts)} AS score FROM ${fts} WHERE ${fts} MATCH ${match}),
+               cut AS (SELECT COALESCE((SELECT score FROM ranked ORDER BY score LIMIT 1 OFFSET ?), 1e308) AS score,
+                              (SELECT COUNT(*) FROM ranked) AS matches)
+          SELECT ${columns}, c.score AS fts_score, cut.matches AS fts_candidates
+          FROM cut CROSS JOIN ranked c CROSS JOIN ${table} m ON m.pk = c.pk
+          WHERE c.score <= cut.score AND ${filter.where}
+          ORDER BY c.score, m.id LIMIT ?`;
+}
+
+/**
+ * Whether a `candidateSql` answer is the exact filtered top-`limit`: the candidates were every
+ * match, or `limit` filtered rows were found among them (a row outside scores worse than the cut,
+ * so worse than every candidate: it can neither beat nor tie them).
+ */
+function isExactAnswer(rows: Row[], limit: number, n: number): boolean {
+  const last = rows.at(-1);
+  return last !== undefined && (rows.length >= limit || Number(last.fts_candidates) <= n);
+}
+
 interface FirstRows {
   /** The bank has index changes still to apply: nothing else here counts. */
   pending: boolean;
   /** The OR query's matches, counted up to `OR_RANKED_AT_MOST + 1` (0 when not counted: see `firstRows`). */
   orMatches: number;
-  /** The exact answer of the first match expression the count chooses (see `lexicalRows`). */
+  /** The answer of the first match expression the count chooses (see `lexicalRows`), from its candidates. */
   rows: Row[];
+  /** `rows` is that expression's exact answer (else its full filtered ranking must run: `filteredFtsRows`). */
+  exact: boolean;
 }
 
 /**
  * One statement: whether the bank's index has changes still to apply (search-index.ts), the OR's
- * match count, and the exact filtered answer of the first expression that count chooses — the OR
- * while the count is at most `OR_RANKED_AT_MOST`, else the AND. The MATCH's right side is chosen
- * inside the statement, so a search answered at this level costs one statement instead of four
- * (index check, count, candidates, and their exact fallback when they prove nothing); the flag is
- * read in the same snapshot as the rows, so rows of a stale index are never used. Mental models
- * and one-word queries have one expression: nothing to count.
+ * match count, and the filtered answer of the first expression that count chooses — the OR while
+ * the count is at most `OR_RANKED_AT_MOST`, else the AND — ranked over the bare FTS5 ranking's
+ * top candidates (`candidateSql`: on a large bank, joining every match to its row to filter costs
+ * as much again as ranking it). The MATCH's right side is chosen inside the statement, so a search
+ * answered at this level costs one statement; the flag is read in the same snapshot as the rows,
+ * so rows of a stale index are never used. Mental models and one-word queries have one
+ * expression: nothing to count.
  */
 async function firstRows(
   db: Db,
@@ -185,36 +302,37 @@ async function firstRows(
   const counted = table !== "mental_models" && matches.length > 1;
   const count = counted ? `(SELECT COUNT(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?))` : "0";
   const match = counted ? `(CASE WHEN (SELECT n FROM s) > ${OR_RANKED_AT_MOST} THEN ? ELSE ? END)` : "?";
+  const n = candidatesFor(limit);
   const { rows } = await db.$client.execute({
     sql: `WITH s AS (SELECT EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = ?) AS pending, ${count} AS n)
           SELECT s.pending AS fts_pending, s.n AS fts_matches, r.*
-          FROM s LEFT JOIN (${filteredSql(table, fts, columns, filter, match)}) r ON 1
+          FROM s LEFT JOIN (${candidateSql(table, fts, columns, filter, match)}) r ON 1
           ORDER BY r.fts_score, r.id`,
     args: [
       bankId,
       ...(counted ? [any, OR_RANKED_AT_MOST + 1, matches[0]!, any] : [any]),
+      n - 1,
       ...filter.args,
       limit,
     ] as InArgs,
   });
+  const orMatches = Number(rows[0]?.fts_matches ?? 0);
+  // The LEFT JOIN gives the flag and count a row when nothing matched.
+  const found = rows.filter((r) => r.id !== null && r.id !== undefined);
   return {
     pending: Number(rows[0]?.fts_pending ?? 0) !== 0,
-    orMatches: Number(rows[0]?.fts_matches ?? 0),
-    // The LEFT JOIN gives the flag and count a row when nothing matched.
-    rows: rows.filter((r) => r.id !== null && r.id !== undefined),
+    orMatches,
+    rows: found,
+    // Counted and nothing matches any word: the empty answer is exact.
+    exact: isExactAnswer(found, limit, n) || (counted && orMatches === 0),
   };
 }
-
-/** Candidates taken from the bare FTS5 ranking before the filters; see `candidateRows`. */
-const FTS_CANDIDATES_PER_RESULT = 25;
-const MIN_FTS_CANDIDATES = 100;
 
 /**
  * BM25 top-`limit` of the filtered rows, ordered by bm25 then id. Joining every FTS match to its
  * row to filter costs ~2× the bare FTS5 ranking on large banks, so the filters first run on the
- * bare ranking's top candidates. That answer is exact when the candidates hold every match, or
- * when `limit` filtered rows score strictly better than the worst candidate (no row outside can
- * beat or tie them); otherwise the full filtered query runs.
+ * bare ranking's top candidates (`candidateSql`); when that answer is not provably exact
+ * (`isExactAnswer`), the full filtered query runs.
  */
 async function candidateRows(
   db: Db,
@@ -225,24 +343,12 @@ async function candidateRows(
   match: string,
   filter: Filter,
 ): Promise<Row[]> {
-  const n = Math.max(MIN_FTS_CANDIDATES, limit * FTS_CANDIDATES_PER_RESULT);
-  // CROSS JOIN keeps the candidates as the outer loop; the window runs over at most n rows.
+  const n = candidatesFor(limit);
   const { rows } = await db.$client.execute({
-    sql: `SELECT ${columns}, c.score AS fts_score, c.candidates AS fts_candidates, c.worst AS fts_worst
-          FROM (SELECT pk, score, COUNT(*) OVER () AS candidates, MAX(score) OVER () AS worst
-                FROM (SELECT rowid AS pk, ${bm25(table, fts)} AS score FROM ${fts}
-                      WHERE ${fts} MATCH ? ORDER BY score LIMIT ?)) c
-          CROSS JOIN ${table} m ON m.pk = c.pk
-          WHERE ${filter.where}
-          ORDER BY c.score, m.id LIMIT ?`,
-    args: [match, n, ...filter.args, limit] as InArgs,
+    sql: candidateSql(table, fts, columns, filter),
+    args: [match, n - 1, ...filter.args, limit] as InArgs,
   });
-  const last = rows.at(-1);
-  if (
-    last &&
-    (Number(last.fts_candidates) < n || (rows.length >= limit && Number(last.fts_score) < Number(last.fts_worst)))
-  )
-    return rows;
+  if (isExactAnswer(rows, limit, n)) return rows;
   return filteredFtsRows(db, table, fts, columns, limit, match, filter);
 }
 
@@ -499,28 +605,40 @@ export function freshnessOf(pending: number): ObservationFreshness {
   return pending < 10 ? "slightly_stale" : "stale";
 }
 
-/** `pending` = facts in scope recorded after the newest observation in scope (all facts when there is none). */
+/**
+ * Pending facts are counted up to here: "stale" starts at 10, and counting a million-fact bank
+ * without observations read every row (2.4 s; docs/performance.md#search-at-a-million-facts).
+ */
+export const PENDING_COUNTED_AT_MOST = 1_000;
+
+/**
+ * `pending` = facts in scope recorded after the newest observation in scope (all facts when there
+ * is none), counted up to `PENDING_COUNTED_AT_MOST`.
+ */
 export async function observationFreshness(
   db: Db,
   q: Pick<TierSearch, "bankId" | "tags" | "scopes">,
 ): Promise<ObservationFreshnessResult> {
   const filter = memoryFilter(q, true);
   const res = await db.$client.execute({
-    sql: `SELECT COUNT(*) AS pending FROM facts m WHERE ${filter.where} AND m.recorded_at >
-            COALESCE((SELECT MAX(m.updated_at) FROM observations m WHERE ${filter.where}), '')`,
-    args: [...filter.args, ...filter.args],
+    sql: `SELECT COUNT(*) AS pending FROM (SELECT 1 FROM facts m WHERE ${filter.where} AND m.recorded_at >
+            COALESCE((SELECT MAX(m.updated_at) FROM observations m WHERE ${filter.where}), '') LIMIT ?)`,
+    args: [...filter.args, ...filter.args, PENDING_COUNTED_AT_MOST],
   });
   const pending = Number(res.rows[0]?.pending ?? 0);
   return { pending, freshness: freshnessOf(pending), isStale: pending > 0 };
 }
 
-/** Facts + observations readable in the given scopes. */
+/** Memories of a tier counted up to here (a run only asks whether any is in scope; a full count read a 1M-fact bank row by row). */
+export const MEMORIES_COUNTED_AT_MOST = 10_000;
+
+/** Facts + observations readable in the given scopes, each counted up to `MEMORIES_COUNTED_AT_MOST`. */
 export async function countMemories(db: Db, q: { bankId: string; scopes: ScopeValue[] }): Promise<number> {
   const filter = memoryFilter({ ...q, tags: [] }, true);
   const res = await db.$client.execute({
-    sql: `SELECT (SELECT COUNT(*) FROM facts m WHERE ${filter.where}) +
-                 (SELECT COUNT(*) FROM observations m WHERE ${filter.where}) AS n`,
-    args: [...filter.args, ...filter.args],
+    sql: `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM facts m WHERE ${filter.where} LIMIT ?)) +
+                 (SELECT COUNT(*) FROM (SELECT 1 FROM observations m WHERE ${filter.where} LIMIT ?)) AS n`,
+    args: [...filter.args, MEMORIES_COUNTED_AT_MOST, ...filter.args, MEMORIES_COUNTED_AT_MOST],
   });
   return Number(res.rows[0]?.n ?? 0);
 }

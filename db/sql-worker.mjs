@@ -4,9 +4,9 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import { createClient, LibsqlError } from "@libsql/client";
+import { createClient, _createClient as createSqliteClient, LibsqlError } from "@libsql/client/sqlite3";
 
-const { url, timeout, pragmas } = workerData;
+const { url, timeout, pragmas, readOnlyPath, immutable } = workerData;
 
 /**
  * Database threads give way to the event loop when both want a core: under load the main thread
@@ -24,8 +24,21 @@ const transactions = new Map();
 /** Clients replaced while a transaction still used their connections: closed once none is open. */
 const retired = [];
 
+/** As db/client.ts `createReadOnlyFileClient`: a read-only file is opened by URI with `mode=ro` (and `immutable=1` on a read-only file system). */
+function openClient() {
+  if (!readOnlyPath) return createClient({ url, timeout });
+  return createSqliteClient({
+    scheme: "file",
+    tls: false,
+    path: `file:${readOnlyPath.replace(/[%?#]/g, (c) => encodeURIComponent(c))}?mode=ro${immutable ? "&immutable=1" : ""}`,
+    intMode: "number",
+    concurrency: 20,
+    timeout,
+  });
+}
+
 async function connect() {
-  const c = createClient({ url, timeout });
+  const c = openClient();
   for (const pragma of pragmas) await c.execute(pragma);
   return c;
 }

@@ -9,18 +9,18 @@
  */
 import { resolve } from "node:path";
 import { Worker } from "node:worker_threads";
-import {
-  type Client,
-  type InArgs,
-  type InStatement,
-  LibsqlBatchError,
-  LibsqlError,
-  type Replicated,
-  type ResultSet,
-  type Row,
-  type Transaction,
-  type TransactionMode,
+import type {
+  Client,
+  InArgs,
+  InStatement,
+  Replicated,
+  ResultSet,
+  Row,
+  Transaction,
+  TransactionMode,
 } from "@libsql/client";
+// The local-file client's entry: the same error classes without the remote clients' modules.
+import { LibsqlBatchError, LibsqlError } from "@libsql/client/sqlite3";
 
 export interface WorkerClientOptions {
   url: string;
@@ -30,6 +30,10 @@ export interface WorkerClientOptions {
   pragmas: string[];
   /** Reader threads besides the writer. */
   readers: number;
+  /** The file's path when it must be opened read-only (db/client.ts `mustOpenReadOnly`). */
+  readOnlyPath?: string;
+  /** With `readOnlyPath`: also `immutable=1` (a read-only file system). */
+  immutable?: boolean;
 }
 
 interface WireResult {
@@ -63,7 +67,13 @@ class SqlThread {
 
   constructor(options: WorkerClientOptions) {
     this.worker = new Worker(WORKER_SCRIPT(), {
-      workerData: { url: options.url, timeout: options.timeout, pragmas: options.pragmas },
+      workerData: {
+        url: options.url,
+        timeout: options.timeout,
+        pragmas: options.pragmas,
+        readOnlyPath: options.readOnlyPath,
+        immutable: options.immutable === true,
+      },
     });
     // Idle threads must not keep a CLI or a test process alive; busy ones do (see `call`).
     this.worker.unref();

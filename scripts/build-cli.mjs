@@ -1,8 +1,10 @@
 // The CLI as plain JavaScript: lib/cli/main.ts bundled by esbuild into dist/, the project's
-// dependencies left external (loaded from node_modules), so `npm run cli` never transpiles
-// TypeScript at run time. Commands are split into chunks loaded on use: `--help` loads no
-// database, model SDK or tracing code. Rebuilt only when stale (scripts/stale.mjs, as `npm start`):
-// when a file the bundle was built from (dist/cli.inputs.json) or the build settings changed.
+// dependencies left external (loaded from node_modules) except zod and drizzle-orm, bundled in
+// (docs/performance.md#cli-start-up-round-2), so `npm run cli` never transpiles TypeScript at
+// run time. Commands are split into chunks loaded on use: `--help` loads no database, model SDK
+// or tracing code. Rebuilt only when stale (scripts/stale.mjs, as `npm start`):
+// when a file the bundle was built from (dist/cli.inputs.json), the build settings or the
+// lockfile (the bundled dependencies' versions) changed.
 // `node scripts/build-cli.mjs` builds when stale and prints the entry's path; `--force` always builds.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -15,8 +17,15 @@ const dist = join(root, "dist");
 export const CLI_ENTRY = join(dist, "cli.mjs");
 const INPUTS = join(dist, "cli.inputs.json");
 const BUILDS = join(dist, "cli-build");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const BUNDLED = new Set(["zod", "drizzle-orm"]);
+const EXTERNAL = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
+  .filter((name) => !BUNDLED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
 /** What every build depends on beyond the bundled sources. */
-const SETTINGS = ["scripts/build-cli.mjs", "package.json", "tsconfig.json"].map((f) => join(root, f));
+const SETTINGS = ["scripts/build-cli.mjs", "package.json", "package-lock.json", "tsconfig.json"].map((f) =>
+  join(root, f),
+);
 
 function recordedInputs() {
   try {
@@ -36,10 +45,10 @@ function entrySource(id) {
   return `#!/usr/bin/env node
 // Built by scripts/build-cli.mjs from lib/cli/main.ts: do not edit.
 import { realpathSync } from "node:fs";
-import { runCli } from "./cli-build/${id}/main.mjs";
-export { runCli };
+import { runCli, runCliProcess } from "./cli-build/${id}/main.mjs";
+export { runCli, runCliProcess };
 if (process.argv[1] && realpathSync(process.argv[1]) === import.meta.filename) {
-  runCli(process.argv.slice(2)).then((code) => {
+  runCliProcess(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
 }
@@ -76,7 +85,9 @@ export function ensureCli({ force = false, log = () => {} } = {}) {
     platform: "node",
     format: "esm",
     target: "node20",
-    packages: "external",
+    // Dependencies load from node_modules, except zod and drizzle-orm: bundled, they are a few
+    // chunks instead of some 200 files for the ESM loader to resolve and read at every start.
+    external: EXTERNAL,
     tsconfig: "tsconfig.json",
     metafile: true,
     logLevel: "error",

@@ -12,5 +12,5 @@ try {
   process.stderr.write(`error: could not build the CLI from lib/cli (${reason}); fix the source and retry\n`);
   process.exit(1);
 }
-const { runCli } = await import(entry);
-process.exitCode = await runCli(process.argv.slice(2));
+const { runCliProcess } = await import(entry);
+process.exitCode = await runCliProcess(process.argv.slice(2));

@@ -129,7 +129,7 @@ export function ExperimentView({
           ["Passed", `${t.passed} / ${t.finished}`],
           ["Failed", String(t.failed)],
           ["Questions", t.skipped > 0 ? `${t.questions} (${t.skipped} skipped)` : String(t.questions)],
-          ["LLM calls", String(t.llmCalls)],
+          ["LLM calls", t.judgeCalls > 0 ? `${t.llmCalls} (+${t.judgeCalls} judge)` : String(t.llmCalls)],
           ["Tokens", t.tokens.toLocaleString("en-US")],
         ].map(([label, value]) => (
           <div key={label} className="rounded border border-slate-200 bg-white px-2 py-1">

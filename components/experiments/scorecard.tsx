@@ -32,6 +32,11 @@ const COLUMNS: { label: string; title: string; value: (l: ScoreLine) => string }
     value: (l) => pct(l.abstention),
   },
   { label: "LLM calls", title: "model calls of the runs (judge calls not included)", value: (l) => String(l.llmCalls) },
+  {
+    label: "Judge calls",
+    title: "model calls of the LLM judge, one per judged question",
+    value: (l) => String(l.judgeCalls),
+  },
   { label: "p50", title: "median run latency", value: (l) => ms(l.latencyP50Ms) },
   { label: "p95", title: "95th-percentile run latency", value: (l) => ms(l.latencyP95Ms) },
 ];

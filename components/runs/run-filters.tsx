@@ -49,6 +49,11 @@ export function RunFilters({ banks, values }: { banks: BankOption[]; values: Rec
           </option>
         ))}
       </Select>
+      <Select name="kind" defaultValue={values.kind ?? ""} className="py-1" aria-label="Kind">
+        <option value="">answers and judges</option>
+        <option value="answer">answers only</option>
+        <option value="judge">judge runs only</option>
+      </Select>
       <Button size="md" type="submit" className="py-1">
         Filter
       </Button>

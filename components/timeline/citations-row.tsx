@@ -13,6 +13,11 @@ export function CitationsRow({ row }: { row: CitationsRowData }) {
         <Badge tone={keptCount > 0 ? "success" : "neutral"}>{keptCount} kept</Badge>
         {row.dropped.length > 0 && <Badge tone="warning">{row.dropped.length} dropped</Badge>}
         {row.ungrounded && <Badge tone="danger">ungrounded</Badge>}
+        {row.declined && (
+          <span title="The answer says nothing was found and cites nothing, though the run retrieved memories: an abstention, not an ungrounded answer.">
+            <Badge tone="neutral">declined</Badge>
+          </span>
+        )}
       </div>
       {TIER_REGISTRY.map(({ id: tier, citationKey }) =>
         row.kept[citationKey].length > 0 ? (

@@ -11,10 +11,9 @@ const MEMORY_TAB: Record<Tier, MemoryTier> = {
   raw_facts: "facts",
 };
 
-/** A /memory search that finds the memory again: its first words (ids are not searchable text). */
-function memoryHref(bankId: string | null, tier: Tier, preview: string): string {
-  const words = preview.replace(/…$/, "").split(/\s+/).slice(0, 8).join(" ");
-  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier: MEMORY_TAB[tier], q: words });
+/** The memory page showing exactly this memory (by id, not by a search that may find others). */
+function memoryHref(bankId: string | null, tier: Tier, id: string): string {
+  const params = new URLSearchParams({ ...(bankId ? { bank: bankId } : {}), tier: MEMORY_TAB[tier], id });
   return `/memory?${params}`;
 }
 
@@ -84,10 +83,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
                   <span className="text-slate-800">
                     The run read <span className="font-mono text-2xs">{u.id}</span> at rank {u.rank} and did not use it.
                   </span>
-                  <a
-                    href={memoryHref(bankId, u.tier, u.preview)}
-                    className="ml-auto text-2xs text-indigo-700 underline"
-                  >
+                  <a href={memoryHref(bankId, u.tier, u.id)} className="ml-auto text-2xs text-indigo-700 underline">
                     open in Memory
                   </a>
                 </div>
@@ -120,7 +116,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
                   rank {h.bestRank} for <q className="italic">{h.query}</q>
                 </span>
                 <a
-                  href={memoryHref(bankId, h.tier, h.preview)}
+                  href={memoryHref(bankId, h.tier, h.id)}
                   className="ml-auto text-2xs text-indigo-700 underline"
                   data-testid="probe-hit-memory-link"
                 >

@@ -67,6 +67,67 @@ export function parseReflectArgs(argv: string[]): ReflectArgs {
   return parseWith(ReflectArgs, { ...values, question: positionals[0] });
 }
 
+const HindsightImportArgs = z.object({
+  from: z.literal("hindsight", { error: '--from takes one source: "hindsight"' }),
+  url: z.string({ error: "the Hindsight base URL is required: import --from hindsight <url> --bank <id>" }).min(1),
+  bank: z.string({ error: "--bank is required (the bank's id on the Hindsight server)" }).min(1).max(200),
+  as: z.string().min(1).optional(),
+  "api-key": z.string().min(1).optional(),
+  "timeout-ms": z.coerce.number().int().min(1).max(600_000).optional(),
+  replace: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+export type HindsightImportArgs = z.output<typeof HindsightImportArgs>;
+
+/** `import --from hindsight <url> --bank <id> [--as <id>] [--api-key <key>] [--timeout-ms <n>] [--replace] [--json]`. */
+export function parseHindsightImportArgs(argv: string[]): HindsightImportArgs {
+  const { values, positionals } = parse(argv, {
+    from: { type: "string" },
+    bank: { type: "string" },
+    as: { type: "string" },
+    "api-key": { type: "string" },
+    "timeout-ms": { type: "string" },
+    replace: { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length > 1) throw usageError(`usage: ${COMMAND_HELP.import.usage}`);
+  return parseWith(HindsightImportArgs, { ...values, url: positionals[0] });
+}
+
+const AskHindsightArgs = z.object({
+  hindsight: z.string().min(1),
+  bank: z.string({ error: "--bank is required (the bank's id on the Hindsight server)" }).min(1).max(200),
+  as: z.string().min(1).max(200).optional(),
+  budget: Budget.optional(),
+  "api-key": z.string().min(1).optional(),
+  "timeout-ms": z.coerce.number().int().min(1).max(600_000).optional(),
+  json: z.boolean().default(false),
+  question: ReflectArgs.shape.question,
+});
+export type AskHindsightArgs = z.output<typeof AskHindsightArgs>;
+
+/** `reflect --hindsight <url> --bank <id> [--as <id>] [--budget …] [--api-key …] [--timeout-ms n] [--json] "<question>"`. */
+export function parseAskHindsightArgs(argv: string[]): AskHindsightArgs {
+  const { values, positionals } = parse(argv, {
+    hindsight: { type: "string" },
+    bank: { type: "string" },
+    as: { type: "string" },
+    budget: { type: "string" },
+    "api-key": { type: "string" },
+    "timeout-ms": { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length > 1)
+    throw usageError('put the question in quotes: reflect --hindsight <url> --bank b "What…?"');
+  return parseWith(AskHindsightArgs, { ...values, question: positionals[0] });
+}
+
+/** True when `reflect` asks a Hindsight server (`--hindsight`). */
+export const isAskHindsight = (argv: string[]) => argv.some((a) => a === "--hindsight" || a.startsWith("--hindsight="));
+
+/** True when the command line is an import from a server (`--from`), not from a file. */
+export const isImportFrom = (argv: string[]) => argv.some((a) => a === "--from" || a.startsWith("--from="));
+
 export function parseImportArgs(argv: string[]): { file: string; replace: boolean } {
   const { values, positionals } = parse(argv, { replace: { type: "boolean" } });
   const file = positionals[0];

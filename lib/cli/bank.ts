@@ -1,18 +1,25 @@
-/** `import`, `export` and `reflect`: a bank bundle in or out, one reflect run (see main.ts). */
-import { constants, createReadStream, readFileSync, writeFileSync } from "node:fs";
+/** `import` and `export`: a bank bundle in or out (see main.ts); `reflect` is in reflect.ts. */
+import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
-import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
-import { getRunEvents } from "@/db/runs";
+import { exportBundle, importBundle, importBundleLines, removeAbandonedImports } from "@/db/bundle-io";
 import { AppError, isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/db";
 import { embedAfterImport } from "@/lib/server/embeddings";
-import { startRun } from "@/lib/server/runs";
+import { importFromHindsight } from "@/lib/server/hindsight-import";
+import { askHindsight } from "@/lib/server/hindsight-reflect";
+import { ownerGone, runOwner } from "@/lib/server/run-owner";
 import { plural } from "@/lib/timeline/format";
-import { parseExportArgs, parseImportArgs, parseReflectArgs, usageError } from "./args";
+import {
+  isImportFrom,
+  parseAskHindsightArgs,
+  parseExportArgs,
+  parseHindsightImportArgs,
+  parseImportArgs,
+  usageError,
+} from "./args";
 import { formatEmbedCounts } from "./embed";
-import { type CliIo, say } from "./io";
-import { formatReflectHuman, toReflectJson } from "./reflect-output";
+import { type CliIo, inputName, readInput, STDIO, say, stdinChunks, writeOutput } from "./io";
 import { terminalSafe } from "./terminal";
 
 /** A JSON-lines bundle, read line by line: never held whole in memory (db/bundle-io.ts `importBundleLines`). */
@@ -22,14 +29,34 @@ async function importLines(file: string, replace: boolean) {
   } catch (err) {
     throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
   }
-  return importBundleLines(await getCliDb(), readLines(file), { replace });
+  return importStaged(readLines(createReadStream(file), file), replace);
+}
+
+/** A JSON-lines import, staged in chunks (db/bundle-io.ts importBundleLines): a file's or stdin's lines. */
+async function importStaged(lines: AsyncIterable<string>, replace: boolean) {
+  const db = await getCliDb();
+  // The import's staging belongs to this process as a run owner (its heartbeat says it lives); an
+  // earlier import whose process stopped is removed first (docs/operations.md#big-imports).
+  const ownerId = await runOwner(db, "cli");
+  await removeAbandonedImports(db, (owner) => ownerGone(db, owner));
+  // Ctrl-C or a TERM stops it between two chunks and removes what it staged.
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    return await importBundleLines(db, lines, { replace, ownerId, signal: stop.signal });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
 }
 
 /** No record of a bundle comes near this; a longer line is refused rather than held in memory. */
 const MAX_LINE_CHARS = 16 * 1_048_576;
 
-/** The file's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
-async function* readLines(file: string): AsyncGenerator<string> {
+/** The source's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
+async function* readLines(source: AsyncIterable<unknown>, file: string): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let rest = "";
   const decode = (chunk?: Buffer) => {
@@ -39,7 +66,7 @@ async function* readLines(file: string): AsyncGenerator<string> {
       throw new AppError("invalid_text", `${file} is not UTF-8 text; nothing was imported.`);
     }
   };
-  for await (const chunk of createReadStream(file)) {
+  for await (const chunk of source) {
     const text = decode(chunk as Buffer);
     let start = 0;
     for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
@@ -60,17 +87,90 @@ async function* readLines(file: string): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
+/** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/hindsight-import.ts). */
+async function importFromHindsightCommand(argv: string[], io: CliIo) {
+  const args = parseHindsightImportArgs(argv);
+  const db = await getCliDb();
+  const result = await importFromHindsight(db, {
+    baseUrl: args.url,
+    bankId: args.bank,
+    localBankId: args.as,
+    apiKey: args["api-key"] ?? process.env.HINDSIGHT_API_KEY,
+    replace: args.replace,
+    timeoutMs: args["timeout-ms"],
+  });
+  const embedded = await embedAfterImport(db, result.bankId);
+  if (args.json) {
+    say(io, JSON.stringify(result));
+    return;
+  }
+  const c = result.counts;
+  say(
+    io,
+    terminalSafe(
+      `imported bank ${result.bankId} from Hindsight ${result.source.baseUrl} bank ${result.source.bankId}: ${plural(c.facts, "fact")}, ${plural(c.observations, "observation")}, ${plural(c.mentalModels, "mental model")}, ${plural(c.skills, "skill")} (${plural(result.requests, "request")})`,
+    ),
+  );
+  for (const s of result.skipped) say(io, terminalSafe(`  not carried: ${s.count} ${s.kind}: ${s.reason}`));
+  if (embedded) say(io, `embedded ${formatEmbedCounts(embedded)}`);
+}
+
+/** True for a JSON-lines header line: `{"version":…,"bank":…}` and nothing else. */
+function isLinesHeader(line: string): boolean {
+  try {
+    const json = JSON.parse(line);
+    if (!json || typeof json !== "object" || Array.isArray(json)) return false;
+    const keys = Object.keys(json);
+    return keys.includes("bank") && keys.every((k) => k === "version" || k === "bank");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `import -`: a bundle on stdin. Its first line tells the form: a JSON-lines header
+ * (`{"version":1,"bank":{…}}`) is read line by line as a .jsonl file is; anything else is one JSON
+ * document (what `export` prints).
+ */
+async function importStdin(io: CliIo, replace: boolean) {
+  const lines = readLines(stdinChunks(io), "stdin");
+  // Read by hand: leaving a for-await loop early would close the generator and lose the rest.
+  const head: string[] = [];
+  for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    head.push(next.value);
+    if (next.value.trim()) break;
+  }
+  if (!head.some((line) => line.trim())) throw usageError("stdin is empty: pipe a bundle in (nothing was imported)");
+  if (isLinesHeader(head[head.length - 1]!)) {
+    async function* all() {
+      yield* head;
+      yield* lines;
+    }
+    return importStaged(all(), replace);
+  }
+  for await (const line of lines) head.push(line);
+  let json: unknown;
+  try {
+    json = JSON.parse(head.join("\n"));
+  } catch (err) {
+    throw usageError(`cannot read stdin: ${(err as Error).message.split("\n")[0]}`);
+  }
+  return importBundle(await getCliDb(), json, { replace });
+}
+
 export async function importCommand(argv: string[], io: CliIo) {
+  if (isImportFrom(argv)) return importFromHindsightCommand(argv, io);
   const { file, replace } = parseImportArgs(argv);
   let result: Awaited<ReturnType<typeof importBundle>>;
-  if (file.endsWith(".jsonl")) result = await importLines(file, replace);
+  if (file === STDIO) result = await importStdin(io, replace);
+  else if (file.endsWith(".jsonl")) result = await importLines(file, replace);
   else {
     let json: unknown;
     try {
-      json = JSON.parse(decodeUtf8(readFileSync(file), file));
+      json = JSON.parse(decodeUtf8(await readInput(io, file), file));
     } catch (err) {
       if (isAppError(err)) throw err;
-      throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+      throw usageError(`cannot read ${inputName(file)}: ${(err as Error).message.split("\n")[0]}`);
     }
     result = await importBundle(await getCliDb(), json, { replace });
   }
@@ -89,29 +189,29 @@ export async function exportCommand(argv: string[], io: CliIo) {
   const db = await getCliDb();
   const bundle = await exportBundle(db, bank);
   if (!bundle) throw usageError(`unknown bank "${bank}"`);
-  const text = `${JSON.stringify(bundle, null, 2)}\n`;
-  if (out) writeFileSync(out, text);
-  else io.stdout.write(text);
+  writeOutput(io, out, `${JSON.stringify(bundle, null, 2)}\n`);
 }
 
-export async function reflectCommand(argv: string[], io: CliIo) {
-  const args = parseReflectArgs(argv);
-  const db = await getCliDb();
-  const { runId, finished } = await startRun(db, {
+/** `reflect --hindsight …`: Hindsight's answer stored as an imported run (lib/server/hindsight-reflect.ts). */
+export async function askHindsightCommand(argv: string[], io: CliIo) {
+  const args = parseAskHindsightArgs(argv);
+  const result = await askHindsight(await getCliDb(), {
+    baseUrl: args.hindsight,
     bankId: args.bank,
-    skill: args.skill,
-    budget: args.budget,
-    mode: args.mode,
-    scope: args.scope,
+    localBankId: args.as,
+    apiKey: args["api-key"] ?? process.env.HINDSIGHT_API_KEY,
     question: args.question,
-    anchorEvery: args["anchor-every"],
+    budget: args.budget,
+    timeoutMs: args["timeout-ms"],
   });
-  const result = await finished;
-  const events = await getRunEvents(db, runId);
+  if (args.json) {
+    say(io, JSON.stringify(result));
+    return;
+  }
   say(
     io,
-    args.json
-      ? JSON.stringify(toReflectJson(runId, result, events))
-      : terminalSafe(formatReflectHuman(runId, result, events)),
+    terminalSafe(
+      `Run ${result.runId}: Hindsight's answer (imported run in bank ${result.bankId}, ${plural(result.toolCalls, "tool call")}, ${plural(result.citations, "citation")})\n\n${result.answer}\n\nTimeline: /runs/${result.runId} · compare with a run here: /runs/compare?a=<run-id>&b=${result.runId}`,
+    ),
   );
 }

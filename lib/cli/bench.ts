@@ -2,7 +2,6 @@
  * `bench import locomo <file>`: a public benchmark as banks and suites (lib/server/benchmarks.ts).
  * Prints each bank and suite made and every repair of the data (or one JSON object with --json).
  */
-import { readFileSync } from "node:fs";
 import { LocomoImportOptions } from "@/lib/contracts/benchmarks";
 import { isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
@@ -11,7 +10,7 @@ import { getCliDb } from "@/lib/server/db";
 import { plural } from "@/lib/timeline/format";
 import { parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
-import { type CliIo, say } from "./io";
+import { type CliIo, inputName, readInput, say } from "./io";
 import { terminalSafe } from "./terminal";
 
 export async function benchCommand(argv: string[], io: CliIo): Promise<void> {
@@ -39,10 +38,10 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<void> {
   });
   let json: unknown;
   try {
-    json = JSON.parse(decodeUtf8(readFileSync(file), file));
+    json = JSON.parse(decodeUtf8(await readInput(io, file), inputName(file)));
   } catch (err) {
     if (isAppError(err)) throw err;
-    throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+    throw usageError(`cannot read ${inputName(file)}: ${(err as Error).message.split("\n")[0]}`);
   }
   const result = await importLocomo(await getCliDb(), json, options);
   if (values.json) {

@@ -6,7 +6,6 @@
  * and so does a baseline that is not complete unless `--allow-incomplete-baseline` is given.
  */
 
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { isAppError } from "@/lib/contracts/errors";
@@ -29,7 +28,7 @@ import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/suites";
 import { plural } from "@/lib/timeline/format";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
-import { type CliIo, say } from "./io";
+import { type CliIo, inputName, readInput, STDIO, say } from "./io";
 import { terminalSafe } from "./terminal";
 
 function parse<O extends NonNullable<Parameters<typeof parseArgs>[0]>["options"]>(argv: string[], options: O) {
@@ -55,11 +54,13 @@ export async function suiteCommand(argv: string[], io: CliIo): Promise<void> {
     if (!file || positionals.length > 1) throw usageError(usage);
     let text: string;
     try {
-      text = decodeUtf8(readFileSync(file), file);
+      text = decodeUtf8(await readInput(io, file), inputName(file));
     } catch (err) {
       if (isAppError(err)) throw err;
-      throw usageError(`cannot read ${file}: ${(err as Error).message.split("\n")[0]}`);
+      throw usageError(`cannot read ${inputName(file)}: ${(err as Error).message.split("\n")[0]}`);
     }
+    if (file === STDIO && !text.trim())
+      throw usageError("stdin is empty: pipe the suite's JSONL in (nothing was imported)");
     const db = await getCliDb();
     const suite = await importSuiteJsonl(db, args.bank, args.suite, text);
     say(io, `imported suite ${suite.name} (version ${suite.version}): ${suite.questions.length} questions`);
@@ -90,7 +91,7 @@ const ms = (x: number | null) => (x === null ? "—" : `${Math.round(x)}ms`);
 
 /** The scorecard as a table: one line per tag, then all (shown when the suite has tags or scores). */
 export function scorecardTable(card: Scorecard): string[] {
-  const head = ["tag", "n", "pass", "F1", "gold", "ev.retr", "ev.cited", "abstain", "calls", "p50", "p95"];
+  const head = ["tag", "n", "pass", "F1", "gold", "ev.retr", "ev.cited", "abstain", "calls", "judge", "p50", "p95"];
   const cells = (l: ScoreLine) => [
     l.tag ?? "all",
     String(l.finished === l.questions ? l.questions : `${l.finished}/${l.questions}`),
@@ -101,6 +102,7 @@ export function scorecardTable(card: Scorecard): string[] {
     pct(l.evidenceCited),
     pct(l.abstention),
     String(l.llmCalls),
+    String(l.judgeCalls),
     ms(l.latencyP50Ms),
     ms(l.latencyP95Ms),
   ];

@@ -2,6 +2,7 @@
  * What `cli --help`, `cli help [command]` and `<command> --help` print: usage, flags with their
  * defaults, and examples. One entry per command; the overview is built from the same entries.
  */
+import { MCP_TOOL_NAMES } from "@/lib/contracts/mcp-tools";
 
 interface CommandHelp {
   usage: string;
@@ -15,24 +16,38 @@ const CLI = "npm run cli --";
 
 export const COMMAND_HELP = {
   import: {
-    usage: "import <bundle.json|bundle.jsonl> [--replace]",
+    usage:
+      "import <bundle.json|bundle.jsonl|-> [--replace] | import --from hindsight <base-url> --bank <id> [--as <id>] [--api-key <key>] [--timeout-ms <n>] [--replace] [--json]",
     summary:
-      "Import a bank bundle (atomic: a bad bundle changes nothing). A .jsonl file is read line by line (line 1 {version, bank}, then one {fact}, {observation}, {mentalModel} or {skill} per line), for banks too large for one JSON document.",
-    options: [["--replace", "replace the bank if it exists (default: refuse)"]],
-    examples: [`${CLI} import db/demo/demo-bank.json --replace`],
+      "Import a bank bundle (atomic: a bad bundle changes nothing). A .jsonl file is read line by line (line 1 {version, bank}, then one {fact}, {observation}, {mentalModel} or {skill} per line), for banks too large for one JSON document. - reads stdin: JSON lines when its first line is such a header, else one JSON document. With --from hindsight, reads a bank from a Hindsight server's HTTP API instead (docs/hindsight.md) and says what it could not carry.",
+    options: [
+      ["--replace", "replace the bank if it exists (default: refuse)"],
+      ["--from hindsight <url>", "read the bank from a Hindsight server (http or https) instead of a file"],
+      ["--bank <id>", "with --from: the bank's id on the Hindsight server (required)"],
+      ["--as <id>", "with --from: the bank id here (default: the Hindsight id)"],
+      ["--api-key <key>", "with --from: Hindsight's API key (default: HINDSIGHT_API_KEY; never stored or printed)"],
+      ["--timeout-ms <n>", "with --from: per request, whole body included (default 30000)"],
+      ["--json", "with --from: print the result (counts, what was skipped and why) as JSON"],
+    ],
+    examples: [
+      `${CLI} import db/demo/demo-bank.json --replace`,
+      `gunzip -c demo.json.gz | ${CLI} import - --replace`,
+      `${CLI} import --from hindsight http://localhost:8888 --bank alice --replace`,
+    ],
   },
   export: {
-    usage: "export --bank <id> [--out <file.json>]",
+    usage: "export --bank <id> [--out <file.json|->]",
     summary: "Export a bank as a bundle.",
     options: [
       ["--bank <id>", "the bank to export (required)"],
-      ["--out <file>", "write to this file (default: stdout)"],
+      ["--out <file>", "write to this file; - is stdout (default: stdout)"],
     ],
-    examples: [`${CLI} export --bank demo --out demo.json`],
+    examples: [`${CLI} export --bank demo --out demo.json`, `${CLI} export --bank demo --out - | gzip > demo.json.gz`],
   },
   reflect: {
-    usage: 'reflect --bank <id> [options] "<question>"',
-    summary: "Ask a question: run the reflect loop, store the run and print the answer with its trace.",
+    usage: 'reflect --bank <id> [options] "<question>"|-',
+    summary:
+      "Ask a question: run the reflect loop, store the run and print the answer with its trace. - reads the question from stdin (an empty one starts no run).",
     options: [
       ["--bank <id>", "the memory bank (required)"],
       ["--skill <name>", 'the skill to run (default: "recap", else the bank\'s first skill)'],
@@ -41,10 +56,16 @@ export const COMMAND_HELP = {
       ["--scope personal|team:<id>", "memory scope (default: the skill's)"],
       ["--anchor-every <N>", "restate the mission every N iterations, 1-50 (default: the skill's)"],
       ["--json", "print one JSON object: the run result and its events (default: a human summary)"],
+      [
+        "--hindsight <url>",
+        "ask a Hindsight server's reflect instead (--bank: its bank; --as: the bank here to file the run under; --api-key, --timeout-ms as for import); stored as an imported run to compare",
+      ],
     ],
     examples: [
       `${CLI} reflect --bank demo "What did we decide about the launch date?"`,
+      `${CLI} reflect --hindsight http://localhost:8888 --bank alice "Where does Alice work?"`,
       `${CLI} reflect --bank demo --skill decisions --budget high --json "Who owns the SSO rollout?"`,
+      `echo "What is blocking the SSO rollout?" | ${CLI} reflect --bank demo -`,
     ],
   },
   runs: {
@@ -54,7 +75,7 @@ export const COMMAND_HELP = {
       "Write a stored run out: its record and event log (json) or an OTLP/JSON trace (otlp). Prune old runs and their events (runs an experiment, a refresh proposal or a re-run refers to are kept, and listed), or set a bank's retention that the server applies hourly.",
     options: [
       ["--format json|otlp", "export: json: the run and its events; otlp: an OpenTelemetry trace (default: json)"],
-      ["--out <file>", "export: write to this file (default: stdout)"],
+      ["--out <file>", "export: write to this file; - is stdout (default: stdout)"],
       ["--older-than <30d|12h>", "prune / retention: runs created longer ago than this (days or hours)"],
       ["--keep <N>", "prune / retention: all but each bank's newest N runs"],
       ["--bank <id>", "prune: only this bank (default: every bank); retention: the bank (required)"],
@@ -72,7 +93,7 @@ export const COMMAND_HELP = {
   },
   mcp: {
     usage: "mcp",
-    summary: "Serve the MCP tools (memory_reflect, memory_recall, memory_retain) over stdio.",
+    summary: `Serve the MCP tools (${MCP_TOOL_NAMES.join(", ")}) over stdio.`,
     options: [],
     examples: [
       `${CLI} mcp`,
@@ -80,8 +101,9 @@ export const COMMAND_HELP = {
     ],
   },
   suite: {
-    usage: "suite import|export --bank <id> --suite <name> [<file.jsonl>]",
-    summary: "Import a question suite from JSONL (a new version; a bad line imports nothing) or print it as JSONL.",
+    usage: "suite import|export --bank <id> --suite <name> [<file.jsonl>|-]",
+    summary:
+      "Import a question suite from JSONL (a new version; a bad line imports nothing; - reads stdin) or print it as JSONL.",
     options: [
       ["--bank <id>", "the memory bank (required)"],
       ["--suite <name>", "the suite (required; import creates it when it does not exist)"],
@@ -89,6 +111,7 @@ export const COMMAND_HELP = {
     examples: [
       `${CLI} suite import --bank demo --suite release-gate questions.jsonl`,
       `${CLI} suite export --bank demo --suite release-gate > questions.jsonl`,
+      `cat questions.jsonl | ${CLI} suite import --bank demo --suite release-gate -`,
     ],
   },
   experiment: {
@@ -126,7 +149,7 @@ export const COMMAND_HELP = {
   },
   bench: {
     usage:
-      "bench import locomo <locomo.json> [--prefix <p>] [--summaries fresh|stale] [--min-f1 <0-1>] [--replace] [--json]",
+      "bench import locomo <locomo.json|-> [--prefix <p>] [--summaries fresh|stale] [--min-f1 <0-1>] [--replace] [--json]",
     summary:
       "Import a public benchmark: LoCoMo's file becomes one bank per conversation (turns with speaker, session and date; its observations; optionally its session summaries as mental models) and one suite per conversation of every question, tagged by category. Malformed data is repaired or dropped and reported.",
     options: [
@@ -150,6 +173,12 @@ export const COMMAND_HELP = {
       `${CLI} model check`,
       `REFLECT_LLM=openai OPENAI_BASE_URL=http://localhost:8000/v1 OPENAI_API_KEY=local REFLECT_MODEL=qwen3 ${CLI} model check --json`,
     ],
+  },
+  version: {
+    usage: "version [--json]",
+    summary: "Print the package version, one line (also --version, -V).",
+    options: [["--json", 'print {"name", "version"} as one JSON object (default: the bare version)']],
+    examples: [`${CLI} --version`, `${CLI} version --json`],
   },
 } satisfies Record<string, CommandHelp>;
 
@@ -190,7 +219,8 @@ export function overviewHelp(): string {
     "commands:",
     ...table(commands),
     "",
-    "Run `cli help <command>` or `cli <command> --help` for a command's flags, defaults and examples.",
+    "Run `cli help <command>` or `cli <command> --help` for a command's flags, defaults and examples; `cli --version` (-V) prints the version.",
+    "Where a command takes a file, - means stdin (input) or stdout (output).",
     "Bad input prints one line to stderr and exits 2; a finished run of any status exits 0 (experiment run: 1 when the gate fails, 3 when the experiment did not complete).",
     "",
     "environment:",

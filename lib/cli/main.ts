@@ -10,9 +10,10 @@
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
+import { COMMAND_HELP, type CommandName, commandHelp, isCommandName, overviewHelp, wantsHelp } from "./help";
 import { type CliIo, processIo, warn } from "./io";
 import { terminalSafe } from "./terminal";
+import { versionLine, versionRequest } from "./version";
 
 type Command = (argv: string[], io: CliIo) => Promise<unknown>;
 
@@ -24,7 +25,7 @@ type Command = (argv: string[], io: CliIo) => Promise<unknown>;
 const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   import: async () => (await import("./bank")).importCommand,
   export: async () => (await import("./bank")).exportCommand,
-  reflect: async () => (await import("./bank")).reflectCommand,
+  reflect: async () => (await import("./reflect")).reflectCommand,
   runs: async () => (await import("./runs")).runsCommand,
   mcp: async () => (await import("./mcp")).mcpCommand,
   embed: async () => (await import("./embed")).embedCommand,
@@ -32,15 +33,30 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   suite: async () => (await import("./experiments")).suiteCommand,
   experiment: async () => (await import("./experiments")).experimentCommand,
   bench: async () => (await import("./bench")).benchCommand,
+  // Reached only with arguments `versionRequest` refuses: a usage error (exit 2).
+  version: async () => async () => {
+    throw (await import("./args")).usageError(`usage: ${COMMAND_HELP.version.usage}`);
+  },
 };
 
 /** Runs one command line; resolves to its exit code. Writes only through `io`. */
-export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo = processIo,
+  options: { admission?: boolean } = {},
+): Promise<number> {
+  if (io === processIo) quietOnClosedPipe();
   const [command, ...rest] = argv;
   if (command === undefined) {
     io.stderr.write(overviewHelp());
     return 2;
   }
+  const version = versionRequest(argv);
+  if (version) {
+    io.stdout.write(versionLine(version.json));
+    return 0;
+  }
+  if (command === "--version" || command === "-V") return runCli(["version", ...rest], io);
   if (command === "--help" || command === "-h" || command === "help") {
     const topic = rest[0];
     if (topic !== undefined && !isCommandName(topic)) {
@@ -58,11 +74,13 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.stdout.write(commandHelp(command));
     return 0;
   }
-  const [{ assertValidText }, { cliError }, { flushTracePushes }] = await Promise.all([
+  const [{ assertValidText }, { cliError }, { flushTracePushes }, { withoutAdmission }] = await Promise.all([
     import("@/lib/contracts/text"),
     import("@/lib/server/errors"),
     import("@/lib/server/otlp-push"),
+    import("@/lib/server/admission"),
   ]);
+  if (options.admission === false) withoutAdmission();
   try {
     assertValidText(rest, "the arguments");
     const code = await (await COMMANDS[command]())(rest, io);
@@ -77,6 +95,20 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
 }
 
+let pipeWatched = false;
+
+/**
+ * `cli export --out - | head` closes stdout early: the reader wants no more, which is no error (no
+ * stack trace); the command still finishes (a run is stored, its trace pushed), its output dropped.
+ */
+function quietOnClosedPipe(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
+}
+
 /** True when this module is the script node was started with (not when a test imports it). */
 function isEntry(): boolean {
   const script = process.argv[1];
@@ -88,12 +120,17 @@ function isEntry(): boolean {
   }
 }
 
+/**
+ * The CLI as its own process (dist/cli.mjs, scripts/cli.mjs, tsx on this file): this process
+ * serves nobody else, so its runs take no server admission slot (lib/server/admission.ts) and
+ * `experiment run --concurrency N` runs N at once. Tests call `runCli`, which leaves the policy alone.
+ */
+export function runCliProcess(argv: string[]): Promise<number> {
+  return runCli(argv, processIo, { admission: false });
+}
+
 if (isEntry()) {
-  // This process serves nobody else: its runs take no server admission slot (lib/server/admission.ts).
-  import("@/lib/server/admission")
-    .then(({ withoutAdmission }) => withoutAdmission())
-    .then(() => runCli(process.argv.slice(2)))
-    .then((code) => {
-      process.exitCode = code;
-    });
+  runCliProcess(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -2,7 +2,6 @@
  * `npm run cli -- runs export <id> [--format otlp|json] [--out file]`: a stored run as a file;
  * `runs prune` and `runs retention`: run retention (runs-prune.ts).
  */
-import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { getRun, getRunEvents } from "@/db/runs";
@@ -10,7 +9,7 @@ import { getCliDb } from "@/lib/server/db";
 import { getRunOtlp } from "@/lib/server/otlp-push";
 import { parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
-import type { CliIo } from "./io";
+import { type CliIo, writeOutput } from "./io";
 import { runsPruneCommand, runsRetentionCommand } from "./runs-prune";
 
 const RUNS_USAGE = `usage: ${COMMAND_HELP.runs.usage}`;
@@ -49,7 +48,5 @@ export async function runsCommand(argv: string[], io: CliIo): Promise<void> {
   if (!run) throw usageError(`unknown run "${args.id}"`);
   const body =
     args.format === "otlp" ? await getRunOtlp(db, args.id) : { run, events: await getRunEvents(db, args.id) };
-  const text = `${JSON.stringify(body, null, 2)}\n`;
-  if (args.out) writeFileSync(args.out, text);
-  else io.stdout.write(text);
+  writeOutput(io, args.out, `${JSON.stringify(body, null, 2)}\n`);
 }

@@ -40,6 +40,8 @@ export const ERROR_CODES = [
   "too_busy",
   /** The database cannot be opened (a bad DATABASE_URL, an unwritable path, an unreachable server). */
   "unavailable",
+  /** A remote server this request reads from (a Hindsight import) failed, refused or answered something malformed. */
+  "upstream_failed",
   /** Anything unexpected: logged in full, shown as a pointer to the log where the audience is remote. */
   "internal",
 ] as const;

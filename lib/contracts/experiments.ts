@@ -132,7 +132,10 @@ export const ExperimentTotals = z.object({
   skipped: z.number().int(),
   /** Passed / finished, 0–1; null before any run finished. */
   passRate: z.number().nullable(),
+  /** Model calls of the questions' runs (answering). */
   llmCalls: z.number().int(),
+  /** Model calls of the LLM judge, one per judged question, counted apart from the runs' own. */
+  judgeCalls: z.number().int().default(0),
   tokens: z.number().int(),
   /** Runs carrying each flag (any flag a run has, counted generically). */
   flags: z.record(z.string(), z.number().int()),
@@ -156,7 +159,10 @@ export const ScoreLine = z.object({
   evidenceCited: z.number().nullable(),
   /** Runs that declined (said the memory does not hold it, cited nothing). */
   abstention: z.number().nullable(),
+  /** Model calls of the questions' runs (answering). */
   llmCalls: z.number().int(),
+  /** Model calls of the LLM judge, one per judged question. */
+  judgeCalls: z.number().int().default(0),
   latencyP50Ms: z.number().nullable(),
   latencyP95Ms: z.number().nullable(),
 });
@@ -280,6 +286,10 @@ export const McpExperimentInput = z.strictObject({
   suite: SuiteName.meta({ description: "the suite to run (its name in the bank)" }),
   budget: Budget.optional().meta({ description: "every question's budget (default: each question's own)" }),
   baseline: Id.optional().meta({ description: "an experiment id to compare with: regressions are listed" }),
+  allowIncompleteBaseline: z.boolean().optional().meta({
+    description:
+      "compare with a baseline that did not complete (failed, cancelled, a question skipped): only the questions run on both sides are compared",
+  }),
 });
 
 export const CancelExperimentInput = z.strictObject({ id: Id });

@@ -87,11 +87,18 @@ export type ReflectJson = z.infer<typeof ReflectJson>;
 
 // ---------- the runs list ----------
 
+/** What a run is: an answer to a question, or an LLM judge's grading of one (lib/server/judge.ts). */
+export const RunKind = z.enum(["answer", "judge"]);
+export type RunKind = z.infer<typeof RunKind>;
+
 export const ListRunsQuery = z.object({
   bank: z.string().optional(),
   skill: z.string().optional().meta({ description: "skill name or id" }),
   status: RunStatus.optional(),
   badge: RunFlag.optional(),
+  kind: RunKind.optional().meta({
+    description: "answer: runs that answer a question; judge: LLM-judge runs grading an answer",
+  }),
   q: z.string().max(200).optional().meta({ description: "substring of the question or answer" }),
   cursor: z.string().optional().meta({ description: "nextCursor of the previous page" }),
   limit: z.coerce.number().int().min(1).max(200).optional(),

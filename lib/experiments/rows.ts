@@ -95,6 +95,9 @@ function mean(values: readonly (number | null)[]): number | null {
   return known.length ? known.reduce((a, b) => a + b, 0) / known.length : null;
 }
 
+/** A judge run makes exactly one model call (lib/server/judge.ts), whether or not its reply could be read. */
+const judgeCallsOf = (rows: readonly ExperimentRow[]) => rows.filter((r) => r.judgeRunId !== null).length;
+
 function lineOf(tag: string | null, rows: readonly ExperimentRow[]): ScoreLine {
   const done = rows.filter((r) => r.passed !== null);
   const scores = done.map((r) => r.scores).filter((s): s is RowScores => s !== null);
@@ -112,6 +115,7 @@ function lineOf(tag: string | null, rows: readonly ExperimentRow[]): ScoreLine {
     evidenceCited: rate(scores.map((s) => s.evidenceCited)),
     abstention: rate(scores.map((s) => s.abstained)),
     llmCalls: rows.reduce((n, r) => n + r.llmCalls, 0),
+    judgeCalls: judgeCallsOf(rows),
     latencyP50Ms: percentile(latencies, 50),
     latencyP95Ms: percentile(latencies, 95),
   };
@@ -144,6 +148,7 @@ export function totalsOf(rows: readonly ExperimentRow[]): ExperimentTotals {
     skipped: rows.filter((r) => r.status === "skipped").length,
     passRate: done.length ? passed / done.length : null,
     llmCalls: rows.reduce((n, r) => n + r.llmCalls, 0),
+    judgeCalls: judgeCallsOf(rows),
     tokens: rows.reduce((n, r) => n + r.inputTokens + r.outputTokens, 0),
     flags,
   };

@@ -2,10 +2,9 @@
  * Optional embedding model for hybrid retrieval, over the OpenAI SDK (any OpenAI-compatible
  * `/v1/embeddings`). Off unless `REFLECT_EMBEDDINGS=openai`; it reuses the chat model's key and URL.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { z } from "zod";
 import { ModelConfigError } from "./config";
-import { wholeBodyFetch } from "./openai-model";
 
 export const DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small";
 /** text-embedding-3-small's native size. */
@@ -78,12 +77,18 @@ export function readEmbeddingConfig(env: Record<string, string | undefined>): Em
 const acceptsDimensions = (model: string) => model.startsWith("text-embedding-3");
 
 export function createEmbedder(config: EmbeddingConfig): Embedder {
-  const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, fetch: wholeBodyFetch });
+  // The SDK is loaded on the first embedding, not with this module (docs/performance.md#cli-start-up-round-2).
+  let sdk: Promise<OpenAI> | undefined;
+  const client = () =>
+    (sdk ??= Promise.all([import("openai"), import("./openai-model")]).then(
+      ([{ default: SDK }, { wholeBodyFetch }]) =>
+        new SDK({ apiKey: config.apiKey, baseURL: config.baseURL, fetch: wholeBodyFetch }),
+    ));
   return {
     dimensions: config.dimensions,
     async embed(texts) {
       if (texts.length === 0) return [];
-      const res = await client.embeddings.create({
+      const res = await (await client()).embeddings.create({
         model: config.model,
         input: texts,
         ...(acceptsDimensions(config.model) ? { dimensions: config.dimensions } : {}),

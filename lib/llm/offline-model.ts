@@ -398,9 +398,11 @@ function answer(question: Question, reading: Reading, shape: AnswerShape, items:
   if (!lead) return { tool: DONE, args: { answer: NO_ANSWER_TEXT, ...citations }, note: null };
   const other = saidBySomeoneElse(question, speaker, lead.lead, relevant, speakers);
   if (other && speaker) {
-    // Quoting the other person's words would attribute them to the one asked about: decline, cite nothing.
-    const said = `What the memories hold on this was said by ${other}, not ${speaker}.`;
-    const text = shape === "short" ? `${NOT_MENTIONED}\n${said}` : `No memory has ${speaker} saying this. ${said}`;
+    // Quoting the other person's words would attribute them to the one asked about: decline, cite
+    // nothing. The decline says only what was not found: "it was someone else who said it" would be
+    // a claim, and an uncited claim is ungrounded (lib/reflect/declines.ts).
+    const none = `There is no record of ${speaker} saying this.`;
+    const text = shape === "short" ? `${NOT_MENTIONED}\n${none}` : none;
     return { tool: DONE, args: { answer: text, ...citations }, note: null };
   }
   const short = shape === "short" ? shortAnswer(question, lead.lead, relevant) : null;

@@ -1,4 +1,6 @@
 /** Citation validation at `done` (docs/engine.md#grounding-citations-and-the-output-guard): keep only ids this run retrieved from the matching tier. */
+
+import { isDecline } from "./declines";
 import type { Citations, DroppedCitation } from "./domain";
 import { citationCount, emptyCitations, TIER_REGISTRY, TIERS } from "./domain";
 import type { Evidence } from "./evidence";
@@ -6,11 +8,26 @@ import type { Evidence } from "./evidence";
 export interface CitationCheck {
   kept: Citations;
   dropped: DroppedCitation[];
-  /** Evidence existed but no citation survived: the answer is not tied to any memory. */
+  /** Evidence existed but no citation survived, and the answer is not a decline: it is tied to no memory. */
   ungrounded: boolean;
+  /**
+   * Evidence existed, nothing is cited and the answer is a decline ("nothing about that",
+   * declines.ts `isDecline`): an abstention, which needs no citation. Present only when true (logs
+   * written before it have no such field).
+   */
+  declined?: true;
 }
 
-export function validateCitations(claimed: Citations, evidence: Evidence): CitationCheck {
+/**
+ * Keeps the claimed ids this run retrieved from the claimed tier. `answer`, when given, tells a
+ * decline from an ungrounded answer; `question` (the run's) is what a decline may repeat.
+ */
+export function validateCitations(
+  claimed: Citations,
+  evidence: Evidence,
+  answer?: string,
+  question?: string,
+): CitationCheck {
   const kept = emptyCitations();
   const dropped: DroppedCitation[] = [];
   for (const { id: tier, citationKey: list } of TIER_REGISTRY) {
@@ -25,5 +42,8 @@ export function validateCitations(claimed: Citations, evidence: Evidence): Citat
       }
     }
   }
-  return { kept, dropped, ungrounded: !evidence.isEmpty && citationCount(kept) === 0 };
+  const uncited = !evidence.isEmpty && citationCount(kept) === 0;
+  if (uncited && answer !== undefined && isDecline(answer, question))
+    return { kept, dropped, ungrounded: false, declined: true };
+  return { kept, dropped, ungrounded: uncited };
 }

@@ -259,7 +259,7 @@ export class DoneHandler {
         run.iterations - 1,
       );
     }
-    const check = validateCitations(finalArgs, run.evidence);
+    const check = validateCitations(finalArgs, run.evidence, inspection.text, run.req.question);
     await run.log.emit("citations.validated", check, run.iterations - 1);
     if (check.ungrounded) run.flags.add("ungrounded");
     return this.finish(base, inspection.text, check.kept, check.dropped);

@@ -1,5 +1,5 @@
 /** How a synthesize run ends: every ending emits one `run.finished` with the same result shape. */
-import type { RunStop } from "./deadline";
+import { type RunStop, withinDeadline } from "./deadline";
 import { NO_EVIDENCE_ANSWER } from "./digest";
 import {
   type Citations,
@@ -24,10 +24,11 @@ export async function finishRun(
   dropped: DroppedCitation[],
   error: { message: string; phase: string } | null,
 ): Promise<ReflectResult> {
-  const searched = isProbedStatus(status) ? await probeRun(run) : null;
+  const speakers = isProbedStatus(status) ? await bankSpeakers(run) : [];
+  const searched = isProbedStatus(status) ? await probeRun(run, speakers) : null;
   const negative = isNegativeAnswer(status, answer, run.flags, citationCount(citations));
   // v2: a negative answer with a strong match in hand is a miss too, named with its rank.
-  const unused = searched && negative ? readButUnused(run.req.question, run.evidence, citations) : [];
+  const unused = searched && negative ? readButUnused(run.req.question, run.evidence, citations, speakers) : [];
   const probe = searched && unused.length > 0 ? { ...searched, unused } : searched;
   if (probe && negative && (probe.strong || unused.length > 0)) run.flags.add("missed_evidence");
   if (probe) await run.log.emit("probe.finished", probe);
@@ -49,8 +50,24 @@ export async function finishRun(
   return result;
 }
 
+/**
+ * The bank's conversation speakers, for the probe, inside the run's wall clock. Unknown (none)
+ * when the store cannot say; the probe then knows the speakers of the turns it read.
+ */
+async function bankSpeakers(run: RunContext): Promise<string[]> {
+  const { memory } = run.deps;
+  if (!memory.speakers) return [];
+  try {
+    const list: unknown = await withinDeadline(run.deadline, () => memory.speakers!(run.req.bankId));
+    // A port is outside the engine: what is not a list of names is no speakers, not a failed run.
+    return Array.isArray(list) ? list.filter((s): s is string => typeof s === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The missed-evidence probe over this run's own retrieval rules and evidence (probe.ts). */
-function probeRun(run: RunContext) {
+function probeRun(run: RunContext, speakers: readonly string[]) {
   const { req, deps } = run;
   return probeWithinDeadline(run.deadline, {
     memory: deps.memory,
@@ -63,6 +80,7 @@ function probeRun(run: RunContext) {
     modelQueries: run.modelQueries,
     evidence: run.evidence,
     seenInFull: run.seenInFull,
+    speakers,
   });
 }
 

@@ -211,6 +211,8 @@ const payloads = {
     kept: Citations,
     dropped: z.array(DroppedCitation),
     ungrounded: z.boolean(),
+    /** The answer declined with evidence in hand and cites nothing: an abstention, not ungrounded (citations.ts). */
+    declined: z.literal(true).optional(),
   }),
   /** The missed-evidence probe (probe.ts): after the answer, before `run.finished`; no LLM call. */
   "probe.finished": ProbeResult,

@@ -91,6 +91,8 @@ export interface TierQuery {
 export interface ProbeHitText extends SearchRank {
   id: string;
   text: string;
+  /** A conversation turn's speaker (raw facts), read as the probe reads a turn (probe.ts `matchText`). */
+  speaker?: string | null;
 }
 
 /**
@@ -101,7 +103,10 @@ export interface ProbeHitText extends SearchRank {
  * Mental models are bank-wide and carry no scope.
  */
 export interface MemoryPort {
-  /** Facts + observations + mental models the scope can read (personal only when the team is not permitted). */
+  /**
+   * Facts + observations + mental models the scope can read (personal only when the team is not
+   * permitted); the engine only asks whether it is 0, so a store may stop counting past a cap.
+   */
   countInScope(q: { bankId: string; scope: ScopeValue }): Promise<number>;
   countMentalModels(bankId: string): Promise<number>;
   /** Whether the bank lets a run read this scope (`personal` always; a team only when the bank lists it). */
@@ -116,6 +121,12 @@ export interface MemoryPort {
    * it the probe calls the tier searches.
    */
   probeSearch?(tier: Tier, q: TierQuery): Promise<ProbeHitText[]>;
+  /**
+   * The speakers of the bank's conversation turns (none for a bank of plain facts): the probe reads
+   * a turn as its speaker's (probe.ts `participantsOf`). Optional: without it the probe knows the
+   * speakers of the turns it and the run retrieved.
+   */
+  speakers?(bankId: string): Promise<string[]>;
 }
 
 // ---------- model (OpenAI chat-completions shapes) ----------

@@ -8,6 +8,7 @@
 
 import { truncateCodePoints } from "./anchor";
 import { type DeadlineScope, errorMessage, withinDeadline } from "./deadline";
+import { saysNothingFound } from "./declines";
 import {
   CITATION_KEYS,
   type Citations,
@@ -20,12 +21,13 @@ import {
 import { NothingToSearchError } from "./errors";
 import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
-import { isPlaceholderContent, normalizedContent } from "./freshness";
 import { fuseRanked, rrfScore } from "./fusion";
 import type { Clock, HitOf, MemoryPort, ProbeHitText } from "./ports";
 import { shapeQuery } from "./query-shape";
 import type { ProbeHit, ProbeResult, UnusedHit } from "./request";
 import { searchTerms, termCoverage } from "./terms";
+
+export { saysNothingFound };
 
 /** Searched at most: the question plus seven of the model's queries (the rest are counted, not searched). */
 export const PROBE_MAX_QUERIES = 8;
@@ -67,6 +69,63 @@ export function isStrongMatch(query: string, text: string): boolean {
   return coverage >= STRONG_COVERAGE && held >= Math.min(2, terms.length);
 }
 
+/**
+ * Who a conversation's memories are about (docs/engine.md#the-missed-evidence-probe). A turn is its
+ * speaker's: it is read as "Speaker: text", and the other participants' names in it are left out —
+ * "Thanks, Mel!" said by Caroline is Caroline's turn, not a memory about Mel. When the question
+ * names participants, a strong match must hold one of them; a memory about someone else is not
+ * evidence the answer missed (a correct "Mel never said that" is not a miss).
+ */
+export interface Participants {
+  /** Every speaker seen in the run's and the probe's conversation turns. */
+  all: ReadonlySet<string>;
+  /** Those the question names (by any word of their name). */
+  named: readonly string[];
+  /** Every word of every participant's name (lower-cased), read once for matchText. */
+  nameWords?: ReadonlySet<string>;
+}
+
+const nameWords = (name: string) => searchTerms(name);
+
+export function participantsOf(question: string, speakers: Iterable<string | null | undefined>): Participants {
+  const all = new Set<string>();
+  for (const s of speakers) if (typeof s === "string" && s.trim() !== "") all.add(s.trim());
+  const asked = new Set(searchTerms(question));
+  const words = new Set<string>();
+  const named: string[] = [];
+  for (const p of all) {
+    const own = nameWords(p);
+    for (const w of own) words.add(w);
+    if (own.some((w) => asked.has(w))) named.push(p);
+  }
+  return { all, named, nameWords: words };
+}
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/**
+ * The text a strong match reads: a turn as "Speaker: text" without the other participants' names.
+ * One pass over the text's words, whatever the number of participants (the probe's budget is a few
+ * milliseconds for every hit it reads).
+ */
+export function matchText(text: string, speaker: string | null | undefined, participants: Participants): string {
+  if (!speaker) return text;
+  const own = new Set(nameWords(speaker));
+  const others = participants.nameWords ?? new Set([...participants.all].flatMap(nameWords));
+  const body = text.replace(WORD, (w) => {
+    const word = w.toLowerCase();
+    return others.has(word) && !own.has(word) ? " " : w;
+  });
+  return `${speaker}: ${body}`;
+}
+
+/** A strong match (isStrongMatch) that, when the question names participants, holds one of them. */
+export function isStrongMatchFor(query: string, text: string, participants: Participants): boolean {
+  if (!isStrongMatch(query, text)) return false;
+  if (participants.named.length === 0) return true;
+  return participants.named.some((p) => termCoverage(nameWords(p), text) > 0);
+}
+
 /** Characters of memory text a probe hit carries for display. */
 const PREVIEW_CHARS = 160;
 
@@ -75,53 +134,6 @@ const PROBED: ReadonlySet<RunStatus> = new Set(["done", "no_evidence", "halted",
 
 export function isProbedStatus(status: RunStatus): boolean {
   return PROBED.has(status);
-}
-
-/**
- * Phrases of an answer that says the bank had nothing (normalized like placeholder text: case-folded,
- * punctuation as spaces, so "couldn't" reads "couldn t").
- */
-const NOT_FOUND_PHRASES = [
-  "no relevant memories",
-  "no relevant memory",
-  "no relevant information",
-  "no information",
-  "no memories",
-  "no record",
-  "no records",
-  "no mention",
-  "no evidence",
-  "could not find",
-  "couldn't find",
-  "cannot find",
-  "can't find",
-  "did not find",
-  "didn't find",
-  "unable to find",
-  "found nothing",
-  "nothing was found",
-  "nothing about",
-  "holds nothing",
-  "does not contain",
-  "doesn't contain",
-  "not mentioned",
-  "don't know",
-  "do not know",
-  "nothing in memory",
-  "nothing in the memory",
-  "nothing in the bank",
-  "no data on",
-  "no data about",
-].map(normalizedContent);
-
-/**
- * True when an answer text says nothing was found: empty, placeholder or the engine's own
- * no-evidence text (the §3.5b detector), or a not-found phrase anywhere in it.
- */
-export function saysNothingFound(answer: string): boolean {
-  if (isPlaceholderContent(answer)) return true;
-  const text = ` ${normalizedContent(answer)} `;
-  return NOT_FOUND_PHRASES.some((p) => text.includes(` ${p} `));
 }
 
 /**
@@ -157,6 +169,8 @@ export interface ProbeInput {
    * them, as everything they return is retrieved and dropped anyway.
    */
   seenInFull?: ReadonlySet<string>;
+  /** The bank's conversation speakers (the memory port's `speakers`), when known. */
+  speakers?: readonly string[];
 }
 
 const normalizedQuery = (q: string) => q.trim().replace(/\s+/g, " ").toLowerCase();
@@ -200,8 +214,9 @@ interface Listed {
   searchScore: number | null;
   query: string;
   preview: string;
-  /** The memory holds enough of this search's terms (see isStrongMatch). */
-  strongMatch: boolean;
+  /** The memory's full text and, for a conversation turn, its speaker (read by matchText). */
+  text: string;
+  speaker: string | null;
 }
 
 /** The text the probe reads of a mental model (its match and preview): `name: content`. */
@@ -215,6 +230,15 @@ function fullTextOf(tier: Tier, hit: HitOf<Tier>): string {
     : (hit as HitOf<"raw_facts">).text;
 }
 
+function speakerOf(tier: Tier, hit: HitOf<Tier>): string | null {
+  return tier === "raw_facts" ? ((hit as HitOf<"raw_facts">).speaker ?? null) : null;
+}
+
+/** Speakers of the conversation turns a run retrieved. */
+function evidenceSpeakers(evidence: Evidence): (string | null)[] {
+  return evidence.hitsOf("raw_facts").map((h) => h.speaker ?? null);
+}
+
 function previewOf(text: string): string {
   // A preview is plain text: markdown emphasis, heading and code marks are dropped.
   const plain = text.replace(/^\s{0,3}#{1,6}\s+/gm, "").replace(/\*\*|__|`/g, "");
@@ -226,7 +250,13 @@ async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise
   const q = { ...tierQuery(input, tier, query, PROBE_SEARCH_LIMIT), probe: true };
   if (input.memory.probeSearch) return input.memory.probeSearch(tier, q);
   const texts = (hits: HitOf<Tier>[]) =>
-    hits.map((h) => ({ id: h.id, rank: h.rank, score: h.score, text: fullTextOf(tier, h) }));
+    hits.map((h) => ({
+      id: h.id,
+      rank: h.rank,
+      score: h.score,
+      text: fullTextOf(tier, h),
+      speaker: speakerOf(tier, h),
+    }));
   switch (tier) {
     case "mental_models":
       return texts(await input.memory.searchMentalModels(q));
@@ -260,7 +290,8 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
           searchScore: h.score ?? null,
           query,
           preview: previewOf(h.text),
-          strongMatch: isStrongMatch(query, h.text),
+          text: h.text,
+          speaker: h.speaker ?? null,
         }));
       } catch (e) {
         // A query of only common words searches nothing: no hit to miss, and no failure.
@@ -270,6 +301,11 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
       }
     }),
   );
+  const participants = participantsOf(input.question, [
+    ...(input.speakers ?? []),
+    ...evidenceSpeakers(input.evidence),
+    ...lists.flat().map((l) => l.speaker),
+  ]);
   // The best single-list placement of each memory (the query that found it and its rank there),
   // and whether any one search placed it strongly: high enough, and matching enough of that search.
   const best = new Map<string, Listed>();
@@ -279,7 +315,8 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
       const key = `${l.tier}:${l.id}`;
       const current = best.get(key);
       if (!current || l.rank < current.rank) best.set(key, l);
-      if (isStrongRank(l.rank) && l.strongMatch) strong.add(key);
+      if (isStrongRank(l.rank) && isStrongMatchFor(l.query, matchText(l.text, l.speaker, participants), participants))
+        strong.add(key);
     }
   }
   const fused = fuseRanked(lists, (l) => `${l.tier}:${l.id}`).filter(
@@ -315,8 +352,14 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
  * own rule), that the answer does not cite. With a negative answer each one is a miss the run made
  * with the evidence in hand ("the run read D4:15 at rank 3 and did not use it"). Best rank first.
  */
-export function readButUnused(question: string, evidence: Evidence, citations: Citations): UnusedHit[] {
+export function readButUnused(
+  question: string,
+  evidence: Evidence,
+  citations: Citations,
+  speakers: readonly string[] = [],
+): UnusedHit[] {
   const cited = new Set(CITATION_KEYS.flatMap((k) => citations[k]));
+  const participants = participantsOf(question, [...speakers, ...evidenceSpeakers(evidence)]);
   const out: UnusedHit[] = [];
   for (const { id: tier } of TIER_REGISTRY) {
     for (const hit of evidence.hitsOf(tier)) {
@@ -324,8 +367,7 @@ export function readButUnused(question: string, evidence: Evidence, citations: C
       if (cited.has(hit.id) || !isStrongRank(rank)) continue;
       const text = fullTextOf(tier, hit);
       // A conversation's turn is its speaker's: "Ana" in the question is met by what Ana said.
-      const speaker = tier === "raw_facts" ? (hit as HitOf<"raw_facts">).speaker : null;
-      if (isStrongMatch(question, speaker ? `${speaker}: ${text}` : text)) {
+      if (isStrongMatchFor(question, matchText(text, speakerOf(tier, hit), participants), participants)) {
         out.push({ id: hit.id, tier, rank, preview: previewOf(text) });
       }
     }

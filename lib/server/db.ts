@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { listBanks } from "@/db/banks";
-import { importBundle } from "@/db/bundle-io";
-import { type Db, getDb } from "@/db/client";
-import { embedAfterImport } from "./embeddings";
-import { isDatabaseFault, toAppError } from "./errors";
+import { type Db, getDb, isReadOnlyDb } from "@/db/client";
+import { type DatabaseFault, isDatabaseFault, recentDatabaseFaults, toAppError } from "./errors";
 import { processWide } from "./process-wide";
 import { startRetentionSchedule } from "./retention";
 import { runOwner } from "./run-owner";
@@ -14,6 +12,11 @@ export const DEMO_BUNDLE_PATH = resolve(process.cwd(), "db/demo/demo-bank.json")
 /** Loads the built-in demo bank when the database has no bank at all (first start). */
 export async function ensureDemoBank(db: Db): Promise<boolean> {
   if ((await listBanks(db)).length > 0) return false;
+  // Loaded only when the demo is seeded: a command on a bank that exists needs no bundle code.
+  const [{ importBundle }, { embedAfterImport }] = await Promise.all([
+    import("@/db/bundle-io"),
+    import("./embeddings"),
+  ]);
   const { bankId } = await importBundle(db, JSON.parse(readFileSync(DEMO_BUNDLE_PATH, "utf8")));
   // With embeddings configured, the seeded bank gets its vectors like any imported bank.
   await embedAfterImport(db, bankId);
@@ -60,4 +63,14 @@ export async function getCliDb(): Promise<Db> {
   const db = await getDb({ threads: false });
   await ensureDemoBank(db);
   return db;
+}
+
+/**
+ * What stops writes lately: faults seen on a write in the last minute, and "read-only" for as long
+ * as the database was opened read-only (its file or file system cannot be written; docs/operations.md#a-read-only-database).
+ */
+export function databaseFaults(db: Db): DatabaseFault[] {
+  const faults = recentDatabaseFaults();
+  if (isReadOnlyDb(db) && !faults.includes("read-only")) faults.push("read-only");
+  return faults;
 }

@@ -127,6 +127,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   too_many_streams: 503,
   too_busy: 503,
   unavailable: 503,
+  upstream_failed: 502,
   internal: 500,
 };
 

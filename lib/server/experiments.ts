@@ -156,6 +156,17 @@ export async function startExperiment(
   options: ExperimentOptions = {},
 ): Promise<StartedExperiment> {
   const { bank, suite, defaultSkillName } = await requireSuiteAndSkills(db, input.bankId, input.suite);
+  // Every door (API, MCP, CLI, the page) asks for an incomplete baseline the same way, and the
+  // permission without a baseline says nothing: refused rather than ignored.
+  if (input.allowIncompleteBaseline && !input.baseline) {
+    throw new AppError(
+      "invalid_input",
+      "allowIncompleteBaseline applies to a baseline: name the experiment to compare with",
+      {
+        fieldErrors: { allowIncompleteBaseline: ["applies only with a baseline"] },
+      },
+    );
+  }
   if (input.baseline) {
     const base = await getExperimentRecord(db, input.baseline);
     if (!base || base.bankId !== bank.id) {

@@ -15,6 +15,7 @@ import { invalidInput } from "@/lib/contracts/errors";
 import { McpExperimentInput, StartExperimentInput } from "@/lib/contracts/experiments";
 import { DEFAULT_MCP_BANK } from "@/lib/contracts/fields";
 import { McpExperimentOutput, McpRecallOutput, McpReflectOutput, McpRetainOutput } from "@/lib/contracts/mcp";
+import { MCP_TOOL_NAMES } from "@/lib/contracts/mcp-tools";
 import { McpRecallInput, McpRetainInput, type RecallResult } from "@/lib/contracts/memory";
 import { McpReflectInput, runLinks } from "@/lib/contracts/runs";
 import { assertValidText } from "@/lib/contracts/text";
@@ -22,6 +23,7 @@ import type { ModelPort } from "@/lib/reflect";
 import { TIER_INFO } from "@/lib/reflect/domain";
 import { foldRun } from "@/lib/timeline/fold";
 import { plural } from "@/lib/timeline/format";
+import { version } from "../../package.json";
 import { requireBank } from "./banks";
 import { mcpError } from "./errors";
 import { getExperimentComparison, startExperiment, totalsSentence } from "./experiments";
@@ -83,7 +85,7 @@ function validateToolInputOurWay(server: McpServer): void {
 }
 
 export function createMcpServer(options: McpServerOptions): McpServer {
-  const server = new McpServer({ name: "reflect-inspector", version: "0.1.0" });
+  const server = new McpServer({ name: "reflect-inspector", version });
   validateToolInputOurWay(server);
   const baseUrl = inspectorUrl(options.publicUrl);
 
@@ -217,6 +219,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
           bankId: args.bank ?? DEFAULT_MCP_BANK,
           suite: args.suite,
           baseline: args.baseline,
+          allowIncompleteBaseline: args.allowIncompleteBaseline,
           config: { budget: args.budget },
         });
         const { finished } = await startExperiment(db, input, { model: options.model });
@@ -266,7 +269,25 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   // The tool list never changes at run time, and a stateless HTTP server could not send the
   // notification anyway: do not advertise `tools.listChanged` (the SDK sets it on registerTool).
   server.server.registerCapabilities({ tools: { listChanged: false } });
+  assertServesListedTools(server);
   return server;
+}
+
+/**
+ * The tools registered are exactly MCP_TOOL_NAMES, the list the CLI's help prints: a tool added
+ * or removed here without the list fails every server start (and the tests) instead of drifting.
+ */
+function assertServesListedTools(server: McpServer): void {
+  const registered = (server as unknown as { _registeredTools?: Record<string, unknown> })._registeredTools;
+  if (!registered)
+    throw new Error("@modelcontextprotocol/sdk no longer has McpServer._registeredTools: update lib/server/mcp.ts");
+  const served = Object.keys(registered).sort();
+  const listed = [...MCP_TOOL_NAMES].sort();
+  if (served.join() !== listed.join()) {
+    throw new Error(
+      `MCP tools served (${served.join(", ")}) differ from MCP_TOOL_NAMES (${listed.join(", ")}) in lib/contracts/mcp-tools.ts`,
+    );
+  }
 }
 
 function oneLine(value: string): string {

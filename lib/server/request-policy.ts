@@ -89,6 +89,7 @@ function decodablePath(pathname: string): boolean {
 
 /**
  * Whether the content-type check applies: an API write, except where the route answers first —
+ * an /api/v1 path no route declares (404 from the catch-all route, whatever the method or body),
  * a method an /api/v1 path does not have (405 from the route, before any body is looked at) and
  * /api/mcp, whose transport answers a non-JSON body with a JSON-RPC error (415) itself.
  */
@@ -97,7 +98,7 @@ function takesJsonBody(pathname: string, method: string): boolean {
   if (pathname === "/api/mcp" || pathname === "/api/mcp/") return false;
   if (pathname.startsWith("/api/v1/")) {
     const methods = v1MethodsFor(pathname);
-    return methods === null || methods.includes(method);
+    return methods?.includes(method) === true;
   }
   return true;
 }

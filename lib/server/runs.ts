@@ -232,6 +232,7 @@ function storeFilter(f: RunListFilter): ListRuns {
     skill: f.skill || undefined,
     status: f.status,
     flag: f.badge,
+    kind: f.kind,
     q: f.q || undefined,
   };
 }

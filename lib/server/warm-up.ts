@@ -1,8 +1,11 @@
 /**
  * Warms a freshly started production server from inside (see instrumentation.ts): once the server
  * listens, it asks for `/api/health` (opens and seeds the database), the newest run's page (or a
- * missing run's page when there is none) and its events route. Failures are ignored: warming only
- * saves the first visitor's time.
+ * missing run's page when there is none) and its events route, then loads the code of the routes
+ * that start runs (experiments, MCP, recall, reflect) with requests that change nothing. Failures
+ * are ignored: warming only saves the first visitor's time — and every other request's: a route's
+ * first request compiles its modules on the event loop (about 1.5 s for MCP and experiments on a
+ * loaded machine), and every request waits behind it (docs/performance.md).
  *
  * With no run yet, the missing run's page is asked for with a secret only this process knows: the
  * page then renders an empty run view instead of "not found", so the run view's code is loaded
@@ -50,7 +53,17 @@ async function warm(wait: (ms: number) => Promise<void>): Promise<void> {
     [page, get(origin, `/api/runs/${id}/events`, headers)].map(async (res) => (await res).arrayBuffer()),
   );
   delete process.env[SECRET_ENV];
+  // Loads each route's code and changes nothing: a list, and 405 for the methods nobody uses.
+  for (const path of ROUTES_THAT_START_RUNS) await (await get(origin, path, headers)).arrayBuffer();
 }
+
+/** Asked one after the other (GET): each loads its route's modules. */
+export const ROUTES_THAT_START_RUNS = [
+  "/api/v1/experiments?limit=1",
+  "/api/mcp",
+  "/api/v1/banks/demo/recall",
+  "/api/v1/banks/demo/reflect",
+] as const;
 
 /**
  * Starts the warm-up; the promise settles (never rejects) once it is over. `sleep` is how it waits

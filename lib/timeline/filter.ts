@@ -52,6 +52,7 @@ function searchText(row: TimelineRow): string {
     case "citations":
       parts.push(...Object.values(row.kept).flat(), ...row.dropped.map((d) => d.id));
       if (row.ungrounded) parts.push("ungrounded");
+      if (row.declined) parts.push("declined");
       break;
     case "reasoning":
       parts.push(row.text);

@@ -216,6 +216,7 @@ function verdictRow(step: VerdictStep): TimelineRow {
         kept: ev.payload.kept,
         dropped: ev.payload.dropped,
         ungrounded: ev.payload.ungrounded,
+        declined: ev.payload.declined === true,
       };
     default: {
       const unknown: never = ev;

@@ -18,6 +18,7 @@
 import {
   Budget,
   type Citations,
+  citationCount,
   type DroppedCitation,
   emptyCitations,
   RUN_FLAGS,
@@ -1028,8 +1029,11 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     iterations: clampInt(num(ra, "reflect.iterations") ?? iterations.size, 0),
     warnings: [],
     error:
-      status === "failed"
-        ? { message: root.status.message ?? "failed", phase: str(ra, "error.type") ?? "imported" }
+      status === "failed" || (status === "interrupted" && root.status.code === 2)
+        ? {
+            message: root.status.message ?? status,
+            phase: str(ra, "reflect.error.phase") ?? str(ra, "error.type") ?? "imported",
+          }
         : null,
     probe,
   };
@@ -1250,11 +1254,14 @@ function verdictOf(name: string, a: Attrs, doneArgs: unknown): Item["event"][] {
           ? [{ id, claimedTier: tier, reason }]
           : [];
       });
+      const ungrounded = bool(a, "reflect.ungrounded") ?? false;
+      // A decline cites nothing and is not ungrounded: a span that says otherwise is not read as one.
+      const declined = bool(a, "reflect.declined") === true && !ungrounded && citationCount(kept) === 0;
       return [
         {
           type: "citations.validated",
           ...it,
-          payload: { kept, dropped, ungrounded: bool(a, "reflect.ungrounded") ?? false },
+          payload: { kept, dropped, ungrounded, ...(declined ? { declined: true as const } : {}) },
         } as Item["event"],
       ];
     }

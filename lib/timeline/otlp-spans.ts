@@ -226,6 +226,8 @@ export function probeSpan(sc: SpanScope, ev: RunEventOf<"probe.finished">): Otlp
 export function rootSpan(sc: SpanScope, walk: RunWalk, events: OtlpEvent[]): OtlpSpan {
   const s = walk.started?.payload;
   const f = walk.finished?.payload;
+  /** A run that failed, or ended without finishing (interrupted): the root span is in error (status ERROR, `error.type`). */
+  const errored = !!f && (f.status === "failed" || f.error != null);
   const root: OtlpSpan = {
     traceId: sc.traceId,
     spanId: sc.rootId,
@@ -268,11 +270,12 @@ export function rootSpan(sc: SpanScope, walk: RunWalk, events: OtlpEvent[]): Otl
       "output.value": f?.answer,
     }),
     events,
-    status: !f ? { code: 0 } : f.status === "failed" ? { code: 2, message: f.error?.message ?? "failed" } : { code: 1 },
+    status: !f ? { code: 0 } : errored ? { code: 2, message: f.error?.message ?? f.status } : { code: 1 },
   };
-  if (f?.error) {
+  // OTel: `error.type` goes with an ERROR status, never with OK (docs/tracing.md).
+  if (errored && f.error) {
     root.attributes.push(...attrs({ "error.type": errorType(f.error.phase), "reflect.error.phase": f.error.phase }));
-  } else if (f && f.status !== "done" && root.status.code === 2) {
+  } else if (errored) {
     root.attributes.push(...attrs({ "error.type": f.status }));
   }
   return root;
@@ -380,6 +383,7 @@ export function verdictEvent(ev: VerdictEvent): { name: string; record: Record<s
           "reflect.citations.dropped_ids": ev.payload.dropped.map((d) => d.id),
           "reflect.citations.dropped_reasons": ev.payload.dropped.map((d) => d.reason),
           "reflect.ungrounded": ev.payload.ungrounded,
+          ...(ev.payload.declined ? { "reflect.declined": true } : {}),
         },
       };
     default: {

@@ -106,6 +106,8 @@ export interface CitationsRow extends RowBase {
   kept: Citations;
   dropped: DroppedCitation[];
   ungrounded: boolean;
+  /** The answer declined with evidence in hand and cited nothing: an abstention (not ungrounded). */
+  declined: boolean;
 }
 
 /** What the model thought before one response (its reasoning fields or a leading <think> block). */

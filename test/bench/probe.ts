@@ -11,7 +11,16 @@ import { createMemoryStore } from "@/db/memory-store";
 import type { Tier } from "@/lib/reflect/domain";
 import { Evidence } from "@/lib/reflect/evidence";
 import type { MemoryPort, Retrieved } from "@/lib/reflect/ports";
-import { PROBE_TOP_K, probe, probeQueries, searchKey, seenInFull } from "@/lib/reflect/probe";
+import {
+  isStrongMatchFor,
+  matchText,
+  PROBE_TOP_K,
+  participantsOf,
+  probe,
+  probeQueries,
+  searchKey,
+  seenInFull,
+} from "@/lib/reflect/probe";
 import { clampMaxResults } from "@/lib/reflect/tools";
 import { BENCH_BANK, createBenchBank, insertFacts, insertMentalModels, question } from "./corpus";
 import { atMost, type BenchRow, median, openBenchDb, percentile, prng, row } from "./report";
@@ -120,5 +129,29 @@ export async function benchProbe(log: (line: string) => void): Promise<BenchRow[
   } finally {
     cleanup();
   }
+  rows.push(speakerReading(log));
   return rows;
+}
+
+/**
+ * Reading conversation turns as their speakers' (probe.ts `matchText` + `isStrongMatchFor`) in a
+ * bank of 100 speakers: 80 turns, the probe's most (8 queries × 10 hits), each naming two others.
+ */
+function speakerReading(log: (line: string) => void): BenchRow {
+  const speakers = Array.from({ length: 100 }, (_, i) => `Speaker${i} Family${i}`);
+  const asked = "What did Speaker3 paint at the lake?";
+  const turns = Array.from({ length: 80 }, (_, i) => ({
+    speaker: speakers[i % 100]!,
+    text: `Thanks Speaker${(i + 1) % 100}! I painted the lake with Family${(i + 7) % 100} at sunset, it was lovely.`,
+  }));
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const started = performance.now();
+    const people = participantsOf(asked, speakers);
+    for (const t of turns) isStrongMatchFor(asked, matchText(t.text, t.speaker, people), people);
+    if (i >= WARMUP) samples.push(performance.now() - started);
+  }
+  const p50 = median(samples);
+  log(`  speaker reading, 100 speakers × 80 turns: p50 ${p50.toFixed(2)} ms`);
+  return row("probe", "speaker reading, 100 speakers × 80 turns p50", p50, "ms", atMost(p50, TARGET_MS_AT_100K, "ms"));
 }

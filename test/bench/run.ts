@@ -2,7 +2,7 @@
  * `npm run bench` — every performance figure with its target, as a table and as
  * test/bench/results.json (rows + machine). `npm run bench -- retrieval timeline` runs only the
  * named sections (and then does not overwrite results.json). `million` (a 1M-fact import, several
- * minutes) runs only when named.
+ * minutes) and `import-lock` (a 250k-fact import beside a writer) run only when named.
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
@@ -11,6 +11,7 @@ import { withoutAdmission } from "@/lib/server/admission";
 import { benchCliStart } from "./cli-start";
 import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";
+import { benchImportLock } from "./import-lock";
 import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
 import { benchLocomo } from "./locomo";
@@ -39,12 +40,13 @@ const SECTIONS: Record<string, (log: (line: string) => void, args: readonly stri
   writes: benchWrites,
   storage: benchStorage,
   million: benchMillion,
+  "import-lock": benchImportLock,
   cli: benchCliStart,
   locomo: benchLocomo,
 };
 
 /** Sections that take many minutes: run only when named (`npm run bench -- million`). */
-const OPT_IN = new Set(["million"]);
+const OPT_IN = new Set(["million", "import-lock"]);
 
 /** `--data <path>` (the LoCoMo file) and its value are options, not sections. */
 function splitArgs(argv: readonly string[]): { wanted: string[]; options: string[] } {

@@ -10,10 +10,13 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { waitForHydrated } from "./pages/hydrated";
 import { openRun, runIdOf, waitForStatus } from "./pages/run-page";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-a11y";
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -52,18 +55,22 @@ function describeViolations(where: string, violations: Violation[]): string {
 const SCHEMES = ["light", "dark"] as const;
 
 describe("accessibility (axe-core, light and dark)", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("has no critical or serious violation on any page or state", async () => {
     const { page } = ctx.browser;
     const url = ctx.app.url;
     // A run that goes through all three tiers (the launch plan is stale), then a fork of it.
-    const parentId = await startRunViaApi(url, {
-      question: "What did we decide about the launch date?",
-      skill: "recap",
-      budget: "low",
-      wait: true,
-    });
+    const parentId = await startRunViaApi(
+      url,
+      {
+        question: "What did we decide about the launch date?",
+        skill: "recap",
+        budget: "low",
+        wait: true,
+      },
+      BANK,
+    );
     await openRun(page, url, parentId);
     await page.getByTestId("fork-at").selectOption("1");
     await page.getByTestId("fork").click();
@@ -75,7 +82,7 @@ describe("accessibility (axe-core, light and dark)", () => {
     let deletedSkill = "";
     /** Refresh now on the pricing model: the proposal's run, left open. */
     const proposeRefresh = async () => {
-      await page.goto(`${url}/mental-models/mm-pricing?bank=demo`);
+      await page.goto(`${url}/mental-models/mm-pricing?bank=${BANK}`);
       await waitForHydrated(page, "refresh-now");
       await page.getByTestId("refresh-now").click();
       await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
@@ -126,14 +133,14 @@ describe("accessibility (axe-core, light and dark)", () => {
       ...(["mental_models", "observations", "facts"] as const).map((tier) => ({
         name: `memory ${tier}`,
         open: async () => {
-          await page.goto(`${url}/memory?bank=demo&tier=${tier}`);
+          await page.goto(`${url}/memory?bank=${BANK}&tier=${tier}`);
           await page.getByRole("tabpanel").waitFor();
         },
       })),
       {
         name: "memory after switching tabs in the page",
         open: async () => {
-          await page.goto(`${url}/memory?bank=demo`);
+          await page.goto(`${url}/memory?bank=${BANK}`);
           await waitForHydrated(page, "tier-tab-observations");
           await page.getByTestId("tier-tab-observations").click();
           await page.getByTestId("observation").first().waitFor();
@@ -147,7 +154,7 @@ describe("accessibility (axe-core, light and dark)", () => {
       {
         name: "an observation's raw facts",
         open: async () => {
-          await page.goto(`${url}/memory?bank=demo&tier=observations`);
+          await page.goto(`${url}/memory?bank=${BANK}&tier=observations`);
           await page.getByTestId("observation-sources").first().click();
           await page.getByTestId("memory-focus").waitFor();
         },
@@ -179,24 +186,24 @@ describe("accessibility (axe-core, light and dark)", () => {
         name: "a deleted skill",
         open: async () => {
           if (!deletedSkill) {
-            const made = await fetch(`${url}/api/v1/banks/demo/skills`, {
+            const made = await fetch(`${url}/api/v1/banks/${BANK}/skills`, {
               method: "POST",
               headers: { "content-type": "application/json" },
               body: JSON.stringify({ name: "Short lived", mission: "m", retrieval: { types: ["observation"] } }),
             });
             deletedSkill = ((await made.json()) as { id: string }).id;
-            await fetch(`${url}/api/v1/banks/demo/skills/${deletedSkill}`, { method: "DELETE" });
+            await fetch(`${url}/api/v1/banks/${BANK}/skills/${deletedSkill}`, { method: "DELETE" });
           }
-          await page.goto(`${url}/skills/${deletedSkill}?bank=demo`);
+          await page.goto(`${url}/skills/${deletedSkill}?bank=${BANK}`);
           await page.getByTestId("skill-deleted").waitFor();
         },
       },
       {
         name: "mental-model editor",
-        open: () => page.goto(`${url}/mental-models/mm-launch-plan?bank=demo`).then(() => undefined),
+        open: () => page.goto(`${url}/mental-models/mm-launch-plan?bank=${BANK}`).then(() => undefined),
       },
       { name: "mental-model list", open: () => page.goto(`${url}/mental-models`).then(() => undefined) },
-      { name: "skill editor", open: () => page.goto(`${url}/skills/skill-recap?bank=demo`).then(() => undefined) },
+      { name: "skill editor", open: () => page.goto(`${url}/skills/skill-recap?bank=${BANK}`).then(() => undefined) },
       { name: "skill list", open: () => page.goto(`${url}/skills`).then(() => undefined) },
       { name: "new run", open: () => page.goto(`${url}/runs/new`).then(() => undefined) },
       { name: "login", open: () => page.goto(`${url}/login`).then(() => undefined) },

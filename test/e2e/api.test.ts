@@ -4,23 +4,27 @@
  * that the token never reaches the browser (HTML, JS chunks, cookies).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type RunningApp, startApp } from "./harness";
+import { launchBrowser, type RunningApp, startApp, useSharedApp } from "./harness";
 
 const TOKEN = "e2e-Token-7f3a9c1b5d";
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-api";
 
 describe("API without a token (loopback)", () => {
-  let app: RunningApp;
-  beforeAll(async () => {
-    app = await startApp({ INSPECTOR_TOKEN: "" });
-  });
-  afterAll(() => app.stop());
+  // The shared server runs without a token (global-setup).
+  const ctx = useSharedApp(BANK);
+  const app = {
+    get url() {
+      return ctx.app.url;
+    },
+  };
 
   it("serves the OpenAPI document and a reflect that streams its events", async () => {
     const doc = await (await fetch(`${app.url}/api/v1/openapi.json`)).json();
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toContain("/banks/{bank}/reflect");
 
-    const started = await fetch(`${app.url}/api/v1/banks/demo/reflect`, {
+    const started = await fetch(`${app.url}/api/v1/banks/${BANK}/reflect`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ question: "What did we decide about the launch date?", skill: "decisions" }),
@@ -39,14 +43,14 @@ describe("API without a token (loopback)", () => {
   });
 
   it("answers a wrong method with 405 and bad input with a JSON error", async () => {
-    const wrong = await fetch(`${app.url}/api/v1/banks/demo/reflect`);
+    const wrong = await fetch(`${app.url}/api/v1/banks/${BANK}/reflect`);
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("POST, OPTIONS");
     expect((await wrong.json()).error.code).toBe("method_not_allowed");
     const options = await fetch(`${app.url}/api/v1/banks`, { method: "OPTIONS" });
     expect(options.status).toBe(204);
     expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
-    const bad = await fetch(`${app.url}/api/v1/banks/demo/recall`, {
+    const bad = await fetch(`${app.url}/api/v1/banks/${BANK}/recall`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: "{not json",
@@ -57,6 +61,19 @@ describe("API without a token (loopback)", () => {
     const unknown = await fetch(`${app.url}/api/v1/nope/deeper`);
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error).toMatchObject({ code: "not_found" });
+    // A write to it too, whatever its body's type: the route's 404, not a 415 about the body.
+    for (const [method, type] of [
+      ["POST", "text/plain"],
+      ["PATCH", null],
+    ] as const) {
+      const write = await fetch(`${app.url}/api/v1/nope`, {
+        method,
+        headers: type ? { "content-type": type } : {},
+        body: "x",
+      });
+      expect(write.status, `${method} ${type}`).toBe(404);
+      expect((await write.json()).error.code).toBe("not_found");
+    }
     // A declared path still reaches its route.
     expect((await fetch(`${app.url}/api/v1/banks`)).status).toBe(200);
   });
@@ -64,6 +81,7 @@ describe("API without a token (loopback)", () => {
 
 describe("access control with INSPECTOR_TOKEN", () => {
   let app: RunningApp;
+  // A server of its own: token mode is the server's environment (the shared one has no token).
   beforeAll(async () => {
     app = await startApp({ INSPECTOR_TOKEN: TOKEN });
   });

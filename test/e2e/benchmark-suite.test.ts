@@ -13,7 +13,10 @@ import { describe, expect, it } from "vitest";
 import type { BenchmarkImportResult } from "@/lib/contracts/benchmarks";
 import type { Experiment } from "@/lib/contracts/experiments";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-benchmark-suite";
 
 /** The development half beside the project (never committed: CC BY-NC); the test is skipped without it. */
 const SHARED = resolve(process.cwd(), "..", "shared", "benchmarks", "locomo", "locomo-dev.json");
@@ -47,7 +50,7 @@ async function shot(page: Page, name: string) {
 }
 
 describe("a LoCoMo conversation as a suite", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
   /** The bank and suite the import made (the suite is named after the conversation). */
   let bank = "";
   let suiteName = "";

@@ -7,10 +7,13 @@
  * override), and the demo suite still passes afterwards.
  */
 import { describe, expect, it } from "vitest";
-import { screenshot, useAppAndBrowser } from "./harness";
+import { screenshot, useSharedApp } from "./harness";
 import { startRunFromForm } from "./pages/new-run-form";
 import { openRun, waitForStatus } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-curation-loop";
 
 const QUESTION = "What did we decide about the launch date?";
 /** The README's words for the fix: "say 'Atlas GA: Tuesday, October 20'". */
@@ -23,7 +26,7 @@ interface StoredModel {
 }
 
 async function launchPlan(appUrl: string): Promise<StoredModel> {
-  const res = await fetch(`${appUrl}/api/v1/banks/demo/mental-models/mm-launch-plan`);
+  const res = await fetch(`${appUrl}/api/v1/banks/${BANK}/mental-models/mm-launch-plan`);
   return ((await res.json()) as { mentalModel: StoredModel }).mentalModel;
 }
 
@@ -32,7 +35,7 @@ async function runDemoTour(appUrl: string) {
   const res = await fetch(`${appUrl}/api/v1/experiments`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ bank: "demo", suite: "demo-tour" }),
+    body: JSON.stringify({ bank: BANK, suite: "demo-tour" }),
   });
   expect(res.status).toBe(202);
   const { id } = (await res.json()) as { id: string };
@@ -50,12 +53,17 @@ async function runDemoTour(appUrl: string) {
 }
 
 describe("the README's curation loop on the demo bank", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("re-runs the fix as a draft (nothing saved), short-circuits, compares, then saves only what is chosen", async () => {
     const { page } = ctx.browser;
     const saved = await launchPlan(ctx.app.url);
-    const parentId = await startRunFromForm(page, ctx.app.url, { question: QUESTION, skill: "recap", budget: "low" });
+    const parentId = await startRunFromForm(
+      page,
+      ctx.app.url,
+      { question: QUESTION, skill: "recap", budget: "low" },
+      BANK,
+    );
     await waitForStatus(page, "done");
     // The stale launch plan kept the forced path through all three tiers.
     await expect(page.locator('[data-testid="timeline-iteration"][data-mode="forced"]').count()).resolves.toBe(3);

@@ -3,21 +3,24 @@
  * reload as a draft, and a tried skill draft is labelled a draft everywhere and comes back.
  */
 import { describe, expect, it } from "vitest";
-import { screenshot, useAppAndBrowser } from "./harness";
+import { screenshot, useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { waitForHydrated } from "./pages/hydrated";
 import { createMentalModel } from "./pages/mental-model";
 import { runIdOf } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
 
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-curation-safety";
+
 describe("unsaved edits and drafts", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("asks before a nav link or Back leaves an unsaved edit, and restores it after a reload", async () => {
     const { page } = ctx.browser;
     // The reload's own "leave site?" prompt is the browser's: accept it.
     page.on("dialog", (d) => void d.accept());
-    await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=demo`);
+    await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=${BANK}`);
     await waitForHydrated(page, "model-content");
     const content = page.getByTestId("model-content");
     const edited = `${await content.inputValue()}\n\nUnsaved note from the safety test.`;
@@ -47,12 +50,12 @@ describe("unsaved edits and drafts", () => {
     await page.getByRole("link", { name: "Mental models", exact: true }).first().click();
     await dialog.waitFor();
     await page.getByTestId("confirm-leave").click();
-    await page.waitForURL(/\/mental-models(\?bank=demo)?$/);
+    await page.waitForURL(new RegExp(`/mental-models(\\?bank=${BANK})?$`));
   });
 
   it("discarding a draft forgets it", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=demo`);
+    await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=${BANK}`);
     await page.getByTestId("draft-offer").waitFor();
     await page.getByTestId("discard-draft").click();
     await page.getByTestId("draft-offer").waitFor({ state: "detached" });
@@ -63,7 +66,7 @@ describe("unsaved edits and drafts", () => {
 
   it("a tried skill draft is a draft run everywhere, and Back returns to the editor with the draft", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
+    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=${BANK}`);
     await page.getByTestId("skill-editor").waitFor();
     const version = await page.getByTestId("skill-version").textContent();
     await page.getByTestId("skill-mission").fill("Draft mission: answer in one short paragraph.");
@@ -84,10 +87,14 @@ describe("unsaved edits and drafts", () => {
     await page.goto(`${ctx.app.url}/runs`);
     await page.locator(`[data-testid=run-row][data-run-id="${runId}"]`).getByTestId("draft-badge").waitFor();
 
-    const otherId = await startRunViaApi(ctx.app.url, {
-      question: "What did we decide about the launch date?",
-      wait: true,
-    });
+    const otherId = await startRunViaApi(
+      ctx.app.url,
+      {
+        question: "What did we decide about the launch date?",
+        wait: true,
+      },
+      BANK,
+    );
     await page.goto(`${ctx.app.url}/runs/compare?a=${otherId}&b=${runId}`);
     await page.getByTestId("compare-run-B").getByTestId("draft-badge").waitFor();
     expect(await page.getByTestId("compare-run-A").getByTestId("draft-badge").count()).toBe(0);
@@ -95,7 +102,11 @@ describe("unsaved edits and drafts", () => {
 
   it("closing the re-run drawer with changes asks first", async () => {
     const { page } = ctx.browser;
-    const runId = await startRunViaApi(ctx.app.url, { question: "What did we decide about pricing?", wait: true });
+    const runId = await startRunViaApi(
+      ctx.app.url,
+      { question: "What did we decide about pricing?", wait: true },
+      BANK,
+    );
     await page.goto(`${ctx.app.url}/runs/${runId}`);
     await page.getByTestId("open-rerun").click();
     const drawer = page.getByTestId("rerun-drawer");
@@ -118,7 +129,7 @@ describe("unsaved edits and drafts", () => {
     const second = await ctx.browser.context.newPage();
     try {
       for (const page of [first, second]) {
-        await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=demo`);
+        await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=${BANK}`);
         await page.getByTestId("mental-model-editor").waitFor();
         // A draft left by an earlier test of this model is not this test's edit.
         if (await page.getByTestId("discard-draft").count()) await page.getByTestId("discard-draft").click();
@@ -153,7 +164,7 @@ describe("unsaved edits and drafts", () => {
     const page = await ctx.browser.context.newPage();
     page.on("dialog", (d) => void d.accept());
     try {
-      await createMentalModel(page, ctx.app.url, {
+      await createMentalModel(page, ctx.app.url, BANK, {
         name: "Restore safety",
         sourceQuery: "What did we decide about restoring?",
         content: "First version.",
@@ -194,7 +205,7 @@ describe("unsaved edits and drafts", () => {
   it("Accept a refresh with an unsaved edit asks first, and the edit is offered as a draft", async () => {
     const page = await ctx.browser.context.newPage();
     try {
-      await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=demo`);
+      await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=${BANK}`);
       await page.getByTestId("mental-model-editor").waitFor();
       const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
       const content = page.getByTestId("model-content");
@@ -228,7 +239,7 @@ describe("unsaved edits and drafts", () => {
     a.on("dialog", (d) => void d.accept());
     try {
       // A model of its own, so no earlier test's draft is in the way.
-      await createMentalModel(a, ctx.app.url, {
+      await createMentalModel(a, ctx.app.url, BANK, {
         name: "Two tabs",
         sourceQuery: "What do two tabs do?",
         content: "Saved text.",

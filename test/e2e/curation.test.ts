@@ -1,8 +1,11 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { screenshot, useAppAndBrowser } from "./harness";
+import { screenshot, useSharedApp } from "./harness";
 import { waitForFocus } from "./pages/focus";
 import { screenshotWidths } from "./pages/shots";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-curation";
 
 /** The version the skill editor has loaded ("v3" → 3). */
 async function skillVersion(page: Page): Promise<number> {
@@ -10,11 +13,11 @@ async function skillVersion(page: Page): Promise<number> {
 }
 
 describe("curation loop on the demo bank", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("lists mental models with their staleness, last refresh and readers", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/mental-models`);
+    await page.goto(`${ctx.app.url}/mental-models?bank=${BANK}`);
     await page.getByTestId("mental-model-row").first().waitFor();
     const states = await page
       .getByTestId("staleness-badge")
@@ -29,7 +32,7 @@ describe("curation loop on the demo bank", () => {
 
   it("refresh proposes a diff; accept saves the next version and discard changes nothing", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=demo`);
+    await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=${BANK}`);
     await page.getByTestId("mental-model-editor").waitFor();
     const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
     // Discard: the proposal goes away and nothing was saved.
@@ -62,7 +65,7 @@ describe("curation loop on the demo bank", () => {
 
   it("shows an unusable refresh as such and offers no accept", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/mental-models/new?bank=demo`);
+    await page.goto(`${ctx.app.url}/mental-models/new?bank=${BANK}`);
     await page.getByTestId("model-name").fill("Swallow airspeed");
     await page.getByTestId("model-source-query").fill("What is the airspeed velocity of an unladen swallow?");
     await page.getByTestId("model-content").fill("Curated by hand: about 11 metres per second.");
@@ -82,7 +85,7 @@ describe("curation loop on the demo bank", () => {
 
   it("restores an old version as a new version with its content", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/mental-models/mm-swallow-airspeed?bank=demo`);
+    await page.goto(`${ctx.app.url}/mental-models/mm-swallow-airspeed?bank=${BANK}`);
     await page.getByTestId("mental-model-editor").waitFor();
     await page.getByTestId("model-content").fill("Second thoughts: African or European?");
     await page.getByTestId("save-model").click();
@@ -95,7 +98,7 @@ describe("curation loop on the demo bank", () => {
 
   it("saves a skill mission edit as a version whose diff shows the change", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/skills`);
+    await page.goto(`${ctx.app.url}/skills?bank=${BANK}`);
     await page.getByTestId("skill-row").first().waitFor();
     await screenshot(page, "curation-skills");
     await page.getByRole("link", { name: "recap", exact: true }).click();
@@ -124,7 +127,7 @@ describe("curation loop on the demo bank", () => {
     const second = await ctx.browser.context.newPage();
     try {
       for (const page of [first, second]) {
-        await page.goto(`${ctx.app.url}/skills/skill-decisions?bank=demo`);
+        await page.goto(`${ctx.app.url}/skills/skill-decisions?bank=${BANK}`);
         await page.getByTestId("skill-editor").waitFor();
       }
       const loaded = await skillVersion(second);
@@ -159,19 +162,19 @@ describe("curation loop on the demo bank", () => {
 
   it("tries an unsaved skill draft in a run and leaves the saved skill alone", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
+    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=${BANK}`);
     await page.getByTestId("skill-editor").waitFor();
     const version = await page.getByTestId("skill-version").textContent();
     await page.getByTestId("skill-mission").fill("Answer in one short paragraph.");
     await page.getByTestId("try-question").fill("What did we decide about the launch date?");
     await page.getByTestId("try-skill").click();
     await page.waitForURL(/\/runs\/run_/);
-    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
+    await page.goto(`${ctx.app.url}/skills/skill-recap?bank=${BANK}`);
     await page.getByTestId("skill-editor").waitFor();
     expect(await page.getByTestId("skill-version").textContent()).toBe(version);
     // The editor brings the tried draft back (said so); the saved skill is unchanged.
     await page.getByTestId("draft-restored").waitFor();
-    const saved = (await (await fetch(`${ctx.app.url}/api/v1/banks/demo/skills/skill-recap`)).json()) as {
+    const saved = (await (await fetch(`${ctx.app.url}/api/v1/banks/${BANK}/skills/skill-recap`)).json()) as {
       skill: { mission: string; version: number };
     };
     expect(`v${saved.skill.version}`).toBe(version);
@@ -180,7 +183,7 @@ describe("curation loop on the demo bank", () => {
 
   it("creates a mental model and deletes it after confirming", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/mental-models`);
+    await page.goto(`${ctx.app.url}/mental-models?bank=${BANK}`);
     await page.getByTestId("new-model").click();
     await page.getByTestId("model-name").fill("Onboarding checklist");
     await page.getByTestId("model-source-query").fill("What must a new Atlas engineer do in week one?");
@@ -202,11 +205,11 @@ describe("curation loop on the demo bank", () => {
     await page.getByTestId("delete-dialog").waitFor();
     await screenshot(page, "curation-delete-dialog");
     await page.getByTestId("confirm-delete").click();
-    await page.waitForURL(/\/mental-models\?bank=demo$/);
+    await page.waitForURL(new RegExp(`/mental-models\\?bank=${BANK}$`));
     await page.getByTestId("mental-model-row").first().waitFor();
     expect(await page.locator('[data-model-id="mm-onboarding-checklist"]').count()).toBe(0);
     // A tombstone: a run's link to v1 still opens, read-only and marked deleted.
-    await page.goto(`${ctx.app.url}/mental-models/mm-onboarding-checklist?bank=demo&seen=1`);
+    await page.goto(`${ctx.app.url}/mental-models/mm-onboarding-checklist?bank=${BANK}&seen=1`);
     await page.getByTestId("model-deleted").waitFor();
     expect(await page.getByTestId("deleted-content").textContent()).toContain("Get SSO access");
     expect(await page.getByTestId("mental-model-editor").count()).toBe(0);

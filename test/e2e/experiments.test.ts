@@ -6,9 +6,12 @@
 import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { openRun, waitForStatus } from "./pages/run-page";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-experiments";
 
 const SHOTS = "/work/shots/i15";
 
@@ -33,7 +36,7 @@ async function waitForExperiment(page: Page, status: string) {
 }
 
 describe("suites and experiments on the demo bank", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("a suite from two runs, a baseline, a skill draft that regresses, and the run compare", async () => {
     const { page } = ctx.browser;
@@ -41,8 +44,8 @@ describe("suites and experiments on the demo bank", () => {
 
     // Two runs, each added to the suite from its run page, with the expectations it suggests.
     const runs = [
-      await startRunViaApi(url, { question: "When did Atlas launch?", skill: "recap", wait: true }),
-      await startRunViaApi(url, { question: "What caused the October 23 incident?", skill: "recap", wait: true }),
+      await startRunViaApi(url, { question: "When did Atlas launch?", skill: "recap", wait: true }, BANK),
+      await startRunViaApi(url, { question: "What caused the October 23 incident?", skill: "recap", wait: true }, BANK),
     ];
     for (const [i, runId] of runs.entries()) {
       await openRun(page, url, runId);
@@ -62,7 +65,7 @@ describe("suites and experiments on the demo bank", () => {
     }
 
     // The suite editor shows both questions with their suggested expectations.
-    await page.goto(`${url}/suites/e2e-gate?bank=demo`);
+    await page.goto(`${url}/suites/e2e-gate?bank=${BANK}`);
     await expect(page.getByTestId("suite-question").count()).resolves.toBe(2);
     expect(await page.getByTestId("expect-must-cite").first().inputValue()).toContain("f-152");
     await shots(page, "suite-editor");
@@ -75,7 +78,7 @@ describe("suites and experiments on the demo bank", () => {
     await expect(page.locator('[data-testid="experiment-row"][data-passed="true"]').count()).resolves.toBe(2);
 
     // A skill version that only reads hiring memories, then the recap skill restored as the current one.
-    const skill = `${url}/api/v1/banks/demo/skills/skill-recap`;
+    const skill = `${url}/api/v1/banks/${BANK}/skills/skill-recap`;
     const recap = (await (await fetch(skill)).json()) as { skill: { version: number; retrieval: unknown } };
     const narrow = await api(skill, "PUT", {
       retrieval: { tags: ["hiring"], types: ["observation", "episodic"], scope: "personal" },
@@ -84,7 +87,7 @@ describe("suites and experiments on the demo bank", () => {
     await api(skill, "PUT", { retrieval: recap.skill.retrieval, expectedVersion: narrow.version });
 
     // The experiment under the draft (the narrow version), compared with the baseline.
-    await page.goto(`${url}/suites/e2e-gate?bank=demo`);
+    await page.goto(`${url}/suites/e2e-gate?bank=${BANK}`);
     const form = page.getByTestId("run-experiment");
     await form.getByRole("combobox", { name: "Skill draft" }).selectOption("recap");
     await form.getByRole("combobox", { name: "Version" }).selectOption(String(narrow.version));

@@ -3,25 +3,31 @@
  * freshness verdict or offered tools differ from the parent's is marked, and the header says so.
  */
 import { describe, expect, it } from "vitest";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { openRun, runIdOf, waitForStatus } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
 
 describe("fork drift", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp("e2e-fork-drift");
 
   it("marks replayed steps that differ from the parent and counts them in the header", async () => {
     const { page } = ctx.browser;
-    const parentId = await startRunViaApi(ctx.app.url, {
-      question: "What did we decide about the launch date?",
-      wait: true,
-    });
+    const parentId = await startRunViaApi(
+      ctx.app.url,
+      {
+        question: "What did we decide about the launch date?",
+        wait: true,
+      },
+      ctx.bank,
+    );
     // Today the launch plan is forced fresh: the replayed freshness check judges it differently.
-    const model = (await (await fetch(`${ctx.app.url}/api/v1/banks/demo/mental-models/mm-launch-plan`)).json()) as {
+    const model = (await (
+      await fetch(`${ctx.app.url}/api/v1/banks/${ctx.bank}/mental-models/mm-launch-plan`)
+    ).json()) as {
       mentalModel: { version: number; staleOverride: string | null };
     };
-    const put = await fetch(`${ctx.app.url}/api/v1/banks/demo/mental-models/mm-launch-plan`, {
+    const put = await fetch(`${ctx.app.url}/api/v1/banks/${ctx.bank}/mental-models/mm-launch-plan`, {
       method: "PUT",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({

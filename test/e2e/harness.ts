@@ -1,84 +1,30 @@
 /**
- * e2e harness: the production build (made once by global-setup) served by `next start` on a free
- * loopback port with a temp database, and Debian's Chromium driven by playwright-core.
+ * e2e harness. global-setup builds the app once and starts ONE app server (`next start`, temp
+ * database seeded with the demo bank) and ONE Chromium for the whole run (e2e files run one after
+ * another in one worker). A file uses the shared server through `useSharedApp()`, which seeds the
+ * file's own copy of the demo bank under a unique id, so files never see each other's edits; a file
+ * that needs its own server configuration (token mode, another database, other env) starts one
+ * with `useAppAndBrowser(env)` / `startApp(env)` and says why in a comment. Every file gets its
+ * own browser context (cookies, storage) on the shared Chromium.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
+import { CHROMIUM_OPTIONS, type RunningApp, startApp, TMP } from "./app-process";
+
+export { type RunningApp, startApp, TMP } from "./app-process";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The shared app server global-setup started (url and database). */
+    e2eApp: { url: string; dbUrl: string } | null;
+    /** The shared Chromium's playwright endpoint. */
+    e2eChromium: string | null;
+  }
+}
 
 const root = join(import.meta.dirname, "..", "..");
-export const TMP = join(root, "test", ".tmp");
-
-export interface RunningApp {
-  url: string;
-  dbUrl: string;
-  logs: () => string;
-  stop: () => Promise<void>;
-}
-
-/** `nodeArgs` go to the server's node (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow). */
-export async function startApp(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<RunningApp> {
-  mkdirSync(TMP, { recursive: true });
-  const dir = mkdtempSync(join(TMP, "e2e-"));
-  const dbUrl = `file:${join(dir, "inspector.db")}`;
-  let output = "";
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      ...nodeArgs,
-      join(root, "node_modules", "next", "dist", "bin", "next"),
-      "start",
-      "-H",
-      "127.0.0.1",
-      // Port 0: the system picks a free port as the server listens (no check-then-use race);
-      // next start prints the address it got.
-      "-p",
-      "0",
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: dbUrl, REFLECT_LLM: "offline", NEXT_TELEMETRY_DISABLED: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  child.stdout?.on("data", (d) => {
-    output += d;
-  });
-  child.stderr?.on("data", (d) => {
-    output += d;
-  });
-  const deadline = Date.now() + 60_000;
-  let url = "";
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited early:\n${output}`);
-    url ||= /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? "";
-    if (url) {
-      try {
-        const res = await fetch(`${url}/api/health`);
-        if (res.ok) break;
-      } catch {
-        // not answering yet
-      }
-    }
-    if (Date.now() > deadline) throw new Error(`next start did not become ready:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    dbUrl,
-    logs: () => output,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 export interface Browser {
   context: BrowserContext;
@@ -86,30 +32,19 @@ export interface Browser {
   close: () => Promise<void>;
 }
 
+/** A fresh browser context (own cookies and storage) on the shared Chromium, or on one of its own without it. */
 export async function launchBrowser(): Promise<Browser> {
-  mkdirSync(TMP, { recursive: true });
-  const profile = mkdtempSync(join(TMP, "chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1440, height: 900 },
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const endpoint = inject("e2eChromium");
+  const browser = endpoint ? await chromium.connect(endpoint) : await chromium.launch(CHROMIUM_OPTIONS);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
   return {
     context,
     page,
     close: async () => {
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      // Disconnects from the shared Chromium (global-setup closes it), or closes a browser of its own.
+      await browser.close();
     },
   };
 }
@@ -124,13 +59,54 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /**
- * Starts the app and a browser before a describe block's tests and stops both after it.
- * `env` may be a function, for settings known only once other fixtures have started.
+ * Starts an app server of the file's own and a browser context before a describe block's tests
+ * and stops both after it: for files that need their own server configuration. `env` may be a
+ * function, for settings known only once other fixtures have started.
  */
 export function useAppAndBrowser(env: Record<string, string> | (() => Record<string, string>) = {}) {
   const ctx = {} as { app: RunningApp; browser: Browser };
   beforeAll(async () => {
     ctx.app = await startApp(typeof env === "function" ? env() : env);
+    ctx.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await ctx.browser?.close();
+    await ctx.app?.stop();
+  });
+  return ctx;
+}
+
+/**
+ * Imports the demo bank's bundle under `bankId` (through the API, as a user would). Ids sort after
+ * "demo", so the pages' default bank stays the shared, unedited demo bank.
+ */
+export async function seedDemoBank(appUrl: string, bankId: string): Promise<void> {
+  const bundle = JSON.parse(readFileSync(join(root, "db", "demo", "demo-bank.json"), "utf8"));
+  bundle.bank.id = bankId;
+  const res = await fetch(`${appUrl}/api/v1/banks/import`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(bundle),
+  });
+  if (res.status !== 201) throw new Error(`seeding bank ${bankId} failed: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * The shared app server and a browser context of the file's own, with the file's own copy of the
+ * demo bank under `bank` (one id per file, "e2e-<file name>": the import refuses a taken id) to
+ * edit and run against. The demo bank itself is read by many files: no file edits it. Runs and
+ * experiments are global: a file on the shared server finds its own by id, never by "the only
+ * one" or a count of all.
+ */
+export function useSharedApp(bank: string) {
+  const ctx = { bank } as { app: RunningApp; browser: Browser; bank: string };
+  beforeAll(async () => {
+    const shared = inject("e2eApp");
+    // Without global-setup (a tool importing a test file): a server of its own.
+    ctx.app = shared
+      ? { ...shared, logs: () => "(the shared app server's output: run with E2E_SHARED_LOGS=1)", stop: async () => {} }
+      : await startApp();
+    await seedDemoBank(ctx.app.url, bank);
     ctx.browser = await launchBrowser();
   });
   afterAll(async () => {

@@ -297,6 +297,8 @@ function actionProbes(): Probe[] {
 
 let app: RunningApp;
 beforeAll(async () => {
+  // A server of its own: the Host/Origin probes depend on INSPECTOR_PUBLIC_URL (the server's
+  // environment), and the probes the routes accept write to the demo bank other files read.
   app = await startApp({ INSPECTOR_TOKEN: "", INSPECTOR_PUBLIC_URL: "" });
 });
 afterAll(() => app?.stop());

@@ -28,6 +28,8 @@ describe("MCP over Streamable HTTP", () => {
   }
 
   beforeAll(async () => {
+    // A server of its own: INSPECTOR_PUBLIC_URL is the server's environment (the run links MCP hands
+    // out are built from it).
     app = await startApp({ INSPECTOR_PUBLIC_URL: "" });
     client = new Client({ name: "http-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/api/mcp`)));

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { screenshot, useAppAndBrowser } from "./harness";
+import { screenshot, useSharedApp } from "./harness";
 import { focusedTestId } from "./pages/focus";
 
 describe("memory page on the demo bank", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp("e2e-memory-page");
 
   it("shows the demo bank's mental models with fresh and stale badges and their reasons", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/memory`);
+    await page.goto(`${ctx.app.url}/memory?bank=${ctx.bank}`);
     await page.getByTestId("bank-name").waitFor();
     expect(await page.getByTestId("bank-name").textContent()).toContain("Northwind Atlas");
     const badges = page.getByTestId("staleness-badge");
@@ -22,7 +22,7 @@ describe("memory page on the demo bank", () => {
 
   it("searches raw facts with BM25 and labels a team the bank does not permit", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/memory?bank=demo`);
+    await page.goto(`${ctx.app.url}/memory?bank=${ctx.bank}`);
     await page.getByTestId("tier-tab-facts").click();
     await page.getByTestId("memory-search").fill("SSO blocker");
     await page.waitForURL(/q=SSO/);
@@ -37,7 +37,7 @@ describe("memory page on the demo bank", () => {
 
   it("moves between the tier tabs with the arrow keys, each tab naming its panel", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/memory?bank=demo`);
+    await page.goto(`${ctx.app.url}/memory?bank=${ctx.bank}`);
     const tabs = page.getByRole("tablist", { name: "Memory tiers" }).getByRole("tab");
     expect(await tabs.count()).toBe(3);
     await page.getByTestId("tier-tab-mental_models").focus();

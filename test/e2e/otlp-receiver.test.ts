@@ -7,11 +7,14 @@
 import { describe, expect, it } from "vitest";
 import { toProtobuf } from "@/test/fixtures/otlp/protobuf";
 import { GENAI_TRACE_ID, genAiTrace, type SpanSpec, trace } from "@/test/fixtures/otlp/traces";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-otlp-receiver";
+
 describe("OTLP receiver", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("ingests a trace over HTTP, opens it in the timeline and compares it with a native run", async () => {
     const { page } = ctx.browser;
@@ -40,7 +43,7 @@ describe("OTLP receiver", () => {
     // Read-only: no re-run or fork controls.
     expect(await page.getByTestId("open-rerun").count()).toBe(0);
 
-    const nativeId = await startRunViaApi(ctx.app.url, { question: "Where does Ana work?", wait: true });
+    const nativeId = await startRunViaApi(ctx.app.url, { question: "Where does Ana work?", wait: true }, BANK);
     await page.goto(`${ctx.app.url}/runs/compare?a=${nativeId}&b=${importedId}`);
     await page
       .getByTestId("compare-run-B")
@@ -52,10 +55,14 @@ describe("OTLP receiver", () => {
 
   it("a native run's own OTLP export, posted back, opens with the same rows", async () => {
     const { page } = ctx.browser;
-    const nativeId = await startRunViaApi(ctx.app.url, {
-      question: "What did we decide about the launch date?",
-      wait: true,
-    });
+    const nativeId = await startRunViaApi(
+      ctx.app.url,
+      {
+        question: "What did we decide about the launch date?",
+        wait: true,
+      },
+      BANK,
+    );
     const exported = await fetch(`${ctx.app.url}/api/v1/runs/${nativeId}/otlp`);
     expect(exported.status).toBe(200);
     const res = await fetch(`${ctx.app.url}/v1/traces`, {

@@ -36,6 +36,7 @@ describe("missed-evidence probe (scripted model)", () => {
   afterAll(async () => {
     await fake?.close();
   });
+  // A server of its own: the model settings (REFLECT_LLM, OPENAI_BASE_URL) are the server's environment.
   const ctx = useAppAndBrowser(() => ({
     REFLECT_LLM: "openai",
     OPENAI_API_KEY: "sk-e2e",
@@ -57,10 +58,13 @@ describe("missed-evidence probe (scripted model)", () => {
     const strong = section.locator('[data-testid="probe-hit"][data-strong="true"]');
     expect(await strong.count()).toBeGreaterThan(0);
     expect(await page.getByTestId("run-view").getByText("missed evidence").count()).toBeGreaterThan(0);
-    // The hit links to the memory page, which finds the memory again.
+    // The hit links to the memory page by its id, which shows exactly that memory.
     const jonah = hits.filter({ hasText: "Jonah Weiss owns it" }).first();
+    const jonahId = await jonah.getAttribute("data-id");
     await jonah.getByTestId("probe-hit-memory-link").click();
     await page.waitForURL(/\/memory\?/);
+    expect(new URL(page.url()).searchParams.get("id")).toBe(jonahId);
+    expect(await page.getByTestId("memory-focus").textContent()).toContain(jonahId);
     expect(await page.getByText("Jonah Weiss owns it").count()).toBeGreaterThan(0);
     await page.goBack();
     await section.waitFor();

@@ -37,6 +37,7 @@ describe("a reasoning model without server-side tool parsing", () => {
   afterAll(async () => {
     await fake?.close();
   });
+  // A server of its own: the model settings (REFLECT_LLM, OPENAI_BASE_URL) are the server's environment.
   const ctx = useAppAndBrowser(() => ({
     REFLECT_LLM: "openai",
     OPENAI_API_KEY: "sk-e2e-provider-secret",

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { startTcpProxy } from "@/test/fixtures/tcp-proxy";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
-import { screenshot, useAppAndBrowser } from "./harness";
+import { screenshot, useAppAndBrowser, useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { focusedTestId, waitForFocus } from "./pages/focus";
 import { startRunFromForm } from "./pages/new-run-form";
@@ -18,12 +18,15 @@ import { seedFinishedRun, seedRun } from "./seed-run";
 /** The demo bank's pricing model is fresh: a low-budget recap short-circuits after the first tier. */
 const SHORT_CIRCUIT = { question: "What is our pricing per seat?", skill: "recap", budget: "low" } as const;
 
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-run-page";
+
 describe("run inspector (offline model)", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("starts a run from the form and follows it live to a short-circuited answer", async () => {
     const { page } = ctx.browser;
-    await startRunFromForm(page, ctx.app.url, SHORT_CIRCUIT);
+    await startRunFromForm(page, ctx.app.url, SHORT_CIRCUIT, BANK);
     await waitForStatus(page, "done");
 
     const modes = await page
@@ -110,7 +113,7 @@ describe("run inspector (offline model)", () => {
 
   it("a citation chip shows the memory and highlights the row that retrieved it", async () => {
     const { page } = ctx.browser;
-    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }));
+    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }, BANK));
     const chip = page.getByTestId("citation-chip").first();
     await chip.click();
     await page.getByTestId("citation-detail").waitFor();
@@ -122,7 +125,7 @@ describe("run inspector (offline model)", () => {
 
   it("moves between rows with j/k, opens a row's detail with Enter and closes it with Escape", async () => {
     const { page } = ctx.browser;
-    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }));
+    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }, BANK));
     const timeline = page.getByTestId("timeline");
     await timeline.focus();
     const active = () => timeline.getAttribute("aria-activedescendant");
@@ -155,7 +158,7 @@ describe("run inspector (offline model)", () => {
 
   it("moves between the Answer and Messages tabs with the arrow keys", async () => {
     const { page } = ctx.browser;
-    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }));
+    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }, BANK));
     const tabs = page.getByRole("tablist", { name: "Run output" }).getByRole("tab");
     expect(await tabs.allTextContents()).toEqual(["Answer", "Messages"]);
     const answer = page.getByRole("tab", { name: "Answer" });
@@ -177,7 +180,7 @@ describe("run inspector (offline model)", () => {
 
   it("the re-run drawer keeps focus inside and gives it back to its button on Escape", async () => {
     const { page } = ctx.browser;
-    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }));
+    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }, BANK));
     await page.getByTestId("open-rerun").click();
     const drawer = page.getByRole("dialog", { name: "Re-run with changes" });
     await drawer.waitFor();
@@ -198,7 +201,7 @@ describe("run inspector (offline model)", () => {
   });
 
   it("lists a short-circuited run on /runs with its badges and filters by badge", async () => {
-    const runId = await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true });
+    const runId = await startRunViaApi(ctx.app.url, { ...SHORT_CIRCUIT, wait: true }, BANK);
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/runs?badge=short_circuited`);
     await page.locator(`[data-testid=run-row][data-run-id="${runId}"]`).waitFor();
@@ -283,7 +286,8 @@ describe("run inspector (scripted OpenAI-compatible model)", () => {
   afterAll(async () => {
     await fake?.close();
   });
-  // Registered after the fake server's hooks, so the app starts pointed at it.
+  // Registered after the fake server's hooks, so the app starts pointed at it. A server of its
+  // own: the model settings (REFLECT_LLM, OPENAI_BASE_URL) are the server's environment.
   const ctx = useAppAndBrowser(() => ({
     REFLECT_LLM: "openai",
     OPENAI_API_KEY: "sk-e2e-secret",
@@ -326,6 +330,7 @@ describe("run inspector (a model slow enough that the page opens mid-run)", () =
   afterAll(async () => {
     await fake?.close();
   });
+  // A server of its own: the model settings (REFLECT_LLM, OPENAI_BASE_URL) are the server's environment.
   const ctx = useAppAndBrowser(() => ({
     REFLECT_LLM: "openai",
     OPENAI_API_KEY: "sk-e2e-secret",

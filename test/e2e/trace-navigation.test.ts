@@ -8,19 +8,22 @@
  */
 import { describe, expect, it } from "vitest";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { openRun, waitForEventCount } from "./pages/run-page";
 import { seedFinishedRun } from "./seed-run";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-trace-navigation";
 
 /** The launch plan is stale: the run searches all three tiers, so every kind of memory chip shows. */
 const THREE_TIERS = { question: "What did we decide about the launch date?", skill: "recap", budget: "low" } as const;
 
 describe("trace navigation", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
   let runId = "";
   const run = async () => {
-    runId ||= await startRunViaApi(ctx.app.url, { ...THREE_TIERS, wait: true });
+    runId ||= await startRunViaApi(ctx.app.url, { ...THREE_TIERS, wait: true }, BANK);
     return runId;
   };
 
@@ -164,7 +167,7 @@ describe("trace navigation", () => {
   it("compares two runs ticked in the runs list, and two runs picked on the compare page", async () => {
     const { page } = ctx.browser;
     const a = await run();
-    const b = await startRunViaApi(ctx.app.url, { ...THREE_TIERS, budget: "mid", wait: true });
+    const b = await startRunViaApi(ctx.app.url, { ...THREE_TIERS, budget: "mid", wait: true }, BANK);
     await page.goto(`${ctx.app.url}/runs`);
     await page.locator(`[data-testid=run-row][data-run-id="${a}"] [data-testid=run-compare-check]`).check();
     await page.locator(`[data-testid=run-row][data-run-id="${b}"] [data-testid=run-compare-check]`).check();

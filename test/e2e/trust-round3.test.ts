@@ -7,23 +7,26 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { waitForHydrated } from "./pages/hydrated";
 import { openRun, waitForStatus } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
 import { seedFinishedRun } from "./seed-run";
 
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-trust-round3";
+
 const LAUNCH = { question: "What did we decide about the launch date?", skill: "recap", budget: "low" } as const;
 
 async function modelVersion(appUrl: string, id: string): Promise<number> {
-  const res = await fetch(`${appUrl}/api/v1/banks/demo/mental-models/${id}`);
+  const res = await fetch(`${appUrl}/api/v1/banks/${BANK}/mental-models/${id}`);
   return ((await res.json()) as { mentalModel: { version: number } }).mentalModel.version;
 }
 
 /** Refresh now in the editor, waiting for the proposal; returns the refresh run's id. */
 async function proposeRefresh(page: Page, appUrl: string, id: string): Promise<string> {
-  await page.goto(`${appUrl}/mental-models/${id}?bank=demo`);
+  await page.goto(`${appUrl}/mental-models/${id}?bank=${BANK}`);
   await waitForHydrated(page, "refresh-now");
   await page.getByTestId("refresh-now").click();
   await page.getByTestId("refresh-proposal").waitFor({ timeout: 60_000 });
@@ -34,7 +37,7 @@ async function proposeRefresh(page: Page, appUrl: string, id: string): Promise<s
 }
 
 describe("trust, round 3", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
 
   describe("refresh proposals (item 10)", () => {
     it("a proposal left in the editor is accepted from its run page, which says it is a refresh", async () => {
@@ -82,7 +85,7 @@ describe("trust, round 3", () => {
   describe("empty states and labels (item 12)", () => {
     let runId = "";
     const launchRun = async () => {
-      runId ||= await startRunViaApi(ctx.app.url, { ...LAUNCH, wait: true });
+      runId ||= await startRunViaApi(ctx.app.url, { ...LAUNCH, wait: true }, BANK);
       return runId;
     };
 
@@ -124,7 +127,7 @@ describe("trust, round 3", () => {
       };
       page.on("response", onResponse);
       try {
-        await page.goto(`${ctx.app.url}/memory?bank=demo`);
+        await page.goto(`${ctx.app.url}/memory?bank=${BANK}`);
         await waitForHydrated(page, "tier-tab-observations");
         await page.getByTestId("tier-tab-observations").click();
         await page.getByTestId("observation").first().waitFor();
@@ -143,7 +146,7 @@ describe("trust, round 3", () => {
 
     it("an observation's “from N raw facts” opens exactly those facts", async () => {
       const { page } = ctx.browser;
-      await page.goto(`${ctx.app.url}/memory?bank=demo&tier=observations`);
+      await page.goto(`${ctx.app.url}/memory?bank=${BANK}&tier=observations`);
       const link = page.getByTestId("observation-sources").first();
       const n = Number(/from (\d+) raw facts?/.exec((await link.textContent()) ?? "")?.[1]);
       expect(n).toBeGreaterThan(0);
@@ -159,7 +162,7 @@ describe("trust, round 3", () => {
     it("a 3,400-character question is cut in the heading and the tab title; a long word wraps in the answer", async () => {
       const { page } = ctx.browser;
       const question = `What about ${"the launch date and its dependencies ".repeat(100)}`.slice(0, 3400);
-      const id = await startRunViaApi(ctx.app.url, { question, budget: "low", wait: true });
+      const id = await startRunViaApi(ctx.app.url, { question, budget: "low", wait: true }, BANK);
       await openRun(page, ctx.app.url, id);
       expect((await page.title()).length).toBeLessThan(120);
       const heading = (await page.getByTestId("run-question-cut").textContent()) ?? "";
@@ -200,7 +203,7 @@ describe("trust, round 3", () => {
 
     it("a deleted skill has a page that says so; a new skill's id is a slug of its name", async () => {
       const { page } = ctx.browser;
-      await page.goto(`${ctx.app.url}/skills?bank=demo`);
+      await page.goto(`${ctx.app.url}/skills?bank=${BANK}`);
       await waitForHydrated(page, "new-skill-name");
       await page.getByTestId("new-skill-name").fill("Launch Risks");
       await page.getByTestId("new-skill-mission").fill("List what could still delay the launch.");
@@ -209,9 +212,9 @@ describe("trust, round 3", () => {
         .getByRole("button", { name: /create/i })
         .click();
       await page.waitForURL(/\/skills\/launch-risks\?/);
-      const res = await fetch(`${ctx.app.url}/api/v1/banks/demo/skills/launch-risks`, { method: "DELETE" });
+      const res = await fetch(`${ctx.app.url}/api/v1/banks/${BANK}/skills/launch-risks`, { method: "DELETE" });
       expect(res.status).toBe(204);
-      await page.goto(`${ctx.app.url}/skills/launch-risks?bank=demo`);
+      await page.goto(`${ctx.app.url}/skills/launch-risks?bank=${BANK}`);
       const deleted = page.getByTestId("skill-deleted");
       await deleted.waitFor();
       expect(await deleted.textContent()).toContain("Skill Launch Risks launch-risks was deleted");
@@ -224,7 +227,7 @@ describe("trust, round 3", () => {
       let b: Page | null = null;
       a.on("dialog", (d) => void d.accept());
       try {
-        await a.goto(`${ctx.app.url}/mental-models/mm-incident-review?bank=demo`);
+        await a.goto(`${ctx.app.url}/mental-models/mm-incident-review?bank=${BANK}`);
         await waitForHydrated(a, "model-content");
         await a.getByTestId("model-content").fill("Tab A's edit in progress.");
         b = await ctx.browser.context.newPage();
@@ -272,12 +275,16 @@ describe("trust, round 3", () => {
     it("every run badge, the status and the forced badge link to their glossary entry", async () => {
       const { page } = ctx.browser;
       // The pricing model is fresh: the run short-circuits (a badge) after a forced first iteration.
-      const id = await startRunViaApi(ctx.app.url, {
-        question: "What is our pricing per seat?",
-        skill: "recap",
-        budget: "low",
-        wait: true,
-      });
+      const id = await startRunViaApi(
+        ctx.app.url,
+        {
+          question: "What is our pricing per seat?",
+          skill: "recap",
+          budget: "low",
+          wait: true,
+        },
+        BANK,
+      );
       await openRun(page, ctx.app.url, id);
       await waitForStatus(page, "done");
       const terms = await page
@@ -303,14 +310,14 @@ describe("trust, round 3", () => {
 
     it("tier 3 reads “raw facts” wherever a person reads it, never “episodic”", async () => {
       const { page } = ctx.browser;
-      for (const path of ["/skills/skill-recap?bank=demo", "/memory?bank=demo&tier=facts", "/", "/glossary"]) {
+      for (const path of [`/skills/skill-recap?bank=${BANK}`, `/memory?bank=${BANK}&tier=facts`, "/", "/glossary"]) {
         await page.goto(`${ctx.app.url}${path}`);
         await page.waitForLoadState("load");
         const text = (await page.locator("main").textContent()) ?? "";
         if (path === "/glossary") expect(text).toContain("raw facts");
         else expect(text.toLowerCase()).not.toContain("episodic");
       }
-      await page.goto(`${ctx.app.url}/skills/skill-recap?bank=demo`);
+      await page.goto(`${ctx.app.url}/skills/skill-recap?bank=${BANK}`);
       await page.getByRole("checkbox", { name: "raw facts" }).waitFor();
       await page.getByRole("checkbox", { name: "observations" }).waitFor();
     });

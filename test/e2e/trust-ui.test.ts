@@ -8,10 +8,13 @@
 import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { useAppAndBrowser } from "./harness";
+import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { waitForHydrated } from "./pages/hydrated";
 import { openRun, waitForStatus } from "./pages/run-page";
+
+/** This file's own copy of the demo bank on the shared app server (harness.ts). */
+const BANK = "e2e-trust-ui";
 
 const SHOTS = "/work/shots/s23-trust-ui";
 const DRAFT = "DRAFT-ONLY pricing: the Team plan costs $59 per editor seat per month.";
@@ -42,22 +45,22 @@ const overflowX = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 describe("the UI says what actually happened", () => {
-  const ctx = useAppAndBrowser();
+  const ctx = useSharedApp(BANK);
   let draftRunId = "";
 
   it("a run under an experiment's mental-model draft is badged a draft, and its memory card shows the draft text", async () => {
     const { page } = ctx.browser;
     const url = ctx.app.url;
     const saved = await api<{ mentalModel: { version: number; content: string; name: string } }>(
-      `${url}/api/v1/banks/demo/mental-models/mm-pricing`,
+      `${url}/api/v1/banks/${BANK}/mental-models/mm-pricing`,
     );
-    await api(`${url}/api/v1/banks/demo/suites`, "POST", {
+    await api(`${url}/api/v1/banks/${BANK}/suites`, "POST", {
       name: "pricing-draft",
       description: "",
       questions: [{ question: "How much does the Team plan cost?", skill: "recap" }],
     });
     const started = await api<{ id: string }>(`${url}/api/v1/experiments`, "POST", {
-      bank: "demo",
+      bank: BANK,
       suite: "pricing-draft",
       config: { mentalModels: [{ id: "mm-pricing", content: DRAFT, staleOverride: "fresh" }] },
     });
@@ -101,11 +104,15 @@ describe("the UI says what actually happened", () => {
     await shots(page, "runs-list-draft");
 
     // Compare.
-    const other = await startRunViaApi(url, {
-      question: "How much does the Team plan cost?",
-      skill: "recap",
-      wait: true,
-    });
+    const other = await startRunViaApi(
+      url,
+      {
+        question: "How much does the Team plan cost?",
+        skill: "recap",
+        wait: true,
+      },
+      BANK,
+    );
     await page.goto(`${url}/runs/compare?a=${draftRunId}&b=${other}`);
     await page.getByTestId("compare-run-A").getByTestId("mental-model-draft").filter({ hasText: label }).waitFor();
     expect(await page.getByTestId("compare-run-B").getByTestId("mental-model-draft").count()).toBe(0);
@@ -113,7 +120,7 @@ describe("the UI says what actually happened", () => {
 
     // The saved model is unchanged, and its page shows the saved text.
     const after = await api<{ mentalModel: { version: number; content: string } }>(
-      `${url}/api/v1/banks/demo/mental-models/mm-pricing`,
+      `${url}/api/v1/banks/${BANK}/mental-models/mm-pricing`,
     );
     expect(after.mentalModel).toMatchObject({ version: saved.mentalModel.version, content: saved.mentalModel.content });
   });
@@ -121,7 +128,7 @@ describe("the UI says what actually happened", () => {
   it("no horizontal overflow at 390 px on /runs, the run page and /runs/compare", async () => {
     const { page } = ctx.browser;
     const url = ctx.app.url;
-    const other = await startRunViaApi(url, { question: "When did Atlas launch?", skill: "recap", wait: true });
+    const other = await startRunViaApi(url, { question: "When did Atlas launch?", skill: "recap", wait: true }, BANK);
     await page.setViewportSize({ width: 390, height: 900 });
     try {
       const pages = [
@@ -163,7 +170,7 @@ describe("the UI says what actually happened", () => {
 
   it("refresh runs say what became of each proposal: open, discarded, accepted as vN", async () => {
     const { page } = ctx.browser;
-    await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=demo`);
+    await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=${BANK}`);
     await page.getByTestId("mental-model-editor").waitFor();
     const version = Number((await page.getByTestId("model-version").textContent())?.slice(1));
     const newest = page.getByTestId("refresh-runs").getByTestId("run-ref-outcome").first();
@@ -194,7 +201,7 @@ describe("the UI says what actually happened", () => {
     const second = await ctx.browser.context.newPage();
     try {
       for (const page of [first, second]) {
-        await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=demo`);
+        await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=${BANK}`);
         await page.getByTestId("mental-model-editor").waitFor();
       }
       const loaded = Number((await second.getByTestId("model-version").textContent())?.slice(1));
@@ -232,8 +239,8 @@ describe("the UI says what actually happened", () => {
     const { page } = ctx.browser;
     const url = ctx.app.url;
     for (const how of ["saved", "reverted"] as const) {
-      await page.goto(`${url}/mental-models?bank=demo`);
-      await page.goto(`${url}/mental-models/mm-quality?bank=demo`);
+      await page.goto(`${url}/mental-models?bank=${BANK}`);
+      await page.goto(`${url}/mental-models/mm-quality?bank=${BANK}`);
       await page.getByTestId("mental-model-editor").waitFor();
       if (await page.getByTestId("discard-draft").count()) await page.getByTestId("discard-draft").click();
       const content = page.getByTestId("model-content");
@@ -273,7 +280,7 @@ describe("the UI says what actually happened", () => {
     expect(await page.getByTestId("start-run").isDisabled()).toBe(false);
     expect(await page.getByTestId("start-run").getAttribute("aria-describedby")).toBeNull();
 
-    await page.goto(`${url}/mental-models/mm-pipeline?bank=demo`);
+    await page.goto(`${url}/mental-models/mm-pipeline?bank=${BANK}`);
     await waitForHydrated(page, "model-content");
     await page.getByTestId("model-content").fill("c".repeat(50_001));
     expect(await describedReason("save-model")).toContain("the content is 1 character over the limit");
@@ -282,7 +289,7 @@ describe("the UI says what actually happened", () => {
     expect(await page.getByTestId("save-model").isDisabled()).toBe(false);
     await page.getByTestId("model-content").fill("c".repeat(50_001));
 
-    await page.goto(`${url}/skills/skill-recap?bank=demo`);
+    await page.goto(`${url}/skills/skill-recap?bank=${BANK}`);
     const mission = page.getByTestId("skill-mission");
     await waitForHydrated(page, "skill-mission");
     await mission.fill("m".repeat(4_001));

@@ -1,7 +1,7 @@
 import { admissionState } from "@/lib/server/admission";
 import { otherMethods } from "@/lib/server/api/methods";
-import { getAppDb } from "@/lib/server/db";
-import { httpError, recentDatabaseFaults } from "@/lib/server/errors";
+import { databaseFaults, getAppDb } from "@/lib/server/db";
+import { httpError } from "@/lib/server/errors";
 import { eventLoopDelay } from "@/lib/server/event-loop";
 
 export const dynamic = "force-dynamic";
@@ -9,14 +9,15 @@ export const dynamic = "force-dynamic";
 /**
  * Ready once the database is migrated and seeded, with how long the event loop waited lately and
  * the recall/reflect admission queues, and whether writes fail lately (a read-only database, a full
- * disk: `ok: false`, still 200, as reads keep working);
+ * disk: `ok: false`, still 200, as reads keep working — a database opened read-only says so at once);
  * 503 (and a log line saying why) while the database cannot be opened.
  */
 export async function GET() {
   try {
-    await getAppDb();
-    // A write refused lately because the database is read-only or the disk full: reads still work.
-    const faults = recentDatabaseFaults();
+    const db = await getAppDb();
+    // A write refused lately because the database is read-only or the disk full, or a database
+    // opened read-only (its file or file system cannot be written): reads still work.
+    const faults = databaseFaults(db);
     // Never queued behind recall or reflect (lib/server/admission.ts); says how full their queues are.
     return Response.json({
       ok: faults.length === 0,

@@ -17,6 +17,7 @@ import {
   ListExperimentsQuery,
   StartExperimentBody,
 } from "@/lib/contracts/experiments";
+import { HindsightImportBody, HindsightImportResult } from "@/lib/contracts/hindsight";
 import { LocomoFile } from "@/lib/contracts/locomo";
 import { RecallBody, RecallResult, RetainBody, RetainResult } from "@/lib/contracts/memory";
 import {
@@ -109,6 +110,25 @@ export const endpoints = {
       201: { description: "imported", schema: ImportResult },
       400: err("invalid bundle, or the bank exists and replace is not set; fieldErrors by JSON path"),
       ...TOO_LARGE,
+    },
+  }),
+  importHindsight: defineEndpoint({
+    method: "POST",
+    path: "/banks/import/hindsight",
+    operationId: "importHindsight",
+    summary: "Import a bank from a Hindsight server (atomic; only from origins in HINDSIGHT_IMPORT_ORIGINS)",
+    description:
+      "Reads a bank through a Hindsight server's HTTP API (profile, memories, observations with their sources, mental models, directives) and imports it in one transaction, answering what it could not carry. The server fetches only from an origin listed in HINDSIGHT_IMPORT_ORIGINS (unset: refused); a refused key, a timeout or a malformed response imports nothing (code `upstream_failed`). The API key is sent as a bearer token and never stored.",
+    tag: "banks",
+    body: HindsightImportBody,
+    // Bounded per process like trace ingest: each import holds a whole bank in memory while it reads.
+    admission: "ingest",
+    responses: {
+      201: { description: "imported", schema: HindsightImportResult },
+      400: err("invalid body, an origin not in HINDSIGHT_IMPORT_ORIGINS, or the bank exists and replace is not set"),
+      404: err("the Hindsight server has no such bank"),
+      502: err("the Hindsight server refused, timed out or answered something malformed (code upstream_failed)"),
+      ...TOO_BUSY,
     },
   }),
   importLocomo: defineEndpoint({

@@ -8,9 +8,9 @@ export interface RunForm {
   budget?: "low" | "mid" | "high";
 }
 
-/** Fills the form, starts the run and waits for its page; returns the run id. */
-export async function startRunFromForm(page: Page, appUrl: string, run: RunForm): Promise<string> {
-  await page.goto(`${appUrl}/runs/new`);
+/** Fills the form (on `bank`, or the default bank), starts the run and waits for its page; returns the run id. */
+export async function startRunFromForm(page: Page, appUrl: string, run: RunForm, bank?: string): Promise<string> {
+  await page.goto(bank ? `${appUrl}/runs/new?bank=${encodeURIComponent(bank)}` : `${appUrl}/runs/new`);
   await page.getByRole("textbox", { name: "Question" }).fill(run.question);
   if (run.skill) await page.getByRole("combobox", { name: "Skill" }).selectOption(run.skill);
   if (run.budget) await page.getByRole("combobox", { name: "Budget" }).selectOption(run.budget);

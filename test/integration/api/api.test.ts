@@ -441,12 +441,19 @@ describe("runs", () => {
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.code).toBe("invalid_input");
     expect(unknown.json.error.message).toBe(
-      'Unknown query parameter "flag": it takes bank, skill, status, badge, q, cursor, limit.',
+      'Unknown query parameter "flag": it takes bank, skill, status, badge, kind, q, cursor, limit.',
     );
     expect(unknown.json.error.fieldErrors.flag[0]).toMatch(/allowed: bank, skill, status, badge/);
     const badValue = await call(runs.GET, {}, { query: "?badge=bogus" });
     expect(badValue.status).toBe(400);
     expect(badValue.json.error.message).toMatch(/^Invalid query parameter badge: .*"missed_evidence"/);
+    // The kind filter names its values too.
+    const badKind = await call(runs.GET, {}, { query: "?kind=judges" });
+    expect(badKind.status).toBe(400);
+    expect(badKind.json.error.message).toMatch(/^Invalid query parameter kind: .*"answer".*"judge"/);
+    expect((await call(runs.GET, {}, { query: "?kind=" })).status).toBe(400);
+    expect((await call(runs.GET, {}, { query: "?kind=answer&kind=judge" })).status).toBe(400);
+    expect((await call(runs.GET, {}, { query: "?kind=judge" })).status).toBe(200);
     const twice = await call(runs.GET, {}, { query: "?status=done&status=failed" });
     expect(twice.status).toBe(400);
     expect(twice.json.error.fieldErrors).toEqual({ status: ["given more than once; give it once"] });

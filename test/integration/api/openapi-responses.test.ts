@@ -36,6 +36,7 @@ import * as suiteExport from "@/app/api/v1/banks/[bank]/suites/[suite]/export/ro
 import * as suiteImport from "@/app/api/v1/banks/[bank]/suites/[suite]/import/route";
 import * as suite from "@/app/api/v1/banks/[bank]/suites/[suite]/route";
 import * as suites from "@/app/api/v1/banks/[bank]/suites/route";
+import * as hindsightImport from "@/app/api/v1/banks/import/hindsight/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
 import * as banks from "@/app/api/v1/banks/route";
 import * as experimentCancel from "@/app/api/v1/experiments/[id]/cancel/route";
@@ -206,6 +207,19 @@ describe("real responses match the OpenAPI document", () => {
     });
     expect(huge.status).toBe(413);
     await expectDocumented("importBundle", huge);
+    // A Hindsight import from an origin the server was not told to trust: refused, as documented
+    // (the import itself is tested against a fake Hindsight server in test/integration/hindsight).
+    const saved = process.env.HINDSIGHT_IMPORT_ORIGINS;
+    delete process.env.HINDSIGHT_IMPORT_ORIGINS;
+    try {
+      const refused = await call(hindsightImport.POST, {}, "/banks/import/hindsight", {
+        body: { baseUrl: "http://127.0.0.1:9/", bankId: "alice" },
+      });
+      expect(refused.status).toBe(400);
+      await expectDocumented("importHindsight", refused);
+    } finally {
+      if (saved !== undefined) process.env.HINDSIGHT_IMPORT_ORIGINS = saved;
+    }
   });
 
   it("reflect: 200 (wait), 202, 400, 404, 413, each success with its Location", async () => {

@@ -193,6 +193,7 @@ describe("GET /runs/stream", () => {
     await s.next(about(id));
     expect((await openStream("?since=yesterday")).status).toBe(400);
     expect((await openStream("?status=bogus")).status).toBe(400);
+    expect((await openStream("?kind=bogus")).status).toBe(400);
   });
 
   it("a resume point out of range or from the future resumes from now, and the stream stays healthy", async () => {

@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import { Readable } from "node:stream";
 import { format } from "node:util";
 import { runCli } from "@/lib/cli/main";
 import { ensureCli } from "@/scripts/build-cli.mjs";
@@ -48,7 +49,21 @@ export function cliInProcess(dbUrl: string) {
  * cleared first, as `cliAsync` does). What the code under it logs through `console` lands in the
  * same strings, as it would on the process's streams.
  */
-export async function cliInProcessWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+export function cliInProcessWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return inProcess(env, undefined, args);
+}
+
+/** `cliInProcess` with `stdin` (text or bytes) on the command's stdin, for `-` arguments. */
+export function cliInProcessStdin(dbUrl: string) {
+  return (stdin: string | Buffer, ...args: string[]) =>
+    inProcess({ DATABASE_URL: dbUrl, REFLECT_LLM: "offline", OPENAI_API_KEY: "" }, stdin, args);
+}
+
+async function inProcess(
+  env: Record<string, string>,
+  stdin: string | Buffer | undefined,
+  args: string[],
+): Promise<CliResult> {
   const set = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", REFLECT_FORCED_TOOL_CHOICE: "", ...env };
   const saved = Object.fromEntries(Object.keys(set).map((k) => [k, process.env[k]]));
   Object.assign(process.env, set);
@@ -62,6 +77,8 @@ export async function cliInProcessWith(env: Record<string, string>, ...args: str
     const code = await runCli(args, {
       stdout: { write: (text: string) => (stdout += text) },
       stderr: { write: (text: string) => (stderr += text) },
+      // In chunks, as a pipe delivers it: the readers must join lines across chunk boundaries.
+      stdin: stdin === undefined ? undefined : Readable.from(chunks(Buffer.from(stdin), 4096)),
     });
     return { code, stdout, stderr };
   } finally {
@@ -90,4 +107,8 @@ export function cliAsync(env: Record<string, string>, ...args: string[]): Promis
     child.on("error", fail);
     child.on("close", (code) => done({ code, stdout, stderr }));
   });
+}
+
+function* chunks(bytes: Buffer, size: number): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
 }

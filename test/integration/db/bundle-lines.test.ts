@@ -8,8 +8,10 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportBundle, importBundle, importBundleLines } from "@/db/bundle-io";
 import { openDb } from "@/db/client";
+import { insertFacts as retainFacts } from "@/db/retain";
 import { searchFacts } from "@/db/search";
 import { isAppError } from "@/lib/contracts/errors";
+import { runOwner } from "@/lib/server/run-owner";
 import { cliInProcess } from "../cli/cli-process";
 import { openTempDb } from "./temp-db";
 
@@ -67,7 +69,7 @@ describe("import from JSON lines", () => {
         skill,
         suite,
       ];
-      const result = await importBundleLines(t.db, linesOf(lines));
+      const result = await importBundleLines(t.db, linesOf(lines), { ownerId: await runOwner(t.db) });
       expect(result).toEqual({
         bankId: "big",
         counts: { facts: MANY, observations: 1, mentalModels: 1, skills: 1, suites: 1 },
@@ -96,6 +98,51 @@ describe("import from JSON lines", () => {
     }
   });
 
+  it("a replace swaps the staged bank in: only the new memories, searchable, and later writes are indexed as before", async () => {
+    const t = await openTempDb("lines-replace");
+    try {
+      const ownerId = await runOwner(t.db);
+      const old = (i: number) => fact(i, `Old note ${i}: the quokka budget was approved.`);
+      await importBundleLines(t.db, linesOf([header("swap"), ...Array.from({ length: 900 }, (_, i) => old(i))]), {
+        ownerId,
+      });
+      const triggerCount = async () =>
+        Number(
+          (
+            await t.db.$client.execute(
+              "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('facts', 'observations')",
+            )
+          ).rows[0]?.n,
+        );
+      const triggersBefore = await triggerCount();
+      const fresh = (i: number) => fact(i, `New note ${i}: the wombat launch moved to March.`);
+      const result = await importBundleLines(
+        t.db,
+        linesOf([header("swap"), ...Array.from({ length: 1_200 }, (_, i) => fresh(i)), model]),
+        { replace: true, ownerId, rowsPerCommit: 300 },
+      );
+      expect(result.counts.facts).toBe(1_200);
+      const search = (query: string) =>
+        searchFacts(t.db, { bankId: "swap", query, limit: 5, tags: [], scopes: ["personal"] });
+      expect(await search("quokka budget")).toEqual([]);
+      expect((await search("wombat launch")).length).toBe(5);
+      const count = await t.db.$client.execute("SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'");
+      expect(Number(count.rows[0]?.n)).toBe(1_200);
+      // No staging left, the upkeep triggers are back, and nothing is pending.
+      const banksLeft = await t.db.$client.execute("SELECT id FROM banks WHERE id <> 'demo'");
+      expect(banksLeft.rows.map((r) => r.id)).toEqual(["swap"]);
+      expect(await triggerCount()).toBe(triggersBefore);
+      expect(triggersBefore).toBeGreaterThan(0);
+      // A write after the swap is indexed like any other.
+      await retainFacts(t.db, "swap", [
+        { text: "The platypus review is on Friday.", kind: "world", scope: "personal", tags: [] },
+      ]);
+      expect((await search("platypus review")).length).toBe(1);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it.each([
     ["a line that is not JSON", "{not json", /line \d+: not JSON/],
     [
@@ -111,7 +158,12 @@ describe("import from JSON lines", () => {
     try {
       await importBundle(t.db, { version: 1, bank: { id: "big", name: "Before", permittedTeams: [] }, facts: [] });
       const lines = [header("big"), ...Array.from({ length: MANY }, (_, i) => fact(i)), badLine, fact(MANY + 1)];
-      const error = await importBundleLines(t.db, linesOf(lines), { replace: true }).catch((e: unknown) => e);
+      // Small chunks: several are committed (to the invisible staging) before the bad line.
+      const error = await importBundleLines(t.db, linesOf(lines), {
+        replace: true,
+        ownerId: await runOwner(t.db),
+        rowsPerCommit: 300,
+      }).catch((e: unknown) => e);
       expect(isAppError(error, "invalid_bundle")).toBe(true);
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).toContain(`line ${MANY + 2}`);
@@ -121,6 +173,15 @@ describe("import from JSON lines", () => {
       expect(bank?.facts).toEqual([]);
       const rows = await t.db.$client.execute("SELECT COUNT(*) AS n FROM facts");
       expect(Number(rows.rows[0]?.n)).toBe(0);
+      // The staging is gone: its bank row, its rows (above) and its indexes.
+      const banksLeft = await t.db.$client.execute("SELECT id FROM banks");
+      expect(banksLeft.rows.map((r) => r.id)).toEqual(["big"]);
+      const tables = await t.db.$client.execute("SELECT name FROM sqlite_master WHERE name LIKE 'facts_fts_%'");
+      expect(
+        tables.rows
+          .map((r) => String(r.name))
+          .filter((n) => !n.startsWith(`facts_fts_${Buffer.from("big").toString("hex")}`)),
+      ).toEqual([]);
     } finally {
       t.cleanup();
     }
@@ -129,10 +190,11 @@ describe("import from JSON lines", () => {
   it("refuses a bank that exists unless replace is set, and a file without a header", async () => {
     const t = await openTempDb("lines-exists");
     try {
-      await importBundleLines(t.db, linesOf([header("a"), fact(1)]));
-      await expect(importBundleLines(t.db, linesOf([header("a"), fact(2)]))).rejects.toThrow(/already exists/);
-      await expect(importBundleLines(t.db, linesOf([fact(1)]))).rejects.toThrow(/line 1/);
-      await expect(importBundleLines(t.db, linesOf([]))).rejects.toThrow(/empty/);
+      const o = { ownerId: await runOwner(t.db) };
+      await importBundleLines(t.db, linesOf([header("a"), fact(1)]), o);
+      await expect(importBundleLines(t.db, linesOf([header("a"), fact(2)]), o)).rejects.toThrow(/already exists/);
+      await expect(importBundleLines(t.db, linesOf([fact(1)]), o)).rejects.toThrow(/line 1/);
+      await expect(importBundleLines(t.db, linesOf([]), o)).rejects.toThrow(/empty/);
     } finally {
       t.cleanup();
     }

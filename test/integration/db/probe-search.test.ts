@@ -42,17 +42,17 @@ describe("the store's probe search", () => {
     const facts = await memory.recall(q);
     expect(facts.length).toBeGreaterThan(0);
     expect(await memory.probeSearch!("raw_facts", q)).toEqual(
-      facts.map((f) => ({ id: f.id, rank: f.rank, score: f.score, text: f.text })),
+      facts.map((f) => ({ id: f.id, rank: f.rank, score: f.score, text: f.text, speaker: f.speaker ?? null })),
     );
     const { observations } = await memory.searchObservations(q);
     expect(observations.length).toBeGreaterThan(0);
     expect(await memory.probeSearch!("observations", q)).toEqual(
-      observations.map((o) => ({ id: o.id, rank: o.rank, score: o.score, text: o.text })),
+      observations.map((o) => ({ id: o.id, rank: o.rank, score: o.score, text: o.text, speaker: null })),
     );
     const models = await memory.searchMentalModels(q);
     expect(models.length).toBeGreaterThan(0);
     expect(await memory.probeSearch!("mental_models", q)).toEqual(
-      models.map((m) => ({ id: m.id, rank: m.rank, score: m.score, text: mentalModelProbeText(m) })),
+      models.map((m) => ({ id: m.id, rank: m.rank, score: m.score, text: mentalModelProbeText(m), speaker: null })),
     );
     // Team memories only in the team's scope, never another team's.
     const ids = (await memory.probeSearch!("raw_facts", q)).map((h) => h.id);

@@ -7,7 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importBundle } from "@/db/bundle-io";
-import { OR_RANKED_AT_MOST, searchFacts, searchMentalModelIds, searchObservations } from "@/db/search";
+import {
+  ALL_BUT_ONE_AT_MOST,
+  countMemories,
+  MEMORIES_COUNTED_AT_MOST,
+  OR_RANKED_AT_MOST,
+  observationFreshness,
+  PENDING_COUNTED_AT_MOST,
+  searchFacts,
+  searchMentalModelIds,
+  searchObservations,
+} from "@/db/search";
 import { ftsTable } from "@/db/search-index";
 import { openTempDb } from "./temp-db";
 
@@ -110,6 +120,54 @@ describe("the first statement of a search", () => {
     const scopeOf = (id: string) => Number(id.slice("l-both-".length)) % 3;
     expect(found.some((id) => scopeOf(id) === 1)).toBe(false);
     if (scopes.length === 1) expect(found.some((id) => scopeOf(id) === 0)).toBe(false);
+  });
+
+  it("counts a bank's pending facts up to its cap (a million-fact bank is not read row by row)", async () => {
+    const large = await observationFreshness(t.db, { bankId: "large", tags: [], scopes: ["personal"] });
+    expect(large).toEqual({ pending: PENDING_COUNTED_AT_MOST, freshness: "stale", isStale: true });
+    // Every fact of the small bank is older than its observation: nothing pending.
+    const small = await observationFreshness(t.db, { bankId: "small", tags: [], scopes: ["personal", "team:x"] });
+    expect(small).toEqual({ pending: 0, freshness: "up_to_date", isStale: false });
+  });
+
+  it("counts a scope's memories up to the cap, exactly below it", async () => {
+    const n = MEMORIES_COUNTED_AT_MOST + 5;
+    await importBundle(t.db, {
+      version: 1,
+      bank: { id: "counted", name: "counted", permittedTeams: [] },
+      facts: Array.from({ length: n }, (_, i) => fact(`c-${i}`, `Note ${i}.`, i < 3 ? "team:x" : "personal")),
+    });
+    expect(await countMemories(t.db, { bankId: "counted", scopes: ["personal"] })).toBe(MEMORIES_COUNTED_AT_MOST);
+    expect(await countMemories(t.db, { bankId: "counted", scopes: ["team:x"] })).toBe(3);
+    expect(await countMemories(t.db, { bankId: "large", scopes: ["personal", "team:x"] })).toBe(OR_RANKED_AT_MOST + 21);
+  });
+
+  it("answers a long question (a pasted paragraph) in a few statements, exactly", async () => {
+    const execute = t.db.$client.execute.bind(t.db.$client);
+    let statements = 0;
+    t.db.$client.execute = ((stmt: Parameters<typeof execute>[0]) => {
+      statements++;
+      return execute(stmt);
+    }) as typeof execute;
+    const scopes: ("personal" | "team:x")[] = ["personal", "team:x"];
+    try {
+      // 300 words no memory holds: dropped, so it ranks as "Atlas pricing" does (the AND: the OR matches > 1,000).
+      const unknown = Array.from({ length: 300 }, (_, i) => `zork${i}`).join(" ");
+      expect(await search("large", scopes, [], 8, `Atlas pricing ${unknown}`)).toEqual(
+        await reference("large", '"atlas" AND "pricing"', scopes, [], 8),
+      );
+      expect(statements).toBeLessThanOrEqual(6);
+      // More held words than the every-word-but-one level takes, no memory with all: the OR, exact.
+      statements = 0;
+      const held = ["atlas", "pricing", "weekly", "note", "dashboard", "words", "1", "2", "3", "4"];
+      expect(held.length).toBeGreaterThan(ALL_BUT_ONE_AT_MOST);
+      expect(await search("large", scopes, [], 8, held.join(" "))).toEqual(
+        await reference("large", held.map((w) => `"${w}"`).join(" OR "), scopes, [], 8),
+      );
+      expect(statements).toBeLessThanOrEqual(6);
+    } finally {
+      t.db.$client.execute = execute;
+    }
   });
 
   it("never returns another bank's memory, and an empty answer holds no row", async () => {

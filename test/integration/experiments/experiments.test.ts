@@ -3,7 +3,6 @@
  * inside the experiment and never saved, a skill version runs as asked, cancel stops new
  * questions, and bundles carry suites (old bundles without the key still import).
  */
-import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportBundle, importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
@@ -20,14 +19,15 @@ import { comparisonCounts } from "@/lib/experiments/compare";
 import { cancelExperiment, getExperimentComparison, startExperiment } from "@/lib/server/experiments";
 import { mentalModelDraftRefs, toRunListItem } from "@/lib/server/runs";
 import { sampleBundle } from "../db/sample-bundle";
-import { openTempDb } from "../db/temp-db";
+import { openDemoTempDb, openTempDb } from "../db/temp-db";
 
 let db: Db;
 let cleanup: () => void;
 
 beforeEach(async () => {
-  ({ db, cleanup } = await openTempDb("experiments"));
-  await importBundle(db, JSON.parse(readFileSync("db/demo/demo-bank.json", "utf8")));
+  // Each test its own database with the demo bank (a copy of one seeded once: migrating and
+  // importing per test was most of this file's time).
+  ({ db, cleanup } = await openDemoTempDb("experiments"));
 });
 afterEach(() => cleanup());
 

@@ -4,9 +4,7 @@
  * `judge_of` linking it to the run it graded). A verdict decides; an unreadable reply or the
  * offline model leaves the question "not judged", never passed.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { importBundle } from "@/db/bundle-io";
 import type { Db } from "@/db/client";
 import { getRun, getRunEvents, listRuns } from "@/db/runs";
 import { saveSuite } from "@/db/suites";
@@ -17,9 +15,10 @@ import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
 import { startExperiment } from "@/lib/server/experiments";
 import { judgeLinksOf } from "@/lib/server/judge";
+import { listRunItems } from "@/lib/server/runs";
 import { allRows, foldRun } from "@/lib/timeline/fold";
 import { type ChatRequestBody, type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
-import { openTempDb } from "../db/temp-db";
+import { openDemoTempDb } from "../db/temp-db";
 import { followForced, toolCall, type WireBody } from "../llm/wire-harness";
 
 let fake: FakeOpenAI;
@@ -30,8 +29,9 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 beforeEach(async () => {
-  ({ db, cleanup } = await openTempDb("judge"));
-  await importBundle(db, JSON.parse(readFileSync("db/demo/demo-bank.json", "utf8")));
+  // Each test its own database with the demo bank (a copy of one seeded once: migrating and
+  // importing per test was most of this file's time).
+  ({ db, cleanup } = await openDemoTempDb("judge"));
   forgetForcedToolChoiceForms();
   fake.requests.length = 0;
 });
@@ -144,6 +144,16 @@ describe("judge expectation", { timeout: 120_000 }, () => {
       judgedBy: { runId: judgeRun?.id, verdict: "correct: same date" },
     });
     expect((await judgeLinksOf(db, judgeRun?.id ?? "")).judgeOf).toBe(correct?.runId);
+    // The runs list tells them apart: answers only, or judge runs only.
+    const judges = (await listRunItems(db, { bank: "demo", kind: "judge" })).runs.map((r) => r.id);
+    const answers = (await listRunItems(db, { bank: "demo", kind: "answer" })).runs.map((r) => r.id);
+    expect(judges).toContain(judgeRun?.id);
+    expect(judges).not.toContain(correct?.runId);
+    expect(answers).toContain(correct?.runId);
+    expect(answers).not.toContain(judgeRun?.id);
+    // The scorecard counts the judge's calls apart from the runs' own.
+    expect(e.totals.judgeCalls).toBe(4);
+    expect(e.scorecard.overall.judgeCalls).toBe(4);
   });
 
   it("under the offline model: no judge call, reported not judged, never passed", async () => {

@@ -12,10 +12,12 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db/client";
+import { listExperimentRecords } from "@/db/experiments";
 import { getRun } from "@/db/runs";
 import { saveSuite } from "@/db/suites";
 import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/db";
+import { cancelExperiment, startExperiment } from "@/lib/server/experiments";
 import { createMcpServer } from "@/lib/server/mcp";
 import { openTempDb } from "../db/temp-db";
 
@@ -140,6 +142,58 @@ describe("MCP structured tool results", { timeout: 60_000 }, () => {
     expect(out.failing[0]!.failures[0]!.expectation).toBe("contains");
     expect(out.failing[0]!.inspector).toBe(`${BASE}/runs/${out.failing[0]!.runId}`);
     expect(out.links.inspector).toBe(`${BASE}/experiments/${out.experimentId}`);
+  });
+
+  it("memory_experiment: allowIncompleteBaseline compares with a cancelled baseline, and is refused without one", async () => {
+    await saveSuite(db, {
+      bankId: "demo",
+      name: "structured-incomplete",
+      description: "",
+      questions: [
+        { question: "When did Atlas launch?", skill: "recap" },
+        { question: "Who owns the checklist?", skill: "recap" },
+      ],
+      expectedVersion: 0,
+    });
+    // A baseline that stopped before its questions ran: incomplete.
+    const { experimentId: baseId, finished } = await startExperiment(db, {
+      bankId: "demo",
+      suite: "structured-incomplete",
+      config: { mentalModels: [] },
+      allowIncompleteBaseline: false,
+      concurrency: 1,
+    });
+    await cancelExperiment(db, baseId);
+    await finished;
+    const refused = await client.callTool({
+      name: "memory_experiment",
+      arguments: { suite: "structured-incomplete", baseline: baseId },
+    });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain("not complete");
+    const out = (await call("memory_experiment", {
+      suite: "structured-incomplete",
+      baseline: baseId,
+      allowIncompleteBaseline: true,
+    })) as { baseline: { id: string } | null };
+    expect(out.baseline?.id).toBe(baseId);
+    const alone = await client.callTool({
+      name: "memory_experiment",
+      arguments: { suite: "structured-incomplete", allowIncompleteBaseline: true },
+    });
+    expect(alone.isError).toBe(true);
+    expect(JSON.stringify(alone.content)).toContain("applies to a baseline");
+    // Not a boolean: refused by the tool's schema, and no experiment is started.
+    const before = (await listExperimentRecords(db, { bankId: "demo", limit: 500 })).length;
+    for (const wrong of ["true", 1, null, { yes: true }]) {
+      const res = await client.callTool({
+        name: "memory_experiment",
+        arguments: { suite: "structured-incomplete", baseline: baseId, allowIncompleteBaseline: wrong },
+      });
+      expect(res.isError, JSON.stringify(wrong)).toBe(true);
+      expect(JSON.stringify(res.content)).toContain("allowIncompleteBaseline");
+    }
+    expect((await listExperimentRecords(db, { bankId: "demo", limit: 500 })).length).toBe(before);
   });
 
   it("a tool error carries no structured content (isError, text only)", async () => {

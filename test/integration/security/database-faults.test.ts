@@ -1,11 +1,12 @@
 /**
  * Issue #28 item 7 on a real small file system (a 6 MB tmpfs; needs root to mount, skipped
  * otherwise): a full disk and a read-only mount give a clear 503 ("the disk is full", "the database
- * is read-only"), never a 500 `internal`; reads keep working; /api/health says what is wrong; and
- * nothing is corrupted (integrity check, and writes work again once there is room).
+ * is read-only"), never a 500 `internal`; reads keep working (a read-only file is opened read-only,
+ * docs/operations.md#a-read-only-database); /api/health says what is wrong; and nothing is corrupted
+ * (integrity check, and writes work again once there is room).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
@@ -20,7 +21,7 @@ import { startRunAction } from "@/app/actions/runs";
 import * as health from "@/app/api/health/route";
 import * as exportRoute from "@/app/api/v1/banks/[bank]/export/route";
 import * as facts from "@/app/api/v1/banks/[bank]/facts/route";
-import { openDb } from "@/db/client";
+import { createReadOnlyFileClient, isReadOnlyDb, openDb } from "@/db/client";
 import { getAppDb } from "@/lib/server/db";
 import { clearDatabaseFaults, httpError } from "@/lib/server/errors";
 
@@ -99,7 +100,7 @@ describe.skipIf(!mounted)("database faults on a small file system", () => {
     expect(await (await health.GET()).json()).toMatchObject({ ok: true, database: { writable: true, faults: [] } });
   }, 120_000);
 
-  it("a read-only mount: opening says 'read-only' (503, never a 500 internal), the CLI says it in one line", async () => {
+  it("a read-only mount: the CLI still reads (export), a write says 'read-only' in one line", async () => {
     const ro = `${mnt}-ro`;
     mkdirSync(ro, { recursive: true });
     expect(mount("-t", "tmpfs", "-o", "size=8m", "tmpfs", ro)).toBe(true);
@@ -113,19 +114,133 @@ describe.skipIf(!mounted)("database faults on a small file system", () => {
           encoding: "utf8",
           timeout: 90_000,
         });
-      expect(cli("export", "--bank", "demo", "--out", "/dev/null").status).toBe(0);
+      expect(cli("export", "--bank", "demo", "--out", `${mnt}/before.json`).status).toBe(0);
       expect(mount("-o", "remount,ro", ro)).toBe(true);
-      const out = cli("export", "--bank", "demo", "--out", "/dev/null");
-      expect(out.status).not.toBe(0);
-      expect(out.stderr).toMatch(/read-only/);
-      // What the server answers when its database is on that mount: a 503 naming the cause.
-      const failure = await openDb(url).catch((err: unknown) => err);
-      const res = httpError(failure);
-      expect(res.status).toBe(503);
-      expect((await res.json()).error.message).toMatch(/read-only/);
+      // Reads keep working: the same export, byte for byte.
+      const out = cli("export", "--bank", "demo", "--out", `${mnt}/after.json`);
+      expect(out.status, out.stderr).toBe(0);
+      expect(readFileSync(`${mnt}/after.json`, "utf8")).toBe(readFileSync(`${mnt}/before.json`, "utf8"));
+      // A write says what is wrong, in one line, and changes nothing.
+      const write = cli("import", "db/demo/demo-bank.json", "--replace");
+      expect(write.status).not.toBe(0);
+      expect(write.stderr).toMatch(/read-only/);
+      const db = await openDb(url);
+      try {
+        expect(isReadOnlyDb(db)).toBe(true);
+        expect((await db.$client.execute("SELECT count(*) AS n FROM facts WHERE bank_id = 'demo'")).rows[0]?.n).toBe(
+          JSON.parse(readFileSync(`${mnt}/before.json`, "utf8")).facts.length,
+        );
+        const refused = await db.$client.execute("DELETE FROM facts").catch((err: unknown) => err);
+        const res = httpError(refused);
+        expect(res.status).toBe(503);
+        expect((await res.json()).error.message).toMatch(/read-only/);
+      } finally {
+        db.$client.close();
+      }
     } finally {
       execFileSync("umount", ["-l", ro]);
       rmSync(ro, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("a server on a read-only database: reads work, writes and runs answer 503 'read-only', health says so", async () => {
+    const ro = `${mnt}-server-ro`;
+    mkdirSync(ro, { recursive: true });
+    expect(mount("-t", "tmpfs", "-o", "size=8m", "tmpfs", ro)).toBe(true);
+    const appUrl = process.env.DATABASE_URL;
+    try {
+      // A server ran on it (migrated, seeded), then the mount turned read-only and a server starts on it.
+      const seeded = spawnSync(
+        process.execPath,
+        [
+          join(root, "node_modules/tsx/dist/cli.mjs"),
+          "lib/cli/main.ts",
+          "export",
+          "--bank",
+          "demo",
+          "--out",
+          "/dev/null",
+        ],
+        {
+          cwd: root,
+          env: { ...process.env, DATABASE_URL: `file:${ro}/inspector.db` },
+          encoding: "utf8",
+          timeout: 90_000,
+        },
+      );
+      expect(seeded.status, seeded.stderr).toBe(0);
+      expect(mount("-o", "remount,ro", ro)).toBe(true);
+      process.env.DATABASE_URL = `file:${ro}/inspector.db`;
+      const appDbKey = Symbol.for("reflect-inspector:app-db");
+      const store = globalThis as unknown as Record<symbol, unknown>;
+      const previousApp = store[appDbKey];
+      delete store[appDbKey];
+      clearDatabaseFaults();
+      vi.resetModules();
+      try {
+        const fresh = {
+          health: await import("@/app/api/health/route"),
+          exportRoute: await import("@/app/api/v1/banks/[bank]/export/route"),
+          facts: await import("@/app/api/v1/banks/[bank]/facts/route"),
+          runs: await import("@/app/actions/runs"),
+          db: await import("@/lib/server/db"),
+        };
+        const h = await fresh.health.GET();
+        expect(h.status).toBe(200);
+        expect(await h.json()).toMatchObject({ ok: false, database: { writable: false, faults: ["read-only"] } });
+        const exported = await call(fresh.exportRoute.GET);
+        expect(exported.status, JSON.stringify(exported.json)).toBe(200);
+        expect((exported.json as { facts: unknown[] }).facts.length).toBeGreaterThan(0);
+        const refused = await call(fresh.facts.POST, {
+          facts: [{ text: "On a read-only mount.", kind: "world", scope: "personal" }],
+        });
+        expect(refused.status).toBe(503);
+        expect((refused.json as { error: { message: string } }).error.message).toMatch(/read-only/);
+        const action = await fresh.runs.startRunAction({
+          bankId: "demo",
+          question: "What did we decide about the launch date?",
+        });
+        expect(action.ok).toBe(false);
+        if (!action.ok) {
+          expect(action.error.code).toBe("unavailable");
+          expect(action.error.message).toMatch(/read-only/);
+        }
+        (await fresh.db.getAppDb()).$client.close();
+      } finally {
+        store[appDbKey] = previousApp;
+      }
+    } finally {
+      process.env.DATABASE_URL = appUrl;
+      execFileSync("umount", ["-l", ro]);
+      rmSync(ro, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("a database only this process may not write (permissions, not a read-only file system)", () => {
+  it("is opened mode=ro without immutable: reads see another writer's commits, its own writes are refused", async () => {
+    const dir = `/tmp/inspector-dbro-${process.pid}-${Date.now()}`;
+    mkdirSync(dir, { recursive: true });
+    const url = `file:${dir}/inspector.db`;
+    const writer = await openDb(url, { threads: false });
+    // As root, permissions refuse nothing: the client this process would open is opened directly.
+    const reader = createReadOnlyFileClient(`${dir}/inspector.db`, 5_000, false);
+    try {
+      const count = async () =>
+        Number((await reader.execute("SELECT count(*) AS n FROM banks")).rows[0]?.n ?? Number.NaN);
+      const before = await count();
+      await writer.$client.execute(
+        "INSERT INTO banks (id, name, permitted_teams) VALUES ('written-meanwhile', 'x', '[]')",
+      );
+      // Not immutable: another process's commit is seen.
+      expect(await count()).toBe(before + 1);
+      const refused = await reader.execute("DELETE FROM banks").catch((err: unknown) => err);
+      expect(String((refused as { code?: string }).code)).toMatch(/^SQLITE_READONLY/);
+      expect(httpError(refused).status).toBe(503);
+    } finally {
+      reader.close();
+      writer.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -32,6 +32,7 @@ import { importBundleLines } from "@/db/bundle-io";
 import type { ActionResult } from "@/lib/contracts/errors";
 import { getAppDb } from "@/lib/server/db";
 import { deleteMentalModelById } from "@/lib/server/mental-models";
+import { runOwner } from "@/lib/server/run-owner";
 import { sampleBundle } from "../db/sample-bundle";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -79,6 +80,7 @@ afterAll(async () => {
 });
 
 describe("item 8: bundle import refuses unknown fields and padded ids, by name", () => {
+  // biome-ignore lint/suspicious/noExplicitAny: each case spoils a different part of the bundle
   const cases: [string, (b: Record<string, any>) => void, string][] = [
     ["top level", (b) => Object.assign(b, { extra: 1 }), "extra"],
     ["bank", (b) => Object.assign(b.bank, { owner: "x" }), "bank.owner"],
@@ -98,6 +100,7 @@ describe("item 8: bundle import refuses unknown fields and padded ids, by name",
   for (const [label, spoil, path] of cases) {
     it(`names the field in ${label}, and imports nothing`, async () => {
       const before = await exported("acme");
+      // biome-ignore lint/suspicious/noExplicitAny: each case spoils a different part of the bundle
       const bundle = sampleBundle() as Record<string, any>;
       bundle.bank.name = "Changed";
       spoil(bundle);
@@ -234,7 +237,7 @@ describe("item 9: a replace import cannot bring a deleted mental model back", ()
         (async function* () {
           yield* lines;
         })(),
-        { replace: true },
+        { replace: true, ownerId: await runOwner(db) },
       ),
     ).rejects.toThrow(/was deleted/);
     expect(await exported("acme")).toEqual(before);

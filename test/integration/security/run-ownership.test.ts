@@ -6,15 +6,16 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
-import { createRun, finishRun, getRun } from "@/db/runs";
+import { createRun, finishRun, getRun, registerInstance } from "@/db/runs";
 import { failedRunResult } from "@/lib/reflect";
-import { runOwner, staleAfterMs, sweepInterruptedRuns } from "@/lib/server/run-owner";
+import { ownerLiveness, processIdentity, runOwner, staleAfterMs, sweepInterruptedRuns } from "@/lib/server/run-owner";
 
 const HEARTBEAT_MS = "100";
 const root = resolve(import.meta.dirname, "../../..");
@@ -43,6 +44,16 @@ function startChild(runId: string): Promise<ChildProcess> {
     child.once("exit", (code) => fail(new Error(`child exited ${code}: ${out}`)));
   });
 }
+
+const RUN = {
+  bankId: "demo",
+  question: "Still thinking",
+  skill: null,
+  budget: "low" as const,
+  mode: "synthesize" as const,
+  scope: "personal" as const,
+  model: { kind: "offline" as const, name: "offline" },
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -133,6 +144,61 @@ describe("two processes on one database", () => {
     await sweepInterruptedRuns(db);
     expect((await getRun(db, "run_mine"))?.status).toBe("failed");
   });
+});
+
+describe("liveness that survives a long write lock, and a restart on the same pid", () => {
+  it("an owner on another host whose heartbeat waited behind a long write lock keeps its runs; once really silent, they are interrupted", async () => {
+    // This process is the sweeping server (a sweep with every heartbeat).
+    await runOwner(db, "server", { sweep: true });
+    // A server on another host: judged by its heartbeat alone (no pid to ask). Fresh now, and it
+    // writes no other: the test plays its silence.
+    await registerInstance(db, { id: "inst_remote", kind: "server", pid: 4242, hostname: "another-host" });
+    await createRun(db, { ...RUN, id: "run_remote", ownerId: "inst_remote" });
+    // A write lock held for three stale periods (what a 250k import did in one transaction): every
+    // heartbeat, the remote one and this process's, waits behind it.
+    const locker = createClient({ url: dbUrl });
+    const tx = await locker.transaction("write");
+    await sleep(staleAfterMs() * 3);
+    await tx.commit();
+    locker.close();
+    // The sweeps right after the lock see a heartbeat three stale periods old, and know why.
+    await sleep(Number(HEARTBEAT_MS) * 3);
+    expect((await getRun(db, "run_remote"))?.status).toBe("running");
+    // Still silent a stale period after the lock was free: that is death. (On a loaded machine a
+    // slow sweep step also counts as a wait for the lock, which only delays it: polled, bounded.)
+    let run = await getRun(db, "run_remote");
+    for (let i = 0; i < 100 && run?.status === "running"; i++) {
+      await sleep(Number(HEARTBEAT_MS) * 2);
+      run = await getRun(db, "run_remote");
+    }
+    expect(run?.status).toBe("interrupted");
+    expect(run?.error?.message).toMatch(/server process 4242 on another-host that ran it stopped/);
+  });
+
+  it.skipIf(processIdentity(process.pid) === null)(
+    "after a restart on the same pid (a container's pid 1), the predecessor's runs are interrupted at once",
+    async () => {
+      // The process before this one held this very pid on this host; its heartbeat is fresh.
+      await registerInstance(db, {
+        id: "inst_predecessor",
+        kind: "server",
+        pid: process.pid,
+        hostname: hostname(),
+        processStart: "an-earlier-boot:12345",
+      });
+      await createRun(db, { ...RUN, id: "run_predecessor", ownerId: "inst_predecessor" });
+      await createRun(db, { ...RUN, id: "run_this_process", ownerId: await runOwner(db) });
+      await sweepInterruptedRuns(db);
+      const run = await getRun(db, "run_predecessor");
+      expect(run?.status).toBe("interrupted");
+      expect(run?.error?.message).toMatch(new RegExp(`server process ${process.pid} on .* stopped`));
+      // This process, on the same pid, is recognised as itself.
+      expect((await getRun(db, "run_this_process"))?.status).toBe("running");
+      expect(
+        ownerLiveness({ pid: process.pid, hostname: hostname(), processStart: processIdentity(process.pid) }),
+      ).toBe("alive-verified");
+    },
+  );
 });
 
 describe("upgrading a database from before run owners", () => {

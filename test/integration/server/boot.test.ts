@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEventLoopMonitor, eventLoopDelay } from "@/lib/server/event-loop";
-import { isWarmUpRequest, WARM_UP_HEADER, warmUp } from "@/lib/server/warm-up";
+import { isWarmUpRequest, ROUTES_THAT_START_RUNS, WARM_UP_HEADER, warmUp } from "@/lib/server/warm-up";
 
 describe("event-loop delay", () => {
   it("reports a synchronous stall in the window it happened in", async () => {
@@ -78,8 +78,20 @@ describe("warm-up at boot", () => {
     });
     expect(seenWhileWaiting).toEqual([0, 0, 0]);
     expect(s.seen.map((r) => r.url).sort()).toEqual(
-      ["/api/health", "/api/runs/run_newest/events", "/api/v1/runs?limit=1", "/runs/run_newest"].sort(),
+      [
+        "/api/health",
+        "/api/runs/run_newest/events",
+        "/api/v1/runs?limit=1",
+        "/runs/run_newest",
+        // The routes that start runs: loaded at boot, not by the first run while others wait.
+        "/api/v1/experiments?limit=1",
+        "/api/mcp",
+        "/api/v1/banks/demo/recall",
+        "/api/v1/banks/demo/reflect",
+      ].sort(),
     );
+    // Only reads: nothing a warm-up asks for starts a run or changes anything.
+    expect(ROUTES_THAT_START_RUNS.every((path) => s.seen.some((r) => r.url === path))).toBe(true);
     expect(s.seen[0]?.url).toBe("/api/health");
     expect(s.seen.every((r) => r.authorization === undefined)).toBe(true);
     await s.close();
@@ -90,7 +102,7 @@ describe("warm-up at boot", () => {
     process.env.__NEXT_PRIVATE_ORIGIN = s.origin;
     process.env.INSPECTOR_TOKEN = "secret-token";
     await warmUp();
-    expect(s.seen).toHaveLength(4);
+    expect(s.seen).toHaveLength(4 + ROUTES_THAT_START_RUNS.length);
     expect(s.seen.map((r) => r.url)).toContain("/runs/run_warm_up");
     expect(s.seen.every((r) => r.authorization === "Bearer secret-token")).toBe(true);
     await s.close();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ExperimentRow } from "@/lib/contracts/experiments";
+import { type ExperimentRow, ExperimentTotals, Scorecard } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { compareExperiments, comparisonCounts, configDiff } from "@/lib/experiments/compare";
 import type { RunOutcome } from "@/lib/experiments/evaluate";
-import { buildRow, type RowRun, scorecardOf } from "@/lib/experiments/rows";
+import { buildRow, type RowRun, scorecardOf, totalsOf } from "@/lib/experiments/rows";
 
 const cites = (...ids: string[]) => ({ mental_model_ids: [], observation_ids: [], memory_ids: ids });
 const rowRun = (over: Partial<RunOutcome & RowRun> = {}): RowRun => ({
@@ -77,6 +77,17 @@ describe("scorecard", () => {
     expect(card.overall).toMatchObject({ tag: null, questions: 4, finished: 3, passed: 2 });
   });
 
+  it("counts the judge's calls apart from the runs' own, one per judged question", () => {
+    const judged = buildRow(0, q(), {
+      ...rowRun({ llmCalls: 3 }),
+      judgement: { correct: true, reason: "", runId: "run_judge" },
+    });
+    const plain = buildRow(1, q(), rowRun({ llmCalls: 2 }));
+    const card = scorecardOf([judged, plain]);
+    expect(card.overall).toMatchObject({ llmCalls: 5, judgeCalls: 1 });
+    expect(totalsOf([judged, plain])).toMatchObject({ llmCalls: 5, judgeCalls: 1 });
+  });
+
   it("a degraded run's digest scores 0 and contains nothing, even when it quotes the answer", () => {
     const r = buildRow(0, q(), rowRun({ status: "degraded" }));
     expect(r.scores).toMatchObject({ f1: 0, goldContained: false, evidenceCited: true, abstained: false });
@@ -147,5 +158,18 @@ describe("configuration difference", () => {
       { what: "budget", base: "each question's", head: "high" },
       { what: "suite version", base: "v1", head: "v2" },
     ]);
+  });
+});
+
+describe("scorecards and totals written before judge calls were counted", () => {
+  it("still parse, with no judge calls", () => {
+    const plain = buildRow(0, q(), rowRun({ llmCalls: 2 }));
+    const strip = <T extends object>(o: T) =>
+      JSON.parse(JSON.stringify(o, (k, v) => (k === "judgeCalls" ? undefined : v)));
+    const oldTotals = strip(totalsOf([plain]));
+    const oldCard = strip(scorecardOf([plain]));
+    expect(JSON.stringify(oldTotals)).not.toContain("judgeCalls");
+    expect(ExperimentTotals.parse(oldTotals)).toMatchObject({ llmCalls: 2, judgeCalls: 0 });
+    expect(Scorecard.parse(oldCard).overall).toMatchObject({ llmCalls: 2, judgeCalls: 0 });
   });
 });

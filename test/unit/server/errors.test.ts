@@ -46,6 +46,7 @@ const EXPECTED_STATUS: Record<ErrorCode, number> = {
   too_many_streams: 503,
   too_busy: 503,
   unavailable: 503,
+  upstream_failed: 502,
   internal: 500,
 };
 

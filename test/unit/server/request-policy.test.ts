@@ -116,10 +116,27 @@ describe("JSON writes to the API", () => {
     expect(code({ method: "PUT", pathname: "/api/v1/banks/demo/skills/s1", contentType: "text/plain" })).toBe(
       "unsupported_media_type",
     );
-    // An unknown /api/v1 path and the other API routes keep the check.
-    expect(code({ method: "PATCH", pathname: "/api/v1/nope", contentType: null })).toBe("unsupported_media_type");
+    // The other API routes keep the check.
     expect(code({ method: "POST", pathname: "/api/banks/demo/memory", contentType: null })).toBe(
       "unsupported_media_type",
+    );
+  });
+
+  it.each([
+    ["POST", "/api/v1/nope", null],
+    ["PATCH", "/api/v1/nope", "text/plain"],
+    ["PUT", "/api/v1/banks/demo/nothing-here", "application/x-www-form-urlencoded"],
+    ["DELETE", "/api/v1/banks/demo/reflect/extra", null],
+  ])(
+    "leaves %s %s (no route declares it) to the catch-all's 404, whatever its type (%s)",
+    (method, pathname, contentType) => {
+      expect(code({ method, pathname, contentType })).toBe("ok");
+    },
+  );
+
+  it("still checks origin on an unknown /api/v1 write (the 404 never comes before the origin check)", () => {
+    expect(code({ method: "POST", pathname: "/api/v1/nope", contentType: null, origin: "http://evil.example" })).toBe(
+      "forbidden_origin",
     );
   });
 

@@ -256,3 +256,18 @@ describe("hostile traces", () => {
     expect(run.bankId.length).toBeLessThanOrEqual(200);
   });
 });
+
+describe("a run that ended in error, round trip", () => {
+  it.each([
+    ["interrupted", { message: "interrupted: the cli that ran it stopped", phase: "interrupted" }],
+    ["failed", { message: "the model broke", phase: "model.call (iteration 1)" }],
+  ] as const)("an exported %s run imports with its status and its error receipt", async (status, error) => {
+    const { LogBuilder } = await import("@/test/fixtures/timeline/builder");
+    const b = new LogBuilder(`run-${status}`).started();
+    b.finished({ status, error });
+    const { run } = imported(runToOtlp(b.events));
+    const finished = run.events.find((e) => e.type === "run.finished");
+    expect(finished?.type === "run.finished" && finished.payload.status).toBe(status);
+    expect(finished?.type === "run.finished" && finished.payload.error).toEqual(error);
+  });
+});

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { emptyCitations } from "@/lib/reflect/domain";
 import { RunEvent } from "@/lib/reflect/events";
 import { decodeTraceRequest } from "@/lib/server/otlp-decode";
 import { encodeTraceProtobuf } from "@/lib/server/otlp-protobuf";
@@ -55,7 +56,7 @@ function rowShape(r: TimelineRow) {
     case "guard":
       return { kind: r.kind, iteration: r.iteration, action: r.action };
     case "citations":
-      return { kind: r.kind, kept: r.kept, dropped: r.dropped, ungrounded: r.ungrounded };
+      return { kind: r.kind, kept: r.kept, dropped: r.dropped, ungrounded: r.ungrounded, declined: r.declined };
     case "reasoning":
       return { kind: r.kind, iteration: r.iteration, text: r.text };
   }
@@ -136,4 +137,34 @@ describe.each(GOLDEN)("golden %s exported as OTLP and imported again", (name) =>
 
 it("covers every golden log", () => {
   expect(GOLDEN.length).toBeGreaterThanOrEqual(5);
+});
+
+describe("a decline exported and imported again", () => {
+  const base = golden("fresh");
+  const withVerdict = (payload: Record<string, unknown>) =>
+    base.map((e) =>
+      e.type === "citations.validated" ? RunEvent.parse({ ...e, payload: { ...e.payload, ...payload } }) : e,
+    );
+  const imported = (events: RunEvent[]) =>
+    foldRun(
+      traceToRun(spansFromOtlpJson(JSON.parse(JSON.stringify(runToOtlp(events, { epochMs: EPOCH })))).spans).events,
+    );
+  const verdict = (view: RunView) => allRows(view).find((r) => r.kind === "citations");
+
+  it("keeps `declined`", () => {
+    const events = withVerdict({ kept: emptyCitations(), ungrounded: false, declined: true });
+    expect(verdict(foldRun(events))).toMatchObject({ declined: true });
+    expectSameRun(
+      events,
+      traceToRun(spansFromOtlpJson(JSON.parse(JSON.stringify(runToOtlp(events, { epochMs: EPOCH })))).spans).events,
+    );
+  });
+
+  it("a span that says both ungrounded and declined, or declined with citations kept, is not read as a decline", () => {
+    expect(verdict(imported(withVerdict({ kept: emptyCitations(), ungrounded: true, declined: true })))).toMatchObject({
+      ungrounded: true,
+      declined: false,
+    });
+    expect(verdict(imported(withVerdict({ ungrounded: false, declined: true })))).toMatchObject({ declined: false });
+  });
 });

@@ -242,6 +242,24 @@ describe("errors", () => {
       expect(attr(s, "error.type")).toBe("error");
     }
   });
+
+  it.each([
+    ["interrupted", { message: "interrupted: the cli that ran it stopped", phase: "interrupted" }, 2, "interrupted"],
+    ["failed", { message: "the model broke", phase: "model.call (iteration 1)" }, 2, "model.call"],
+    ["halted", null, 1, undefined],
+    ["degraded", null, 1, undefined],
+    ["done", null, 1, undefined],
+    ["no_evidence", null, 1, undefined],
+  ] as const)("a %s run's root span: error.type only with status ERROR (OTel)", (status, error, code, type) => {
+    const b = new LogBuilder(`run-${status}`).started();
+    b.finished({ status, error });
+    const root = runToOtlp(b.events).resourceSpans[0]!.scopeSpans[0]!.spans.find((s) => !s.parentSpanId)!;
+    expect(root.status.code).toBe(code);
+    expect(attr(root, "error.type")).toBe(type);
+    if (error) expect(root.status.message).toBe(error.message);
+    // Never one without the other, whatever the status.
+    expect(attr(root, "error.type") !== undefined).toBe(root.status.code === 2);
+  });
 });
 
 describe("span order", () => {

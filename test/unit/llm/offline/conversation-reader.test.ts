@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { LOCOMO_SKILL } from "@/lib/experiments/locomo";
 import { createOfflineModel } from "@/lib/llm/offline-model";
+import { isDecline } from "@/lib/reflect/declines";
 import type { SkillSnapshot } from "@/lib/reflect/domain";
 import { buildSystemPrompt } from "@/lib/reflect/prompt";
 import { auto, conversation, forcedDone, memories, mentalModels, observations, onlyCall, type Turn } from "./chat";
@@ -98,8 +99,10 @@ describe("speakers", () => {
       { tool: "recall", result: memories([puppy, reaction]) },
     ]);
     expect(first).toBe("Not mentioned in the conversation.");
-    expect(answer).toContain("said by Ben, not Ana");
+    expect(answer).toBe("Not mentioned in the conversation.\nThere is no record of Ana saying this.");
     expect(memory_ids).toEqual([]);
+    // A decline, not an uncited claim: the engine records it as declined, never ungrounded.
+    expect(isDecline(answer, "What did Ana name her puppy?")).toBe(true);
   });
 
   // Both talk about the race; only Ben ran it. Ana's turn matches "race" weakly, Ben's says it all.
