@@ -81,7 +81,7 @@ export default async function Home() {
         way it did, fix the memory, and prove the fix.
       </p>
       {bank ? (
-        <p className="mt-1 text-[12px] text-slate-600" data-testid="home-bank">
+        <p className="mt-1 text-xs text-slate-600" data-testid="home-bank">
           Bank{" "}
           <Link href={`/memory?bank=${encodeURIComponent(bank.id)}`} className="text-indigo-800 underline">
             {bank.name}
@@ -103,8 +103,8 @@ export default async function Home() {
               <span className="mr-1 text-slate-600">{i + 1}.</span>
               {s.title}
             </h3>
-            <p className="mt-1 flex-1 text-[12px] text-slate-700">{s.what}</p>
-            <p className="mt-2 flex flex-wrap gap-x-3 text-[12px]">
+            <p className="mt-1 flex-1 text-xs text-slate-700">{s.what}</p>
+            <p className="mt-2 flex flex-wrap gap-x-3 text-xs">
               {s.links.map((l) => (
                 <Link key={l.href} href={l.href} className="font-medium text-indigo-800 underline">
                   {l.label}
@@ -114,7 +114,7 @@ export default async function Home() {
           </li>
         ))}
       </ol>
-      <p className="mt-3 text-[12px] text-slate-700">
+      <p className="mt-3 text-xs text-slate-700">
         What a badge or a word means (short-circuited, anchored, release miss, forced, stale…):{" "}
         <Link href="/glossary" className="font-medium text-indigo-800 underline" data-testid="home-glossary">
           Glossary

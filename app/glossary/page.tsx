@@ -17,7 +17,7 @@ export default function GlossaryPage() {
   return (
     <div className="mx-auto max-w-3xl" data-testid="glossary">
       <h1 className="font-semibold text-lg text-slate-900">Glossary</h1>
-      <p className="mt-1 text-[12px] text-slate-700">
+      <p className="mt-1 text-xs text-slate-700">
         One name per tier everywhere: mental models, observations, raw facts.
       </p>
       {GROUPS.map((g) => (
@@ -35,7 +35,7 @@ export default function GlossaryPage() {
                 data-term={e.id}
               >
                 <dt className="font-semibold text-[13px] text-slate-900">{e.term}</dt>
-                <dd className="mt-0.5 text-[12px] text-slate-700">{e.definition}</dd>
+                <dd className="mt-0.5 text-xs text-slate-700">{e.definition}</dd>
               </div>
             ))}
           </dl>

@@ -1,3 +1,5 @@
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
 import { safeNextPath } from "@/lib/server/http/auth";
 import { loginAction } from "./actions";
 
@@ -17,13 +19,13 @@ export default async function LoginPage({
         <input type="hidden" name="next" value={safeNextPath(next)} />
         <label className="flex flex-col gap-1 text-sm">
           Access token
-          <input
+          <Input
             name="token"
             type="password"
             required
             autoComplete="current-password"
             data-testid="login-token"
-            className="rounded border border-zinc-300 px-2 py-1"
+            className="py-1 text-sm"
           />
         </label>
         {error ? (
@@ -31,13 +33,9 @@ export default async function LoginPage({
             {error === "wait" ? "Too many wrong tokens: wait a minute, then try again." : "That token is not right."}
           </p>
         ) : null}
-        <button
-          type="submit"
-          data-testid="login-submit"
-          className="rounded bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700"
-        >
+        <Button variant="primary" size="md" type="submit" data-testid="login-submit" className="text-sm">
           Sign in
-        </button>
+        </Button>
       </form>
     </section>
   );

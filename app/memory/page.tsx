@@ -27,8 +27,8 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
         <h1 className="font-semibold text-lg" data-testid="bank-name">
           {bank.name}
         </h1>
-        <span className="font-mono text-[11px] text-slate-500">{bank.id}</span>
-        <span className="text-[11px] text-slate-500">
+        <span className="font-mono text-2xs text-slate-500">{bank.id}</span>
+        <span className="text-2xs text-slate-500">
           scopes: {bank.scopes.join(", ")} · permitted teams: {bank.permittedTeams.join(", ") || "none"}
         </span>
       </div>

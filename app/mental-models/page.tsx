@@ -18,13 +18,13 @@ export default async function MentalModelsPage({ searchParams }: { searchParams:
     <div>
       <div className="mb-3 flex items-baseline gap-3">
         <h1 className="font-semibold text-lg">Mental models</h1>
-        <span className="font-mono text-[11px] text-slate-500">{bankId}</span>
-        <span className="text-[11px] text-slate-500">
+        <span className="font-mono text-2xs text-slate-500">{bankId}</span>
+        <span className="text-2xs text-slate-500">
           Curated summaries reflect reads first; a stale or unusable one sends it to the lower tiers.
         </span>
         <Link
           href={`/mental-models/new?bank=${encodeURIComponent(bankId)}`}
-          className="ml-auto rounded bg-indigo-600 px-3 py-1 font-medium text-[12px] text-white hover:bg-indigo-700"
+          className="ml-auto rounded bg-indigo-600 px-3 py-1 font-medium text-xs text-white hover:bg-indigo-700"
           data-testid="new-model"
         >
           New mental model

@@ -77,7 +77,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         <p
           role="status"
           data-testid="runs-ignored"
-          className="mb-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+          className="mb-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900"
         >
           Ignored {ignored.length === 1 ? "a parameter" : "parameters"} that {ignored.length === 1 ? "is" : "are"} not
           valid here: {ignored.join(", ")}.{" "}

@@ -19,8 +19,8 @@ export default async function SkillsPage({ searchParams }: { searchParams: Promi
     <div>
       <div className="mb-3 flex items-baseline gap-3">
         <h1 className="font-semibold text-lg">Skills</h1>
-        <span className="font-mono text-[11px] text-slate-500">{bankId}</span>
-        <span className="text-[11px] text-slate-500">
+        <span className="font-mono text-2xs text-slate-500">{bankId}</span>
+        <span className="text-2xs text-slate-500">
           Per-use-case missions: what reflect is asked to do, how it retrieves, and how it answers.
         </span>
       </div>

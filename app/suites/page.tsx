@@ -23,14 +23,14 @@ export default async function SuitesPage({ searchParams }: { searchParams: Promi
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="font-semibold text-lg">Question suites</h1>
-        <span className="font-mono text-[11px] text-slate-600">{bankId}</span>
-        <span className="text-[12px] text-slate-700">
+        <span className="font-mono text-2xs text-slate-600">{bankId}</span>
+        <span className="text-xs text-slate-700">
           Versioned questions with expectations. Run one as an experiment to prove a memory change broke nothing.
         </span>
       </div>
       <table className="w-full border-collapse text-[13px]" data-testid="suite-list">
         <thead>
-          <tr className="border-b border-slate-300 text-left text-[12px] text-slate-700">
+          <tr className="border-b border-slate-300 text-left text-xs text-slate-700">
             <th className="py-1 pr-3">Suite</th>
             <th className="py-1 pr-3">Description</th>
             <th className="py-1 pr-3 text-right">Questions</th>

@@ -13,22 +13,22 @@ function StepRow({ step, first }: { step: AlignedStep; first: boolean }) {
       data-differs={differs}
       {...(first ? { "data-first-divergence": "true" } : {})}
     >
-      <div className="text-[12px]">
+      <div className="text-xs">
         <div className="font-semibold text-slate-900">Iteration {step.iteration}</div>
         {first && (
           <div
-            className="mt-1 rounded bg-amber-400 px-1 text-[11px] font-semibold text-amber-950"
+            className="mt-1 rounded bg-amber-400 px-1 text-2xs font-semibold text-amber-950"
             data-testid="first-divergence"
           >
             first divergence
           </div>
         )}
-        {!differs && <div className="mt-1 text-[11px] text-slate-500">same</div>}
+        {!differs && <div className="mt-1 text-2xs text-slate-500">same</div>}
       </div>
       <StepSide step={step.a} />
       <StepSide step={step.b} />
       {differs && (
-        <ul className="col-span-2 col-start-2 flex flex-col gap-0.5 text-[12px]" aria-label="Differences">
+        <ul className="col-span-2 col-start-2 flex flex-col gap-0.5 text-xs" aria-label="Differences">
           {step.differences.map((d, i) => (
             <li key={i} data-testid="step-difference" data-aspect={d.aspect} className="text-slate-700">
               <span className="font-semibold text-slate-900">{ASPECT_LABEL[d.aspect]}</span>
@@ -48,12 +48,12 @@ export function AlignedSteps({ comparison, replayDrift = 0 }: { comparison: RunC
   const first = comparison.firstDivergence;
   return (
     <section className="rounded border border-slate-200 bg-white" aria-label="Aligned steps">
-      <div className="grid grid-cols-[72px_minmax(0,1fr)_minmax(0,1fr)] gap-3 border-b border-slate-300 bg-slate-100 px-2 py-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+      <div className="grid grid-cols-[72px_minmax(0,1fr)_minmax(0,1fr)] gap-3 border-b border-slate-300 bg-slate-100 px-2 py-1 text-2xs font-semibold uppercase tracking-wide text-slate-600">
         <span>Step</span>
         <span>A</span>
         <span>B</span>
       </div>
-      <p className="border-b border-slate-200 px-2 py-1.5 text-[12px] text-slate-800" data-testid="divergence-summary">
+      <p className="border-b border-slate-200 px-2 py-1.5 text-xs text-slate-800" data-testid="divergence-summary">
         {divergenceSummary(comparison, replayDrift)}
       </p>
       <ol>

@@ -9,7 +9,7 @@ export function AnswerDiff({ ops, a, b }: { ops: DiffOp[]; a: string; b: string 
   const shown = answerLayout(a, b, ops);
   if (shown.layout === "same") {
     return (
-      <p className="text-[12px] text-slate-600" data-testid="answer-diff" data-layout="same">
+      <p className="text-xs text-slate-600" data-testid="answer-diff" data-layout="same">
         Same answer.
       </p>
     );
@@ -23,13 +23,13 @@ export function AnswerDiff({ ops, a, b }: { ops: DiffOp[]; a: string; b: string 
     );
   }
   return (
-    <div className="flex flex-col gap-2 text-[12px]" data-testid="answer-diff" data-layout="stacked">
+    <div className="flex flex-col gap-2 text-xs" data-testid="answer-diff" data-layout="stacked">
       <del className="block whitespace-pre-wrap rounded border border-rose-200 bg-rose-50 p-2 text-rose-950 no-underline">
-        <span className="mb-1 block text-[11px] font-semibold text-rose-800">A</span>
+        <span className="mb-1 block text-2xs font-semibold text-rose-800">A</span>
         {a}
       </del>
       <ins className="block whitespace-pre-wrap rounded border border-emerald-200 bg-emerald-50 p-2 text-emerald-950 no-underline">
-        <span className="mb-1 block text-[11px] font-semibold text-emerald-800">B</span>
+        <span className="mb-1 block text-2xs font-semibold text-emerald-800">B</span>
         {b}
       </ins>
     </div>

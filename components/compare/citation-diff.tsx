@@ -4,9 +4,9 @@ import type { CitationDiff as CitationDiffData } from "@/lib/timeline/compare";
 /** Citations per tier: added in B, removed from A, kept by both. */
 export function CitationDiff({ tiers }: { tiers: CitationDiffData[] }) {
   return (
-    <table className="w-full text-[12px]" data-testid="citation-diff">
+    <table className="w-full text-xs" data-testid="citation-diff">
       <thead>
-        <tr className="text-left text-[11px] uppercase tracking-wide text-slate-500">
+        <tr className="text-left text-2xs uppercase tracking-wide text-slate-500">
           <th className="py-1 pr-2 font-semibold">Tier</th>
           <th className="py-1 pr-2 font-semibold">Added</th>
           <th className="py-1 pr-2 font-semibold">Removed</th>

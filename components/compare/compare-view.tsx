@@ -9,7 +9,7 @@ import { RunSummaryCard } from "./run-summary-card";
 function Panel({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <section className="rounded border border-slate-200 bg-white p-3" aria-label={title}>
-      <h2 className="mb-2 text-[11px] font-semibold uppercase tracking-wide text-slate-600">{title}</h2>
+      <h2 className="mb-2 text-2xs font-semibold uppercase tracking-wide text-slate-600">{title}</h2>
       {children}
     </section>
   );

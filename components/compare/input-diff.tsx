@@ -22,10 +22,10 @@ const staleness = (m: MentalModelChange["a"]) =>
 /** Inputs that changed between the runs: run settings, skill text, and mental models as each run read them. */
 export function InputDiff({ inputs, mentalModels }: { inputs: InputChange[]; mentalModels: MentalModelChange[] }) {
   if (inputs.length === 0 && mentalModels.length === 0) {
-    return <p className="text-[12px] text-slate-600">Same inputs: question, skill, budget, scope and mental models.</p>;
+    return <p className="text-xs text-slate-600">Same inputs: question, skill, budget, scope and mental models.</p>;
   }
   return (
-    <div className="flex flex-col gap-2 text-[12px]" data-testid="input-diff">
+    <div className="flex flex-col gap-2 text-xs" data-testid="input-diff">
       {inputs.map((c) => (
         <div key={c.field} data-testid="input-change" data-field={c.field}>
           <div className="font-semibold text-slate-900">{FIELD_LABEL[c.field]}</div>

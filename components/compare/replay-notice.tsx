@@ -8,7 +8,7 @@ import { plural } from "@/lib/timeline/format";
 export function ReplayNotice({ divergences }: { divergences: ReplayDivergence[] }) {
   return (
     <div
-      className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-[12px] text-amber-950"
+      className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-950"
       role="note"
       data-testid="replay-divergence"
     >

@@ -8,7 +8,7 @@ export function CharCount({ value, max, testId }: { value: string; max: number; 
   const over = value.length > max;
   return (
     <p
-      className={`mt-0.5 text-right text-[11px] tabular-nums ${over ? "font-medium text-red-700" : "text-slate-600"}`}
+      className={`mt-0.5 text-right text-2xs tabular-nums ${over ? "font-medium text-red-700" : "text-slate-600"}`}
       data-testid={testId ?? "char-count"}
       data-over={over || undefined}
       aria-live={over ? "polite" : "off"}
@@ -41,7 +41,7 @@ export function overLimitReason(fields: readonly LimitedField[], verb: string): 
 export function OverLimitNote({ id, reason }: { id: string; reason: string | null }) {
   if (!reason) return null;
   return (
-    <p id={id} className="text-[12px] text-red-700" data-testid="over-limit-reason">
+    <p id={id} className="text-xs text-red-700" data-testid="over-limit-reason">
       {reason}
     </p>
   );

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import { diffLines, diffWords } from "@/lib/text/text-diff";
 import { TextDiff } from "./text-diff";
 
@@ -43,12 +44,12 @@ export function ConflictNotice({
   return (
     <div className="rounded border border-amber-300 bg-amber-50 p-3" role="alert" data-testid="conflict-notice">
       <p className="font-medium text-amber-900">Not saved: edit conflict</p>
-      <p className="mt-0.5 text-[12px] text-amber-900" data-testid="conflict-message">
+      <p className="mt-0.5 text-xs text-amber-900" data-testid="conflict-message">
         {message}
       </p>
       {newerVersion !== null && differing.length > 0 ? (
         <div className="mt-2 space-y-1.5">
-          <p className="text-[11px] text-slate-600">
+          <p className="text-2xs text-slate-600">
             Your edit (<span className="text-red-800">−</span>) against version {newerVersion} (
             <span className="text-emerald-800">+</span>):
           </p>
@@ -64,7 +65,7 @@ export function ConflictNotice({
         reapply.overlap.length === 0 ? (
           reviewing ? (
             <section className="mt-2 rounded border border-indigo-200 bg-white p-2" data-testid="reapply-preview">
-              <p className="text-[12px] text-slate-800">
+              <p className="text-xs text-slate-800">
                 Your edit merged onto version {newerVersion}, as it would be saved as version {newerVersion + 1} (
                 <span className="text-red-800">−</span> version {newerVersion},{" "}
                 <span className="text-emerald-800">+</span> merged):
@@ -78,50 +79,46 @@ export function ConflictNotice({
                   </div>
                 ))}
               <div className="mt-2 flex flex-wrap gap-2">
-                <button
-                  type="button"
+                <Button
+                  variant="primary"
+                  className="border border-indigo-600"
                   disabled={reapply.pending}
-                  className="rounded border border-indigo-600 bg-indigo-600 px-2.5 py-1 font-medium text-[12px] text-white hover:bg-indigo-700 disabled:opacity-50"
                   onClick={reapply.run}
                   data-testid="reapply-save"
                 >
                   {reapply.pending ? "Saving…" : `Save the merged edit as version ${newerVersion + 1}`}
-                </button>
-                <button
-                  type="button"
-                  className="rounded border border-slate-300 px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50"
-                  onClick={() => setReviewing(false)}
-                >
-                  Back
-                </button>
+                </Button>
+                <Button onClick={() => setReviewing(false)}>Back</Button>
               </div>
             </section>
           ) : (
-            <button
+            <Button
+              variant="bare"
               type="button"
-              className="mt-2 mr-2 rounded border border-indigo-600 bg-white px-2.5 py-1 font-medium text-[12px] text-indigo-800 hover:bg-indigo-50"
+              className="mt-2 mr-2 rounded border border-indigo-600 bg-white px-2.5 py-1 font-medium text-xs text-indigo-800 hover:bg-indigo-50"
               onClick={() => setReviewing(true)}
               data-testid="reapply-edit"
             >
               Re-apply my edit on version {newerVersion}…
-            </button>
+            </Button>
           )
         ) : (
-          <p className="mt-2 text-[12px] text-amber-900" data-testid="reapply-blocked">
+          <p className="mt-2 text-xs text-amber-900" data-testid="reapply-blocked">
             Your edit and version {newerVersion} both changed {reapply.overlap.join(", ")}: it cannot be re-applied
             field by field.
           </p>
         )
       ) : null}
       {newerVersion !== null ? (
-        <button
+        <Button
+          variant="bare"
           type="button"
-          className="mt-2 rounded border border-amber-400 bg-white px-2.5 py-1 font-medium text-[12px] text-amber-900 hover:bg-amber-100"
+          className="mt-2 rounded border border-amber-400 bg-white px-2.5 py-1 font-medium text-xs text-amber-900 hover:bg-amber-100"
           onClick={onLoadNewer}
           data-testid="load-newer"
         >
           Load version {newerVersion} (discards your edit)
-        </button>
+        </Button>
       ) : null}
     </div>
   );

@@ -3,6 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
@@ -40,19 +41,15 @@ export function DeleteButton({
       testId={testIds.dialog}
       confirmTestId={testIds.confirm}
       trigger={
-        <button
-          type="button"
-          className={`rounded border border-red-200 bg-white px-2.5 py-1 font-medium text-[12px] text-red-700 hover:bg-red-50 ${className}`}
-          data-testid={testIds.button}
-        >
+        <Button variant="danger-subtle" className={className} data-testid={testIds.button}>
           Delete…
-        </button>
+        </Button>
       }
       title={title}
       description={description}
       error={
         mutation.error ? (
-          <p className="mt-2 text-[12px] text-red-700" role="alert">
+          <p className="mt-2 text-xs text-red-700" role="alert">
             {mutation.error.message}
           </p>
         ) : null

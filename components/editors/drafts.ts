@@ -35,3 +35,12 @@ export const TAB_GONE_AFTER_MS = 3 * TAB_BEAT_MS;
 export function tabStillOpen(lastBeat: number | null, now: number): boolean {
   return lastBeat !== null && now - lastBeat < TAB_GONE_AFTER_MS;
 }
+
+/** Whether a stored value is a draft (anything else under a draft's key is ignored). */
+export function isDraft(v: unknown): v is StoredDraft<unknown> {
+  if (!v || typeof v !== "object") return false;
+  const d = v as Record<string, unknown>;
+  return (
+    typeof d.savedAt === "string" && typeof d.tabId === "string" && typeof d.baseVersion === "number" && "fields" in d
+  );
+}

@@ -12,7 +12,7 @@ export function FieldChanges({ changes }: { changes: readonly FieldChange[] }) {
             {c.kind === "text" ? (
               <TextDiff ops={c.ops} by={c.field === "content" ? "lines" : "words"} />
             ) : (
-              <p className="text-[12px]">
+              <p className="text-xs">
                 <del className="bg-red-50 text-red-900">
                   <span className="sr-only">was </span>
                   {c.before}

@@ -3,6 +3,9 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { ChipInput } from "@/components/ui/chip-input";
+import { Field } from "@/components/ui/field";
+import { Check, Input, Textarea } from "@/components/ui/input";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { mentalModelHref } from "@/lib/client/curation";
 import { unwrap } from "@/lib/client/unwrap";
@@ -10,19 +13,46 @@ import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/
 import { LIMITS } from "@/lib/contracts/fields";
 import { MentalModelDetail, type MentalModelDraft, type StaleOverrideChoice } from "@/lib/contracts/mental-models";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { ChipInput } from "./chip-input";
-import { ConflictNotice } from "./conflict-notice";
-import { FieldLabel } from "./field-label";
 import { MarkdownPreview } from "./markdown-preview";
 import { threeWayMerge } from "./three-way";
-import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
-
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
+import {
+  conflictFields,
+  SaveVersionButton,
+  useVersionedEditor,
+  VersionedEditorForm,
+  type VersionedField,
+} from "./versioned-editor";
 
 const OVERRIDES: { value: StaleOverrideChoice; label: string; hint: string }[] = [
   { value: "auto", label: "auto", hint: "stale when newer memories in scope exist" },
   { value: "stale", label: "force stale", hint: "reflect re-checks lower tiers" },
   { value: "fresh", label: "force fresh", hint: "reflect trusts this model" },
+];
+
+/** The form's values. */
+type ModelFields = {
+  name: string;
+  sourceQuery: string;
+  tags: string[];
+  override: StaleOverrideChoice;
+  content: string;
+};
+
+const fieldsOf = (m: MentalModelDetail): ModelFields => ({
+  name: m.name,
+  sourceQuery: m.sourceQuery,
+  tags: m.tags,
+  override: m.staleOverride ?? "auto",
+  content: m.content,
+});
+
+/** The conflict list and the re-apply preview, field by field. */
+const SPEC: readonly VersionedField<ModelFields>[] = [
+  { label: "name", text: (f) => f.name, by: "words" },
+  { label: "source query", text: (f) => f.sourceQuery, by: "words" },
+  { label: "tags", text: (f) => f.tags.join(", "), by: "words" },
+  { label: "staleness override", text: (f) => f.override, by: "words" },
+  { label: "content", text: (f) => f.content, by: "lines" },
 ];
 
 /**
@@ -69,11 +99,11 @@ export function MentalModelEditor({
     "save",
   );
   const blockedId = useId();
-  const guard = useUnsavedGuard(changed);
-  const draft = useDraft({
+  const mine: ModelFields = { name, sourceQuery, tags, override, content };
+  const editor = useVersionedEditor({
     entity: `mental-model:${bankId}:${model?.id ?? "new"}`,
     baseVersion: model?.version ?? 0,
-    value: { name, sourceQuery, tags, override, content },
+    fields: mine,
     dirty: changed,
     apply: (d) => {
       setName(d.name);
@@ -87,8 +117,7 @@ export function MentalModelEditor({
   const mutation = useMutation({
     mutationFn: (draft: MentalModelDraft) => unwrap(save(draft)),
     onSuccess: (saved) => {
-      draft.clear();
-      guard.allow();
+      editor.settled();
       onHold?.(false);
       if (model) router.refresh();
       else router.push(mentalModelHref(bankId, saved.id));
@@ -111,46 +140,13 @@ export function MentalModelEditor({
       : null;
   const blocked = overLimit ?? superseded;
   const fieldErrors = isAppError(error) ? (error.details.fieldErrors ?? {}) : {};
-  const fieldsOf = (m: MentalModelDetail) => ({
-    name: m.name,
-    sourceQuery: m.sourceQuery,
-    tags: m.tags,
-    override: (m.staleOverride ?? "auto") as StaleOverrideChoice,
-    content: m.content,
-  });
-  const merge =
-    model && newer
-      ? threeWayMerge(fieldsOf(model), { name, sourceQuery, tags, override, content }, fieldsOf(newer))
-      : null;
+  const merge = model && newer ? threeWayMerge(fieldsOf(model), mine, fieldsOf(newer)) : null;
   const reapplyOffer =
     merge && newer
       ? {
           pending: mutation.isPending,
           overlap: merge.ok ? [] : merge.overlap.map((k) => (k === "sourceQuery" ? "source query" : k)),
-          preview: merge.ok
-            ? [
-                { field: "name", mine: merge.merged.name, theirs: newer.name, by: "words" as const },
-                {
-                  field: "source query",
-                  mine: merge.merged.sourceQuery,
-                  theirs: newer.sourceQuery,
-                  by: "words" as const,
-                },
-                {
-                  field: "tags",
-                  mine: merge.merged.tags.join(", "),
-                  theirs: newer.tags.join(", "),
-                  by: "words" as const,
-                },
-                {
-                  field: "staleness override",
-                  mine: merge.merged.override,
-                  theirs: newer.staleOverride ?? "auto",
-                  by: "words" as const,
-                },
-                { field: "content", mine: merge.merged.content, theirs: newer.content, by: "lines" as const },
-              ]
-            : [],
+          preview: merge.ok ? conflictFields(SPEC, merge.merged, fieldsOf(newer)) : [],
           run: () => {
             if (!merge.ok || !model) return;
             const m = merge.merged;
@@ -169,11 +165,25 @@ export function MentalModelEditor({
       : undefined;
 
   return (
-    <form
-      className="space-y-3"
-      data-testid="mental-model-editor"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <VersionedEditorForm
+      testId="mental-model-editor"
+      editor={editor}
+      spec={SPEC}
+      mine={mine}
+      conflict={
+        conflict
+          ? {
+              message: conflict.message,
+              newer: newer ? { version: newer.version, fields: fieldsOf(newer) } : null,
+              onLoadNewer: () => {
+                onHold?.(false);
+                router.refresh();
+              },
+              reapply: reapplyOffer,
+            }
+          : null
+      }
+      onSubmit={() =>
         mutation.mutate({
           bankId,
           id: model?.id,
@@ -183,78 +193,52 @@ export function MentalModelEditor({
           content,
           tags,
           staleOverride: override,
-        });
-      }}
+        })
+      }
     >
-      {guard.dialog}
-      <DraftNotice draft={draft} />
-      {conflict ? (
-        <ConflictNotice
-          message={conflict.message}
-          newerVersion={newer?.version ?? null}
-          fields={
-            newer
-              ? [
-                  { field: "name", mine: name, theirs: newer.name, by: "words" },
-                  { field: "source query", mine: sourceQuery, theirs: newer.sourceQuery, by: "words" },
-                  { field: "tags", mine: tags.join(", "), theirs: newer.tags.join(", "), by: "words" },
-                  {
-                    field: "staleness override",
-                    mine: override,
-                    theirs: newer.staleOverride ?? "auto",
-                    by: "words",
-                  },
-                  { field: "content", mine: content, theirs: newer.content, by: "lines" },
-                ]
-              : []
-          }
-          onLoadNewer={() => {
-            onHold?.(false);
-            router.refresh();
-          }}
-          reapply={reapplyOffer}
-        />
-      ) : null}
       <div className="grid grid-cols-2 gap-3">
-        <FieldLabel label="Name" errors={fieldErrors.name}>
-          <input
-            className={field}
+        <Field label="Name" error={fieldErrors.name}>
+          <Input
+            className="w-full"
             value={name}
             onChange={(e) => setName(e.target.value)}
             data-testid="model-name"
             aria-label="Name"
           />
-        </FieldLabel>
-        <FieldLabel label="Tags (scope of the freshness check)" errors={fieldErrors.tags}>
+        </Field>
+        <Field label="Tags (scope of the freshness check)" error={fieldErrors.tags}>
           <ChipInput label="Tags" values={tags} onChange={setTags} placeholder="e.g. launch" testId="model-tags" />
-        </FieldLabel>
+        </Field>
         <div className="col-span-2">
-          <FieldLabel label="Source query (what a refresh asks reflect)" errors={fieldErrors.sourceQuery}>
-            <input
-              className={field}
+          <Field
+            label="Source query (what a refresh asks reflect)"
+            error={fieldErrors.sourceQuery}
+            counter={<CharCount value={sourceQuery} max={LIMITS.questionChars} testId="source-query-count" />}
+          >
+            <Input
+              className="w-full"
               value={sourceQuery}
               onChange={(e) => setSourceQuery(e.target.value)}
               data-testid="model-source-query"
               aria-label="Source query"
             />
-            <CharCount value={sourceQuery} max={LIMITS.questionChars} testId="source-query-count" />
-          </FieldLabel>
+          </Field>
         </div>
       </div>
       <fieldset>
-        <legend className="mb-1 text-[11px] text-slate-500 uppercase tracking-wide">Staleness</legend>
+        <legend className="mb-1 text-2xs text-slate-500 uppercase tracking-wide">Staleness</legend>
         <div className="flex gap-1" data-testid="stale-override">
           {OVERRIDES.map((o) => (
             <label
               key={o.value}
               title={o.hint}
-              className={`cursor-pointer rounded border px-2 py-0.5 text-[12px] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-indigo-600 ${
+              className={`cursor-pointer rounded border px-2 py-0.5 text-xs has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-indigo-600 ${
                 override === o.value
                   ? "border-indigo-300 bg-indigo-50 text-indigo-800"
                   : "border-slate-300 bg-white text-slate-600 hover:bg-slate-50"
               }`}
             >
-              <input
+              <Check
                 type="radio"
                 name="staleOverride"
                 value={o.value}
@@ -265,14 +249,14 @@ export function MentalModelEditor({
               {o.label}
             </label>
           ))}
-          <span className="self-center pl-2 text-[11px] text-slate-500">
+          <span className="self-center pl-2 text-2xs text-slate-500">
             {OVERRIDES.find((o) => o.value === override)?.hint}
           </span>
         </div>
       </fieldset>
       <Tabs defaultValue="write">
         <div className="mb-1 flex items-end gap-1">
-          <span className="mr-2 text-[11px] text-slate-500 uppercase tracking-wide">Content (markdown)</span>
+          <span className="mr-2 text-2xs text-slate-500 uppercase tracking-wide">Content (markdown)</span>
           <TabList variant="folder" aria-label="Content">
             {(["write", "preview"] as const).map((t) => (
               <Tab key={t} value={t} variant="folder" data-testid={`content-tab-${t}`}>
@@ -282,8 +266,8 @@ export function MentalModelEditor({
           </TabList>
         </div>
         <TabPanel value="write">
-          <textarea
-            className={`${field} h-72 resize-y font-mono text-[12px] leading-relaxed`}
+          <Textarea
+            className="h-72 w-full resize-y font-mono leading-relaxed"
             value={content}
             onChange={(e) => setContent(e.target.value)}
             data-testid="model-content"
@@ -295,27 +279,26 @@ export function MentalModelEditor({
           <MarkdownPreview markdown={content} />
         </TabPanel>
         {fieldErrors.content?.length ? (
-          <p className="mt-0.5 text-[11px] text-red-700">{fieldErrors.content.join("; ")}</p>
+          <p className="mt-0.5 text-2xs text-red-700">{fieldErrors.content.join("; ")}</p>
         ) : null}
       </Tabs>
       <div className="flex items-center gap-3">
-        <button
-          type="submit"
-          disabled={mutation.isPending || !dirty || blocked !== null}
-          aria-describedby={blocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
-          data-testid="save-model"
-        >
-          {mutation.isPending ? "Saving…" : model ? `Save as version ${model.version + 1}` : "Create"}
-        </button>
-        {model ? <span className="text-[11px] text-slate-500">editing version {model.version}</span> : null}
+        <SaveVersionButton
+          pending={mutation.isPending}
+          dirty={dirty}
+          blocked={blocked}
+          blockedId={blockedId}
+          version={model?.version ?? null}
+          testId="save-model"
+        />
+        {model ? <span className="text-2xs text-slate-500">editing version {model.version}</span> : null}
         <OverLimitNote id={blockedId} reason={blocked} />
         {error && !conflict ? (
-          <p className="text-[12px] text-red-700" role="alert" data-testid="save-error">
+          <p className="text-xs text-red-700" role="alert" data-testid="save-error">
             {error.message}
           </p>
         ) : null}
       </div>
-    </form>
+    </VersionedEditorForm>
   );
 }

@@ -3,14 +3,14 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { NewSkillInput, Skill } from "@/lib/contracts/skills";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { FieldLabel } from "./field-label";
-
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 
 /** Creates a skill from a name and a mission (every other field starts at its default); opens its editor. */
 export function NewSkillForm({
@@ -41,41 +41,46 @@ export function NewSkillForm({
         mutation.mutate();
       }}
     >
-      <FieldLabel label="New skill: name" errors={errors["skill.name"]}>
-        <input
-          className={field}
+      <Field label="New skill: name" error={errors["skill.name"]}>
+        <Input
+          className="w-full"
           value={name}
           onChange={(e) => setName(e.target.value)}
           aria-label="Skill name"
           data-testid="new-skill-name"
         />
-      </FieldLabel>
-      <FieldLabel label="Mission (one paragraph)" errors={errors["skill.mission"]}>
-        <input
-          className={field}
+      </Field>
+      <Field
+        label="Mission (one paragraph)"
+        error={errors["skill.mission"]}
+        counter={<CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />}
+      >
+        <Input
+          className="w-full"
           value={mission}
           onChange={(e) => setMission(e.target.value)}
           aria-label="Mission"
           data-testid="new-skill-mission"
         />
-        <CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />
-      </FieldLabel>
+      </Field>
       <div className="flex items-start pt-4">
-        <button
+        <Button
+          variant="primary"
+          size="md"
           type="submit"
           disabled={mutation.isPending || !name.trim() || blocked !== null}
           aria-describedby={blocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          className="px-4"
           data-testid="create-skill"
         >
           {mutation.isPending ? "Creating…" : "Create skill"}
-        </button>
+        </Button>
       </div>
       <div className="md:col-span-3">
         <OverLimitNote id={blockedId} reason={blocked} />
       </div>
       {mutation.error ? (
-        <p className="text-[12px] text-red-700 md:col-span-3" role="alert" data-testid="create-skill-error">
+        <p className="text-xs text-red-700 md:col-span-3" role="alert" data-testid="create-skill-error">
           {mutation.error.message}
         </p>
       ) : null}

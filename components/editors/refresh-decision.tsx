@@ -2,12 +2,11 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { Button } from "@/components/ui/button";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { AcceptRefreshInput, DiscardRefreshInput, MentalModelDetail } from "@/lib/contracts/mental-models";
-import { useConfirmOverUnsaved } from "./unsaved";
-
-const button = "rounded border px-2 py-0.5 font-medium text-[12px] disabled:opacity-50";
+import { useConfirmOverUnsaved } from "./unsaved-edit";
 
 export interface RefreshDecisionActions {
   accept: (input: AcceptRefreshInput) => Promise<ActionResult<MentalModelDetail>>;
@@ -46,26 +45,25 @@ export function RefreshDecision({
   return (
     <span className="inline-flex flex-wrap items-center gap-1.5" data-testid="refresh-decision">
       {confirm.dialog}
-      <button
-        type="button"
+      <Button
+        variant="primary"
         disabled={save.isPending || drop.isPending}
         onClick={() => confirm.ask(() => save.mutate())}
-        className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
+        className="border border-indigo-600 px-2 py-0.5"
         data-testid="proposal-accept"
       >
         {save.isPending ? "Saving…" : `Accept as version ${baseVersion + 1}`}
-      </button>
-      <button
-        type="button"
+      </Button>
+      <Button
         disabled={save.isPending || drop.isPending}
         onClick={() => drop.mutate()}
-        className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+        className="px-2 py-0.5 font-medium"
         data-testid="proposal-discard"
       >
         Discard
-      </button>
+      </Button>
       {error ? (
-        <span className="text-[12px] text-red-700" role="alert" data-testid="proposal-error">
+        <span className="text-xs text-red-700" role="alert" data-testid="proposal-error">
           {error.message}
         </span>
       ) : null}

@@ -4,6 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import type { ReactNode } from "react";
+import { Button } from "@/components/ui/button";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type {
@@ -15,9 +16,7 @@ import type {
 } from "@/lib/contracts/mental-models";
 import { diffLines } from "@/lib/text/text-diff";
 import { TextDiff } from "./text-diff";
-import { useConfirmOverUnsaved } from "./unsaved";
-
-const button = "rounded border px-2.5 py-1 font-medium text-[12px] disabled:opacity-50";
+import { useConfirmOverUnsaved } from "./unsaved-edit";
 
 /**
  * Refresh now: re-generates the content with a low-budget reflect run over the source query
@@ -75,28 +74,27 @@ export function RefreshModelButton({
       {confirm.dialog}
       <div className="ml-auto flex items-center gap-2" data-testid="refresh-model">
         {save.data ? (
-          <p className="text-[12px] text-emerald-800" role="status" data-testid="refresh-outcome">
+          <p className="text-xs text-emerald-800" role="status" data-testid="refresh-outcome">
             Refreshed as version {save.data.version}.
           </p>
         ) : null}
-        <button
-          type="button"
+        <Button
           disabled={propose.isPending || save.isPending}
           onClick={() => {
             save.reset();
             drop.reset();
             propose.mutate();
           }}
-          className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+          className="font-medium"
           data-testid="refresh-now"
           title="Run reflect over the source query (low budget, mental models excluded) and show the answer as a proposal to accept or discard"
         >
           {propose.isPending ? "Refreshing… (running reflect)" : "Refresh now"}
-        </button>
+        </Button>
         {actions}
       </div>
       {propose.error ? (
-        <p className="basis-full text-[12px] text-red-700" role="alert">
+        <p className="basis-full text-xs text-red-700" role="alert">
           {propose.error.message}
         </p>
       ) : null}
@@ -114,7 +112,7 @@ export function RefreshModelButton({
           </h2>
           {proposal.usable ? (
             <>
-              <p className="mt-0.5 mb-2 text-[12px] text-slate-600">
+              <p className="mt-0.5 mb-2 text-xs text-slate-600">
                 The current content (<span className="text-red-800">−</span>) against the refresh answer (
                 <span className="text-emerald-800">+</span>), based on {proposal.basedOnIds.length} cited{" "}
                 {proposal.basedOnIds.length === 1 ? "memory" : "memories"}. {runLink(proposal.runId)}
@@ -122,7 +120,7 @@ export function RefreshModelButton({
               <TextDiff ops={diffLines(proposal.current, proposal.proposed)} by="lines" testId="refresh-diff" />
             </>
           ) : (
-            <div className="mt-0.5 space-y-1 text-[12px] text-amber-900" data-testid="refresh-unusable">
+            <div className="mt-0.5 space-y-1 text-xs text-amber-900" data-testid="refresh-unusable">
               <p>{proposal.reason}</p>
               {proposal.proposed ? (
                 <p>
@@ -134,27 +132,26 @@ export function RefreshModelButton({
           )}
           <div className="mt-2 flex items-center gap-2">
             {proposal.usable ? (
-              <button
-                type="button"
+              <Button
+                variant="primary"
+                className="border border-indigo-600"
                 disabled={save.isPending}
                 onClick={() => confirm.ask(() => save.mutate(proposal))}
-                className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
                 data-testid="accept-refresh"
               >
                 {save.isPending ? "Saving…" : `Accept as version ${proposal.baseVersion + 1}`}
-              </button>
+              </Button>
             ) : null}
-            <button
-              type="button"
+            <Button
               disabled={save.isPending || drop.isPending}
               onClick={() => (proposal.usable ? drop.mutate(proposal) : propose.reset())}
-              className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+              className="font-medium"
               data-testid="discard-refresh"
             >
               {proposal.usable ? "Discard" : "Close"}
-            </button>
+            </Button>
             {(save.error ?? drop.error) ? (
-              <p className="text-[12px] text-red-700" role="alert" data-testid="accept-error">
+              <p className="text-xs text-red-700" role="alert" data-testid="accept-error">
                 {(save.error ?? drop.error)?.message}
               </p>
             ) : null}

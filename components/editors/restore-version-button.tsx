@@ -2,10 +2,11 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { Button } from "@/components/ui/button";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { MentalModelDetail, RestoreVersionInput } from "@/lib/contracts/mental-models";
-import { useConfirmOverUnsaved } from "./unsaved";
+import { useConfirmOverUnsaved } from "./unsaved-edit";
 
 /** Restores an old version as a new one on top of the current version (refused if it moved on). */
 export function RestoreVersionButton({
@@ -30,19 +31,19 @@ export function RestoreVersionButton({
   return (
     <>
       {confirm.dialog}
-      <button
-        type="button"
+      <Button
+        size="xs"
+        className="text-slate-700"
         disabled={mutation.isPending}
         onClick={() => confirm.ask(() => mutation.mutate())}
-        className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[11px] text-slate-700 hover:bg-slate-50 disabled:opacity-50"
         data-testid="restore-version"
       >
         {/* The accessible name starts with the visible text (WCAG 2.5.3), then says which version. */}
         {mutation.isPending ? "Restoring…" : `Restore as v${current + 1}`}
         <span className="sr-only"> (restores version {version})</span>
-      </button>
+      </Button>
       {mutation.error ? (
-        <p className="basis-full text-[11px] text-red-700" role="alert" data-testid="restore-error">
+        <p className="basis-full text-2xs text-red-700" role="alert" data-testid="restore-error">
           {mutation.error.message}
         </p>
       ) : null}

@@ -22,9 +22,9 @@ export function RunRefList({
 }) {
   return (
     <section data-testid={testId}>
-      <h2 className="mb-1.5 font-semibold text-[12px] text-slate-700">{title}</h2>
+      <h2 className="mb-1.5 font-semibold text-xs text-slate-700">{title}</h2>
       {runs.length === 0 ? (
-        <p className="text-[11px] text-slate-500">{empty}</p>
+        <p className="text-2xs text-slate-500">{empty}</p>
       ) : (
         <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white">
           {runs.map((r) => (
@@ -38,13 +38,13 @@ export function RunRefList({
                 {r.question}
               </Link>
               <span
-                className="ml-auto shrink-0 text-[11px] text-slate-600"
+                className="ml-auto shrink-0 text-2xs text-slate-600"
                 data-testid="run-ref-outcome"
                 data-outcome={r.outcome}
               >
                 {r.outcomeLabel ?? r.status.replace("_", " ")}
               </span>
-              <span className="shrink-0 text-[11px] text-slate-600">{formatTime(r.createdAt)}</span>
+              <span className="shrink-0 text-2xs text-slate-600">{formatTime(r.createdAt)}</span>
               {action?.(r)}
             </li>
           ))}

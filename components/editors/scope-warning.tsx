@@ -6,7 +6,7 @@ export function ScopeWarning({ scope, permittedTeams }: { scope: string; permitt
   const value = scope.trim();
   if (!value.startsWith("team:") || permittedTeams.includes(value.slice("team:".length))) return null;
   return (
-    <p className="mt-0.5 text-[11px] text-amber-900" role="status" data-testid="scope-warning">
+    <p className="mt-0.5 text-2xs text-amber-900" role="status" data-testid="scope-warning">
       This bank does not permit {value}
       {permittedTeams.length
         ? ` (it permits ${permittedTeams.map((t) => `team:${t}`).join(", ")})`

@@ -3,6 +3,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { ChipInput } from "@/components/ui/chip-input";
+import { Field } from "@/components/ui/field";
+import { Check, Input, Select, Textarea } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import { type ActionResult, conflictCurrent, isAppError } from "@/lib/contracts/errors";
 import { LIMITS } from "@/lib/contracts/fields";
@@ -10,14 +14,48 @@ import type { RunStarted } from "@/lib/contracts/runs";
 import { Skill, type SkillDraft, type TrySkillInput } from "@/lib/contracts/skills";
 import { retrievalTypeLabel } from "@/lib/timeline/format";
 import { CharCount, OverLimitNote, overLimitReason } from "./char-count";
-import { ChipInput } from "./chip-input";
-import { ConflictNotice } from "./conflict-notice";
-import { FieldLabel } from "./field-label";
 import { ScopeWarning } from "./scope-warning";
-import { DraftNotice, useDraft, useUnsavedGuard } from "./unsaved";
+import { SaveVersionButton, useVersionedEditor, VersionedEditorForm, type VersionedField } from "./versioned-editor";
 
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 const TYPES = ["observation", "episodic"] as const;
+
+/** The form's values. */
+type SkillFields = {
+  mission: string;
+  disposition: string[];
+  scope: string;
+  tags: string[];
+  types: Skill["retrieval"]["types"];
+  budget: Skill["budget"];
+  anchorEvery: string;
+  outputFormat: Skill["outputFormat"];
+  answerFormat: Skill["answerFormat"];
+};
+
+const fieldsOf = (s: Skill): SkillFields => ({
+  mission: s.mission,
+  disposition: s.disposition,
+  scope: s.retrieval.scope,
+  tags: s.retrieval.tags,
+  types: s.retrieval.types,
+  budget: s.budget,
+  anchorEvery: String(s.anchorEvery),
+  outputFormat: s.outputFormat,
+  answerFormat: s.answerFormat,
+});
+
+/** The conflict list, field by field. */
+const SPEC: readonly VersionedField<SkillFields>[] = [
+  { label: "mission", text: (f) => f.mission, by: "words" },
+  { label: "disposition", text: (f) => f.disposition.join(", "), by: "words" },
+  { label: "scope", text: (f) => f.scope, by: "words" },
+  { label: "retrieval tags", text: (f) => f.tags.join(", "), by: "words" },
+  { label: "memory types", text: (f) => f.types.map(retrievalTypeLabel).join(", "), by: "words" },
+  { label: "budget", text: (f) => f.budget, by: "words" },
+  { label: "anchor every", text: (f) => f.anchorEvery, by: "words" },
+  { label: "output format", text: (f) => f.outputFormat, by: "words" },
+  { label: "answer format", text: (f) => f.answerFormat, by: "words" },
+];
 
 /**
  * Edits a skill. Saving makes a new version (refused as a conflict when someone saved first);
@@ -81,11 +119,21 @@ export function SkillEditor({
   const saveBlockedId = useId();
   const tryBlockedId = useId();
 
-  const guard = useUnsavedGuard(dirty);
-  const stored = useDraft({
+  const mine: SkillFields = {
+    mission,
+    disposition,
+    scope,
+    tags,
+    types,
+    budget,
+    anchorEvery,
+    outputFormat,
+    answerFormat,
+  };
+  const editor = useVersionedEditor({
     entity: `skill:${skill.bankId}:${skill.id}`,
     baseVersion: skill.version,
-    value: { mission, disposition, scope, tags, types, budget, anchorEvery, outputFormat, answerFormat },
+    fields: mine,
     dirty,
     apply: (d) => {
       setMission(d.mission);
@@ -103,8 +151,7 @@ export function SkillEditor({
   const saving = useMutation({
     mutationFn: (d: SkillDraft) => unwrap(save(d)),
     onSuccess: () => {
-      stored.clear();
-      guard.allow();
+      editor.settled();
       router.refresh();
     },
   });
@@ -112,8 +159,8 @@ export function SkillEditor({
     mutationFn: (input: TrySkillInput) => unwrap(tryDraft(input)),
     onSuccess: ({ runId }) => {
       // The draft comes back when Back returns here; the run itself is labelled a draft.
-      if (dirty) stored.markTried(runId);
-      guard.allow();
+      if (dirty) editor.draft.markTried(runId);
+      editor.guard.allow();
       router.push(`/runs/${runId}`);
     },
   });
@@ -124,65 +171,37 @@ export function SkillEditor({
   const newer = conflict ? conflictCurrent(conflict, Skill) : undefined;
 
   return (
-    <form
-      className="space-y-3"
-      data-testid="skill-editor"
-      onSubmit={(e) => {
-        e.preventDefault();
-        saving.mutate(draft());
-      }}
+    <VersionedEditorForm
+      testId="skill-editor"
+      editor={editor}
+      spec={SPEC}
+      mine={mine}
+      conflict={
+        conflict
+          ? {
+              message: conflict.message,
+              newer: newer ? { version: newer.version, fields: fieldsOf(newer) } : null,
+              onLoadNewer: () => router.refresh(),
+            }
+          : null
+      }
+      onSubmit={() => saving.mutate(draft())}
     >
-      {guard.dialog}
-      <DraftNotice draft={stored} />
-      {conflict ? (
-        <ConflictNotice
-          message={conflict.message}
-          newerVersion={newer?.version ?? null}
-          fields={
-            newer
-              ? [
-                  { field: "mission", mine: mission, theirs: newer.mission, by: "words" },
-                  {
-                    field: "disposition",
-                    mine: disposition.join(", "),
-                    theirs: newer.disposition.join(", "),
-                    by: "words",
-                  },
-                  { field: "scope", mine: scope, theirs: newer.retrieval.scope, by: "words" },
-                  {
-                    field: "retrieval tags",
-                    mine: tags.join(", "),
-                    theirs: newer.retrieval.tags.join(", "),
-                    by: "words",
-                  },
-                  {
-                    field: "memory types",
-                    mine: types.map(retrievalTypeLabel).join(", "),
-                    theirs: newer.retrieval.types.map(retrievalTypeLabel).join(", "),
-                    by: "words",
-                  },
-                  { field: "budget", mine: budget, theirs: newer.budget, by: "words" },
-                  { field: "anchor every", mine: anchorEvery, theirs: String(newer.anchorEvery), by: "words" },
-                  { field: "output format", mine: outputFormat, theirs: newer.outputFormat, by: "words" },
-                  { field: "answer format", mine: answerFormat, theirs: newer.answerFormat, by: "words" },
-                ]
-              : []
-          }
-          onLoadNewer={() => router.refresh()}
-        />
-      ) : null}
-      <FieldLabel label="Mission (one paragraph)" errors={errorsOf("mission")}>
-        <textarea
-          className={`${field} h-28 resize-y leading-relaxed`}
+      <Field
+        label="Mission (one paragraph)"
+        error={errorsOf("mission")}
+        counter={<CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />}
+      >
+        <Textarea
+          className="w-full h-28 resize-y leading-relaxed"
           value={mission}
           onChange={(e) => setMission(e.target.value.replace(/\n+/g, " "))}
           data-testid="skill-mission"
           aria-label="Mission"
         />
-        <CharCount value={mission} max={LIMITS.missionChars} testId="mission-count" />
-      </FieldLabel>
+      </Field>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <FieldLabel label="Disposition (adjectives)" errors={errorsOf("disposition")}>
+        <Field label="Disposition (adjectives)" error={errorsOf("disposition")}>
           <ChipInput
             label="Disposition"
             values={disposition}
@@ -190,31 +209,31 @@ export function SkillEditor({
             placeholder="e.g. concise"
             testId="skill-disposition"
           />
-        </FieldLabel>
-        <FieldLabel label="Output format" errors={errorsOf("outputFormat")}>
-          <input
-            className={field}
+        </Field>
+        <Field label="Output format" error={errorsOf("outputFormat")}>
+          <Input
+            className="w-full"
             value={outputFormat}
             onChange={(e) => setOutputFormat(e.target.value)}
             aria-label="Output format"
             data-testid="skill-output-format"
           />
-        </FieldLabel>
+        </Field>
       </div>
       <fieldset className="rounded border border-slate-200 p-2.5">
-        <legend className="px-1 text-[11px] text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
+        <legend className="px-1 text-2xs text-slate-500 uppercase tracking-wide">Retrieval directive</legend>
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-[1fr_1fr_auto]">
-          <FieldLabel label="Scope default" errors={errorsOf("retrieval.scope")}>
-            <input
-              className={field}
+          <Field label="Scope default" error={errorsOf("retrieval.scope")}>
+            <Input
+              className="w-full"
               value={scope}
               onChange={(e) => setScope(e.target.value)}
               aria-label="Scope default"
               data-testid="skill-scope"
             />
             <ScopeWarning scope={scope} permittedTeams={permittedTeams} />
-          </FieldLabel>
-          <FieldLabel label="Tags" errors={errorsOf("retrieval.tags")}>
+          </Field>
+          <Field label="Tags" error={errorsOf("retrieval.tags")}>
             <ChipInput
               label="Retrieval tags"
               values={tags}
@@ -222,12 +241,12 @@ export function SkillEditor({
               placeholder="any tag"
               testId="skill-tags"
             />
-          </FieldLabel>
-          <FieldLabel label="Memory types" errors={errorsOf("retrieval.types")}>
+          </Field>
+          <Field group label="Memory types" error={errorsOf("retrieval.types")}>
             <div className="flex h-[30px] items-center gap-3">
               {TYPES.map((t) => (
-                <label key={t} className="flex items-center gap-1 text-[12px]">
-                  <input
+                <label key={t} className="flex items-center gap-1 text-xs">
+                  <Check
                     type="checkbox"
                     checked={types.includes(t)}
                     onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
@@ -236,13 +255,13 @@ export function SkillEditor({
                 </label>
               ))}
             </div>
-          </FieldLabel>
+          </Field>
         </div>
       </fieldset>
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
-        <FieldLabel label="Budget" errors={errorsOf("budget")}>
-          <select
-            className={field}
+        <Field label="Budget" error={errorsOf("budget")}>
+          <Select
+            className="w-full"
             value={budget}
             onChange={(e) => setBudget(e.target.value as Skill["budget"])}
             aria-label="Budget"
@@ -250,11 +269,11 @@ export function SkillEditor({
             <option value="low">low (5 iterations)</option>
             <option value="mid">mid (10)</option>
             <option value="high">high (20)</option>
-          </select>
-        </FieldLabel>
-        <FieldLabel label="Answer format" errors={errorsOf("answerFormat")}>
-          <select
-            className={field}
+          </Select>
+        </Field>
+        <Field label="Answer format" error={errorsOf("answerFormat")}>
+          <Select
+            className="w-full"
             value={answerFormat}
             onChange={(e) => setAnswerFormat(e.target.value as Skill["answerFormat"])}
             aria-label="Answer format"
@@ -263,65 +282,67 @@ export function SkillEditor({
           >
             <option value="prose">prose (default)</option>
             <option value="json">JSON</option>
-          </select>
-        </FieldLabel>
-        <FieldLabel label="Anchor every (iterations)" errors={errorsOf("anchorEvery")}>
-          <input
+          </Select>
+        </Field>
+        <Field label="Anchor every (iterations)" error={errorsOf("anchorEvery")}>
+          <Input
             type="number"
             min={1}
             max={50}
-            className={field}
+            className="w-full"
             value={anchorEvery}
             onChange={(e) => setAnchorEvery(e.target.value)}
             aria-label="Anchor every"
           />
-        </FieldLabel>
+        </Field>
         <div className="col-span-2 flex items-end gap-3">
-          <button
-            type="submit"
-            disabled={saving.isPending || !dirty || saveBlocked !== null}
-            aria-describedby={saveBlocked ? saveBlockedId : undefined}
+          <SaveVersionButton
+            pending={saving.isPending}
+            dirty={dirty}
+            blocked={saveBlocked}
+            blockedId={saveBlockedId}
+            version={skill.version}
             title={dirty ? undefined : "Nothing changed yet"}
-            className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
-            data-testid="save-skill"
-          >
-            {saving.isPending ? "Saving…" : `Save as version ${skill.version + 1}`}
-          </button>
-          <span className="pb-1.5 text-[11px] text-slate-500">editing version {skill.version}</span>
+            testId="save-skill"
+          />
+          <span className="pb-1.5 text-2xs text-slate-500">editing version {skill.version}</span>
           <OverLimitNote id={saveBlockedId} reason={saveBlocked} />
         </div>
       </div>
       {failure && !conflict ? (
-        <p className="text-[12px] text-red-700" role="alert" data-testid="save-error">
+        <p className="text-xs text-red-700" role="alert" data-testid="save-error">
           {failure.message}
         </p>
       ) : null}
       <div className="flex items-end gap-2 border-slate-100 border-t pt-3">
         <div className="flex-1">
-          <FieldLabel label="Try the draft (runs it without saving)" errors={fieldErrors.question}>
-            <input
-              className={field}
+          <Field
+            label="Try the draft (runs it without saving)"
+            error={fieldErrors.question}
+            counter={<CharCount value={question} max={LIMITS.questionChars} testId="question-count" />}
+          >
+            <Input
+              className="w-full"
               value={question}
               onChange={(e) => setQuestion(e.target.value)}
               placeholder="What did we decide about the launch date?"
               aria-label="Question to try the draft on"
               data-testid="try-question"
             />
-            <CharCount value={question} max={LIMITS.questionChars} testId="question-count" />
-          </FieldLabel>
+          </Field>
         </div>
-        <button
-          type="button"
+        <Button
+          size="md"
           disabled={trying.isPending || tryBlocked !== null}
           aria-describedby={tryBlocked ? tryBlockedId : undefined}
           onClick={() => trying.mutate({ draft: draft(), question })}
-          className="rounded border border-slate-300 bg-white px-3 py-1.5 font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          className="font-medium"
           data-testid="try-skill"
         >
           {trying.isPending ? "Starting…" : "Try"}
-        </button>
+        </Button>
       </div>
       <OverLimitNote id={tryBlockedId} reason={tryBlocked} />
-    </form>
+    </VersionedEditorForm>
   );
 }

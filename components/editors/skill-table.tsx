@@ -1,51 +1,67 @@
 import Link from "next/link";
+import { type Column, DataTable } from "@/components/ui/data-table";
 import { skillHref } from "@/lib/client/curation";
 import type { Skill } from "@/lib/contracts/skills";
 import { formatTime } from "./format-time";
 
+const columns = (bankId: string): Column<Skill>[] => [
+  {
+    key: "name",
+    header: "Skill",
+    headerClassName: "w-[11%]",
+    cell: (s) => (
+      <Link href={skillHref(bankId, s.id)} className="font-medium text-slate-900 hover:text-indigo-700 hover:underline">
+        {s.name}
+      </Link>
+    ),
+  },
+  {
+    key: "mission",
+    header: "Mission",
+    headerClassName: "w-[44%]",
+    cellClassName: "text-slate-700",
+    cell: (s) => <span className="line-clamp-2">{s.mission}</span>,
+  },
+  {
+    key: "disposition",
+    header: "Disposition",
+    headerClassName: "w-[15%]",
+    cellClassName: "text-slate-600",
+    cell: (s) => s.disposition.join(", "),
+  },
+  {
+    key: "budget",
+    header: "Budget · scope",
+    headerClassName: "w-[12%]",
+    cellClassName: "text-slate-600",
+    cell: (s) => `${s.budget} · ${s.retrieval.scope}`,
+  },
+  {
+    key: "version",
+    header: "Version",
+    numeric: true,
+    headerClassName: "w-[6%]",
+    cellClassName: "font-mono text-xs text-slate-600",
+    cell: (s) => `v${s.version}`,
+  },
+  {
+    key: "updated",
+    header: "Updated",
+    headerClassName: "w-[12%]",
+    cellClassName: "text-2xs text-slate-500",
+    cell: (s) => formatTime(s.updatedAt),
+  },
+];
+
 export function SkillTable({ bankId, skills }: { bankId: string; skills: Skill[] }) {
-  if (skills.length === 0) {
-    return (
-      <p className="rounded border border-dashed border-slate-300 p-6 text-center text-slate-500">
-        No skills in this bank.
-      </p>
-    );
-  }
   return (
-    <table className="w-full table-fixed border-collapse text-left" data-testid="skill-table">
-      <thead className="border-b border-slate-200 text-[11px] text-slate-500 uppercase tracking-wide">
-        <tr>
-          <th className="w-[11%] py-1.5 pr-2 font-medium">Skill</th>
-          <th className="w-[44%] pr-2 font-medium">Mission</th>
-          <th className="w-[15%] pr-2 font-medium">Disposition</th>
-          <th className="w-[12%] pr-2 font-medium">Budget · scope</th>
-          <th className="w-[6%] pr-2 text-right font-medium">Version</th>
-          <th className="w-[12%] font-medium">Updated</th>
-        </tr>
-      </thead>
-      <tbody>
-        {skills.map((s) => (
-          <tr key={s.id} className="border-b border-slate-100 align-top hover:bg-white" data-testid="skill-row">
-            <td className="py-1.5 pr-2">
-              <Link
-                href={skillHref(bankId, s.id)}
-                className="font-medium text-slate-900 hover:text-indigo-700 hover:underline"
-              >
-                {s.name}
-              </Link>
-            </td>
-            <td className="pr-2 text-slate-700">
-              <span className="line-clamp-2">{s.mission}</span>
-            </td>
-            <td className="pr-2 text-slate-600">{s.disposition.join(", ")}</td>
-            <td className="pr-2 text-slate-600">
-              {s.budget} · {s.retrieval.scope}
-            </td>
-            <td className="pr-2 text-right font-mono text-[12px] text-slate-600">v{s.version}</td>
-            <td className="text-[11px] text-slate-500">{formatTime(s.updatedAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      columns={columns(bankId)}
+      rows={skills}
+      rowKey={(s) => s.id}
+      rowProps={() => ({ "data-testid": "skill-row" })}
+      empty="No skills in this bank."
+      testId="skill-table"
+    />
   );
 }

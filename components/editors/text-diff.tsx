@@ -36,7 +36,7 @@ export function TextDiff({ ops, by, testId }: { ops: readonly DiffOp[]; by: "lin
   if (by === "words") {
     return (
       <p
-        className="whitespace-pre-wrap break-words text-[12px] text-slate-700 leading-relaxed"
+        className="whitespace-pre-wrap break-words text-xs text-slate-700 leading-relaxed"
         data-testid={testId ?? "word-diff"}
       >
         {ops.map((o, i) =>
@@ -61,7 +61,7 @@ export function TextDiff({ ops, by, testId }: { ops: readonly DiffOp[]; by: "lin
   }
   return (
     <div
-      className="overflow-x-auto rounded border border-slate-200 font-mono text-[11px]"
+      className="overflow-x-auto rounded border border-slate-200 font-mono text-2xs"
       data-testid={testId ?? "line-diff"}
     >
       {foldLines(ops).map((line, i) =>

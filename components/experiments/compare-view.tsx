@@ -18,13 +18,43 @@ function Side({ row }: { row: ExperimentRow | null }) {
         </span>
         <span className="text-slate-700">· {row.llmCalls} calls</span>
       </span>
-      <span className="font-mono text-[11px] text-slate-700">{row.citations.join(", ") || "no citations"}</span>
+      <span className="font-mono text-2xs text-slate-700">{row.citations.join(", ") || "no citations"}</span>
       {row.runId && (
-        <Link className="text-[11px] text-indigo-800 underline" href={`/runs/${row.runId}`}>
+        <Link className="text-2xs text-indigo-800 underline" href={`/runs/${row.runId}`}>
           {row.runId}
         </Link>
       )}
     </div>
+  );
+}
+
+const SIDES = ["base", "head"] as const;
+
+/** "base <id> (3/5 passed)": one side of the comparison, linking to its experiment. */
+function SideSummary({ side, experiment }: { side: string; experiment: ExperimentComparison["base"] }) {
+  return (
+    <>
+      {side}{" "}
+      <Link className="text-indigo-800 underline" href={experimentHref(experiment.id)}>
+        {experiment.id}
+      </Link>{" "}
+      ({experiment.totals.passed}/{experiment.totals.questions} passed)
+    </>
+  );
+}
+
+/** A comparison table's header row: one cell a column, padded like the table's cells. */
+function HeaderRow({ columns, cell }: { columns: readonly string[]; cell: string }) {
+  return (
+    <thead>
+      <tr className="border-b border-slate-300 text-left text-slate-700">
+        {columns.map((c) => (
+          <th key={c} className={cell}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
   );
 }
 
@@ -36,16 +66,8 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
     <div className="flex flex-col gap-3" data-testid="experiment-compare">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="font-semibold text-lg">Compare experiments</h1>
-        <span className="text-[12px] text-slate-700">
-          base{" "}
-          <Link className="text-indigo-800 underline" href={experimentHref(cmp.base.id)}>
-            {cmp.base.id}
-          </Link>{" "}
-          ({cmp.base.totals.passed}/{cmp.base.totals.questions} passed) → head{" "}
-          <Link className="text-indigo-800 underline" href={experimentHref(cmp.head.id)}>
-            {cmp.head.id}
-          </Link>{" "}
-          ({cmp.head.totals.passed}/{cmp.head.totals.questions} passed)
+        <span className="text-xs text-slate-700">
+          <SideSummary side="base" experiment={cmp.base} /> → <SideSummary side="head" experiment={cmp.head} />
         </span>
       </div>
       <section aria-labelledby="config-diff-heading" data-testid="config-diff">
@@ -53,25 +75,22 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
           Configuration
         </h2>
         {config.length === 0 ? (
-          <p className="text-[12px] text-slate-700">
+          <p className="text-xs text-slate-700">
             Same configuration (model {cmp.head.config.model.name}, {cmp.head.skillVersions.join(", ") || "no skill"}):
             a difference comes from the memory or the model&apos;s variance.
           </p>
         ) : (
-          <table className="border-collapse text-[12px]">
-            <thead>
-              <tr className="border-b border-slate-300 text-left text-slate-700">
-                <th className="py-0.5 pr-3">Differs</th>
-                <th className="py-0.5 pr-3">Base</th>
-                <th className="py-0.5 pr-3">Head</th>
-              </tr>
-            </thead>
+          <table className="border-collapse text-xs">
+            <HeaderRow columns={["Differs", "Base", "Head"]} cell="py-0.5 pr-3" />
             <tbody>
               {config.map((c) => (
                 <tr key={c.what} className="border-b border-slate-100" data-testid="config-change">
                   <td className="py-0.5 pr-3 text-slate-700">{c.what}</td>
-                  <td className="py-0.5 pr-3 font-mono text-[11px]">{c.base}</td>
-                  <td className="py-0.5 pr-3 font-mono text-[11px]">{c.head}</td>
+                  {SIDES.map((side) => (
+                    <td key={side} className="py-0.5 pr-3 font-mono text-2xs">
+                      {c[side]}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -80,8 +99,8 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
       </section>
       {(cmp.base.config.draft || cmp.head.config.draft) && (
         // A draft side did not run the current state: a difference may be the draft, not the memory.
-        <p className="text-[12px] text-amber-900" data-testid="compare-draft">
-          <span className="mr-1 rounded border border-amber-300 bg-amber-50 px-1 text-[11px]">draft</span>
+        <p className="text-xs text-amber-900" data-testid="compare-draft">
+          <span className="mr-1 rounded border border-amber-300 bg-amber-50 px-1 text-2xs">draft</span>
           {cmp.base.config.draft && cmp.head.config.draft
             ? "Both experiments ran under a draft"
             : `The ${cmp.head.config.draft ? "head" : "base"} ran under a draft`}{" "}
@@ -97,15 +116,8 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
         {counts.removed ? ` · ${counts.removed} only in base` : ""}
       </p>
       <div className="overflow-x-auto">
-        <table className="w-full min-w-[860px] border-collapse text-[12px]">
-          <thead>
-            <tr className="border-b border-slate-300 text-left text-slate-700">
-              <th className="py-1 pr-2">Question</th>
-              <th className="py-1 pr-2">Base</th>
-              <th className="py-1 pr-2">Head</th>
-              <th className="py-1 pr-2">What changed</th>
-            </tr>
-          </thead>
+        <table className="w-full min-w-[860px] border-collapse text-xs">
+          <HeaderRow columns={["Question", "Base", "Head", "What changed"]} cell="py-1 pr-2" />
           <tbody>
             {cmp.questions.map((q, i) => (
               <tr
@@ -117,14 +129,13 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
               >
                 <td className="max-w-[24rem] py-1 pr-2">
                   {q.question}
-                  {q.skill && <span className="ml-1 text-[11px] text-slate-600">· {q.skill}</span>}
+                  {q.skill && <span className="ml-1 text-2xs text-slate-600">· {q.skill}</span>}
                 </td>
-                <td className="py-1 pr-2">
-                  <Side row={q.base} />
-                </td>
-                <td className="py-1 pr-2">
-                  <Side row={q.head} />
-                </td>
+                {SIDES.map((side) => (
+                  <td key={side} className="py-1 pr-2">
+                    <Side row={q[side]} />
+                  </td>
+                ))}
                 <td className="py-1 pr-2">
                   <ul className="flex flex-col gap-0.5">
                     {q.reason && (
@@ -144,7 +155,7 @@ export function CompareView({ cmp }: { cmp: ExperimentComparison }) {
                   </ul>
                   {q.base?.runId && q.head?.runId && (q.regression || q.improvement) && (
                     <Link
-                      className="text-[11px] text-indigo-800 underline"
+                      className="text-2xs text-indigo-800 underline"
                       href={`/runs/compare?a=${encodeURIComponent(q.base.runId)}&b=${encodeURIComponent(q.head.runId)}`}
                       data-testid="open-run-compare"
                     >

@@ -4,7 +4,7 @@ import { type ExperimentSummary, experimentHref } from "@/lib/contracts/experime
 /** Experiments, newest first: id, suite version, status, passed, draft or not. */
 export function ExperimentList({ experiments, showSuite }: { experiments: ExperimentSummary[]; showSuite?: boolean }) {
   return (
-    <ul className="flex flex-col gap-0.5 text-[12px]" data-testid="experiment-list">
+    <ul className="flex flex-col gap-0.5 text-xs" data-testid="experiment-list">
       {experiments.map((e) => (
         <li key={e.id}>
           <Link className="font-mono text-indigo-800 underline" href={experimentHref(e.id)}>

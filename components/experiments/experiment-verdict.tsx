@@ -13,7 +13,7 @@ export function ExperimentVerdict({
 }) {
   return (
     <div
-      className={`rounded border px-2 py-1 text-[12px] ${row.passed === false ? "border-red-200 bg-red-50" : "border-slate-200 bg-white"}`}
+      className={`rounded border px-2 py-1 text-xs ${row.passed === false ? "border-red-200 bg-red-50" : "border-slate-200 bg-white"}`}
       data-testid="experiment-verdict"
       data-passed={String(row.passed)}
     >

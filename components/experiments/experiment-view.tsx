@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { FlagBadges } from "@/components/runs/flag-badges";
 import { RunStatusBadge } from "@/components/runs/run-status-badge";
+import { Button } from "@/components/ui/button";
 import { followEventStream } from "@/lib/client/event-stream";
 import { getJson, unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
@@ -20,9 +21,6 @@ import {
 } from "@/lib/contracts/experiments";
 import { comparisonCounts } from "@/lib/experiments/compare";
 import { Scorecard } from "./scorecard";
-
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
 type Filter = "all" | "failed" | "regressed" | `flag:${string}`;
 
@@ -104,13 +102,13 @@ export function ExperimentView({
     <div className="flex flex-col gap-3" data-testid="experiment" data-status={e.status}>
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h1 className="font-semibold text-lg">Experiment {e.id}</h1>
-        <Link className="text-[12px] text-indigo-800 underline" href={suiteHref(e.bankId, e.suite)}>
+        <Link className="text-xs text-indigo-800 underline" href={suiteHref(e.bankId, e.suite)}>
           suite {e.suite} v{e.suiteVersion}
         </Link>
-        <span className="text-[12px] text-slate-700" data-testid="experiment-status">
+        <span className="text-xs text-slate-700" data-testid="experiment-status">
           {e.status}
         </span>
-        <span className="text-[12px] text-slate-700">
+        <span className="text-xs text-slate-700">
           {e.config.draft ? "draft: " : "current state"}
           {e.config.skill &&
             ` skill ${e.config.skill.name}${e.config.skill.version ? ` v${e.config.skill.version}` : ""}${e.config.skill.mission ? " (unsaved mission)" : ""}`}
@@ -135,7 +133,7 @@ export function ExperimentView({
           ["Tokens", t.tokens.toLocaleString("en-US")],
         ].map(([label, value]) => (
           <div key={label} className="rounded border border-slate-200 bg-white px-2 py-1">
-            <dt className="text-[11px] text-slate-600">{label}</dt>
+            <dt className="text-2xs text-slate-600">{label}</dt>
             <dd
               className="font-semibold text-slate-900"
               data-testid={`total-${label?.toLowerCase().replace(" ", "-")}`}
@@ -160,30 +158,24 @@ export function ExperimentView({
           >
             <div className="h-full bg-indigo-600 transition-all" style={{ width: `${pct}%` }} />
           </div>
-          <span className="text-[12px] text-slate-700">
+          <span className="text-xs text-slate-700">
             {t.finished} / {t.questions}
           </span>
           {running && (
-            <button
-              type="button"
-              className={button}
-              onClick={() => cancelling.mutate()}
-              disabled={cancelling.isPending}
-              data-testid="cancel-experiment"
-            >
+            <Button onClick={() => cancelling.mutate()} disabled={cancelling.isPending} data-testid="cancel-experiment">
               Cancel
-            </button>
+            </Button>
           )}
         </div>
       )}
       {e.error && (
-        <p className="text-[12px] text-slate-700" role="status">
+        <p className="text-xs text-slate-700" role="status">
           {e.error}
         </p>
       )}
 
       {comparison && (
-        <p className="text-[12px] text-slate-800" data-testid="baseline-summary">
+        <p className="text-xs text-slate-800" data-testid="baseline-summary">
           Against {comparison.base.id}: <strong>{comparison.totals.regressions} regressed</strong>,{" "}
           {comparison.totals.improvements} improved
           {notComparedCount > 0 && ` · ${notComparedCount} not compared (not run on both sides)`} ·{" "}
@@ -193,26 +185,26 @@ export function ExperimentView({
         </p>
       )}
 
-      <fieldset className="flex flex-wrap items-center gap-1 text-[12px]">
+      <fieldset className="flex flex-wrap items-center gap-1 text-xs">
         <legend className="sr-only">Filter questions</legend>
         {(["all", "failed", ...(comparison ? ["regressed"] : []), ...flags.map((f) => `flag:${f}`)] as Filter[]).map(
           (f) => (
-            <button
+            <Button
               key={f}
-              type="button"
-              aria-pressed={filter === f}
+              variant={filter === f ? "primary" : "secondary"}
+              pressed={filter === f}
               onClick={() => setFilter(f)}
-              className={`rounded border px-2 py-0.5 ${filter === f ? "border-indigo-700 bg-indigo-700 text-white" : "border-slate-300 bg-white text-slate-800"}`}
+              className={`px-2 py-0.5 font-normal text-[13px] ${filter === f ? "border border-indigo-600" : ""}`}
               data-testid={`filter-${f}`}
             >
               {f.startsWith("flag:") ? `${f.slice(5)} (${t.flags[f.slice(5)]})` : f}
-            </button>
+            </Button>
           ),
         )}
       </fieldset>
 
       <div className="overflow-x-auto">
-        <table className="w-full min-w-[900px] border-collapse text-[12px]" data-testid="experiment-rows">
+        <table className="w-full min-w-[900px] border-collapse text-xs" data-testid="experiment-rows">
           <thead>
             <tr className="border-b border-slate-300 text-left text-slate-700">
               <th className="py-1 pr-2">#</th>
@@ -246,14 +238,14 @@ export function ExperimentView({
                     ) : (
                       r.question
                     )}
-                    {r.skill && <span className="ml-1 text-[11px] text-slate-600">· {r.skill}</span>}
+                    {r.skill && <span className="ml-1 text-2xs text-slate-600">· {r.skill}</span>}
                     {r.tags.length > 0 && (
-                      <span className="ml-1 text-[11px] text-slate-600" data-testid="row-tags">
+                      <span className="ml-1 text-2xs text-slate-600" data-testid="row-tags">
                         · {r.tags.join(", ")}
                       </span>
                     )}
                     {r.judgeRunId && (
-                      <div className="text-[11px]">
+                      <div className="text-2xs">
                         <Link
                           className="text-indigo-800 underline"
                           href={`/runs/${r.judgeRunId}`}
@@ -264,7 +256,7 @@ export function ExperimentView({
                       </div>
                     )}
                     {cmp?.regression && (
-                      <div className="text-[11px] text-red-800" data-testid="row-regressions">
+                      <div className="text-2xs text-red-800" data-testid="row-regressions">
                         ↓ {cmp.reason}
                         {cmp.base?.runId && r.runId && (
                           <>
@@ -279,7 +271,7 @@ export function ExperimentView({
                         )}
                       </div>
                     )}
-                    {cmp?.improvement && <div className="text-[11px] text-emerald-800">↑ {cmp.reason}</div>}
+                    {cmp?.improvement && <div className="text-2xs text-emerald-800">↑ {cmp.reason}</div>}
                   </td>
                   <td className="py-1 pr-2">
                     {r.status === "pending" || r.status === "skipped" ? (
@@ -295,7 +287,7 @@ export function ExperimentView({
                   <td className="py-1 pr-2 text-right tabular-nums">
                     {r.durationMs === null ? "—" : `${r.durationMs} ms`}
                   </td>
-                  <td className="py-1 pr-2 font-mono text-[11px]" title={r.citations.join(", ")}>
+                  <td className="py-1 pr-2 font-mono text-2xs" title={r.citations.join(", ")}>
                     {r.citations.length
                       ? r.citations.slice(0, 4).join(", ") +
                         (r.citations.length > 4 ? ` +${r.citations.length - 4}` : "")
@@ -313,7 +305,7 @@ export function ExperimentView({
           </tbody>
         </table>
       </div>
-      <p className="text-[11px] text-slate-600">
+      <p className="text-2xs text-slate-600">
         Each question ran as an ordinary run: open one to see its timeline.{" "}
         <Link className="underline" href={experimentHref(e.id)}>
           Permalink

@@ -3,6 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Check, Select } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import {
@@ -12,8 +14,6 @@ import {
   type StartExperimentInput,
 } from "@/lib/contracts/experiments";
 import type { Budget } from "@/lib/reflect/domain";
-
-const field = "rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
 
 /** Runs the suite: current state, or a saved skill version, with a budget and a baseline to compare with. */
 export function RunExperimentForm({
@@ -62,28 +62,28 @@ export function RunExperimentForm({
       }}
       data-testid="run-experiment"
     >
-      <label className="text-[11px] text-slate-700">
+      <label className="text-2xs text-slate-700">
         Budget
-        <select className={`${field} block`} value={budget} onChange={(e) => setBudget(e.target.value)}>
+        <Select size="sm" className="block" value={budget} onChange={(e) => setBudget(e.target.value)}>
           <option value="">each question's</option>
           <option>low</option>
           <option>mid</option>
           <option>high</option>
-        </select>
+        </Select>
       </label>
-      <label className="text-[11px] text-slate-700">
+      <label className="text-2xs text-slate-700">
         Skill draft
-        <select className={`${field} block`} value={skill} onChange={(e) => setSkill(e.target.value)}>
+        <Select size="sm" className="block" value={skill} onChange={(e) => setSkill(e.target.value)}>
           <option value="">current state</option>
           {skills.map((s) => (
             <option key={s.name}>{s.name}</option>
           ))}
-        </select>
+        </Select>
       </label>
       {current && (
-        <label className="text-[11px] text-slate-700">
+        <label className="text-2xs text-slate-700">
           Version
-          <select className={`${field} block`} value={version} onChange={(e) => setVersion(e.target.value)}>
+          <Select size="sm" className="block" value={version} onChange={(e) => setVersion(e.target.value)}>
             <option value="">pick one</option>
             {Array.from({ length: current.version }, (_, i) => current.version - i).map((v) => (
               <option key={v} value={v}>
@@ -91,12 +91,12 @@ export function RunExperimentForm({
                 {v === current.version ? " (current)" : ""}
               </option>
             ))}
-          </select>
+          </Select>
         </label>
       )}
-      <label className="text-[11px] text-slate-700">
+      <label className="text-2xs text-slate-700">
         Compare with
-        <select className={`${field} block`} value={baseline} onChange={(e) => setBaseline(e.target.value)}>
+        <Select size="sm" className="block" value={baseline} onChange={(e) => setBaseline(e.target.value)}>
           <option value="">no baseline</option>
           {baselines.map((b) => (
             <option key={b.id} value={b.id}>
@@ -104,11 +104,11 @@ export function RunExperimentForm({
               {b.status !== "done" || b.totals.skipped > 0 ? " (incomplete)" : ""}
             </option>
           ))}
-        </select>
+        </Select>
       </label>
       {incomplete && (
-        <label className="flex items-center gap-1 text-[11px] text-amber-900">
-          <input
+        <label className="flex items-center gap-1 text-2xs text-amber-900">
+          <Check
             type="checkbox"
             checked={allowIncomplete}
             onChange={(e) => setAllowIncomplete(e.target.checked)}
@@ -118,16 +118,17 @@ export function RunExperimentForm({
           run on both sides
         </label>
       )}
-      <button
+      <Button
+        variant="primary"
         type="submit"
-        className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+        className="px-3 font-normal"
         disabled={starting.isPending}
         data-testid="start-experiment"
       >
         {starting.isPending ? "Starting…" : "Run experiment"}
-      </button>
+      </Button>
       {starting.error && (
-        <span className="text-[12px] text-red-700" role="alert">
+        <span className="text-xs text-red-700" role="alert">
           {starting.error.message}
         </span>
       )}

@@ -49,7 +49,7 @@ export function Scorecard({ card }: { card: ScorecardData }) {
       <h2 id="scorecard-heading" className="mb-1 font-semibold text-[13px]">
         Scorecard{card.byTag.length > 0 ? " by tag" : ""}
       </h2>
-      <table className="w-full min-w-[760px] border-collapse text-[12px]" data-testid="scorecard">
+      <table className="w-full min-w-[760px] border-collapse text-xs" data-testid="scorecard">
         <thead>
           <tr className="border-b border-slate-300 text-left text-slate-700">
             <th className="py-1 pr-2">Tag</th>

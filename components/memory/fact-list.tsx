@@ -8,7 +8,7 @@ export function FactList({ items, permittedTeams }: { items: FactItem[]; permitt
       {items.map((f) => (
         <li key={f.id} className="px-3 py-2" data-testid="fact" data-memory-id={f.id}>
           <p className="text-slate-800 [overflow-wrap:anywhere]">{f.text}</p>
-          <div className="mt-1 flex flex-wrap items-center gap-2 text-[11px] text-slate-500">
+          <div className="mt-1 flex flex-wrap items-center gap-2 text-2xs text-slate-500">
             <span className="font-mono text-[10px] text-slate-500">{f.id}</span>
             <span className="rounded bg-slate-50 px-1 text-[10px] text-slate-500">{f.kind}</span>
             {f.speaker || f.sessionId ? (
@@ -28,11 +28,8 @@ export function FactList({ items, permittedTeams }: { items: FactItem[]; permitt
             ) : null}
           </div>
           {f.context && (f.context.before || f.context.after) ? (
-            <div
-              className="mt-2 border-l-2 border-slate-200 pl-2 text-[12px] text-slate-600"
-              data-testid="fact-context"
-            >
-              <p className="text-[11px] text-slate-500">In its session (context, not this memory):</p>
+            <div className="mt-2 border-l-2 border-slate-200 pl-2 text-xs text-slate-600" data-testid="fact-context">
+              <p className="text-2xs text-slate-500">In its session (context, not this memory):</p>
               {[f.context.before, f.context.after].map((t, i) =>
                 t ? (
                   <p key={t.id} className="[overflow-wrap:anywhere]">

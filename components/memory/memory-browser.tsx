@@ -3,6 +3,8 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
 import { memoryKeys, memoryUrl } from "@/lib/client/memory";
 import { getJson } from "@/lib/client/unwrap";
@@ -81,19 +83,19 @@ export function MemoryBrowser({
               </Tab>
             ))}
           </TabList>
-          <input
+          <Input
             type="search"
             aria-label="Search this tier"
             data-testid="memory-search"
             value={input}
             onChange={(e) => setInput(e.target.value)}
             placeholder="Search (BM25)…"
-            className="mb-1 ml-auto w-full rounded border sm:w-72 border-slate-300 bg-white px-2 py-1"
+            className="mb-1 ml-auto w-full sm:w-72 py-1"
           />
         </div>
         {focusId && (
           <p
-            className="mb-2 flex items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-2 py-1 text-[12px] text-indigo-900"
+            className="mb-2 flex items-center gap-2 rounded border border-indigo-200 bg-indigo-50 px-2 py-1 text-xs text-indigo-900"
             data-testid="memory-focus"
           >
             {focusId.includes(",") ? (
@@ -103,9 +105,9 @@ export function MemoryBrowser({
                 Showing <span className="font-mono">{focusId}</span>, the memory the link named.
               </>
             )}
-            <button type="button" onClick={() => setFocusId(null)} className="ml-auto underline">
+            <Button variant="link" onClick={() => setFocusId(null)} className="ml-auto">
               Show all
-            </button>
+            </Button>
           </p>
         )}
         {TABS.map((t) => (

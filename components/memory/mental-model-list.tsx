@@ -22,7 +22,7 @@ export function MentalModelList({ items }: { items: MentalModelItem[] }) {
               {m.id} · v{m.version}
             </span>
           </div>
-          <p className="mt-0.5 text-[11px] text-slate-500" data-testid="staleness-reason">
+          <p className="mt-0.5 text-2xs text-slate-500" data-testid="staleness-reason">
             {m.reason}
             {m.refreshedAt ? ` · refreshed ${m.refreshedAt.slice(0, 16).replace("T", " ")}` : ""}
           </p>
@@ -33,7 +33,7 @@ export function MentalModelList({ items }: { items: MentalModelItem[] }) {
           ) : null}
           <ScrollRegion
             label={`${m.name}: content`}
-            className="mt-2 max-h-40 space-y-1 overflow-auto text-[12px] text-slate-700 [overflow-wrap:anywhere] [&_code]:font-mono [&_ol]:list-decimal [&_ol]:pl-5 [&_ul]:list-disc [&_ul]:pl-5 [&_a]:text-indigo-700 [&_a]:underline"
+            className="mt-2 max-h-40 space-y-1 overflow-auto text-xs text-slate-700 [overflow-wrap:anywhere] [&_code]:font-mono [&_ol]:list-decimal [&_ol]:pl-5 [&_ul]:list-disc [&_ul]:pl-5 [&_a]:text-indigo-700 [&_a]:underline"
             data-testid="mental-model-content"
           >
             <SafeMarkdown>{m.content}</SafeMarkdown>

@@ -22,7 +22,7 @@ export function ObservationList({
       {items.map((o) => (
         <li key={o.id} className="px-3 py-2" data-testid="observation" data-memory-id={o.id}>
           <p className="text-slate-800 [overflow-wrap:anywhere]">{o.text}</p>
-          <div className="mt-1 flex flex-wrap items-center gap-2 text-[11px] text-slate-500">
+          <div className="mt-1 flex flex-wrap items-center gap-2 text-2xs text-slate-500">
             <span className="font-mono text-[10px] text-slate-500">{o.id}</span>
             <ScopeLabel scope={o.scope} permittedTeams={permittedTeams} />
             <TagList tags={o.tags} />

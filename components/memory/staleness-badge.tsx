@@ -37,7 +37,7 @@ export function StalenessBadge({ state, reason }: { state: StalenessState; reaso
       data-testid="staleness-badge"
       data-state={state}
       title={reason}
-      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-[11px] hover:underline ${STYLE[state]}`}
+      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-2xs hover:underline ${STYLE[state]}`}
     >
       {LABEL[state]}
     </Link>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
+import { Button } from "@/components/ui/button";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import {
@@ -21,22 +22,21 @@ export function ModelCheckPanel({
   return (
     <section className="flex flex-col gap-3" aria-label="Model check">
       <div className="flex items-center gap-3">
-        <button
-          type="button"
+        <Button
           disabled={mutation.isPending}
           onClick={() => mutation.mutate()}
-          className="shrink-0 whitespace-nowrap rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          className="shrink-0 whitespace-nowrap font-medium"
           data-testid="check-model"
         >
           {mutation.isPending ? "Checking… (a few tiny requests)" : "Check model"}
-        </button>
-        <span className="text-[12px] text-slate-600">
+        </Button>
+        <span className="text-xs text-slate-600">
           Plain chat, tools under auto, named and required tool choice, no tool choice, tool calls written as text,
           reasoning. The same as <code className="font-mono">npm run cli -- model check</code>.
         </span>
       </div>
       {mutation.error ? (
-        <p className="text-[12px] text-red-700" role="alert">
+        <p className="text-xs text-red-700" role="alert">
           {mutation.error.message}
         </p>
       ) : null}
@@ -54,7 +54,7 @@ function ReportTable({ report }: { report: ModelCheckReport }) {
       >
         {report.summary}
       </p>
-      <table className="w-full border-collapse text-[12px]">
+      <table className="w-full border-collapse text-xs">
         <thead>
           <tr className="border-b border-slate-300 text-left text-slate-600">
             <th className="py-1 pr-3 font-medium">Probe</th>
@@ -89,7 +89,7 @@ function ReportTable({ report }: { report: ModelCheckReport }) {
           ))}
         </tbody>
       </table>
-      <p className="text-[12px] text-slate-700" data-testid="model-check-recommendation">
+      <p className="text-xs text-slate-700" data-testid="model-check-recommendation">
         Recommended forced tool choice: <span className="font-mono">{recommendationText(report)}</span>
       </p>
     </div>

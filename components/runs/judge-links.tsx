@@ -10,7 +10,7 @@ export function JudgeLinks({
 }) {
   if (!judgeOf && !judgedBy) return null;
   return (
-    <p className="text-[12px] text-slate-800" data-testid="judge-links">
+    <p className="text-xs text-slate-800" data-testid="judge-links">
       {judgeOf && (
         <>
           This run is an LLM judge&apos;s grading of run{" "}

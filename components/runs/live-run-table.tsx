@@ -97,7 +97,7 @@ export function LiveRunTable({
 
   return (
     <div data-testid="live-run-table" data-stream={connection}>
-      <p className="mb-1 text-[11px]" role="status">
+      <p className="mb-1 text-2xs" role="status">
         {reloadFailed ? (
           <span className="text-red-700">some changes could not be loaded: reload the page</span>
         ) : connection === "live" ? (

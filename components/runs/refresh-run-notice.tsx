@@ -19,7 +19,7 @@ export function RefreshRunNotice({
   return (
     <section
       aria-labelledby="refresh-run-heading"
-      className="rounded border border-indigo-200 bg-indigo-50/60 px-3 py-2 text-[12px] text-slate-800"
+      className="rounded border border-indigo-200 bg-indigo-50/60 px-3 py-2 text-xs text-slate-800"
       data-testid="refresh-run-notice"
       data-outcome={refresh.outcome}
     >

@@ -4,120 +4,32 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, type RefObject, useCallback, useEffect, useId, useReducer, useRef, useState } from "react";
 import { CharCount, type LimitedField, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
+import { useUnsavedGuard } from "@/components/editors/leave-guard";
 import { ScopeWarning } from "@/components/editors/scope-warning";
-import { useUnsavedGuard } from "@/components/editors/unsaved";
+import { Button, buttonClass } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import { Input, Select, Textarea } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
 import { type ExperimentStarted, experimentHref, type StartExperimentInput } from "@/lib/contracts/experiments";
 import { LIMITS } from "@/lib/contracts/fields";
 import type { RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
 import type { RunStarted } from "@/lib/contracts/runs";
-import type { Budget, RunMode } from "@/lib/reflect/domain";
+import {
+  changesOf,
+  type DraftField,
+  draftReducer,
+  initialDraft,
+  isDirty,
+  rerunRequest,
+  saveChangesRequest,
+  suiteRunRequest,
+} from "@/lib/rerun/draft";
+import { RerunModels } from "./rerun-models";
 import { SaveChangesDialog } from "./save-changes-dialog";
 
-type OverrideChoice = "none" | "stale" | "fresh";
-export interface ModelDraft {
-  content: string;
-  override: OverrideChoice;
-}
-
-/** Everything the drawer lets the user change, in one place. */
-export interface Draft {
-  question: string;
-  budget: string;
-  mode: string;
-  scope: string;
-  mission: string;
-  /** As typed: comma-separated. */
-  disposition: string;
-  models: Record<string, ModelDraft>;
-  /** The mental model whose editor is open. */
-  editing: string | null;
-}
-
-type DraftField = "question" | "budget" | "mode" | "scope" | "mission" | "disposition";
-
-type DraftAction =
-  | { type: "set"; field: DraftField; value: string }
-  | { type: "model"; id: string; patch: Partial<ModelDraft> }
-  | { type: "toggle-edit"; id: string };
-
-function initialDraft(data: RerunContext): Draft {
-  return {
-    question: data.run.question,
-    budget: data.run.budget,
-    mode: data.run.mode,
-    scope: data.run.scope,
-    mission: data.skill?.mission ?? "",
-    disposition: (data.skill?.disposition ?? []).join(", "),
-    // A run that read a draft of a model re-opens with that draft (it is still unsaved).
-    models: Object.fromEntries(
-      data.mentalModels.map((m) => [
-        m.id,
-        m.draft
-          ? { content: m.draft.content, override: m.draft.staleOverride ?? "none" }
-          : { content: m.content, override: m.staleOverride ?? "none" },
-      ]),
-    ),
-    editing: null,
-  };
-}
-
-function draftReducer(draft: Draft, action: DraftAction): Draft {
-  switch (action.type) {
-    case "set":
-      return { ...draft, [action.field]: action.value };
-    case "model": {
-      const current = draft.models[action.id] ?? { content: "", override: "none" };
-      return { ...draft, models: { ...draft.models, [action.id]: { ...current, ...action.patch } } };
-    }
-    case "toggle-edit":
-      return { ...draft, editing: draft.editing === action.id ? null : action.id };
-    default: {
-      const unknown: never = action;
-      return unknown;
-    }
-  }
-}
-
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1 text-[13px]";
-const label = "mb-0.5 block text-[11px] uppercase tracking-wide text-slate-500";
-
-const parseDisposition = (text: string) =>
-  text
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-/** What the draft changes against what is saved: the mental-model edits and whether the skill text differs. */
-export function changesOf(data: RerunContext, draft: Draft) {
-  const edits = data.mentalModels.flatMap((m) => {
-    const d = draft.models[m.id];
-    if (!d) return [];
-    const override = d.override === "none" ? null : d.override;
-    const contentChanged = d.content !== m.content;
-    const overrideChanged = override !== m.staleOverride;
-    if (!contentChanged && !overrideChanged) return [];
-    return [
-      {
-        id: m.id,
-        expectedVersion: m.version,
-        ...(contentChanged ? { content: d.content } : {}),
-        ...(overrideChanged ? { staleOverride: override } : {}),
-      },
-    ];
-  });
-  const saved = data.skill && {
-    mission: data.skill.savedMission ?? data.skill.mission,
-    disposition: data.skill.savedDisposition ?? data.skill.disposition,
-  };
-  const skillChanged =
-    !!saved &&
-    (draft.mission !== saved.mission || parseDisposition(draft.disposition).join(",") !== saved.disposition.join(","));
-  return { edits, skillChanged };
-}
+const label = "mb-0.5 block text-2xs uppercase tracking-wide text-slate-500";
 
 /**
  * "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then
@@ -214,9 +126,7 @@ function RerunForm({
 }) {
   const router = useRouter();
   const [draft, dispatch] = useReducer(draftReducer, data, initialDraft);
-  const { editing: _, ...asEdited } = draft;
-  const { editing: __, ...asLoaded } = initialDraft(data);
-  const dirty = JSON.stringify(asEdited) !== JSON.stringify(asLoaded);
+  const dirty = isDirty(data, draft);
   const guard = useUnsavedGuard(dirty);
   useEffect(() => {
     onDirty(dirty);
@@ -234,29 +144,11 @@ function RerunForm({
   });
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const { edits, skillChanged } = changesOf(data, draft);
-  const skillEdits = () =>
-    data.skill
-      ? {
-          mission: draft.mission,
-          disposition: parseDisposition(draft.disposition),
-          skillExpectedVersion: data.skill.currentVersion ?? undefined,
-        }
-      : {};
 
   const [saving, setSaving] = useState(false);
   const save = useMutation({
     mutationFn: (keepOverride: ReadonlySet<string>) =>
-      unwrap(
-        saveChanges({
-          parentRunId: data.run.id,
-          ...(skillChanged ? skillEdits() : {}),
-          // An override is kept only when ticked: it is permanent, so it is never saved by the way.
-          mentalModelEdits: edits.flatMap(({ staleOverride, ...edit }) => {
-            const kept = staleOverride !== undefined && keepOverride.has(edit.id) ? { staleOverride } : {};
-            return edit.content !== undefined || "staleOverride" in kept ? [{ ...edit, ...kept }] : [];
-          }),
-        }),
-      ),
+      unwrap(saveChanges(saveChangesRequest(data, draft, keepOverride))),
     onSuccess: () => {
       setSaving(false);
       router.refresh();
@@ -285,39 +177,16 @@ function RerunForm({
     onSuccess: ({ experimentId }) => router.push(experimentHref(experimentId)),
   });
   // The same edits as a draft applied only inside the experiment: nothing is saved.
-  const runSuite = () =>
-    experiment.mutate({
-      bankId: data.run.bankId,
-      suite,
-      config: {
-        skill:
-          data.skill && skillChanged
-            ? { name: data.skill.name, mission: draft.mission, disposition: parseDisposition(draft.disposition) }
-            : undefined,
-        mentalModels: edits.map(({ expectedVersion: _v, ...edit }) => edit),
-      },
-    });
-
-  const submit = () =>
-    mutation.mutate({
-      parentRunId: data.run.id,
-      question: draft.question,
-      // The selects offer only valid values; the action validates them again.
-      budget: draft.budget as Budget,
-      mode: draft.mode as RunMode,
-      scope: draft.scope,
-      // The drawer shows the skill as the run used it; sending it back means the child reads what is shown.
-      ...skillEdits(),
-      mentalModelEdits: edits,
-    });
+  const runSuite = () => experiment.mutate(suiteRunRequest(data, draft, suite));
+  const submit = () => mutation.mutate(rerunRequest(data, draft));
 
   return (
     <>
       {guard.dialog}
       <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-2">
         <DrawerTitle className="font-semibold text-slate-900">Re-run with changes</DrawerTitle>
-        <span className="font-mono text-[11px] text-slate-500">parent {data.run.id}</span>
-        <DrawerClose className="ml-auto rounded px-2 text-slate-600 hover:bg-slate-100" aria-label="Close">
+        <span className="font-mono text-2xs text-slate-500">parent {data.run.id}</span>
+        <DrawerClose className={buttonClass("ghost", "md", "ml-auto px-2 py-0")} aria-label="Close">
           ✕
         </DrawerClose>
       </div>
@@ -330,41 +199,41 @@ function RerunForm({
       >
         <label>
           <span className={label}>Question</span>
-          <textarea
+          <Textarea
             ref={questionRef}
             name="question"
-            className={`${field} h-16 resize-y`}
+            className="w-full py-1 h-16 resize-y"
             value={draft.question}
             onChange={set("question")}
           />
           <CharCount value={draft.question} max={LIMITS.questionChars} testId="question-count" />
-          {fieldErrors.question && <p className="text-[11px] text-red-700">{fieldErrors.question.join("; ")}</p>}
+          {fieldErrors.question && <p className="text-2xs text-red-700">{fieldErrors.question.join("; ")}</p>}
         </label>
         <div className="grid grid-cols-3 gap-2">
           <label>
             <span className={label}>Budget</span>
-            <select name="budget" className={field} value={draft.budget} onChange={set("budget")}>
+            <Select name="budget" className="w-full py-1" value={draft.budget} onChange={set("budget")}>
               <option value="low">low (5)</option>
               <option value="mid">mid (10)</option>
               <option value="high">high (20)</option>
-            </select>
+            </Select>
           </label>
           <label>
             <span className={label}>Mode</span>
-            <select name="mode" className={field} value={draft.mode} onChange={set("mode")}>
+            <Select name="mode" className="w-full py-1" value={draft.mode} onChange={set("mode")}>
               <option value="synthesize">synthesize</option>
               <option value="facts">facts</option>
-            </select>
+            </Select>
           </label>
           <label>
             <span className={label}>Scope</span>
-            <select name="scope" className={field} value={draft.scope} onChange={set("scope")}>
+            <Select name="scope" className="w-full py-1" value={draft.scope} onChange={set("scope")}>
               {[...new Set([draft.scope, ...data.scopes])].map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
               ))}
-            </select>
+            </Select>
             <ScopeWarning
               scope={draft.scope}
               permittedTeams={data.scopes.flatMap((s) => (s.startsWith("team:") ? [s.slice(5)] : []))}
@@ -374,7 +243,7 @@ function RerunForm({
 
         {data.skill && (
           <fieldset className="rounded border border-slate-200 p-2">
-            <legend className="px-1 text-[12px] font-semibold text-slate-800">
+            <legend className="px-1 text-xs font-semibold text-slate-800">
               Skill {data.skill.name} <span className="font-normal text-slate-500">as run: v{data.skill.version}</span>
               {data.skill.currentVersion !== null && data.skill.currentVersion !== data.skill.version && (
                 <span className="font-normal text-amber-800"> · now v{data.skill.currentVersion}</span>
@@ -382,21 +251,26 @@ function RerunForm({
             </legend>
             <label className="block">
               <span className={label}>Mission</span>
-              <textarea
+              <Textarea
                 name="mission"
-                className={`${field} h-24 resize-y`}
+                className="w-full py-1 h-24 resize-y"
                 value={draft.mission}
                 onChange={set("mission")}
               />
               <CharCount value={draft.mission} max={LIMITS.missionChars} testId="mission-count" />
-              {fieldErrors.mission && <p className="text-[11px] text-red-700">{fieldErrors.mission.join("; ")}</p>}
+              {fieldErrors.mission && <p className="text-2xs text-red-700">{fieldErrors.mission.join("; ")}</p>}
             </label>
             <label className="mt-2 block">
               <span className={label}>Disposition (comma-separated)</span>
-              <input name="disposition" className={field} value={draft.disposition} onChange={set("disposition")} />
+              <Input
+                name="disposition"
+                className="w-full py-1"
+                value={draft.disposition}
+                onChange={set("disposition")}
+              />
             </label>
             {skillChanged && (
-              <p className="mt-1 text-[11px] text-indigo-800" data-testid="skill-draft-note">
+              <p className="mt-1 text-2xs text-indigo-800" data-testid="skill-draft-note">
                 Differs from the saved {data.skill.name}: the re-run reads it as a draft; it is saved only with Save
                 these changes.
               </p>
@@ -404,96 +278,14 @@ function RerunForm({
           </fieldset>
         )}
 
-        <fieldset className="rounded border border-slate-200 p-2">
-          <legend className="px-1 text-[12px] font-semibold text-slate-800">Mental models this run read</legend>
-          {data.mentalModels.length === 0 && <p className="text-[12px] text-slate-600">None.</p>}
-          <ul className="flex flex-col gap-1.5">
-            {data.mentalModels.map((m) => {
-              const d = draft.models[m.id] ?? { content: m.content, override: "none" as const };
-              const changed = edits.some((e) => e.id === m.id);
-              const editing = draft.editing === m.id;
-              return (
-                <li
-                  key={m.id}
-                  className="rounded border border-slate-200 px-2 py-1"
-                  data-testid="rerun-model"
-                  data-model-id={m.id}
-                >
-                  <div className="flex items-center gap-2 text-[12px]">
-                    <span className="font-medium text-slate-900">{m.name}</span>
-                    <span className="font-mono text-[11px] text-slate-500">v{m.version}</span>
-                    <span
-                      className={`rounded border px-1 text-[11px] ${
-                        m.isStale
-                          ? "border-amber-300 bg-amber-50 text-amber-900"
-                          : "border-emerald-300 bg-emerald-50 text-emerald-900"
-                      }`}
-                      title={m.stalenessReason}
-                    >
-                      {m.isStale ? "stale" : "fresh"}
-                    </span>
-                    {m.versionSeen !== null && m.versionSeen !== m.version && (
-                      <span className="text-[11px] text-amber-800">run read v{m.versionSeen}</span>
-                    )}
-                    {changed && (
-                      <span className="text-[11px] text-indigo-800" data-testid="rerun-model-edited">
-                        {m.draft ? `unsaved draft (the run read it, based on v${m.draft.baseVersion})` : "edited"}
-                      </span>
-                    )}
-                    <button
-                      type="button"
-                      className="ml-auto rounded border border-slate-300 px-1.5 text-[11px] text-slate-700 hover:bg-slate-50"
-                      aria-expanded={editing}
-                      onClick={() => dispatch({ type: "toggle-edit", id: m.id })}
-                      data-testid="rerun-model-edit"
-                    >
-                      {editing ? "Done" : "Edit"}
-                    </button>
-                  </div>
-                  <p className="truncate text-[11px] text-slate-500">{m.stalenessReason}</p>
-                  {editing && (
-                    <div className="mt-1 flex flex-col gap-1">
-                      <textarea
-                        aria-label={`Content of ${m.name}`}
-                        data-testid="rerun-model-content"
-                        className={`${field} h-40 resize-y font-mono text-[12px]`}
-                        value={d.content}
-                        onChange={(e) => dispatch({ type: "model", id: m.id, patch: { content: e.target.value } })}
-                      />
-                      <CharCount value={d.content} max={LIMITS.contentChars} testId="content-count" />
-                      <label className="flex items-center gap-2 text-[12px]">
-                        <span className="text-slate-600">Staleness override for this re-run</span>
-                        <select
-                          data-testid="rerun-model-override"
-                          className="rounded border border-slate-300 px-1 py-0.5"
-                          value={d.override}
-                          onChange={(e) =>
-                            dispatch({
-                              type: "model",
-                              id: m.id,
-                              patch: { override: e.target.value as OverrideChoice },
-                            })
-                          }
-                        >
-                          <option value="none">none (computed)</option>
-                          <option value="fresh">fresh</option>
-                          <option value="stale">stale</option>
-                        </select>
-                      </label>
-                    </div>
-                  )}
-                </li>
-              );
-            })}
-          </ul>
-        </fieldset>
+        <RerunModels data={data} draft={draft} edits={edits} dispatch={dispatch} />
         {mutation.error && (
-          <p className="text-[12px] text-red-700" role="alert">
+          <p className="text-xs text-red-700" role="alert">
             {mutation.error.message}
           </p>
         )}
         {experiment.error && (
-          <p className="text-[12px] text-red-700" role="alert">
+          <p className="text-xs text-red-700" role="alert">
             {experiment.error.message}
           </p>
         )}
@@ -504,18 +296,19 @@ function RerunForm({
             <OverLimitNote id={blockedId} reason={rerunBlocked} />
           </div>
         ) : null}
-        <span className="mr-auto text-[11px] text-slate-600" data-testid="rerun-saves">
+        <span className="mr-auto text-2xs text-slate-600" data-testid="rerun-saves">
           {edits.length > 0 || skillChanged
             ? "Re-run reads your edits as a draft: nothing is saved. The run is badged draft."
             : "No edits: runs the same memory again."}
         </span>
         {save.isSuccess && !saving ? (
-          <span className="basis-full text-[12px] text-emerald-800" role="status" data-testid="rerun-saved">
+          <span className="basis-full text-xs text-emerald-800" role="status" data-testid="rerun-saved">
             Saved {save.data.saved.map((x) => `${x.name} v${x.version}`).join(", ") || "nothing"}.
           </span>
         ) : null}
         {edits.length > 0 || skillChanged ? (
-          <button
+          <Button
+            variant="bare"
             type="button"
             onClick={() => {
               save.reset();
@@ -526,7 +319,7 @@ function RerunForm({
             data-testid="rerun-save-changes"
           >
             Save these changes…
-          </button>
+          </Button>
         ) : null}
         <SaveChangesDialog
           open={saving}
@@ -539,20 +332,22 @@ function RerunForm({
           error={save.error?.message}
           onSave={(keep) => save.mutate(keep)}
         />
-        <DrawerClose className="rounded border border-slate-300 px-3 py-1 text-[13px]">Cancel</DrawerClose>
+        <DrawerClose className={buttonClass("secondary", "md", "py-1 text-slate-900")}>Cancel</DrawerClose>
         {suiteRun && suiteRun.suites.length > 0 && (
           <span className="flex items-center gap-1">
-            <select
+            <Select
+              size="sm"
               aria-label="Suite to run"
-              className="rounded border border-slate-300 px-1 py-1 text-[12px]"
+              className="px-1"
               value={suite}
               onChange={(e) => setSuite(e.target.value)}
             >
               {suiteRun.suites.map((s) => (
                 <option key={s}>{s}</option>
               ))}
-            </select>
-            <button
+            </Select>
+            <Button
+              variant="bare"
               type="button"
               onClick={runSuite}
               disabled={experiment.isPending || !suite || suiteBlocked !== null}
@@ -562,19 +357,20 @@ function RerunForm({
               data-testid="rerun-run-suite"
             >
               {experiment.isPending ? "Starting…" : "Run the suite with these changes (saves nothing)"}
-            </button>
+            </Button>
           </span>
         )}
-        <button
-          type="button"
+        <Button
+          variant="primary"
+          size="md"
           onClick={submit}
           disabled={mutation.isPending || rerunBlocked !== null}
           aria-describedby={rerunBlocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-3 py-1 text-[13px] font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          className="py-1 text-[13px]"
           data-testid="rerun-submit"
         >
           {mutation.isPending ? "Starting…" : edits.length > 0 || skillChanged ? "Re-run with the draft" : "Re-run"}
-        </button>
+        </Button>
       </div>
     </>
   );

@@ -3,6 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useId, useState } from "react";
+import { Button, buttonClass } from "@/components/ui/button";
+import { Input, Select } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { ForkInput, RerunContext, RerunInput, SavedChanges, SaveRerunChangesInput } from "@/lib/contracts/rerun";
@@ -11,9 +13,6 @@ import { RerunDrawer, type SuiteRun } from "./rerun-drawer";
 
 /** Up to this many iterations the fork point is a list; beyond, a number input. */
 const PICKER_MAX = 25;
-
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
 /** The curation loop's entry points on a run page: re-run with changes, fork, compare with the parent. */
 export function RunActions({
@@ -55,11 +54,7 @@ export function RunActions({
         rerun={rerun}
         saveChanges={saveChanges}
         suiteRun={suiteRun}
-        trigger={
-          <button type="button" className={button} data-testid="open-rerun">
-            Re-run with changes
-          </button>
-        }
+        trigger={<Button data-testid="open-rerun">Re-run with changes</Button>}
       />
       <form
         className="flex items-center gap-1"
@@ -68,11 +63,12 @@ export function RunActions({
           forking.mutate({ parentRunId: data.run.id, forkAt });
         }}
       >
-        <span className="flex items-center gap-1 text-[12px] text-slate-700">
+        <span className="flex items-center gap-1 text-xs text-slate-700">
           <label htmlFor={forkId}>Fork from iteration</label>
           {iterations <= PICKER_MAX ? (
-            <select
-              className="rounded border border-slate-300 px-1 py-0.5 text-[12px]"
+            <Select
+              size="sm"
+              className="px-1 py-0.5"
               value={forkAt}
               disabled={!canFork}
               onChange={(e) => setForkAt(Number(e.target.value))}
@@ -84,16 +80,17 @@ export function RunActions({
                   {i}
                 </option>
               ))}
-            </select>
+            </Select>
           ) : (
             // A long run's iterations are a number to type, not a list of hundreds to scroll.
             <>
-              <input
+              <Input
+                size="sm"
                 type="number"
                 inputMode="numeric"
                 min={0}
                 max={iterations - 1}
-                className="w-20 rounded border border-slate-300 px-1 py-0.5 text-[12px]"
+                className="w-20 px-1 py-0.5"
                 value={forkAt}
                 disabled={!canFork}
                 onChange={(e) => setForkAt(Math.min(iterations - 1, Math.max(0, Math.trunc(Number(e.target.value)))))}
@@ -104,9 +101,8 @@ export function RunActions({
             </>
           )}
         </span>
-        <button
+        <Button
           type="submit"
-          className={button}
           disabled={!canFork || forking.isPending}
           title={
             canFork
@@ -116,11 +112,11 @@ export function RunActions({
           data-testid="fork"
         >
           {forking.isPending ? "Forking…" : "Fork"}
-        </button>
+        </Button>
       </form>
       {parentRunId && (
         <a
-          className={`${button} text-indigo-800`}
+          className={buttonClass("secondary", "sm", "text-indigo-800")}
           href={`/runs/compare?a=${encodeURIComponent(parentRunId)}&b=${encodeURIComponent(data.run.id)}`}
           data-testid="compare-with-parent"
         >
@@ -129,7 +125,7 @@ export function RunActions({
       )}
       {addToSuite}
       {forking.error && (
-        <span className="text-[12px] text-red-700" role="alert">
+        <span className="text-xs text-red-700" role="alert">
           {forking.error.message}
         </span>
       )}

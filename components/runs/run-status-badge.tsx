@@ -19,7 +19,7 @@ export function RunStatusBadge({ status }: { status: string }) {
       href={glossaryHref(statusTerm(status))}
       data-testid="run-status"
       data-status={status}
-      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-[11px] hover:underline ${STATUS_STYLE[status] ?? STATUS_STYLE.no_evidence}`}
+      className={`inline-flex items-center rounded border px-1.5 py-px font-medium text-2xs hover:underline ${STATUS_STYLE[status] ?? STATUS_STYLE.no_evidence}`}
     >
       {words(status)}
     </Link>

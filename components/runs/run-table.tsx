@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { useState } from "react";
 import { DraftBadge, MentalModelDraftNote } from "@/components/timeline/badge";
+import { Button } from "@/components/ui/button";
+import { Check } from "@/components/ui/input";
 import { ScrollRegion } from "@/components/ui/scroll-region";
 import type { RunListItem } from "@/lib/contracts/runs";
 import { FlagBadges } from "./flag-badges";
@@ -25,7 +27,7 @@ function lineage(r: RunListItem): string {
 function CompareBar({ picked, onClear }: { picked: string[]; onClear: () => void }) {
   const [a, b] = picked;
   return (
-    <div className="mb-1 flex items-center gap-2 text-[12px] text-slate-700" data-testid="compare-bar">
+    <div className="mb-1 flex items-center gap-2 text-xs text-slate-700" data-testid="compare-bar">
       <span>
         {picked.length === 0
           ? "Tick two runs to compare them."
@@ -47,9 +49,9 @@ function CompareBar({ picked, onClear }: { picked: string[]; onClear: () => void
         </span>
       )}
       {picked.length > 0 && (
-        <button type="button" onClick={onClear} className="underline">
+        <Button variant="link" onClick={onClear}>
           clear
-        </button>
+        </Button>
       )}
     </div>
   );
@@ -70,7 +72,7 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
       {/* Narrow screens scroll the table sideways instead of squeezing its columns over each other. */}
       <ScrollRegion label="Runs" className="overflow-x-auto">
         <table className="w-full min-w-[900px] table-fixed border-collapse text-left" data-testid="run-table">
-          <thead className="border-b border-slate-200 text-[11px] text-slate-500 uppercase tracking-wide">
+          <thead className="border-b border-slate-200 text-2xs text-slate-500 uppercase tracking-wide">
             <tr>
               <th className="w-7 py-1.5 font-medium">
                 <span className="sr-only">Compare</span>
@@ -96,7 +98,7 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
                 data-status={r.status}
               >
                 <td className="py-1.5">
-                  <input
+                  <Check
                     type="checkbox"
                     checked={picked.includes(r.id)}
                     onChange={(e) => toggle(r.id, e.target.checked)}
@@ -125,7 +127,7 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
                   ) : null}
                   {r.skillDraft ? <DraftBadge /> : null}
                   {r.mentalModelDrafts.length ? (
-                    <span className="block text-[11px]">
+                    <span className="block text-2xs">
                       <MentalModelDraftNote drafts={r.mentalModelDrafts} />
                     </span>
                   ) : null}
@@ -146,7 +148,7 @@ export function RunTable({ runs }: { runs: RunListItem[] }) {
                 <td className="pr-2">
                   <FlagBadges flags={r.flags} />
                 </td>
-                <td className="text-slate-500 text-[11px]">{r.createdAt.slice(0, 16).replace("T", " ")}</td>
+                <td className="text-slate-500 text-2xs">{r.createdAt.slice(0, 16).replace("T", " ")}</td>
               </tr>
             ))}
           </tbody>

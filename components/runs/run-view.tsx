@@ -11,22 +11,14 @@ import { RunTiming } from "@/components/timeline/run-timing";
 import { TimelineFilterBar } from "@/components/timeline/timeline-filter-bar";
 import { TimelineList } from "@/components/timeline/timeline-list";
 import { Tab, TabList, TabPanel, Tabs } from "@/components/ui/tabs";
-import { followEventStream, type StreamState } from "@/lib/client/event-stream";
-import { getJson } from "@/lib/client/unwrap";
-import type { RunStatus } from "@/lib/reflect/domain";
-import { RunStatus as RunStatusSchema } from "@/lib/reflect/domain";
+import type { StreamState } from "@/lib/client/event-stream";
 import type { RunEvent } from "@/lib/reflect/events";
 import { countRows, filterTimeline, isFiltering, NO_FILTER, type TimelineFilter } from "@/lib/timeline/filter";
 import { flattenTimeline, rowsById as indexRows } from "@/lib/timeline/flatten";
-import {
-  citationKey,
-  createRunFolder,
-  type RunFolder,
-  type RunView as RunViewData,
-  type TimelineCitation,
-} from "@/lib/timeline/fold";
+import { citationKey, type TimelineCitation } from "@/lib/timeline/fold";
 import { plural } from "@/lib/timeline/format";
 import { runTiming } from "@/lib/timeline/timing";
+import { useRunStream } from "./use-run-stream";
 
 // Shown only on request (a row's detail, the Messages tab): their code loads after the page is
 // ready, not before its first paint.
@@ -34,11 +26,6 @@ const loadRowDetail = () => import("@/components/timeline/row-detail").then((m) 
 const loadMessagesView = () => import("@/components/timeline/messages-view").then((m) => m.MessagesView);
 const RowDetail = dynamic(loadRowDetail, { ssr: false });
 const MessagesView = dynamic(loadMessagesView, { ssr: false });
-
-interface LiveState {
-  events: RunEvent[];
-  view: RunViewData;
-}
 
 const NOTHING_COLLAPSED: ReadonlySet<number> = new Set();
 
@@ -58,9 +45,6 @@ function stepFromUrl(): number | null {
   const step = new URLSearchParams(window.location.search).get("step");
   return step !== null && /^\d+$/.test(step) ? Number(step) : null;
 }
-
-/** How often newly streamed events are folded into the view. */
-const FOLD_EVERY_MS = 100;
 
 const LIVE_LABEL: Record<StreamState, { text: string; className: string }> = {
   connecting: { text: "connecting…", className: "text-slate-500" },
@@ -98,88 +82,12 @@ export function RunView({
   /** Fork: replayed iterations whose tool results differ from the parent's. */
   replayNotes?: { iteration: number; text: string }[];
 }) {
-  const folderRef = useRef<RunFolder | null>(null);
-  const [live, setLive] = useState<LiveState>(() => {
-    const folder = createRunFolder();
-    folder.push(initialEvents);
-    folderRef.current = folder;
-    return { events: initialEvents, view: folder.view() };
+  const { events, view, status, connection, following, restPending } = useRunStream({
+    runId,
+    initialEvents,
+    totalEvents,
+    storedStatus,
   });
-  const stored = RunStatusSchema.safeParse(storedStatus).data ?? null;
-  /**
-   * How a run ended that has no run.finished event (interrupted): known from the start when the
-   * whole log is here, else read from the server when the stream ends.
-   */
-  const [endedStatus, setEndedStatus] = useState<RunStatus | null>(() =>
-    stored !== "running" && initialEvents.length >= totalEvents ? stored : null,
-  );
-  const [connection, setConnection] = useState<StreamState>("connecting");
-  const { events, view } = live;
-  const finished = view.header.status !== "running";
-  const following = !finished && endedStatus === null;
-  /** The rest of a long log has not arrived yet. */
-  const restPending = events.length < totalEvents;
-
-  useEffect(() => {
-    const folder = folderRef.current;
-    if (!following || !folder) return;
-    const controller = new AbortController();
-    const eventsUrl = `/api/v1/runs/${encodeURIComponent(runId)}/events`;
-    /** The newest seq received (folded or waiting for the next frame); every connection resumes after it. */
-    let lastSeen = folder.lastSeq;
-    let sawFinish = false;
-    let pending: RunEvent[] = [];
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // Events arrive one SSE frame each (thousands for a long log): fold what came in the last
-    // FOLD_EVERY_MS at once, so the page re-renders a few times a second, not once per event.
-    const flush = () => {
-      clearTimeout(timer);
-      timer = undefined;
-      const fresh = pending;
-      pending = [];
-      if (fresh.length === 0 || controller.signal.aborted) return;
-      folder.push(fresh);
-      setLive((prev) => ({ events: prev.events.concat(fresh), view: folder.view() }));
-    };
-    const receive = (e: RunEvent) => {
-      // A resumed stream starts after lastSeen; this keeps a replayed event from becoming a second row.
-      if (e.seq <= lastSeen) return;
-      lastSeen = e.seq;
-      if (e.type === "run.finished") sawFinish = true;
-      pending.push(e);
-      timer ??= setTimeout(flush, FOLD_EVERY_MS);
-    };
-    void followEventStream({
-      url: () => `${eventsUrl}?after=${lastSeen}`,
-      signal: controller.signal,
-      onState: setConnection,
-      onFrame: (f) => {
-        if (f.data) receive(JSON.parse(f.data) as RunEvent);
-      },
-      onEnd: async () => {
-        // Fold what is pending now: the page stops following once the end is in the view.
-        flush();
-        if (sawFinish) return false;
-        // The stream ends without run.finished when the run stopped some other way (interrupted);
-        // anything else (a proxy closing an idle connection) reconnects.
-        const body = await getJson<{ status: string; events: RunEvent[] }>(`${eventsUrl}?after=${lastSeen}`);
-        for (const e of body.events) receive(e);
-        const status = RunStatusSchema.safeParse(body.status);
-        if (!status.success || status.data === "running") return true;
-        flush();
-        setEndedStatus(status.data);
-        return false;
-      },
-    });
-    return () => {
-      controller.abort();
-      clearTimeout(timer);
-    };
-  }, [following, runId]);
-
-  const status: RunStatus = finished
-    ? view.header.status
-    : (endedStatus ?? (restPending && stored ? stored : view.header.status));
 
   // The page's server-rendered parts (the re-run drawer's models, the fork button) were read while
   // the run was still running: render them again once it has stopped.
@@ -342,7 +250,7 @@ export function RunView({
       <RunTiming timing={timing} />
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="min-w-0" ref={timelineRef}>
-          <div className="mb-1 flex items-center gap-2 text-[11px] text-slate-600">
+          <div className="mb-1 flex items-center gap-2 text-2xs text-slate-600">
             <h2 className="font-semibold uppercase tracking-wide">Timeline</h2>
             <span data-testid="timeline-counts">
               {view.iterations.length === 0 && view.header.mode === "facts"
@@ -358,7 +266,7 @@ export function RunView({
           </div>
           {missingStep !== null ? (
             <p
-              className="mb-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+              className="mb-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900"
               role="status"
               data-testid="step-not-found"
             >
@@ -391,7 +299,7 @@ export function RunView({
         </div>
         <div className="min-w-0">
           <Tabs value={tab} onValueChange={(v) => setTab(v as "answer" | "messages")}>
-            <TabList aria-label="Run output" className="mb-2 border-b border-slate-200 text-[12px]">
+            <TabList aria-label="Run output" className="mb-2 border-b border-slate-200 text-xs">
               <Tab value="answer" data-testid="run-tab-answer">
                 Answer
               </Tab>

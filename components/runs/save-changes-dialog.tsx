@@ -2,10 +2,9 @@
 
 import { useState } from "react";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Check } from "@/components/ui/input";
 import type { RerunContext } from "@/lib/contracts/rerun";
-import type { changesOf, Draft } from "./rerun-drawer";
-
-type Edit = ReturnType<typeof changesOf>["edits"][number];
+import type { Draft, ModelEdit as Edit } from "@/lib/rerun/draft";
 
 /**
  * "Save these changes": lists exactly what would be saved, each as its new version. A staleness
@@ -64,13 +63,13 @@ export function SaveChangesDialog({
       tone="primary"
       error={
         error ? (
-          <p className="mt-2 text-[12px] text-red-700" role="alert">
+          <p className="mt-2 text-xs text-red-700" role="alert">
             {error}
           </p>
         ) : null
       }
     >
-      <ul className="mt-2 flex flex-col gap-1.5 text-[12px] text-slate-800" data-testid="save-changes-list">
+      <ul className="mt-2 flex flex-col gap-1.5 text-xs text-slate-800" data-testid="save-changes-list">
         {skillChanged && data.skill ? (
           <li data-testid="save-change" data-kind="skill">
             Skill <strong>{data.skill.name}</strong>: mission and disposition as in the drawer → v
@@ -88,7 +87,7 @@ export function SaveChangesDialog({
           return (
             <li key={`override-${e.id}`} data-testid="save-change" data-kind="override" data-model-id={e.id}>
               <label className="flex items-start gap-1.5">
-                <input
+                <Check
                   type="checkbox"
                   className="mt-0.5"
                   checked={keep.has(e.id)}

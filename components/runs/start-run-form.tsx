@@ -5,6 +5,8 @@ import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
 import { CharCount, OverLimitNote, overLimitReason } from "@/components/editors/char-count";
 import { ScopeWarning } from "@/components/editors/scope-warning";
+import { Button } from "@/components/ui/button";
+import { Input, Select, Textarea } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import type { BankOption } from "@/lib/contracts/banks";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
@@ -22,8 +24,6 @@ type FormValues = {
   scope: string;
   question: string;
 };
-
-const field = "w-full rounded border border-slate-300 bg-white px-2 py-1.5 text-[13px]";
 
 export function StartRunForm({
   banks,
@@ -56,7 +56,7 @@ export function StartRunForm({
   const fieldErrors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
   const errorOf = (name: string) =>
     fieldErrors[name]?.length ? (
-      <p className="mt-0.5 text-[11px] text-red-700" data-testid={`field-error-${name}`}>
+      <p className="mt-0.5 text-2xs text-red-700" data-testid={`field-error-${name}`}>
         {fieldErrors[name]?.join("; ")}
       </p>
     ) : null;
@@ -79,10 +79,10 @@ export function StartRunForm({
       }}
     >
       <label className="col-span-4">
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Question</span>
-        <textarea
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Question</span>
+        <Textarea
           name="question"
-          className={`${field} h-20 resize-y`}
+          className="w-full h-20 resize-y"
           value={question}
           onChange={(e) => setQuestion(e.target.value)}
           placeholder="What did we decide about the launch date?"
@@ -91,10 +91,10 @@ export function StartRunForm({
         {errorOf("question")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Bank</span>
-        <select
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Bank</span>
+        <Select
           name="bankId"
-          className={field}
+          className="w-full"
           value={bankId}
           onChange={(e) => {
             setBankId(e.target.value);
@@ -106,25 +106,25 @@ export function StartRunForm({
               {b.name}
             </option>
           ))}
-        </select>
+        </Select>
         {errorOf("bankId")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Skill</span>
-        <select name="skill" className={field} value={skill} onChange={(e) => setSkill(e.target.value)}>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Skill</span>
+        <Select name="skill" className="w-full" value={skill} onChange={(e) => setSkill(e.target.value)}>
           {bank?.skills.map((s) => (
             <option key={s.id} value={s.name}>
               {s.name} (v{s.version}, {s.budget})
             </option>
           ))}
-        </select>
+        </Select>
         {errorOf("skill")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Budget</span>
-        <select
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Budget</span>
+        <Select
           name="budget"
-          className={field}
+          className="w-full"
           value={budget}
           onChange={(e) => setBudget(e.target.value as FormValues["budget"])}
         >
@@ -132,22 +132,22 @@ export function StartRunForm({
           <option value="low">low (5 iterations)</option>
           <option value="mid">mid (10)</option>
           <option value="high">high (20)</option>
-        </select>
+        </Select>
         {errorOf("budget")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Mode</span>
-        <select name="mode" className={field} value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Mode</span>
+        <Select name="mode" className="w-full" value={mode} onChange={(e) => setMode(e.target.value as RunMode)}>
           <option value="synthesize">synthesize</option>
           <option value="facts">facts (no LLM call)</option>
-        </select>
+        </Select>
         {errorOf("mode")}
       </label>
       <label>
-        <span className="mb-1 block text-[11px] text-slate-500 uppercase tracking-wide">Scope</span>
-        <input
+        <span className="mb-1 block text-2xs text-slate-500 uppercase tracking-wide">Scope</span>
+        <Input
           name="scope"
-          className={field}
+          className="w-full"
           list="scope-options"
           value={scope}
           onChange={(e) => setScope(e.target.value)}
@@ -167,15 +167,17 @@ export function StartRunForm({
           </p>
         ) : null}
         <OverLimitNote id={blockedId} reason={blocked} />
-        <button
+        <Button
+          variant="primary"
+          size="md"
           type="submit"
           disabled={mutation.isPending || blocked !== null}
           aria-describedby={blocked ? blockedId : undefined}
-          className="rounded bg-indigo-600 px-4 py-1.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
+          className="px-4"
           data-testid="start-run"
         >
           {mutation.isPending ? "Starting…" : "Start run"}
-        </button>
+        </Button>
       </div>
     </form>
   );

@@ -2,15 +2,13 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
+import { Button, buttonClass } from "@/components/ui/button";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import { Check, Input, Select } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import { suiteHref } from "@/lib/contracts/experiments";
 import type { AddToSuiteInput, Expectation, Suite, SuiteQuestion, SuiteSummary } from "@/lib/contracts/suites";
-
-const field = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 
 /**
  * "Add to suite" on a run page: the run's question, skill, budget, mode and scope, with expectations
@@ -47,9 +45,7 @@ export function AddToSuite({
   return (
     <Drawer onOpenChange={() => adding.reset()}>
       <DrawerTrigger asChild>
-        <button type="button" className={button} data-testid="open-add-to-suite">
-          Add to suite
-        </button>
+        <Button data-testid="open-add-to-suite">Add to suite</Button>
       </DrawerTrigger>
       <DrawerContent width="max-w-md">
         <form
@@ -65,27 +61,34 @@ export function AddToSuite({
           }}
         >
           <DrawerTitle className="font-semibold">Add this question to a suite</DrawerTitle>
-          <p className="text-[12px] text-slate-800">“{question.question}”</p>
-          <p className="text-[11px] text-slate-700">
+          <p className="text-xs text-slate-800">“{question.question}”</p>
+          <p className="text-2xs text-slate-700">
             skill {question.skill ?? "(default)"} · budget {question.budget} · mode {question.mode} · scope{" "}
             {question.scope}
           </p>
-          <label className="text-[12px] text-slate-700">
+          <label className="text-xs text-slate-700">
             Suite
-            <select className={field} value={name} onChange={(e) => setName(e.target.value)} data-testid="suite-select">
+            <Select
+              size="sm"
+              className="w-full"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              data-testid="suite-select"
+            >
               {suites.map((s) => (
                 <option key={s.name} value={s.name}>
                   {s.name} ({s.questionCount} questions)
                 </option>
               ))}
               <option value="__new">A new suite…</option>
-            </select>
+            </Select>
           </label>
           {name === "__new" && (
-            <label className="text-[12px] text-slate-700">
+            <label className="text-xs text-slate-700">
               New suite name
-              <input
-                className={field}
+              <Input
+                size="sm"
+                className="w-full"
                 value={newName}
                 onChange={(e) => setNewName(e.target.value)}
                 placeholder="release-gate"
@@ -93,16 +96,16 @@ export function AddToSuite({
               />
             </label>
           )}
-          <fieldset className="flex flex-col gap-1 text-[12px] text-slate-800">
+          <fieldset className="flex flex-col gap-1 text-xs text-slate-800">
             <legend className="mb-1 text-slate-700">Expectations suggested by this run</legend>
             {why && (
-              <p className="mb-1 text-[11px] text-amber-900" data-testid="suggest-why">
+              <p className="mb-1 text-2xs text-amber-900" data-testid="suggest-why">
                 {why}
               </p>
             )}
             {suggested.status && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.status ?? false}
                   onChange={(e) => setKeep({ ...keep, status: e.target.checked })}
@@ -112,7 +115,7 @@ export function AddToSuite({
             )}
             {suggested.mustCite && suggested.mustCite.length > 0 && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.mustCite ?? false}
                   onChange={(e) => setKeep({ ...keep, mustCite: e.target.checked })}
@@ -125,7 +128,7 @@ export function AddToSuite({
             )}
             {suggested.mustCiteAny && suggested.mustCiteAny.length > 0 && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.mustCiteAny ?? false}
                   onChange={(e) => setKeep({ ...keep, mustCiteAny: e.target.checked })}
@@ -138,7 +141,7 @@ export function AddToSuite({
             )}
             {suggested.abstains !== undefined && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.abstains ?? false}
                   onChange={(e) => setKeep({ ...keep, abstains: e.target.checked })}
@@ -149,7 +152,7 @@ export function AddToSuite({
             )}
             {suggested.maxLlmCalls !== undefined && (
               <label className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={keep.maxLlmCalls ?? false}
                   onChange={(e) => setKeep({ ...keep, maxLlmCalls: e.target.checked })}
@@ -159,18 +162,19 @@ export function AddToSuite({
             )}
           </fieldset>
           <div className="flex items-center gap-2">
-            <button
+            <Button
+              variant="primary"
               type="submit"
-              className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+              className="px-3 font-normal"
               disabled={adding.isPending || !target}
               data-testid="add-to-suite"
             >
               {adding.isPending ? "Adding…" : "Add"}
-            </button>
-            <DrawerClose className={button}>Close</DrawerClose>
+            </Button>
+            <DrawerClose className={buttonClass("secondary")}>Close</DrawerClose>
           </div>
           {adding.data && (
-            <p className="text-[12px] text-emerald-800" role="status" data-testid="added-to-suite">
+            <p className="text-xs text-emerald-800" role="status" data-testid="added-to-suite">
               Added as question {adding.data.questions.length} of{" "}
               <a className="underline" href={suiteHref(bankId, adding.data.name)}>
                 {adding.data.name}
@@ -179,7 +183,7 @@ export function AddToSuite({
             </p>
           )}
           {adding.error && (
-            <p className="text-[12px] text-red-700" role="alert">
+            <p className="text-xs text-red-700" role="alert">
               {adding.error.message}
             </p>
           )}

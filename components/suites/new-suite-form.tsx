@@ -2,6 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
 import { suiteHref } from "@/lib/contracts/experiments";
 
 /** Names a new suite and opens its editor; it is created on the first save. */
@@ -16,10 +18,11 @@ export function NewSuiteForm({ bankId }: { bankId: string }) {
         if (name.trim()) router.push(`${suiteHref(bankId, name.trim())}&new=1`);
       }}
     >
-      <label className="text-[12px] text-slate-700">
+      <label className="text-xs text-slate-700">
         New suite
-        <input
-          className="block rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900"
+        <Input
+          size="sm"
+          className="block"
           value={name}
           onChange={(e) => setName(e.target.value)}
           placeholder="release-gate"
@@ -27,9 +30,7 @@ export function NewSuiteForm({ bankId }: { bankId: string }) {
           title="letters, digits and _ . : - (starting with a letter or digit)"
         />
       </label>
-      <button type="submit" className="rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800">
-        Create
-      </button>
+      <Button type="submit">Create</Button>
     </form>
   );
 }

@@ -3,14 +3,13 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Check, Input, Select, Textarea } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import type { ActionResult } from "@/lib/contracts/errors";
 import type { SaveSuiteInput, Suite, SuiteQuestion, SuiteVersion } from "@/lib/contracts/suites";
 import { RUN_STATUSES } from "@/lib/reflect/domain";
 
-const input = "w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-[12px] text-slate-900";
-const button =
-  "rounded border border-slate-300 bg-white px-2.5 py-1 text-[12px] text-slate-800 hover:bg-slate-50 disabled:opacity-50";
 const FINAL_STATUSES = RUN_STATUSES.filter((s) => s !== "running");
 
 const splitList = (text: string) =>
@@ -56,20 +55,22 @@ function QuestionRow({
   return (
     <li className="rounded border border-slate-200 bg-white p-2" data-testid="suite-question">
       <div className="flex flex-wrap items-end gap-2">
-        <span className="w-6 pb-1 text-right font-mono text-[11px] text-slate-600">{index + 1}</span>
-        <label className="min-w-[16rem] flex-1 text-[11px] text-slate-700">
+        <span className="w-6 pb-1 text-right font-mono text-2xs text-slate-600">{index + 1}</span>
+        <label className="min-w-[16rem] flex-1 text-2xs text-slate-700">
           Question
-          <input
-            className={input}
+          <Input
+            size="sm"
+            className="w-full"
             value={q.question}
             onChange={(ev) => onChange({ ...q, question: ev.target.value })}
             data-testid="question-text"
           />
         </label>
-        <label className="text-[11px] text-slate-700">
+        <label className="text-2xs text-slate-700">
           Skill
-          <select
-            className={input}
+          <Select
+            size="sm"
+            className="w-full"
             value={q.skill ?? ""}
             onChange={(ev) => onChange({ ...q, skill: ev.target.value || undefined })}
           >
@@ -77,12 +78,13 @@ function QuestionRow({
             {skills.map((s) => (
               <option key={s}>{s}</option>
             ))}
-          </select>
+          </Select>
         </label>
-        <label className="text-[11px] text-slate-700">
+        <label className="text-2xs text-slate-700">
           Budget
-          <select
-            className={input}
+          <Select
+            size="sm"
+            className="w-full"
             value={q.budget ?? ""}
             onChange={(ev) => onChange({ ...q, budget: (ev.target.value || undefined) as SuiteQuestion["budget"] })}
           >
@@ -90,20 +92,20 @@ function QuestionRow({
             <option>low</option>
             <option>mid</option>
             <option>high</option>
-          </select>
+          </Select>
         </label>
-        <button type="button" className={button} onClick={onRemove} aria-label={`Remove question ${index + 1}`}>
+        <Button onClick={onRemove} aria-label={`Remove question ${index + 1}`}>
           Remove
-        </button>
+        </Button>
       </div>
       <fieldset className="mt-2 grid grid-cols-1 gap-2 pl-8 md:grid-cols-3">
         <legend className="sr-only">Expectations of question {index + 1}</legend>
-        <div className="text-[11px] text-slate-700">
+        <div className="text-2xs text-slate-700">
           <span>Status is one of</span>
           <div className="mt-0.5 flex flex-wrap gap-x-2">
             {FINAL_STATUSES.map((s) => (
               <label key={s} className="flex items-center gap-1">
-                <input
+                <Check
                   type="checkbox"
                   checked={e.status?.includes(s) ?? false}
                   onChange={(ev) => {
@@ -118,53 +120,58 @@ function QuestionRow({
             ))}
           </div>
         </div>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-cite`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-cite`}>
           Must cite (ids, comma-separated)
-          <input
+          <Input
+            size="sm"
             id={`${id}-cite`}
-            className={`${input} font-mono`}
+            className="w-full font-mono"
             defaultValue={(e.mustCite ?? []).join(", ")}
             onBlur={(ev) => set({ mustCite: splitList(ev.target.value) })}
             data-testid="expect-must-cite"
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-nocite`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-nocite`}>
           Must not cite
-          <input
+          <Input
+            size="sm"
             id={`${id}-nocite`}
-            className={`${input} font-mono`}
+            className="w-full font-mono"
             defaultValue={(e.mustNotCite ?? []).join(", ")}
             onBlur={(ev) => set({ mustNotCite: splitList(ev.target.value) })}
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-contains`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-contains`}>
           Answer contains (one per line)
-          <textarea
+          <Textarea
+            size="sm"
             id={`${id}-contains`}
             rows={1}
-            className={input}
+            className="w-full"
             defaultValue={(e.contains ?? []).join("\n")}
             onBlur={(ev) => set({ contains: splitLines(ev.target.value) })}
             data-testid="expect-contains"
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-notcontains`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-notcontains`}>
           Answer does not contain
-          <textarea
+          <Textarea
+            size="sm"
             id={`${id}-notcontains`}
             rows={1}
-            className={input}
+            className="w-full"
             defaultValue={(e.notContains ?? []).join("\n")}
             onBlur={(ev) => set({ notContains: splitLines(ev.target.value) })}
           />
         </label>
-        <label className="text-[11px] text-slate-700" htmlFor={`${id}-calls`}>
+        <label className="text-2xs text-slate-700" htmlFor={`${id}-calls`}>
           At most N LLM calls
-          <input
+          <Input
+            size="sm"
             id={`${id}-calls`}
             type="number"
             min={0}
-            className={input}
+            className="w-full"
             value={e.maxLlmCalls ?? ""}
             onChange={(ev) => set({ maxLlmCalls: ev.target.value === "" ? undefined : Number(ev.target.value) })}
           />
@@ -213,9 +220,9 @@ export function SuiteEditor({
       }}
       data-testid="suite-editor"
     >
-      <label className="text-[12px] text-slate-700">
+      <label className="text-xs text-slate-700">
         Description
-        <input className={input} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <Input size="sm" className="w-full" value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
       <ol className="flex flex-col gap-1.5" key={key}>
         {questions.map((q, i) => (
@@ -233,20 +240,19 @@ export function SuiteEditor({
         ))}
       </ol>
       <div className="flex flex-wrap items-center gap-2">
-        <button type="button" className={button} onClick={() => setQuestions([...questions, { question: "" }])}>
-          Add a question
-        </button>
-        <button
+        <Button onClick={() => setQuestions([...questions, { question: "" }])}>Add a question</Button>
+        <Button
+          variant="primary"
           type="submit"
-          className="rounded bg-indigo-700 px-3 py-1 text-[12px] text-white hover:bg-indigo-800 disabled:opacity-50"
+          className="px-3 font-normal"
           disabled={saving.isPending}
           data-testid="save-suite"
         >
           {saving.isPending ? "Saving…" : `Save as version ${suite.version + 1}`}
-        </button>
-        {saving.isSuccess && !saving.isPending && <span className="text-[12px] text-emerald-800">Saved.</span>}
+        </Button>
+        {saving.isSuccess && !saving.isPending && <span className="text-xs text-emerald-800">Saved.</span>}
         {saving.error && (
-          <span className="text-[12px] text-red-700" role="alert">
+          <span className="text-xs text-red-700" role="alert">
             {saving.error.message}
             {fieldErrors &&
               Object.entries(fieldErrors)
@@ -255,11 +261,11 @@ export function SuiteEditor({
           </span>
         )}
       </div>
-      <details className="text-[12px] text-slate-700">
+      <details className="text-xs text-slate-700">
         <summary className="cursor-pointer">Versions ({versions.length})</summary>
         <ul className="mt-1 flex flex-col gap-0.5">
           {versions.map((v) => (
-            <li key={v.version} className="font-mono text-[11px]">
+            <li key={v.version} className="font-mono text-2xs">
               v{v.version} · {v.questions.length} questions · {v.createdAt?.replace("T", " ").slice(0, 16) ?? "—"}
               {v.description ? ` · ${v.description}` : ""}
             </li>

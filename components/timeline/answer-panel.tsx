@@ -2,6 +2,7 @@
 
 import { memo, useMemo } from "react";
 import type { Components } from "react-markdown";
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { SafeMarkdown } from "@/components/ui/safe-markdown";
 import type { RunStatus } from "@/lib/reflect/domain";
@@ -74,16 +75,16 @@ export const AnswerPanel = memo(function AnswerPanel({
           );
         }
         return (
-          <button
-            type="button"
+          <Button
+            variant="bare"
             data-testid="citation-ref"
             onClick={() => onSelect(c)}
-            className={`rounded px-0.5 font-mono text-[11px] ${
+            className={`rounded px-0.5 font-mono text-2xs ${
               c.status === "dropped" ? "text-rose-800 line-through" : "text-indigo-800 underline decoration-dotted"
             }`}
           >
             [{children}]
-          </button>
+          </Button>
         );
       },
     }),
@@ -121,7 +122,7 @@ export const AnswerPanel = memo(function AnswerPanel({
         )}
       </div>
       <div>
-        <h2 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+        <h2 className="mb-1 text-2xs font-semibold uppercase tracking-wide text-slate-600">
           Citations ({citations.filter((c) => c.status === "kept").length} kept
           {citations.some((c) => c.status === "dropped")
             ? `, ${citations.filter((c) => c.status === "dropped").length} dropped`
@@ -129,7 +130,7 @@ export const AnswerPanel = memo(function AnswerPanel({
           )
         </h2>
         {citations.length === 0 ? (
-          <p className="text-[12px] text-slate-500">No citations.</p>
+          <p className="text-xs text-slate-500">No citations.</p>
         ) : (
           <ul className="flex flex-wrap gap-1.5">
             {citations.map((c) => (
@@ -146,7 +147,7 @@ export const AnswerPanel = memo(function AnswerPanel({
         )}
       </div>
       {selected && (
-        <div className="rounded border border-slate-200 bg-white p-3 text-[12px]" data-testid="citation-detail">
+        <div className="rounded border border-slate-200 bg-white p-3 text-xs" data-testid="citation-detail">
           <div className="flex flex-wrap items-center gap-2">
             <span className="font-mono font-semibold">{selected.id}</span>
             <CopyButton text={selected.id} label={`Copy the id ${selected.id}`} />
@@ -167,9 +168,9 @@ export const AnswerPanel = memo(function AnswerPanel({
                 ? ` from ${words(selected.retrievedTier)} (cited as ${words(selected.tier)})`
                 : ""}
               {retrievingRow.kind === "tier" && retrievingRow.query ? ` · query “${retrievingRow.query}”` : ""}{" "}
-              <button type="button" className="text-indigo-700 underline" onClick={() => onShowRow(retrievingRow.id)}>
+              <Button variant="link" className="text-indigo-700" onClick={() => onShowRow(retrievingRow.id)}>
                 show in timeline
-              </button>
+              </Button>
             </p>
           ) : (
             <p className="mt-1 text-rose-900">This id was never retrieved by the run, so the citation was dropped.</p>

@@ -54,7 +54,7 @@ export function Badge({
   term?: string;
   inRow?: boolean;
 }) {
-  const className = `inline-flex items-center rounded border px-1.5 py-px text-[11px] font-medium leading-4 whitespace-nowrap ${TONE_CLASS[tone]}`;
+  const className = `inline-flex items-center rounded border px-1.5 py-px text-2xs font-medium leading-4 whitespace-nowrap ${TONE_CLASS[tone]}`;
   if (term) {
     return (
       <Link

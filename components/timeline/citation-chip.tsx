@@ -1,3 +1,4 @@
+import { Button } from "@/components/ui/button";
 import type { TimelineCitation } from "@/lib/timeline/fold";
 import { words } from "@/lib/timeline/format";
 import { tierClass, tierLabel } from "./tones";
@@ -18,8 +19,8 @@ export function CitationChip({
   const colour = dropped ? "border-rose-300 bg-rose-50 text-rose-900" : tierClass(citation.tier);
   const ring = selected ? "ring-2 ring-indigo-600" : highlighted ? "ring-2 ring-yellow-400" : "";
   return (
-    <button
-      type="button"
+    <Button
+      variant="bare"
       onClick={onSelect}
       aria-pressed={selected}
       data-testid="citation-chip"
@@ -28,10 +29,10 @@ export function CitationChip({
       data-tier={citation.tier}
       data-highlighted={highlighted || undefined}
       title={`${tierLabel(citation.tier)}${dropped ? ` · dropped: ${citation.reason ? words(citation.reason) : ""}` : ""}`}
-      className={`inline-flex items-center gap-1 rounded border px-1.5 py-px font-mono text-[11px] ${colour} ${ring}`}
+      className={`inline-flex items-center gap-1 rounded border px-1.5 py-px font-mono text-2xs ${colour} ${ring}`}
     >
       <span className={dropped ? "line-through" : undefined}>{citation.id}</span>
       {dropped && <span className="font-sans text-[10px] uppercase">dropped</span>}
-    </button>
+    </Button>
   );
 }

@@ -9,7 +9,7 @@ export function CitationsRow({ row }: { row: CitationsRowData }) {
   return (
     <div className="flex flex-col gap-0.5">
       <div className="flex items-center gap-2">
-        <span className="text-[12px] font-semibold text-slate-900">Citations validated</span>
+        <span className="text-xs font-semibold text-slate-900">Citations validated</span>
         <Badge tone={keptCount > 0 ? "success" : "neutral"}>{keptCount} kept</Badge>
         {row.dropped.length > 0 && <Badge tone="warning">{row.dropped.length} dropped</Badge>}
         {row.ungrounded && <Badge tone="danger">ungrounded</Badge>}
@@ -24,7 +24,7 @@ export function CitationsRow({ row }: { row: CitationsRowData }) {
           <div key={citationKey} className="flex flex-wrap items-center gap-1 pl-1">
             <TierBadge tier={tier} />
             {row.kept[citationKey].map((id) => (
-              <span key={id} className="rounded bg-slate-100 px-1 font-mono text-[11px] text-slate-800">
+              <span key={id} className="rounded bg-slate-100 px-1 font-mono text-2xs text-slate-800">
                 {id}
               </span>
             ))}
@@ -32,8 +32,8 @@ export function CitationsRow({ row }: { row: CitationsRowData }) {
         ) : null,
       )}
       {row.dropped.map((d) => (
-        <div key={`${d.claimedTier}:${d.id}`} className="flex items-center gap-1 pl-1 text-[12px]">
-          <span className="rounded bg-rose-50 px-1 font-mono text-[11px] text-rose-900 line-through">{d.id}</span>
+        <div key={`${d.claimedTier}:${d.id}`} className="flex items-center gap-1 pl-1 text-xs">
+          <span className="rounded bg-rose-50 px-1 font-mono text-2xs text-rose-900 line-through">{d.id}</span>
           <span className="text-slate-600">
             dropped: {d.reason === "never_retrieved" ? "never retrieved" : "retrieved from a different tier"} (cited as{" "}
             {tierLabel(d.claimedTier)})

@@ -13,23 +13,23 @@ export function FreshnessRow({ row, bankId }: { row: FreshnessRowData; bankId: s
   return (
     <div className="flex flex-col gap-0.5">
       <div className="flex items-center gap-2">
-        <span className="text-[12px] font-semibold text-slate-900">Freshness check</span>
+        <span className="text-xs font-semibold text-slate-900">Freshness check</span>
         <Badge tone={released ? "success" : "warning"}>{released ? "release to auto" : "keep forcing"}</Badge>
-        <span className="text-[11px] text-slate-500">budget {row.budget}</span>
+        <span className="text-2xs text-slate-500">budget {row.budget}</span>
       </div>
-      <p className="pl-1 text-[12px] text-slate-700">{row.why}</p>
+      <p className="pl-1 text-xs text-slate-700">{row.why}</p>
       {row.models.length > 0 && (
-        <ul className="pl-1 text-[12px]">
+        <ul className="pl-1 text-xs">
           {row.models.map((m) => (
             <li key={m.id} className="flex items-center gap-2">
               <Badge tone={m.isStale ? "warning" : "success"}>{m.isStale ? "stale" : "fresh"}</Badge>
               {!m.usable && <Badge tone="danger">unusable</Badge>}
               <span className="truncate text-slate-900">
-                {m.name} <span className="font-mono text-[11px] text-slate-500">{m.id}</span>
+                {m.name} <span className="font-mono text-2xs text-slate-500">{m.id}</span>
                 {m.version !== null && bankId ? (
                   <Link
                     href={`${mentalModelHref(bankId, m.id)}&seen=${m.version}`}
-                    className="text-[11px] text-indigo-700 hover:underline"
+                    className="text-2xs text-indigo-700 hover:underline"
                     data-testid="model-version-link"
                     title={
                       drafts.has(m.id)
@@ -42,10 +42,10 @@ export function FreshnessRow({ row, bankId }: { row: FreshnessRowData; bankId: s
                     {drafts.has(m.id) ? `draft on v${m.version}` : `v${m.version}`}
                   </Link>
                 ) : m.version !== null ? (
-                  <span className="text-[11px] text-slate-500"> v{m.version}</span>
+                  <span className="text-2xs text-slate-500"> v{m.version}</span>
                 ) : null}
               </span>
-              <span className="truncate text-[11px] text-slate-600">{m.reason}</span>
+              <span className="truncate text-2xs text-slate-600">{m.reason}</span>
             </li>
           ))}
         </ul>

@@ -20,16 +20,16 @@ function TextToolCallRow({ detail, format }: { detail: string; format?: keyof ty
   return (
     <div className="flex flex-col gap-0.5" data-testid="text-tool-call">
       <div className="flex items-center gap-2">
-        <span className="text-[12px] font-semibold text-slate-900">Tool calls read from text</span>
+        <span className="text-xs font-semibold text-slate-900">Tool calls read from text</span>
         <Badge
           tone="warning"
           title="The server returned no structured tool calls; the provider read them from the text"
         >
           text tool call
         </Badge>
-        {format && <span className="font-mono text-[11px] text-slate-600">{FORMAT_LABEL[format]}</span>}
+        {format && <span className="font-mono text-2xs text-slate-600">{FORMAT_LABEL[format]}</span>}
       </div>
-      <p className="pl-1 text-[12px] text-slate-700">{detail}</p>
+      <p className="pl-1 text-xs text-slate-700">{detail}</p>
     </div>
   );
 }
@@ -41,22 +41,22 @@ export function GuardRow({ row }: { row: GuardRowData }) {
       return (
         <div className="flex flex-col gap-0.5">
           <div className="flex items-center gap-2">
-            <span className="text-[12px] font-semibold text-slate-900">Output guard</span>
+            <span className="text-xs font-semibold text-slate-900">Output guard</span>
             <Badge tone={OUTPUT_TONE[row.outcome]}>{row.outcome}</Badge>
-            <span className="font-mono text-[11px] text-slate-600">{row.pattern}</span>
+            <span className="font-mono text-2xs text-slate-600">{row.pattern}</span>
           </div>
-          <p className="pl-1 text-[12px] text-slate-700">{row.detail}</p>
+          <p className="pl-1 text-xs text-slate-700">{row.detail}</p>
         </div>
       );
     case "done_rejected":
       return (
         <div className="flex flex-col gap-0.5">
           <div className="flex items-center gap-2">
-            <span className="text-[12px] font-semibold text-slate-900">Done rejected</span>
+            <span className="text-xs font-semibold text-slate-900">Done rejected</span>
             <Badge tone="warning">{words(row.why)}</Badge>
-            <span className="text-[12px] text-slate-600">{DONE_WHY[row.why]}</span>
+            <span className="text-xs text-slate-600">{DONE_WHY[row.why]}</span>
           </div>
-          <blockquote className="whitespace-pre-wrap border-l-2 border-slate-300 pl-2 text-[12px] text-slate-800">
+          <blockquote className="whitespace-pre-wrap border-l-2 border-slate-300 pl-2 text-xs text-slate-800">
             {row.message}
           </blockquote>
         </div>
@@ -64,9 +64,9 @@ export function GuardRow({ row }: { row: GuardRowData }) {
     case "calls_dropped":
       return (
         <div className="flex items-center gap-2">
-          <span className="text-[12px] font-semibold text-slate-900">Calls dropped</span>
+          <span className="text-xs font-semibold text-slate-900">Calls dropped</span>
           <Badge tone="neutral">{words(row.reason)}</Badge>
-          <span className="truncate font-mono text-[11px] text-slate-700">
+          <span className="truncate font-mono text-2xs text-slate-700">
             {row.calls.map((c) => `${c.name} (${c.id})`).join(", ")}
           </span>
         </div>
@@ -74,9 +74,9 @@ export function GuardRow({ row }: { row: GuardRowData }) {
     case "provider_warning":
       return (
         <div className="flex items-center gap-2" data-testid="provider-warning">
-          <span className="text-[12px] font-semibold text-slate-900">Provider warning</span>
+          <span className="text-xs font-semibold text-slate-900">Provider warning</span>
           <Badge tone="warning">downgraded</Badge>
-          <span className="font-mono text-[11px] text-slate-700">{row.message}</span>
+          <span className="font-mono text-2xs text-slate-700">{row.message}</span>
         </div>
       );
     default: {

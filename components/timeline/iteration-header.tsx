@@ -1,3 +1,4 @@
+import { Button } from "@/components/ui/button";
 import type { TimelineIteration } from "@/lib/timeline/fold";
 import { formatCount, formatMs, plural, words } from "@/lib/timeline/format";
 import type { IterationTiming } from "@/lib/timeline/timing";
@@ -25,7 +26,7 @@ export function IterationHeader({
   const it = iteration;
   return (
     <div
-      className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-slate-200 bg-slate-100 px-2 py-1 text-[12px] ${
+      className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-slate-200 bg-slate-100 px-2 py-1 text-xs ${
         it.replayed ? "text-slate-500" : ""
       }`}
       data-testid="timeline-iteration"
@@ -33,7 +34,8 @@ export function IterationHeader({
       data-replayed={it.replayed || undefined}
       data-iteration={it.index}
     >
-      <button
+      <Button
+        variant="bare"
         type="button"
         tabIndex={-1}
         onClick={(e) => {
@@ -45,7 +47,7 @@ export function IterationHeader({
         className="w-4 text-slate-600"
       >
         {collapsed ? "▸" : "▾"}
-      </button>
+      </Button>
       <span className="font-semibold text-slate-900">Iteration {it.index}</span>
       {it.mode === "forced" ? (
         <Badge tone="info" title="The request named the only tool the model could call" term="forced" inRow>
@@ -80,7 +82,7 @@ export function IterationHeader({
         </span>
       )}
       {it.toolCalls.length > 0 && (
-        <span className="truncate font-mono text-[11px] text-slate-600" title="Tools the model called">
+        <span className="truncate font-mono text-2xs text-slate-600" title="Tools the model called">
           → {it.toolCalls.join(", ")}
         </span>
       )}

@@ -68,7 +68,7 @@ export function MemoryChip({
         data-cited={cited || undefined}
         onPointerEnter={(e) => e.pointerType === "mouse" && later(true, OPEN_DELAY_MS)}
         onPointerLeave={(e) => e.pointerType === "mouse" && byHover.current !== false && later(false, CLOSE_DELAY_MS)}
-        className={`rounded px-1 font-mono text-[11px] ${
+        className={`rounded px-1 font-mono text-2xs ${
           cited && selected
             ? "bg-indigo-600 text-white"
             : cited
@@ -91,7 +91,7 @@ export function MemoryChip({
           }}
           onPointerEnter={cancel}
           onPointerLeave={() => byHover.current && later(false, CLOSE_DELAY_MS)}
-          className="z-50 w-[min(420px,90vw)] rounded border border-slate-300 bg-white p-2.5 text-[12px] text-slate-800 shadow-lg"
+          className="z-50 w-[min(420px,90vw)] rounded border border-slate-300 bg-white p-2.5 text-xs text-slate-800 shadow-lg"
           aria-label={`Memory ${id}`}
           data-testid="memory-card"
           data-memory-id={id}
@@ -117,7 +117,7 @@ function MemoryCard({ id, tier, cited, seqs }: { id: string; tier: Tier; cited: 
       : { text: undefined, date: undefined, rank: undefined };
   return (
     <div className="flex flex-col gap-1.5">
-      <p className="flex flex-wrap items-center gap-x-2 gap-y-0.5 text-[11px] text-slate-600">
+      <p className="flex flex-wrap items-center gap-x-2 gap-y-0.5 text-2xs text-slate-600">
         <span className="font-mono font-semibold text-slate-900">{id}</span>
         <span>{tierLabel(tier)}</span>
         {hit.rank !== undefined && <span>#{hit.rank} in the result</span>}
@@ -137,7 +137,7 @@ function MemoryCard({ id, tier, cited, seqs }: { id: string; tier: Tier; cited: 
       )}
       <ScrollRegion
         label={`Text of ${id}`}
-        className="max-h-48 overflow-auto text-[12px] leading-snug [overflow-wrap:anywhere] [&_p]:my-1"
+        className="max-h-48 overflow-auto text-xs leading-snug [overflow-wrap:anywhere] [&_p]:my-1"
         data-testid="memory-card-text"
       >
         {hit.text ? (

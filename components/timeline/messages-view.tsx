@@ -1,6 +1,7 @@
 "use client";
 
 import { memo, useMemo, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { JsonView, unwrapJson } from "@/components/ui/json-view";
 import { ScrollRegion } from "@/components/ui/scroll-region";
@@ -19,7 +20,7 @@ function MessageBlock({ m }: { m: CallMessage }) {
       data-role={m.role}
       data-injection={m.injection ?? undefined}
     >
-      <div className="flex items-center gap-2 text-[11px]">
+      <div className="flex items-center gap-2 text-2xs">
         <span className="font-semibold uppercase tracking-wide text-slate-700">{m.role}</span>
         <span className="text-slate-500">#{m.index}</span>
         {m.injection && (
@@ -44,13 +45,13 @@ function MessageBlock({ m }: { m: CallMessage }) {
         ) : (
           <ScrollRegion
             label={`Message ${m.index}`}
-            className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-words font-mono text-[11px] text-slate-800"
+            className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-words font-mono text-2xs text-slate-800"
           >
             {m.content}
           </ScrollRegion>
         ))}
       {m.toolCalls.map((c) => (
-        <div key={c.id} className="mt-1 font-mono text-[11px] text-indigo-900">
+        <div key={c.id} className="mt-1 font-mono text-2xs text-indigo-900">
           → {c.name} <span className="text-slate-500">{c.id}</span>
           <JsonView value={c.arguments} openDepth={1} label={`Arguments of ${c.name}`} />
         </div>
@@ -66,26 +67,27 @@ function CallItem({ call }: { call: ModelCall }) {
   const r = call.response;
   return (
     <li className="rounded border border-slate-200 bg-white" data-testid="model-call">
-      <button
+      <Button
+        variant="bare"
         type="button"
         onClick={() => setOpen((o) => !o)}
         aria-expanded={open}
-        className="flex w-full items-center gap-2 px-2 py-1 text-left text-[12px] hover:bg-slate-50"
+        className="flex w-full items-center gap-2 px-2 py-1 text-left text-xs hover:bg-slate-50"
       >
         <span className="w-3 text-slate-500">{open ? "▾" : "▸"}</span>
         <span className="font-semibold">Call {call.number}</span>
         <span className="text-slate-600">{call.iteration === null ? "run-level" : `iteration ${call.iteration}`}</span>
-        <span className="font-mono text-[11px] text-slate-700">{choice}</span>
+        <span className="font-mono text-2xs text-slate-700">{choice}</span>
         {call.messages.some((m) => m.injection) && <Badge tone="warning">injected</Badge>}
-        <span className="ml-auto tabular-nums text-[11px] text-slate-600">
+        <span className="ml-auto tabular-nums text-2xs text-slate-600">
           {r
             ? `${formatMs(r.latencyMs)} · ${formatCount(r.tokensIn)} in / ${formatCount(r.tokensOut)} out${r.replayed ? " · replayed" : ""}`
             : "awaiting response"}
         </span>
-      </button>
+      </Button>
       {open && (
         <div className="flex flex-col gap-2 border-t border-slate-200 p-2">
-          <div className="text-[12px]">
+          <div className="text-xs">
             <span className="text-slate-500">Tools offered: </span>
             <span className="font-mono">{call.tools.join(", ") || "none"}</span>
             <span className="text-slate-500"> · tool choice: </span>
@@ -97,11 +99,11 @@ function CallItem({ call }: { call: ModelCall }) {
             ))}
           </ol>
           <div>
-            <h4 className="text-[11px] font-semibold uppercase tracking-wide text-slate-600">Raw response</h4>
+            <h4 className="text-2xs font-semibold uppercase tracking-wide text-slate-600">Raw response</h4>
             {r ? (
               <JsonView value={r} openDepth={1} label={`Raw response of call ${call.number}`} />
             ) : (
-              <p className="text-[12px] text-slate-600">(no response yet)</p>
+              <p className="text-xs text-slate-600">(no response yet)</p>
             )}
           </div>
         </div>
@@ -115,7 +117,7 @@ function CallItem({ call }: { call: ModelCall }) {
 export const MessagesView = memo(function MessagesView({ events }: { events: readonly RunEvent[] }) {
   const calls = useMemo(() => modelCalls(events), [events]);
   const [shown, setShown] = useState(PAGE);
-  if (calls.length === 0) return <p className="text-[12px] text-slate-500">This run made no model call.</p>;
+  if (calls.length === 0) return <p className="text-xs text-slate-500">This run made no model call.</p>;
   return (
     <div className="flex flex-col gap-1.5">
       <ol className="flex flex-col gap-1.5">
@@ -124,13 +126,9 @@ export const MessagesView = memo(function MessagesView({ events }: { events: rea
         ))}
       </ol>
       {calls.length > shown && (
-        <button
-          type="button"
-          onClick={() => setShown((n) => n + PAGE)}
-          className="self-start rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px]"
-        >
+        <Button onClick={() => setShown((n) => n + PAGE)} className="self-start px-2 py-0.5">
           Show {Math.min(PAGE, calls.length - shown)} more of {calls.length - shown}
-        </button>
+        </Button>
       )}
     </div>
   );

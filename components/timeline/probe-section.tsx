@@ -32,7 +32,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
   const frame = probe.missed ? "border-rose-300 bg-rose-50" : "border-slate-200 bg-white";
   return (
     <section
-      className={`mt-3 rounded border p-2 text-[12px] ${frame}`}
+      className={`mt-3 rounded border p-2 text-xs ${frame}`}
       aria-labelledby="probe-heading"
       data-testid="probe-section"
       data-missed={probe.missed}
@@ -46,7 +46,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
             missed evidence
           </Badge>
         )}
-        <span className="text-[11px] text-slate-600">
+        <span className="text-2xs text-slate-600">
           probe · {probe.queries.length} {probe.queries.length === 1 ? "query" : "queries"} · no model call ·{" "}
           {Math.round(probe.durationMs)} ms
         </span>
@@ -73,10 +73,9 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
                 <div className="flex flex-wrap items-center gap-1.5">
                   <TierBadge tier={u.tier} />
                   <span className="text-slate-800">
-                    The run read <span className="font-mono text-[11px]">{u.id}</span> at rank {u.rank} and did not use
-                    it.
+                    The run read <span className="font-mono text-2xs">{u.id}</span> at rank {u.rank} and did not use it.
                   </span>
-                  <a href={memoryHref(bankId, u.tier, u.id)} className="ml-auto text-[11px] text-indigo-700 underline">
+                  <a href={memoryHref(bankId, u.tier, u.id)} className="ml-auto text-2xs text-indigo-700 underline">
                     open in Memory
                   </a>
                 </div>
@@ -97,20 +96,20 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
               data-strong={h.strong}
             >
               <div className="flex flex-wrap items-center gap-1.5">
-                <span className="font-mono text-[11px] text-slate-500">#{h.rank}</span>
+                <span className="font-mono text-2xs text-slate-500">#{h.rank}</span>
                 <TierBadge tier={h.tier} />
-                <span className="font-mono text-[11px] text-slate-800">{h.id}</span>
+                <span className="font-mono text-2xs text-slate-800">{h.id}</span>
                 {h.strong && (
                   <Badge tone="warning" title="Ranked in the top 3 of at least one probe search">
                     strong
                   </Badge>
                 )}
-                <span className="text-[11px] text-slate-600">
+                <span className="text-2xs text-slate-600">
                   rank {h.bestRank} for <q className="italic">{h.query}</q>
                 </span>
                 <a
                   href={memoryHref(bankId, h.tier, h.id)}
-                  className="ml-auto text-[11px] text-indigo-700 underline"
+                  className="ml-auto text-2xs text-indigo-700 underline"
                   data-testid="probe-hit-memory-link"
                 >
                   open in Memory
@@ -122,7 +121,7 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
         </ol>
       )}
       {probe.skippedQueries > 0 && (
-        <p className="mt-1 text-[11px] text-slate-600">
+        <p className="mt-1 text-2xs text-slate-600">
           {probe.skippedQueries} more of the model's queries were not searched (the probe's cap).
         </p>
       )}

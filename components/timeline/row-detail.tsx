@@ -1,5 +1,6 @@
 "use client";
 
+import { buttonClass } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle } from "@/components/ui/drawer";
 import { JsonView } from "@/components/ui/json-view";
@@ -35,14 +36,12 @@ export function RowDetail({
             {row.iteration !== null ? ` · iteration ${row.iteration}` : " · run-level"}
           </DrawerTitle>
           <CopyButton text={row.id} label="Copy the row id" />
-          <DrawerClose className="ml-auto rounded border border-slate-300 px-2 py-0.5 text-[12px]">
-            Close (Esc)
-          </DrawerClose>
+          <DrawerClose className={buttonClass("secondary", "sm", "ml-auto px-2 py-0.5")}>Close (Esc)</DrawerClose>
         </header>
         <ScrollRegion className="flex-1 overflow-auto p-3" label="Events behind this row">
           {sources.map((ev) => (
             <section key={ev.seq} className="mb-3" data-testid="row-detail-event" data-type={ev.type}>
-              <h3 className="mb-1 flex items-center gap-2 font-mono text-[11px] text-slate-600">
+              <h3 className="mb-1 flex items-center gap-2 font-mono text-2xs text-slate-600">
                 <span className="flex-1">
                   seq {ev.seq} · {ev.type} · at {ev.at} ms
                 </span>
@@ -55,7 +54,7 @@ export function RowDetail({
               {ev.type === "tool.result" ? (
                 <>
                   <JsonView value={{ ...ev.payload, content: undefined }} label={`Event ${ev.seq}`} />
-                  <h4 className="mt-2 mb-1 flex items-center gap-2 font-mono text-[11px] text-slate-600">
+                  <h4 className="mt-2 mb-1 flex items-center gap-2 font-mono text-2xs text-slate-600">
                     <span className="flex-1">content sent to the model</span>
                     <CopyButton text={ev.payload.content} label="Copy the content sent to the model" />
                   </h4>

@@ -1,4 +1,5 @@
 import { memo } from "react";
+import { Button, buttonClass } from "@/components/ui/button";
 import type { RunStatus } from "@/lib/reflect/domain";
 import type { RunBadge } from "@/lib/timeline/badges";
 import { STATUS_TONE, statusLabel } from "@/lib/timeline/badges";
@@ -10,7 +11,7 @@ import { Badge, DraftBadge, MentalModelDraftNote } from "./badge";
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <div className="flex flex-col">
-      <dt className="text-[11px] uppercase tracking-wide text-slate-500">{label}</dt>
+      <dt className="text-2xs uppercase tracking-wide text-slate-500">{label}</dt>
       <dd className="font-medium text-slate-900">{children}</dd>
     </div>
   );
@@ -48,18 +49,14 @@ export const RunHeader = memo(function RunHeader({
             {statusLabel(status)}
           </span>
         </Badge>
-        <button
-          type="button"
-          onClick={onExport}
-          className="rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px] text-slate-700 hover:bg-slate-50"
-        >
+        <Button onClick={onExport} className="px-2 py-0.5 text-slate-700">
           Export JSON
-        </button>
+        </Button>
         {header.runId && (
           <a
             href={`/api/runs/${header.runId}/otlp`}
             download
-            className="rounded border border-slate-300 bg-white px-2 py-0.5 text-[12px] text-slate-700 hover:bg-slate-50"
+            className={buttonClass("secondary", "sm", "px-2 py-0.5 text-slate-700")}
             title="OpenTelemetry trace (OTLP/JSON) for Phoenix, Jaeger or any OTLP tool"
           >
             Export OTLP
@@ -77,7 +74,7 @@ export const RunHeader = memo(function RunHeader({
           ))}
         </ul>
       )}
-      <dl className="mt-2 grid grid-cols-[repeat(auto-fill,minmax(120px,1fr))] gap-x-4 gap-y-1.5 text-[12px]">
+      <dl className="mt-2 grid grid-cols-[repeat(auto-fill,minmax(120px,1fr))] gap-x-4 gap-y-1.5 text-xs">
         <Field label="Skill">
           {skillLabel(header.skill)}
           {header.skill?.draft ? <DraftBadge /> : null}
@@ -103,13 +100,13 @@ export const RunHeader = memo(function RunHeader({
         </Field>
       </dl>
       {header.skill?.mission && (
-        <p className="mt-2 text-[12px] text-slate-600">
+        <p className="mt-2 text-xs text-slate-600">
           <span className="font-medium text-slate-700">Mission: </span>
           {header.skill.mission}
         </p>
       )}
       {header.skill?.mentalModelDrafts.length ? (
-        <p className="mt-1 text-[12px]">
+        <p className="mt-1 text-xs">
           <MentalModelDraftNote drafts={header.skill.mentalModelDrafts} />{" "}
           <span className="text-slate-600">
             — the saved model is unchanged; its memory cards below show the text this run read.
@@ -117,7 +114,7 @@ export const RunHeader = memo(function RunHeader({
         </p>
       ) : null}
       {header.parentRunId && (
-        <p className="mt-1 text-[12px] text-slate-600">
+        <p className="mt-1 text-xs text-slate-600">
           {header.forkedAtIteration !== null ? "Forked from" : "Re-run of"}{" "}
           <a className="underline" href={`/runs/${header.parentRunId}`}>
             {header.parentRunId}
@@ -126,14 +123,14 @@ export const RunHeader = memo(function RunHeader({
         </p>
       )}
       {header.outcome.length > 0 && (
-        <p className="mt-1 text-[12px] text-slate-700" data-testid="run-outcome">
+        <p className="mt-1 text-xs text-slate-700" data-testid="run-outcome">
           <span className="font-medium">Outcome: </span>
           {header.outcome.join(" · ")}
         </p>
       )}
       {replayDrift.length > 0 && (
         <div
-          className="mt-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-[12px] text-amber-900"
+          className="mt-1 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900"
           data-testid="replay-drift"
         >
           <p>
@@ -153,12 +150,12 @@ export const RunHeader = memo(function RunHeader({
         </div>
       )}
       {header.error && (
-        <p className="mt-2 rounded border border-rose-300 bg-rose-50 px-2 py-1 text-[12px] text-rose-900" role="alert">
+        <p className="mt-2 rounded border border-rose-300 bg-rose-50 px-2 py-1 text-xs text-rose-900" role="alert">
           Failed during <span className="font-semibold">{header.error.phase}</span>: {header.error.message}
         </p>
       )}
       {header.warnings.length > 0 && (
-        <ul className="mt-2 text-[12px] text-amber-900" data-testid="run-warnings">
+        <ul className="mt-2 text-xs text-amber-900" data-testid="run-warnings">
           {header.warnings.map((w, i) => (
             <li key={i}>⚠ {w}</li>
           ))}
@@ -181,7 +178,7 @@ function RunQuestion({ question }: { question: string }) {
       <h1 className={heading} data-testid="run-question-cut">
         {[...question].slice(0, TITLE_CHARS).join("").trimEnd()}…
       </h1>
-      <details className="mt-0.5 text-[12px] text-slate-700">
+      <details className="mt-0.5 text-xs text-slate-700">
         <summary className="cursor-pointer text-indigo-800">
           The whole question ({[...question].length.toLocaleString("en-US")} characters)
         </summary>

@@ -11,8 +11,8 @@ export function RunTiming({ timing }: { timing: RunTimingData }) {
   if (!line) return null;
   const { shares } = timing;
   return (
-    <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5 text-[12px] text-slate-700" data-testid="run-timing">
-      <span className="text-[11px] uppercase tracking-wide text-slate-500">Where the time went</span>
+    <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5 text-xs text-slate-700" data-testid="run-timing">
+      <span className="text-2xs uppercase tracking-wide text-slate-500">Where the time went</span>
       <span className="flex h-2 w-40 overflow-hidden rounded bg-slate-200" aria-hidden="true">
         <span className="bg-indigo-500" style={{ width: `${shares.model}%` }} />
         <span className="bg-amber-500" style={{ width: `${shares.tools}%` }} />

@@ -9,18 +9,18 @@ export function SteeringRow({ row }: { row: SteeringRowData }) {
     <div className="flex flex-col gap-0.5">
       <div className="flex items-center gap-2">
         <Badge tone={TONE[row.action]}>{row.action}</Badge>
-        <span className="truncate text-[12px] text-slate-700">{row.triggerLabel}</span>
+        <span className="truncate text-xs text-slate-700">{row.triggerLabel}</span>
         {row.signature && (
-          <span className="ml-auto truncate text-[11px] text-slate-600" title={`Ladder signature: ${row.signature}`}>
+          <span className="ml-auto truncate text-2xs text-slate-600" title={`Ladder signature: ${row.signature}`}>
             repeated: {repeatedCall(row.signature)}
           </span>
         )}
       </div>
-      <blockquote className="whitespace-pre-wrap border-l-2 border-slate-300 pl-2 text-[12px] text-slate-800">
+      <blockquote className="whitespace-pre-wrap border-l-2 border-slate-300 pl-2 text-xs text-slate-800">
         {row.text}
       </blockquote>
       {row.action !== "halt" && (
-        <p className="pl-1 text-[11px] text-slate-500">request-scoped: sent with the next request only</p>
+        <p className="pl-1 text-2xs text-slate-500">request-scoped: sent with the next request only</p>
       )}
     </div>
   );

@@ -1,6 +1,7 @@
 "use client";
 
 import { type KeyboardEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { TIERS } from "@/lib/reflect/domain";
 import type { OutcomeClass } from "@/lib/reflect/events";
 import type { BadgeTone } from "@/lib/timeline/badges";
@@ -51,7 +52,7 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
     <div className="flex flex-col gap-0.5">
       <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
         <TierBadge tier={row.tier} tool={row.tool} />
-        <span className="min-w-0 flex-1 truncate font-mono text-[12px] text-slate-900" title={row.query ?? undefined}>
+        <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-900" title={row.query ?? undefined}>
           {row.query === null ? <span className="text-slate-500">(no query)</span> : `“${row.query}”`}
         </span>
         {r ? (
@@ -59,7 +60,7 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
             <Badge tone={OUTCOME_TONE[r.outcome]} title="Outcome class used by the no-progress ladder">
               {words(r.outcome)}
             </Badge>
-            <span className="whitespace-nowrap tabular-nums text-[11px] text-slate-600">
+            <span className="whitespace-nowrap tabular-nums text-2xs text-slate-600">
               {plural(r.count, "result")} ·{" "}
               <span className={r.truncated ? "font-semibold text-amber-800" : undefined} title="Payload size vs cap">
                 {formatCount(r.chars)}/{formatCount(r.cap)} chars{r.truncated ? " (cut)" : ""}
@@ -72,14 +73,14 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
         )}
       </div>
       {row.reason && (
-        <p className="truncate pl-1 text-[12px] text-slate-600" title={row.reason}>
+        <p className="truncate pl-1 text-xs text-slate-600" title={row.reason}>
           <span className="text-slate-500">why: </span>
           {row.reason}
         </p>
       )}
-      {r?.error && <p className="pl-1 font-mono text-[11px] text-rose-800">{r.error}</p>}
+      {r?.error && <p className="pl-1 font-mono text-2xs text-rose-800">{r.error}</p>}
       {r?.observationFreshness && (
-        <p className="pl-1 text-[11px] text-slate-600">
+        <p className="pl-1 text-2xs text-slate-600">
           observations {words(r.observationFreshness.freshness)} ·{" "}
           {plural(r.observationFreshness.pending, "pending fact")}
         </p>
@@ -103,20 +104,20 @@ export function TierRow({ row, selected }: { row: TierRowData; selected: boolean
                   onFocus={() => setActive(i)}
                 />
               ) : (
-                <span className="rounded bg-slate-100 px-1 font-mono text-[11px] text-slate-700">{id}</span>
+                <span className="rounded bg-slate-100 px-1 font-mono text-2xs text-slate-700">{id}</span>
               )}
             </li>
           ))}
           {ids.length > shown.length && (
             <li>
-              <button
-                type="button"
+              <Button
+                variant="link"
                 onClick={() => setExpanded(true)}
-                className="rounded px-1 text-[11px] text-indigo-700 underline"
+                className="rounded px-1 text-2xs text-indigo-700"
                 data-testid="ids-more"
               >
                 +{ids.length - shown.length} more
-              </button>
+              </Button>
             </li>
           )}
         </ul>

@@ -1,5 +1,7 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
+import { Check, Input, Select } from "@/components/ui/input";
 import { TIER_REGISTRY } from "@/lib/reflect/domain";
 import type { TimelineFilter } from "@/lib/timeline/filter";
 import { isFiltering, NO_FILTER } from "@/lib/timeline/filter";
@@ -13,8 +15,6 @@ const KINDS: { kind: RowKind; label: string }[] = [
   { kind: "guard", label: "guards" },
   { kind: "citations", label: "citations" },
 ];
-
-const FIELD = "rounded border border-slate-300 bg-white px-1.5 py-0.5 text-[12px] text-slate-900";
 
 /** One of `options`, or any (null). */
 function Choice<T extends string>({
@@ -33,12 +33,13 @@ function Choice<T extends string>({
   onChange: (value: T | null) => void;
 }) {
   return (
-    <select
+    <Select
+      size="sm"
       value={value ?? ""}
       onChange={(e) => onChange((options.find((o) => o.value === e.target.value)?.value ?? null) as T | null)}
       aria-label={label}
       data-testid={testId}
-      className={FIELD}
+      className="py-0.5"
     >
       <option value="">{any}</option>
       {options.map((o) => (
@@ -46,7 +47,7 @@ function Choice<T extends string>({
           {o.label}
         </option>
       ))}
-    </select>
+    </Select>
   );
 }
 
@@ -65,15 +66,16 @@ export function TimelineFilterBar({
   const set = (patch: Partial<TimelineFilter>) => onChange({ ...filter, ...patch });
   const active = isFiltering(filter);
   return (
-    <search className="mb-1.5 flex flex-wrap items-center gap-2 text-[12px]" aria-label="Search this run">
-      <input
+    <search className="mb-1.5 flex flex-wrap items-center gap-2 text-xs" aria-label="Search this run">
+      <Input
+        size="sm"
         type="search"
         value={filter.text}
         onChange={(e) => set({ text: e.target.value })}
         placeholder="Search queries, reasons, ids, verdicts…"
         aria-label="Search this run's timeline"
         data-testid="timeline-search"
-        className={`${FIELD} min-w-0 flex-1 basis-full sm:basis-64`}
+        className="py-0.5 min-w-0 flex-1 basis-full sm:basis-64"
       />
       <Choice
         label="Row kind"
@@ -92,7 +94,7 @@ export function TimelineFilterBar({
         onChange={(tier) => set({ tier })}
       />
       <label className="flex items-center gap-1 text-slate-700">
-        <input
+        <Check
           type="checkbox"
           checked={filter.steeringOnly}
           onChange={(e) => set({ steeringOnly: e.target.checked })}
@@ -101,7 +103,7 @@ export function TimelineFilterBar({
         only steering
       </label>
       <label className="flex items-center gap-1 text-slate-700">
-        <input
+        <Check
           type="checkbox"
           checked={filter.failuresOnly}
           onChange={(e) => set({ failuresOnly: e.target.checked })}
@@ -114,13 +116,9 @@ export function TimelineFilterBar({
           <output className="tabular-nums text-slate-600" data-testid="timeline-filter-count">
             {shownRows} of {plural(totalRows, "row")}
           </output>
-          <button
-            type="button"
-            onClick={() => onChange(NO_FILTER)}
-            className="rounded border border-slate-300 px-1.5 py-0.5 text-slate-700 hover:bg-slate-100"
-          >
+          <Button size="md" onClick={() => onChange(NO_FILTER)} className="px-1.5 py-0.5 text-slate-700">
             Clear
-          </button>
+          </Button>
         </>
       )}
     </search>

@@ -214,7 +214,7 @@ export function TimelineList({
         {/* biome-ignore lint/a11y/useSemanticElements: the one cell of a virtualized row (see above). */}
         <div role="gridcell" tabIndex={-1}>
           {item.type === "section" ? (
-            <div className="border-b border-slate-200 bg-slate-50 px-2 py-1 text-[11px] font-semibold uppercase tracking-wide text-slate-600">
+            <div className="border-b border-slate-200 bg-slate-50 px-2 py-1 text-2xs font-semibold uppercase tracking-wide text-slate-600">
               {item.label}
             </div>
           ) : item.type === "iteration" ? (
@@ -289,7 +289,7 @@ export function TimelineList({
       data-ready={virtualized || undefined}
     >
       {items.length === 0 ? (
-        <p className="p-4 text-[12px] text-slate-600" data-testid="timeline-empty">
+        <p className="p-4 text-xs text-slate-600" data-testid="timeline-empty">
           {emptyText ?? "No timeline rows: the run made no model call and no retrieval."}
         </p>
       ) : virtualized ? (

@@ -35,7 +35,7 @@ export function AppNav({ provider }: { provider: ProviderBadge }) {
         ))}
         <Link
           href="/model"
-          className="ml-auto rounded border border-slate-200 bg-slate-50 px-2 py-0.5 font-mono text-[11px] text-slate-600 hover:text-slate-900"
+          className="ml-auto rounded border border-slate-200 bg-slate-50 px-2 py-0.5 font-mono text-2xs text-slate-600 hover:text-slate-900"
           data-testid="provider-status"
           title="Model used for new runs: open its settings and check what the server can do"
         >

@@ -2,6 +2,7 @@
 
 import * as AlertDialog from "@radix-ui/react-alert-dialog";
 import type { ReactNode } from "react";
+import { Button, buttonClass } from "./button";
 
 /**
  * A confirmation before something that cannot be undone, on Radix's alert dialog: focus starts on
@@ -50,24 +51,22 @@ export function ConfirmDialog({
           data-testid={testId}
         >
           <AlertDialog.Title className="font-semibold text-[14px]">{title}</AlertDialog.Title>
-          <AlertDialog.Description className="mt-1 text-[12px] text-slate-600">{description}</AlertDialog.Description>
+          <AlertDialog.Description className="mt-1 text-xs text-slate-600">{description}</AlertDialog.Description>
           {children}
           {error}
           <div className="mt-3 flex justify-end gap-2">
-            <AlertDialog.Cancel className="rounded border border-slate-300 px-3 py-1 text-[12px]">
+            <AlertDialog.Cancel className={buttonClass("secondary", "sm", "px-3 text-slate-900")}>
               Cancel
             </AlertDialog.Cancel>
-            <button
-              type="button"
-              disabled={pending}
+            <Button
+              variant={tone === "danger" ? "danger" : "primary"}
+              busy={pending}
               onClick={onConfirm}
-              className={`rounded px-3 py-1 font-medium text-[12px] text-white disabled:opacity-50 ${
-                tone === "danger" ? "bg-red-600 hover:bg-red-700" : "bg-indigo-600 hover:bg-indigo-700"
-              }`}
+              className="px-3"
               data-testid={confirmTestId}
             >
               {confirmLabel}
-            </button>
+            </Button>
           </div>
         </AlertDialog.Content>
       </AlertDialog.Portal>

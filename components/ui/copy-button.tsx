@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import { Button } from "./button";
 
 /** Copies `text` to the clipboard and says so ("copied") for a moment, or that it could not. */
 export function CopyButton({
@@ -29,18 +30,18 @@ export function CopyButton({
     timer.current = setTimeout(() => setState("idle"), 1500);
   };
   return (
-    <button
-      type="button"
+    <Button
+      size="xs"
       onClick={(e) => {
         e.stopPropagation();
         void copy();
       }}
       aria-label={label}
       data-state={state}
-      className={`rounded border border-slate-300 bg-white px-1.5 py-px text-[11px] text-slate-700 hover:bg-slate-100 ${className}`}
+      className={`py-px text-slate-700 hover:bg-slate-100 ${className}`}
       {...rest}
     >
       <span aria-live="polite">{state === "copied" ? "copied ✓" : state === "failed" ? "copy failed" : "copy"}</span>
-    </button>
+    </Button>
   );
 }

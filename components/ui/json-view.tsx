@@ -79,7 +79,7 @@ function Node({ name, value, depth, openDepth }: { name?: string; value: unknown
 export function JsonView({ value, openDepth = 2, label }: { value: unknown; openDepth?: number; label: string }) {
   return (
     <section
-      className="rounded border border-slate-200 bg-slate-50 p-2 font-mono text-[11px] leading-relaxed text-slate-900"
+      className="rounded border border-slate-200 bg-slate-50 p-2 font-mono text-2xs leading-relaxed text-slate-900"
       data-testid="json-view"
       aria-label={label}
     >

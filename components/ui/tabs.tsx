@@ -21,7 +21,7 @@ const TAB: Record<Variant, string> = {
   underline:
     "-mb-px border-b-2 border-transparent px-3 py-1.5 text-slate-600 hover:text-slate-900 data-[state=active]:border-indigo-600 data-[state=active]:font-semibold data-[state=active]:text-slate-900",
   folder:
-    "rounded-t border border-b-0 border-transparent px-2 py-0.5 text-[12px] text-slate-500 data-[state=active]:border-slate-300 data-[state=active]:bg-white data-[state=active]:text-slate-900",
+    "rounded-t border border-b-0 border-transparent px-2 py-0.5 text-xs text-slate-500 data-[state=active]:border-slate-300 data-[state=active]:bg-white data-[state=active]:text-slate-900",
 };
 
 export function TabList({

@@ -200,9 +200,10 @@ describe("architecture", () => {
   it("components take app shapes from lib/contracts: no types from lib/server, lib/client, db or app", () => {
     // lib/timeline (the folds' rows) and lib/reflect (the engine's domain) are contracts of their own.
     // lib/client/event-stream is a browser helper: its connection state is not a shape that crosses the wire.
+    // lib/rerun is the re-run drawer's own state (a pure reducer), likewise.
     const appShape = (t: string) =>
       under(t, "lib", "db", "app") &&
-      !under(t, "lib/contracts", "lib/timeline", "lib/text", "lib/reflect", "lib/client/event-stream");
+      !under(t, "lib/contracts", "lib/timeline", "lib/text", "lib/reflect", "lib/client/event-stream", "lib/rerun");
     expect(typeViolations("components", (t) => !appShape(t))).toEqual([]);
   });
 
@@ -275,5 +276,73 @@ describe("architecture", () => {
 
   it("only lib/server and lib/cli compose db and models; app reaches them through lib/server", () => {
     expect(violations("app", (t) => !under(t, "db", "lib/llm", "@libsql/client", "drizzle-orm", "openai"))).toEqual([]);
+  });
+});
+
+/**
+ * Buttons and form controls come from the UI kit (components/ui): Button, Field, Input, Textarea,
+ * Select, Check. A raw element outside the kit needs an entry here with its reason; an entry whose
+ * element is gone fails, so the list only shrinks.
+ */
+const RAW_CONTROL = /<(button|input|textarea|select)\b[^>]*?>/g;
+const RAW_CONTROL_EXCEPTIONS: Record<string, { element: RegExp; reason: string }> = {
+  "app/login/page.tsx": {
+    element: /<input type="hidden"/,
+    reason: "a hidden form value (where to go after signing in): not a control anyone sees or operates",
+  },
+};
+
+function rawControls(dirs: string[]): string[] {
+  const found: string[] = [];
+  for (const dir of dirs) {
+    for (const file of sourceFiles(dir)) {
+      if (!file.endsWith(".tsx") || under(file, "components/ui")) continue;
+      const source = readFileSync(join(root, file), "utf8");
+      for (const m of source.matchAll(RAW_CONTROL)) {
+        if (RAW_CONTROL_EXCEPTIONS[file]?.element.test(m[0])) continue;
+        const line = source.slice(0, m.index).split("\n").length;
+        found.push(`${file}:${line} <${m[1]}>`);
+      }
+    }
+  }
+  return found;
+}
+
+describe("UI kit", () => {
+  it("lib/rerun (the re-run drawer's state) is pure: contracts and the engine's domain only, no React", () => {
+    expect(sourceFiles("lib/rerun").length).toBeGreaterThan(0);
+    expect(violations("lib/rerun", (t) => under(t, "lib/contracts", "lib/reflect/domain", "lib/rerun"))).toEqual([]);
+  });
+
+  it("the scanner finds raw buttons and fields and passes the kit's components", () => {
+    const src = `<Button>a</Button><button type="button">b</button><Input /><input\n  value={x} /><Select><textarea /><select>`;
+    expect([...src.matchAll(RAW_CONTROL)].map((m) => m[1])).toEqual(["button", "input", "textarea", "select"]);
+  });
+
+  it("components and app pages use components/ui for buttons and fields (named exceptions only)", () => {
+    expect(rawControls(["components", "app"])).toEqual([]);
+  });
+
+  it("every exception still names an element that is there", () => {
+    for (const [file, { element }] of Object.entries(RAW_CONTROL_EXCEPTIONS)) {
+      expect(element.test(readFileSync(join(root, file), "utf8")), `${file} no longer needs its exception`).toBe(true);
+    }
+  });
+
+  it("the field class string lives in the kit: no form control's border-and-padding classes outside it", () => {
+    const FIELD_CLASSES = /rounded border border-slate-300 bg-white px-(1\.5|2) py-(1|1\.5) text-(\[13px\]|xs)/;
+    const outside = ["components", "app"]
+      .flatMap((d) => sourceFiles(d))
+      .filter((f) => !under(f, "components/ui") && FIELD_CLASSES.test(readFileSync(join(root, f), "utf8")));
+    expect(outside).toEqual([]);
+  });
+
+  it("text sizes of 11 and 12 px are the theme's tokens (text-2xs, text-xs), not literals", () => {
+    const literal = /text-\[1[12]px\]/;
+    const files = ["components", "app"].flatMap((d) => sourceFiles(d));
+    expect(files.filter((f) => literal.test(readFileSync(join(root, f), "utf8")))).toEqual([]);
+    const css = readFileSync(join(root, "app/globals.css"), "utf8");
+    expect(css).toMatch(/--text-2xs:\s*11px/);
+    expect(css).toMatch(/--text-xs:\s*12px/);
   });
 });

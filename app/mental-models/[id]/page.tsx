@@ -17,7 +17,7 @@ import { RefreshDecision } from "@/components/editors/refresh-decision";
 import { RefreshModelButton } from "@/components/editors/refresh-model-button";
 import { RestoreVersionButton } from "@/components/editors/restore-version-button";
 import { RunRefList } from "@/components/editors/run-ref-list";
-import { UnsavedEditProvider } from "@/components/editors/unsaved";
+import { UnsavedEditProvider } from "@/components/editors/unsaved-edit";
 import { VersionHistory } from "@/components/editors/version-history";
 import { StalenessBadge } from "@/components/memory/staleness-badge";
 import { decodeSegment, orNotFound, queryValue, type SearchParams } from "@/lib/server/http/page-params";
@@ -48,7 +48,7 @@ export default async function MentalModelPage({
   return (
     <UnsavedEditProvider>
       <div>
-        <nav className="mb-1 text-[11px] text-slate-500">
+        <nav className="mb-1 text-2xs text-slate-500">
           <Link href={`/mental-models?bank=${encodeURIComponent(bankId)}`} className="hover:underline">
             Mental models
           </Link>{" "}
@@ -59,13 +59,13 @@ export default async function MentalModelPage({
             {model.name}
           </h1>
           {deleted ? null : <StalenessBadge state={model.state} reason={model.reason} />}
-          <span className="text-[11px] text-slate-500" data-testid="staleness-reason">
+          <span className="text-2xs text-slate-500" data-testid="staleness-reason">
             {model.reason}
             {model.refreshedAt ? ` · refreshed ${formatTime(model.refreshedAt)}` : ""} · based on{" "}
             {model.basedOnIds.length} {model.basedOnIds.length === 1 ? "memory" : "memories"} · read by {model.readBy}{" "}
             {model.readBy === 1 ? "run" : "runs"}
           </span>
-          <span className="font-mono text-[11px] text-slate-600" data-testid="model-version">
+          <span className="font-mono text-2xs text-slate-600" data-testid="model-version">
             v{model.version}
           </span>
           {deleted ? null : (
@@ -91,7 +91,7 @@ export default async function MentalModelPage({
         </div>
         {deleted ? (
           <p
-            className="mb-3 rounded border border-rose-300 bg-rose-50 px-3 py-2 text-[12px] text-rose-900"
+            className="mb-3 rounded border border-rose-300 bg-rose-50 px-3 py-2 text-xs text-rose-900"
             role="status"
             data-testid="model-deleted"
           >
@@ -101,13 +101,13 @@ export default async function MentalModelPage({
         ) : null}
         {page.seen ? (
           <section className="mb-4 rounded border border-indigo-200 bg-indigo-50/40 p-3" data-testid="seen-version">
-            <h2 className="mb-1.5 font-semibold text-[12px] text-slate-700">
+            <h2 className="mb-1.5 font-semibold text-xs text-slate-700">
               Version {page.seen.version}, as a run read it → current version {model.version}
             </h2>
             {page.seen.changes.length ? (
               <FieldChanges changes={page.seen.changes} />
             ) : (
-              <p className="text-[12px] text-slate-600">Unchanged since the run read it.</p>
+              <p className="text-xs text-slate-600">Unchanged since the run read it.</p>
             )}
           </section>
         ) : null}
@@ -115,7 +115,7 @@ export default async function MentalModelPage({
           <div className="self-start rounded border border-slate-200 bg-white p-3">
             {deleted ? (
               <div data-testid="deleted-content">
-                <p className="mb-2 text-[11px] text-slate-600">Last version (v{model.version}), read-only</p>
+                <p className="mb-2 text-2xs text-slate-600">Last version (v{model.version}), read-only</p>
                 <MarkdownPreview markdown={model.content} />
               </div>
             ) : (

@@ -13,7 +13,7 @@ export default async function NewMentalModelPage({ searchParams }: { searchParam
   if (!bankId) return <p className="text-slate-500">No bank yet.</p>;
   return (
     <div className="max-w-4xl">
-      <nav className="mb-1 text-[11px] text-slate-500">
+      <nav className="mb-1 text-2xs text-slate-500">
         <Link href={`/mental-models?bank=${encodeURIComponent(bankId)}`} className="hover:underline">
           Mental models
         </Link>{" "}

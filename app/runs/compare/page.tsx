@@ -1,4 +1,6 @@
 import { CompareView } from "@/components/compare/compare-view";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
 import { isAppError } from "@/lib/contracts/errors";
 import type { RunListItem } from "@/lib/contracts/runs";
 import { getAppDb } from "@/lib/server/runtime/db";
@@ -21,28 +23,23 @@ function PickRuns({ a, b, message, recent }: { a?: string; b?: string; message?:
       )}
       {(["a", "b"] as const).map((name) => (
         <label key={name} className="min-w-[12rem] flex-1">
-          <span className="mb-1 block text-[11px] uppercase tracking-wide text-slate-500">
-            Run {name.toUpperCase()}
-          </span>
-          <input
+          <span className="mb-1 block text-2xs uppercase tracking-wide text-slate-500">Run {name.toUpperCase()}</span>
+          <Input
+            size="sm"
             name={name}
             defaultValue={name === "a" ? a : b}
             list="recent-runs"
             required
             autoComplete="off"
             data-testid={`compare-pick-${name}`}
-            className="w-full rounded border border-slate-300 bg-white px-2 py-1 font-mono text-[12px]"
+            className="w-full px-2 font-mono"
             placeholder="search a question, or paste run_…"
           />
         </label>
       ))}
-      <button
-        type="submit"
-        className="rounded bg-indigo-600 px-3 py-1.5 font-medium text-white hover:bg-indigo-700"
-        data-testid="compare-pick-submit"
-      >
+      <Button variant="primary" size="md" type="submit" data-testid="compare-pick-submit">
         Compare
-      </button>
+      </Button>
       <datalist id="recent-runs">
         {recent.map((r) => (
           <option
@@ -52,7 +49,7 @@ function PickRuns({ a, b, message, recent }: { a?: string; b?: string; message?:
           />
         ))}
       </datalist>
-      <p className="w-full text-[11px] text-slate-600">
+      <p className="w-full text-2xs text-slate-600">
         Or tick two runs in the{" "}
         <a href="/runs" className="underline">
           runs list

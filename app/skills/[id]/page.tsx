@@ -33,7 +33,7 @@ export default async function SkillPage({
   const { skill } = page;
   return (
     <div>
-      <nav className="mb-1 text-[11px] text-slate-500">
+      <nav className="mb-1 text-2xs text-slate-500">
         <Link href={`/skills?bank=${encodeURIComponent(bankId)}`} className="hover:underline">
           Skills
         </Link>{" "}
@@ -43,12 +43,12 @@ export default async function SkillPage({
         <h1 className="font-semibold text-lg" data-testid="skill-title">
           {skill.name}
         </h1>
-        <span className="font-mono text-[11px] text-slate-500" data-testid="skill-version">
+        <span className="font-mono text-2xs text-slate-500" data-testid="skill-version">
           v{skill.version}
         </span>
         <Link
           href={`/runs?bank=${encodeURIComponent(bankId)}&skill=${encodeURIComponent(skill.name)}`}
-          className="text-[12px] text-indigo-700 hover:underline"
+          className="text-xs text-indigo-700 hover:underline"
         >
           runs with this skill
         </Link>
@@ -75,7 +75,7 @@ function DeletedSkill({ bankId, skill }: { bankId: string; skill: { id: string; 
   return (
     <div className="mx-auto mt-10 max-w-lg" data-testid="skill-deleted">
       <h1 className="font-semibold text-lg">
-        Skill {skill.name} <span className="font-mono text-[12px] text-slate-500">{skill.id}</span> was deleted
+        Skill {skill.name} <span className="font-mono text-xs text-slate-500">{skill.id}</span> was deleted
       </h1>
       <p className="mt-2 text-[13px] text-slate-700">
         It was at version {skill.lastVersion}. New runs cannot use it; every run made with it keeps the exact skill it

@@ -43,19 +43,19 @@ export default async function SuitePage({
     <div className="flex flex-col gap-3">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="font-semibold text-lg">Suite {name}</h1>
-        <span className="font-mono text-[11px] text-slate-600">{bankId}</span>
-        <span className="text-[12px] text-slate-700">
+        <span className="font-mono text-2xs text-slate-600">{bankId}</span>
+        <span className="text-xs text-slate-700">
           {current.version
             ? `version ${current.version} · ${current.questions.length} questions`
             : "new: save to create it"}
         </span>
         <a
-          className="text-[12px] text-indigo-800 underline"
+          className="text-xs text-indigo-800 underline"
           href={`/api/v1/banks/${encodeURIComponent(bankId)}/suites/${encodeURIComponent(name)}/export`}
         >
           Export JSONL
         </a>
-        <Link className="text-[12px] text-indigo-800 underline" href={`/suites?bank=${encodeURIComponent(bankId)}`}>
+        <Link className="text-xs text-indigo-800 underline" href={`/suites?bank=${encodeURIComponent(bankId)}`}>
           All suites
         </Link>
       </div>

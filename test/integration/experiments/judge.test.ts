@@ -13,7 +13,6 @@ import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { readVerdict } from "@/lib/experiments/judge";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
-import { importBundle } from "@/lib/server/services/bundle-io";
 import { startExperiment } from "@/lib/server/services/experiments";
 import { judgeLinksOf } from "@/lib/server/services/judge";
 import { listRunItems } from "@/lib/server/services/runs";

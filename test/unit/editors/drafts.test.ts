@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pickDraft, type StoredDraft, TAB_BEAT_MS, tabStillOpen } from "@/components/editors/drafts";
+import { isDraft, pickDraft, type StoredDraft, TAB_BEAT_MS, tabStillOpen } from "@/components/editors/drafts";
 
 const draft = (tabId: string, savedAt: string, baseVersion = 1): StoredDraft<{ content: string }> => ({
   baseVersion,
@@ -43,5 +43,17 @@ describe("pickDraft with tabs still open", () => {
     expect(tabStillOpen(now - TAB_BEAT_MS, now)).toBe(true);
     expect(tabStillOpen(now - 10 * TAB_BEAT_MS, now)).toBe(false);
     expect(tabStillOpen(null, now)).toBe(false);
+  });
+});
+
+describe("isDraft", () => {
+  it("takes a stored draft and nothing else found under a draft's key", () => {
+    expect(isDraft(draft("tab-a", "2026-11-23T10:00:00.000Z"))).toBe(true);
+    expect(isDraft({ baseVersion: 1, tabId: "t", savedAt: "x", fields: null })).toBe(true);
+    expect(isDraft(null)).toBe(false);
+    expect(isDraft("draft")).toBe(false);
+    expect(isDraft({ baseVersion: "1", tabId: "t", savedAt: "x", fields: {} })).toBe(false);
+    expect(isDraft({ baseVersion: 1, tabId: 7, savedAt: "x", fields: {} })).toBe(false);
+    expect(isDraft({ baseVersion: 1, tabId: "t", savedAt: "x" })).toBe(false);
   });
 });

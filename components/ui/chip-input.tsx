@@ -1,8 +1,10 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "./button";
+import { useFieldControl } from "./field";
 
-/** Free words as removable chips: Enter or comma adds, Backspace in the empty box removes the last. */
+/** A form control of the kit: free words as removable chips: Enter or comma adds, Backspace in the empty box removes the last. */
 export function ChipInput({
   label,
   values,
@@ -17,6 +19,7 @@ export function ChipInput({
   testId: string;
 }) {
   const [text, setText] = useState("");
+  const field = useFieldControl();
   const add = (raw: string) => {
     const words = raw
       .split(",")
@@ -33,23 +36,27 @@ export function ChipInput({
       {values.map((v) => (
         <span
           key={v}
-          className="inline-flex items-center gap-0.5 rounded bg-slate-100 py-px pr-0.5 pl-1.5 text-[12px] text-slate-700"
+          className="inline-flex items-center gap-0.5 rounded bg-slate-100 py-px pr-0.5 pl-1.5 text-xs text-slate-700"
           data-testid="chip"
         >
           {v}
-          <button
-            type="button"
+          <Button
+            variant="bare"
             className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-700"
             aria-label={`Remove ${v}`}
             onClick={() => onChange(values.filter((x) => x !== v))}
           >
             ×
-          </button>
+          </Button>
         </span>
       ))}
+      {/* The text box inside the chip list's own bordered box: drawn without a border of its own. */}
       <input
         className="min-w-[8ch] flex-1 bg-transparent px-1 text-[13px] outline-none"
         aria-label={label}
+        id={field?.id}
+        aria-describedby={field?.describedBy}
+        aria-invalid={field?.invalid || undefined}
         value={text}
         placeholder={values.length ? "" : placeholder}
         onChange={(e) => (e.target.value.endsWith(",") ? add(e.target.value) : setText(e.target.value))}
