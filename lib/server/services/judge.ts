@@ -33,8 +33,8 @@ export async function judgeRun(
 ): Promise<Judgement> {
   const runId = newRunId();
   const messages = judgeMessages(judged.question, gold, judged.answer ?? "");
-  await createRun(db, {
-    id: runId,
+  // What the judge run is, as its row and its run.started event both record it.
+  const setup = {
     bankId: judged.bankId,
     question: `Judge: ${judged.question}`,
     skill: JUDGE_SKILL,
@@ -42,6 +42,10 @@ export async function judgeRun(
     mode: "synthesize",
     scope: "personal",
     model: model.info,
+  } as const;
+  await createRun(db, {
+    id: runId,
+    ...setup,
     judgeOf: judged.id,
     ownerId: await runOwner(db),
   });
@@ -58,13 +62,7 @@ export async function judgeRun(
       payload,
     } as RunEvent);
   await emit("run.started", {
-    bankId: judged.bankId,
-    question: `Judge: ${judged.question}`,
-    skill: JUDGE_SKILL,
-    budget: "low",
-    mode: "synthesize",
-    scope: "personal",
-    model: model.info,
+    ...setup,
     maxIterations: 1,
     anchorEvery: JUDGE_SKILL.anchorEvery,
     enabledTiers: [],
