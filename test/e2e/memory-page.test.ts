@@ -23,7 +23,7 @@ describe("memory page on the demo bank", () => {
   it("searches raw facts with BM25 and labels a team the bank does not permit", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/memory?bank=${ctx.bank}`);
-    await page.getByTestId("tier-tab-facts").click();
+    await page.getByTestId("tier-tab-raw_facts").click();
     await page.getByTestId("memory-search").fill("SSO blocker");
     await page.waitForURL(/q=SSO/);
     await page.getByTestId("fact").first().waitFor();
@@ -51,7 +51,7 @@ describe("memory page on the demo bank", () => {
     );
     // End jumps to the last tab; the arrows wrap around.
     await page.keyboard.press("End");
-    await page.locator('[data-testid=tier-tab-facts][aria-selected="true"]').waitFor();
+    await page.locator('[data-testid=tier-tab-raw_facts][aria-selected="true"]').waitFor();
     await page.keyboard.press("ArrowRight");
     await page.locator('[data-testid=tier-tab-mental_models][aria-selected="true"]').waitFor();
     expect(await focusedTestId(page)).toBe("tier-tab-mental_models");

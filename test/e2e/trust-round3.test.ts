@@ -131,7 +131,7 @@ describe("trust, round 3", () => {
         await waitForHydrated(page, "tier-tab-observations");
         await page.getByTestId("tier-tab-observations").click();
         await page.getByTestId("observation").first().waitFor();
-        await page.getByTestId("tier-tab-facts").click();
+        await page.getByTestId("tier-tab-raw_facts").click();
         await page.getByTestId("fact").first().waitFor();
         await page.getByTestId("tier-tab-mental_models").click();
         await page.getByTestId("mental-model").first().waitFor();
