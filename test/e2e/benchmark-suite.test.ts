@@ -107,44 +107,34 @@ describe("a LoCoMo conversation as a suite", () => {
     expect(await verdict.textContent()).toContain(`${failure?.expectation}: ${failure?.detail}`);
   });
 
-  it("the run the probe flagged: Add to suite guards against it, and the suite fails naming the memory it read", async () => {
+  it("a right decline is neither ungrounded nor flagged, and Add to suite keeps it as it is", async () => {
     const { page } = ctx.browser;
     const url = ctx.app.url;
     const e = (await (await fetch(`${url}/api/v1/experiments?bank=e2e-mini-1`)).json()) as {
       experiments: { id: string }[];
     };
     const full = (await (await fetch(`${url}/api/v1/experiments/${e.experiments[0]?.id}`)).json()) as Experiment;
-    // On the mini conversation the probe flags the adversarial question: the reader declined while it
-    // had read Ben's puppy's turn.
-    const flagged = full.rows.find((r) => r.flags.includes("missed_evidence"));
-    expect(flagged?.question).toBe("What did Ana name her puppy?");
-    await page.goto(`${url}/runs/${flagged?.runId}`);
-    await page.getByTestId("probe-unused").waitFor();
-    const unused = await page.getByTestId("probe-unused-hit").allInnerTexts();
-    expect(unused.some((t) => t.includes("D2:3"))).toBe(true);
+    // Ben named the puppy, not Ana: the reader declines. The decline cites nothing, and it is an
+    // abstention — not ungrounded — and the probe reads Ben's turn as Ben's, so nothing is flagged.
+    const decline = full.rows.find((r) => r.question === "What did Ana name her puppy?");
+    expect(decline?.passed).toBe(true);
+    expect(decline?.flags).not.toContain("missed_evidence");
+    expect(decline?.flags).not.toContain("ungrounded");
+    expect(full.rows.filter((r) => r.flags.includes("missed_evidence"))).toEqual([]);
+    await page.goto(`${url}/runs/${decline?.runId}`);
+    await page.locator("[data-testid=timeline][data-ready]").waitFor();
+    expect(await page.getByText("declined", { exact: true }).count()).toBeGreaterThan(0);
 
+    // Nothing was wrong with the run, so the suggestion is the run as it is, and the guard passes.
     await page.getByTestId("open-add-to-suite").click();
-    expect(await page.getByTestId("suggest-why").textContent()).toContain("D2:3 (read at rank 1, not used)");
-    expect(await page.getByTestId("keep-must-cite-any").isChecked()).toBe(true);
-    expect(await page.getByTestId("keep-abstains").isChecked()).toBe(true);
+    expect(await page.getByTestId("suggest-why").count()).toBe(0);
     await page.getByTestId("suite-select").selectOption("__new");
     await page.getByTestId("new-suite-name").fill("puppy-guard");
     await page.getByTestId("add-to-suite").click();
     await page.getByTestId("added-to-suite").waitFor();
-
     const guard = await runSuite(url, bank, "puppy-guard");
-    const [row] = guard.rows;
-    expect(row?.passed).toBe(false);
-    const reason = row?.failures.find((f) => f.expectation === "mustCiteAny")?.detail ?? "";
-    expect(reason).toMatch(/cited; .*D2:3 was retrieved at rank 1/);
-    await page.goto(`${url}/experiments/${guard.id}`);
-    await page.getByTestId("experiment-row").getByRole("link").first().click();
-    await page.waitForURL(/\/runs\/run_/);
-    expect(await page.getByTestId("experiment-verdict").textContent()).toContain(reason);
-    expect(await page.getByTestId("probe-unused-hit").allInnerTexts()).toEqual(
-      expect.arrayContaining([expect.stringContaining("D2:3")]),
-    );
-    await shot(page, "failed-run");
+    expect(guard.rows.map((r) => [r.question, r.passed])).toEqual([["What did Ana name her puppy?", true]]);
+    await shot(page, "declined-run");
   });
 
   it.skipIf(!existsSync(SHARED))(
