@@ -16,7 +16,7 @@ export interface ProbeNamed {
   unused?: readonly { id: string; rank: number }[];
 }
 
-import { citedIds } from "./evaluate";
+import { abstained, citedIds } from "./evaluate";
 
 export interface Suggestion {
   suggested: Expectation;
@@ -35,6 +35,8 @@ export function suggestExpectations(
     citations: Citations | null;
     llmCalls: number;
     retrieved?: readonly RetrievedMemory[] | null;
+    /** The answer: a right run that declined ("not mentioned") is pinned as declining. */
+    answer?: string | null;
   },
   probe: ProbeNamed | null,
 ): Suggestion {
@@ -44,8 +46,17 @@ export function suggestExpectations(
     run.flags.includes("missed_evidence") ? "flagged missed_evidence (it said not found while the bank held it)" : null,
   ].filter((w) => w !== null);
   if (wrongs.length === 0) {
+    const cited = citedIds(run.citations);
+    // A right decline cites nothing: pinning "cites nothing" guards nothing, pinning the decline does.
+    if (run.answer !== undefined && abstained(run.answer, new Set(cited))) {
+      return {
+        suggested: { status: [run.status], abstains: true, maxLlmCalls: run.llmCalls },
+        ticked: ["status", "abstains"],
+        why: null,
+      };
+    }
     return {
-      suggested: { status: [run.status], mustCite: citedIds(run.citations), maxLlmCalls: run.llmCalls },
+      suggested: { status: [run.status], mustCite: cited, maxLlmCalls: run.llmCalls },
       ticked: ["status", "mustCite"],
       why: null,
     };

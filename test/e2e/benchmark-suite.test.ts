@@ -128,6 +128,8 @@ describe("a LoCoMo conversation as a suite", () => {
     // Nothing was wrong with the run, so the suggestion is the run as it is, and the guard passes.
     await page.getByTestId("open-add-to-suite").click();
     expect(await page.getByTestId("suggest-why").count()).toBe(0);
+    // Pinned as a decline (citing nothing would guard nothing).
+    expect(await page.getByTestId("keep-abstains").isChecked()).toBe(true);
     await page.getByTestId("suite-select").selectOption("__new");
     await page.getByTestId("new-suite-name").fill("puppy-guard");
     await page.getByTestId("add-to-suite").click();

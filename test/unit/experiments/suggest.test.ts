@@ -49,6 +49,24 @@ describe("Add to suite suggestions", () => {
     });
   });
 
+  it("a right decline is pinned as declining, not as citing nothing", () => {
+    const s = suggestExpectations(
+      { status: "done", flags: [], citations: none, llmCalls: 3, answer: "Not mentioned in the conversation." },
+      null,
+    );
+    expect(s).toEqual({
+      suggested: { status: ["done"], abstains: true, maxLlmCalls: 3 },
+      ticked: ["status", "abstains"],
+      why: null,
+    });
+    // An answer that cites something is pinned by its citations, whatever it says.
+    const cited = suggestExpectations(
+      { status: "done", flags: [], citations: { ...none, memory_ids: ["D1:1"] }, llmCalls: 3, answer: "Biscuit" },
+      null,
+    );
+    expect(cited.suggested).toEqual({ status: ["done"], mustCite: ["D1:1"], maxLlmCalls: 3 });
+  });
+
   it("a missed_evidence run suggests done, citing what the probe named, and not declining", () => {
     const s = suggestExpectations(
       { status: "no_evidence", flags: ["missed_evidence"], citations: none, llmCalls: 4 },
