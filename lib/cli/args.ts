@@ -37,6 +37,9 @@ function parse<O extends NonNullable<ParseArgsConfig["options"]>>(argv: string[]
   }
 }
 
+/** A character that shows: a letter, digit, punctuation mark or symbol. */
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+
 export const ReflectArgs = z.object({
   bank: z.string({ error: "--bank is required" }).min(1, "--bank is required"),
   skill: z.string().min(1).optional(),
@@ -49,7 +52,9 @@ export const ReflectArgs = z.object({
     .string({ error: "a question is required" })
     .trim()
     .min(1, "the question must not be empty")
-    .max(LIMITS.questionChars, `oversize question: ${underLimit("question", LIMITS.questionChars)}`),
+    .max(LIMITS.questionChars, `oversize question: ${underLimit("question", LIMITS.questionChars)}`)
+    // Only control or invisible characters (zero-width space, …) is no question either.
+    .refine((q) => VISIBLE.test(q), "the question must not be empty"),
 });
 export type ReflectArgs = z.output<typeof ReflectArgs>;
 

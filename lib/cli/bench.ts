@@ -10,7 +10,7 @@ import { importLocomo } from "@/lib/server/services/benchmarks";
 import { plural } from "@/lib/timeline/format";
 import { parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
-import { type CliIo, inputName, readInput, say } from "./io";
+import { type CliIo, inputName, readInput, STDIO, say } from "./io";
 import { terminalSafe } from "./terminal";
 
 export async function benchCommand(argv: string[], io: CliIo): Promise<void> {
@@ -38,7 +38,10 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<void> {
   });
   let json: unknown;
   try {
-    json = JSON.parse(decodeUtf8(await readInput(io, file), inputName(file)));
+    const text = decodeUtf8(await readInput(io, file), inputName(file));
+    if (file === STDIO && !text.trim())
+      throw usageError("stdin is empty: pipe the LoCoMo JSON in (nothing was imported)");
+    json = JSON.parse(text);
   } catch (err) {
     if (isAppError(err)) throw err;
     throw usageError(`cannot read ${inputName(file)}: ${(err as Error).message.split("\n")[0]}`);

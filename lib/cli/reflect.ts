@@ -1,6 +1,6 @@
 /** `reflect`: one reflect run on a bank, printed as a summary or one JSON object (see main.ts). */
 import { LIMITS } from "@/lib/contracts/fields";
-import { decodeUtf8 } from "@/lib/contracts/text";
+import { assertValidText, decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/runtime/db";
 import { runEvents, startRun } from "@/lib/server/services/runs";
 import { isAskHindsight, parseReflectArgs, parseWith, ReflectArgs, usageError } from "./args";
@@ -12,7 +12,8 @@ import { terminalSafe } from "./terminal";
 async function withStdinQuestion(io: CliIo, args: ReflectArgs): Promise<ReflectArgs> {
   if (args.question !== STDIO) return args;
   // A question is at most LIMITS.questionChars characters: more bytes than 4 per character is oversize unread.
-  const text = decodeUtf8(await readInput(io, STDIO, LIMITS.questionChars * 4 + 64), "stdin");
+  // Checked as the arguments are (main.ts): a NUL would be cut off where SQLite stores the question.
+  const text = assertValidText(decodeUtf8(await readInput(io, STDIO, LIMITS.questionChars * 4 + 64), "stdin"), "stdin");
   if (!text.trim()) throw usageError("stdin is empty: pipe the question in (no run was started)");
   return parseWith(ReflectArgs, { ...args, question: text });
 }

@@ -171,6 +171,35 @@ describe("- is stdin", () => {
     expect(await runCount()).toBe(before);
   });
 
+  it("reflect - refuses a NUL in stdin's question as it refuses one in the argument (exit 2, no run)", async () => {
+    const before = await runCount();
+    const out = await cliStdin("Who\u0000 owns the SSO rollout?\n", "reflect", "--bank", "demo", "-");
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toMatch(/^error: stdin contains a NUL character/);
+    expect(await runCount()).toBe(before);
+  });
+
+  it.each([
+    ["control characters", "\u0001\u0002\u0007\n"],
+    ["invisible characters", "\u00a0\u200b\u2028\ufeff\n"],
+  ])("a question of only %s is empty: refused, no run (stdin and argument alike)", async (_what, input) => {
+    const before = await runCount();
+    const piped = await cliStdin(input, "reflect", "--bank", "demo", "-");
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toMatch(/^error: (stdin is empty|the question must not be empty)/);
+    const given = await cli("reflect", "--bank", "demo", input);
+    expect(given.code).toBe(2);
+    expect(given.stderr).toMatch(/^error: the question must not be empty/);
+    expect(await runCount()).toBe(before);
+  });
+
+  it("bench import locomo - with empty stdin says so (exit 2)", async () => {
+    const out = await cliStdin("", "bench", "import", "locomo", "-");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^error: stdin is empty/);
+  });
+
   it("reflect - checks stdin's question like any other (oversize: refused, no run)", async () => {
     const before = await runCount();
     const out = await cliStdin("x".repeat(5_000), "reflect", "--bank", "demo", "-");
