@@ -31,29 +31,37 @@ describe("UI kit review: skill editor and new-skill form", () => {
     if ((await save.count()) === 1) {
       await save.focus();
       await page.keyboard.press("Enter");
-      await page.waitForFunction(() => !document.querySelector('[data-testid="skill-save"]')?.textContent?.includes("Saving"));
+      await page.waitForFunction(
+        () => !document.querySelector('[data-testid="skill-save"]')?.textContent?.includes("Saving"),
+      );
     }
   });
 
-  it("marks the name field invalid, with the message in its description, when a taken name is refused", async () => {
+  it("marks the field a refusal names invalid, with the message in its description; a taken name is refused", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/skills?bank=${ctx.bank}`);
     await page.getByTestId("new-skill-name").fill("taken-twice");
     await page.getByTestId("new-skill-mission").fill("Say it once.");
     await page.getByTestId("create-skill").click();
     await page.waitForURL(new RegExp(`/skills/[^/?]+\\?bank=${ctx.bank}`));
+    // No mission: refused, and the mission field says so.
     await page.goto(`${ctx.app.url}/skills?bank=${ctx.bank}`);
-    await page.getByTestId("new-skill-name").fill("taken-twice");
+    await page.getByTestId("new-skill-name").fill("no-mission");
     // Two quick submits: the busy button blocks the second; one refusal is shown.
     await page.getByTestId("create-skill").dblclick();
-    const alert = page.getByTestId("create-skill-error");
-    await alert.waitFor();
-    const message = (await alert.textContent()) ?? "";
-    const name = page.getByTestId("new-skill-name");
-    expect(await name.getAttribute("aria-invalid")).toBe("true");
-    const describedBy = ((await name.getAttribute("aria-describedby")) ?? "").split(" ").filter(Boolean);
+    await page.getByTestId("create-skill-error").waitFor();
+    const mission = page.getByTestId("new-skill-mission");
+    expect(await mission.getAttribute("aria-invalid")).toBe("true");
+    const describedBy = ((await mission.getAttribute("aria-describedby")) ?? "").split(" ").filter(Boolean);
     const described = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
-    expect(described.join(" ")).toContain(message.trim());
+    expect(described.join(" ")).toMatch(/mission|required|empty|least/i);
+    // A taken name (with a mission): refused, as the API refuses it (409), on the name field.
+    await page.getByTestId("new-skill-name").fill("taken-twice");
+    await mission.fill("Say it twice.");
+    await page.getByTestId("create-skill").click();
+    await page.getByTestId("create-skill-error").waitFor({ timeout: 5000 });
+    expect(page.url()).toMatch(/\/skills\?bank=/);
+    expect(await page.getByTestId("new-skill-name").getAttribute("aria-invalid")).toBe("true");
   });
 
   it("still warns before an in-app link leaves an unsaved edit", async () => {
@@ -66,5 +74,48 @@ describe("UI kit review: skill editor and new-skill form", () => {
     await page.locator("nav a[href]").first().click();
     await page.getByText("Leave with unsaved changes?").waitFor({ timeout: 5000 });
     expect(page.url()).toBe(before);
+  });
+
+  it("mental-model editor: each field found by its label once; a name error marks the name invalid and describes it", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=${ctx.bank}`);
+    for (const name of ["Name", "Tags", "Source query", "Content"]) {
+      expect(await page.getByLabel(name, { exact: true }).count(), name).toBe(1);
+    }
+    const field = page.getByTestId("model-name");
+    await field.fill("");
+    await page.getByTestId("save-model").click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="model-name"][aria-invalid="true"]'), null, {
+      timeout: 5000,
+    });
+    const describedBy = ((await field.getAttribute("aria-describedby")) ?? "").split(" ").filter(Boolean);
+    const described = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
+    expect(described.join(" ").length).toBeGreaterThan(0);
+  });
+
+  it("versioned editor: a save after another tab's save is refused as a conflict, not lost", async () => {
+    const { page, context } = ctx.browser;
+    const url = `${ctx.app.url}/mental-models/mm-pricing?bank=${ctx.bank}`;
+    await page.goto(url);
+    const other = await context.newPage();
+    try {
+      await other.goto(url);
+      await other.getByTestId("model-name").fill("Pricing (other tab)");
+      await other.getByTestId("save-model").click();
+      await other.waitForFunction(
+        () => !document.querySelector('[data-testid="save-model"]')?.textContent?.includes("Saving"),
+      );
+      await other.getByText(/editing version/).waitFor();
+      await page.getByTestId("model-name").fill("Pricing (this tab)");
+      // Two quick submits: one request, one conflict.
+      await page.getByTestId("save-model").dblclick();
+      await page
+        .getByText(/newer version|conflict|someone else/i)
+        .first()
+        .waitFor({ timeout: 5000 });
+      expect(await page.getByTestId("model-name").inputValue()).toBe("Pricing (this tab)");
+    } finally {
+      await other.close();
+    }
   });
 });
