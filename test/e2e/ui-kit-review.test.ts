@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { useSharedApp } from "./harness";
+import { startRunViaApi } from "./pages/api";
+import { openRun } from "./pages/run-page";
 
 describe("UI kit review: skill editor and new-skill form", () => {
   const ctx = useSharedApp("e2e-ui-kit-review");
@@ -116,6 +118,19 @@ describe("UI kit review: skill editor and new-skill form", () => {
       expect(await page.getByTestId("model-name").inputValue()).toBe("Pricing (this tab)");
     } finally {
       await other.close();
+    }
+  });
+
+  it("re-run drawer: each field is found by its own label (no counter or error in its name)", async () => {
+    const { page } = ctx.browser;
+    const run = { question: "What is our pricing per seat?", skill: "recap", budget: "low", wait: true } as const;
+    await openRun(page, ctx.app.url, await startRunViaApi(ctx.app.url, run, ctx.bank));
+    await page.getByTestId("open-rerun").focus();
+    await page.keyboard.press("Enter");
+    const drawer = page.getByRole("dialog", { name: "Re-run with changes" });
+    await drawer.waitFor();
+    for (const name of ["Question", "Budget", "Mode", "Scope", "Mission"]) {
+      expect(await drawer.getByLabel(name, { exact: true }).count(), name).toBe(1);
     }
   });
 });
