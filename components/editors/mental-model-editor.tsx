@@ -99,6 +99,7 @@ export function MentalModelEditor({
     "save",
   );
   const blockedId = useId();
+  const contentErrorId = useId();
   const mine: ModelFields = { name, sourceQuery, tags, override, content };
   const editor = useVersionedEditor({
     entity: `mental-model:${bankId}:${model?.id ?? "new"}`,
@@ -257,7 +258,7 @@ export function MentalModelEditor({
       <Tabs defaultValue="write">
         <div className="mb-1 flex items-end gap-1">
           <span className="mr-2 text-2xs text-slate-500 uppercase tracking-wide">Content (markdown)</span>
-          <TabList variant="folder" aria-label="Content">
+          <TabList variant="folder" aria-label="Content view">
             {(["write", "preview"] as const).map((t) => (
               <Tab key={t} value={t} variant="folder" data-testid={`content-tab-${t}`}>
                 {t}
@@ -272,6 +273,8 @@ export function MentalModelEditor({
             onChange={(e) => setContent(e.target.value)}
             data-testid="model-content"
             aria-label="Content"
+            aria-invalid={fieldErrors.content?.length ? true : undefined}
+            aria-describedby={fieldErrors.content?.length ? contentErrorId : undefined}
           />
           <CharCount value={content} max={LIMITS.contentChars} testId="content-count" />
         </TabPanel>
@@ -279,7 +282,9 @@ export function MentalModelEditor({
           <MarkdownPreview markdown={content} />
         </TabPanel>
         {fieldErrors.content?.length ? (
-          <p className="mt-0.5 text-2xs text-red-700">{fieldErrors.content.join("; ")}</p>
+          <p id={contentErrorId} className="mt-0.5 text-2xs text-red-700">
+            {fieldErrors.content.join("; ")}
+          </p>
         ) : null}
       </Tabs>
       <div className="flex items-center gap-3">

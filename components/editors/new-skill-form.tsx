@@ -31,6 +31,9 @@ export function NewSkillForm({
   const blocked = overLimitReason([{ label: "the mission", value: mission, max: LIMITS.missionChars }], "create it");
   const blockedId = useId();
   const errors = isAppError(mutation.error) ? (mutation.error.details.fieldErrors ?? {}) : {};
+  // A conflict (the name is taken in the bank) is about the name: the name field is marked invalid
+  // and described by the message, not only the form's alert.
+  const nameError = errors["skill.name"] ?? (isAppError(mutation.error, "conflict") ? mutation.error.message : null);
   return (
     <form
       className="mb-4 grid grid-cols-1 gap-2 rounded border border-slate-200 bg-white p-3 md:grid-cols-[minmax(0,1fr)_minmax(0,3fr)_auto]"
@@ -41,7 +44,7 @@ export function NewSkillForm({
         mutation.mutate();
       }}
     >
-      <Field label="New skill: name" error={errors["skill.name"]}>
+      <Field label="New skill: name" error={nameError}>
         <Input
           className="w-full"
           value={name}

@@ -9,6 +9,7 @@ import { ScopeWarning } from "@/components/editors/scope-warning";
 import { Button, buttonClass } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Drawer, DrawerClose, DrawerContent, DrawerTitle, DrawerTrigger } from "@/components/ui/drawer";
+import { Field } from "@/components/ui/field";
 import { Input, Select, Textarea } from "@/components/ui/input";
 import { unwrap } from "@/lib/client/unwrap";
 import { type ActionResult, isAppError } from "@/lib/contracts/errors";
@@ -197,8 +198,11 @@ function RerunForm({
           if (!rerunBlocked) submit();
         }}
       >
-        <label>
-          <span className={label}>Question</span>
+        <Field
+          label="Question"
+          counter={<CharCount value={draft.question} max={LIMITS.questionChars} testId="question-count" />}
+          error={fieldErrors.question}
+        >
           <Textarea
             ref={questionRef}
             name="question"
@@ -206,27 +210,22 @@ function RerunForm({
             value={draft.question}
             onChange={set("question")}
           />
-          <CharCount value={draft.question} max={LIMITS.questionChars} testId="question-count" />
-          {fieldErrors.question && <p className="text-2xs text-red-700">{fieldErrors.question.join("; ")}</p>}
-        </label>
+        </Field>
         <div className="grid grid-cols-3 gap-2">
-          <label>
-            <span className={label}>Budget</span>
+          <Field label="Budget">
             <Select name="budget" className="w-full py-1" value={draft.budget} onChange={set("budget")}>
               <option value="low">low (5)</option>
               <option value="mid">mid (10)</option>
               <option value="high">high (20)</option>
             </Select>
-          </label>
-          <label>
-            <span className={label}>Mode</span>
+          </Field>
+          <Field label="Mode">
             <Select name="mode" className="w-full py-1" value={draft.mode} onChange={set("mode")}>
               <option value="synthesize">synthesize</option>
               <option value="facts">facts</option>
             </Select>
-          </label>
-          <label>
-            <span className={label}>Scope</span>
+          </Field>
+          <Field label="Scope">
             <Select name="scope" className="w-full py-1" value={draft.scope} onChange={set("scope")}>
               {[...new Set([draft.scope, ...data.scopes])].map((s) => (
                 <option key={s} value={s}>
@@ -238,7 +237,7 @@ function RerunForm({
               scope={draft.scope}
               permittedTeams={data.scopes.flatMap((s) => (s.startsWith("team:") ? [s.slice(5)] : []))}
             />
-          </label>
+          </Field>
         </div>
 
         {data.skill && (
@@ -249,17 +248,18 @@ function RerunForm({
                 <span className="font-normal text-amber-800"> · now v{data.skill.currentVersion}</span>
               )}
             </legend>
-            <label className="block">
-              <span className={label}>Mission</span>
+            <Field
+              label="Mission"
+              counter={<CharCount value={draft.mission} max={LIMITS.missionChars} testId="mission-count" />}
+              error={fieldErrors.mission}
+            >
               <Textarea
                 name="mission"
                 className="w-full py-1 h-24 resize-y"
                 value={draft.mission}
                 onChange={set("mission")}
               />
-              <CharCount value={draft.mission} max={LIMITS.missionChars} testId="mission-count" />
-              {fieldErrors.mission && <p className="text-2xs text-red-700">{fieldErrors.mission.join("; ")}</p>}
-            </label>
+            </Field>
             <label className="mt-2 block">
               <span className={label}>Disposition (comma-separated)</span>
               <Input
