@@ -751,8 +751,9 @@ export async function importBundleLines(
     options.signal?.throwIfAborted();
     // Mental models, skills and suites are few: checked together as in a bundle (ids, names, history).
     validateBundle({ version: 1, bank: header.bank, ...later });
-    // The one transaction that makes the import visible.
-    await db.$client.batch(
+    // The one transaction that makes the import visible (only while the staging is still this
+    // import's: one a sweep removed after the last chunk is never reported imported).
+    await whileStaged(
       [
         ...(existing ? replaceSwapStatements(db, header.bank, stageId, await rowTriggers(db)) : []),
         ...modelAndSkillStatements(db, bankId, later),
@@ -763,7 +764,6 @@ export async function importBundleLines(
           args: [bankId, options.ownerId],
         },
       ].filter((s) => s !== undefined),
-      "write",
     );
   } catch (err) {
     await removeStagedImport(db, stageId, options.ownerId).catch((cleanup: unknown) => {

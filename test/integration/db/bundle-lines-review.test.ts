@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { getBank } from "@/db/queries/banks";
 import { isAppError } from "@/lib/contracts/errors";
-import { importBundleLines } from "@/lib/server/services/bundle-io";
+import { importBundleLines, removeStagedImport } from "@/lib/server/services/bundle-io";
 import { openTempDb } from "./temp-db";
 
 const header = (id: string) => JSON.stringify({ version: 1, bank: { id, name: `Bank ${id}`, permittedTeams: [] } });
@@ -33,6 +33,10 @@ function stalled(lines: string[]) {
     await gate;
   }
   return { lines: gen(), release };
+}
+
+async function* stalledDone(lines: string[]) {
+  for (const line of lines) yield line;
 }
 
 const stagedRows = async (t: Awaited<ReturnType<typeof openTempDb>>) =>
@@ -83,4 +87,38 @@ describe("a staged JSONL import under review", () => {
       t.cleanup();
     }
   });
+  it.each([
+    ["a new bank", false, false],
+    ["a new bank with a mental model", false, true],
+    ["a replace with a mental model", true, true],
+  ])(
+    "%s whose staging a sweep removed after its last chunk: refused, never reported imported",
+    async (_n, replace, withModel) => {
+      const t = await openTempDb("lines-swept-late");
+      try {
+        if (replace) await importBundleLines(t.db, stalledDone([header("late"), fact(0)]), { ownerId: "owner-0" });
+        const db = t.db;
+        async function* lines() {
+          yield header("late");
+          yield fact(1);
+          if (withModel)
+            yield JSON.stringify({
+              mentalModel: { id: "mm1", name: "Billing", sourceQuery: "billing", content: "Slips.", tags: [] },
+            });
+          // Every row is written (one per chunk); then a sweep that judged this process gone removes the staging.
+          for (const id of await stagedRows(t)) await removeStagedImport(db, id, "owner-a");
+        }
+        const outcome = await importBundleLines(db, lines(), { ownerId: "owner-a", rowsPerCommit: 1, replace }).catch(
+          (e: unknown) => e,
+        );
+        expect(isAppError(outcome, "unavailable"), JSON.stringify(outcome)).toBe(true);
+        expect((outcome as Error).message).toMatch(/staging was removed/);
+        const models = await db.$client.execute("SELECT bank_id FROM mental_models");
+        expect(models.rows).toEqual([]);
+        expect(await getBank(db, "late")).toEqual(replace ? expect.objectContaining({ id: "late" }) : null);
+      } finally {
+        t.cleanup();
+      }
+    },
+  );
 });
