@@ -609,9 +609,33 @@ export async function importBundleLines(
     return { kind, value: parsed.data } as LineRecord;
   };
   const iterator = lines[Symbol.asyncIterator]();
+  const stopped = () => new AppError("invalid_input", "the import was stopped: nothing was imported");
+  /**
+   * The next line, or the stop: a stop (Ctrl-C, TERM) that comes while the source has no line to
+   * give (a stalled pipe) ends the import at once, not when the next line or chunk comes.
+   */
+  const nextLine = (): Promise<IteratorResult<string>> => {
+    const signal = options.signal;
+    if (!signal) return iterator.next();
+    if (signal.aborted) return Promise.reject(stopped());
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(stopped());
+      signal.addEventListener("abort", onAbort, { once: true });
+      iterator.next().then(
+        (v) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      );
+    });
+  };
   let header: z.output<typeof BundleHeader> | undefined;
   while (!header) {
-    const next = await iterator.next();
+    const next = await nextLine();
     lineNo++;
     if (next.done) throw invalidBundle([{ path: "line 1", message: "the file is empty" }]);
     if (!next.value.trim()) continue;
@@ -697,7 +721,7 @@ export async function importBundleLines(
         rowsPerCommit = Math.min(maxRowsPerCommit, Math.max(MIN_ROWS_PER_COMMIT, Math.min(scaled, rowsPerCommit * 2)));
       }
     };
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    for (let next = await nextLine(); !next.done; next = await nextLine()) {
       lineNo++;
       if (!next.value.trim()) continue;
       const record = parseRecord(parseLine(next.value));
@@ -727,8 +751,9 @@ export async function importBundleLines(
     options.signal?.throwIfAborted();
     // Mental models, skills and suites are few: checked together as in a bundle (ids, names, history).
     validateBundle({ version: 1, bank: header.bank, ...later });
-    // The one transaction that makes the import visible.
-    await db.$client.batch(
+    // The one transaction that makes the import visible (only while the staging is still this
+    // import's: one a sweep removed after the last chunk is never reported imported).
+    await whileStaged(
       [
         ...(existing ? replaceSwapStatements(db, header.bank, stageId, await rowTriggers(db)) : []),
         ...modelAndSkillStatements(db, bankId, later),
@@ -739,7 +764,6 @@ export async function importBundleLines(
           args: [bankId, options.ownerId],
         },
       ].filter((s) => s !== undefined),
-      "write",
     );
   } catch (err) {
     await removeStagedImport(db, stageId, options.ownerId).catch((cleanup: unknown) => {
