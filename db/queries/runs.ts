@@ -118,6 +118,8 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
   if (!run) throw new AppError("not_found", `run ${runId} not found`);
   const finishedAt = new Date(result.finishedAt ?? Date.now()).toISOString();
   const events = await getRunEvents(db, runId);
+  // What the sink recorded as it wrote, again from the whole log (events written another way, too).
+  const facts = eventFacts(events);
   const [row] = await db
     .update(runs)
     .set({
@@ -125,10 +127,17 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
       finishedAt,
       durationMs: result.durationMs ?? Math.max(0, Date.parse(finishedAt) - Date.parse(run.createdAt)),
       retrieved: retrievedBy(events),
+      ...(facts.enabledTiers ? { enabledTiers: facts.enabledTiers as Tier[] } : {}),
     })
     .where(and(eq(runs.id, runId), eq(runs.status, "running")))
     .returning();
   if (row) {
+    if (facts.mentalModelIds.length > 0) {
+      await db.$client.execute({
+        sql: "INSERT OR IGNORE INTO run_mental_model_reads (model_id, run_id) SELECT value, ? FROM json_each(?)",
+        args: [runId, JSON.stringify(facts.mentalModelIds)],
+      });
+    }
     // Its events are final now (the sink writes only while the run is running): pack them.
     // A failure leaves them as rows, which read the same.
     await packRunEvents(db, runId, events).catch((err: unknown) =>

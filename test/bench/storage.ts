@@ -58,7 +58,7 @@ async function measure(
                    + length(coalesce(answer, ''))), 0) FROM runs WHERE id IN (${placeholders})) AS runrow`,
     args: [...ids, ...ids, ...ids, ...ids],
   });
-  const r = rows[0] ?? {};
+  const r: Record<string, unknown> = rows[0] ?? {};
   const stored = Number(r.rows) + Number(r.packs);
   // As the engine emitted them (the release before deltas stored every payload whole).
   const events: RunEvent[][] = [];

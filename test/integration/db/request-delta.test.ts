@@ -337,14 +337,17 @@ const toolResult = (runId: string, seq: number, n: number): RunEvent =>
     },
   }) as RunEvent;
 
-/** A run of `turns` iterations: each a request repeating the conversation so far, then a search result. */
+/**
+ * A run of `turns` iterations: each a request repeating the system and user messages and the last
+ * two searches (a long conversation trimmed, as a small context would), then a search result.
+ */
 function longRun(runId: string, turns: number): RunEvent[] {
   const events: RunEvent[] = [];
-  const messages: unknown[] = [SYSTEM, USER];
+  const recent: unknown[] = [];
   for (let n = 1; n <= turns; n++) {
-    events.push(request(runId, events.length, [...messages]));
+    events.push(request(runId, events.length, [SYSTEM, USER, ...recent.slice(-4)]));
     events.push(toolResult(runId, events.length, n));
-    messages.push(call(n), result(n));
+    recent.push(call(n), result(n));
   }
   return events;
 }
