@@ -174,6 +174,7 @@ export function expandDeltas(runId: string, rows: StoredEvent[], known: EarlierE
  * `content`) when that is shorter. Nothing reads them in SQL, and every read inflates them first.
  */
 const DEFLATE_OVER_CHARS = 400;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const deflateText = (text: string) => deflateRawSync(Buffer.from(text, "utf8")).toString("base64");
 const inflateText = (base64: string) => inflateRawSync(Buffer.from(base64, "base64")).toString("utf8");
 
@@ -188,6 +189,9 @@ export function deflatePayload(type: string, payload: unknown): unknown {
   if (type === "tool.result") {
     const result = payload as { content?: unknown };
     if (typeof result.content !== "string" || result.content.length <= DEFLATE_OVER_CHARS) return payload;
+    // UTF-8 has no lone surrogate: deflating one would read back as U+FFFD. Such text stays whole
+    // (its JSON escapes it). A request's messages are deflated as JSON, which escapes them too.
+    if (LONE_SURROGATE.test(result.content)) return payload;
     const packed = deflateText(result.content);
     return packed.length < result.content.length ? { ...result, content: "", contentZ: packed } : payload;
   }

@@ -514,6 +514,44 @@ describe("packed runs", () => {
     seen.forEach((json, i) => expect(json).toBe(JSON.stringify(i % 2 === 0 ? events : events.slice(6))));
   });
 
+  it("hostile text and values read back the same from rows and from the pack (a lone surrogate too)", async () => {
+    const runId = "run-hostile";
+    const odd = `lone \ud800 surrogate, NUL \u0000, 🧪, "quotes", \\ back\\slash, ${"é".repeat(300)}`;
+    const events: RunEvent[] = [
+      request(runId, 0, [SYSTEM, { role: "user", content: odd }]),
+      {
+        runId,
+        seq: 1,
+        at: 0.1 + 0.2,
+        type: "tool.call",
+        iteration: 1,
+        payload: {
+          callId: "c1",
+          tool: "recall",
+          tier: null,
+          query: odd,
+          reason: null,
+          args: { __proto__: { polluted: true }, constructor: "x", deep: [[[[{ n: 1e308, m: -1e-308 }]]]], contentOf: 0 },
+        },
+      } as unknown as RunEvent,
+      { ...toolResult(runId, 2, 1), payload: { ...toolResult(runId, 2, 1).payload, content: odd.repeat(20) } } as RunEvent,
+      request(runId, 3, [
+        SYSTEM,
+        { role: "user", content: odd },
+        call(1),
+        { role: "tool", tool_call_id: "c1", content: odd.repeat(20) },
+      ]),
+    ];
+    await newRun(runId);
+    await append(runId, events);
+    const asRows = JSON.stringify(await getRunEvents(t.db, runId));
+    await markDone(runId);
+    expect((await packRunEvents(t.db, runId)).events).toBe(4);
+    expect(JSON.stringify(await getRunEvents(t.db, runId))).toBe(asRows);
+    expect(asRows).toBe(JSON.stringify(events));
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it("a pack this version cannot read, or a damaged one, fails loudly instead of showing other events", async () => {
     const runId = "run-bad-pack";
     await newRun(runId);
