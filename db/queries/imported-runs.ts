@@ -5,8 +5,8 @@
  * end as one run with every span once.
  */
 import { sql } from "drizzle-orm";
-import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeline/otlp-import";
 import type { Tier } from "@/lib/reflect/domain";
+import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeline/otlp-import";
 import type { Db } from "../client";
 import { runs } from "../schema";
 import { encodePacks } from "./run-event-codec";

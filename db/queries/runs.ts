@@ -2,7 +2,7 @@
  * Runs and their append-only event log. A run row is written when the run starts (status
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { RetrievedMemory } from "@/lib/contracts/experiments";
 import {
@@ -183,7 +183,8 @@ export function eventFacts(events: readonly { type: string; payload: unknown }[]
   const ids = new Set<string>();
   for (const e of events) {
     const p = e.payload as { enabledTiers?: unknown; ids?: { mental_models?: unknown } } | null;
-    if (e.type === "run.started" && enabledTiers === null && Array.isArray(p?.enabledTiers)) enabledTiers = p.enabledTiers;
+    if (e.type === "run.started" && enabledTiers === null && Array.isArray(p?.enabledTiers))
+      enabledTiers = p.enabledTiers;
     const read = e.type === "tool.result" ? p?.ids?.mental_models : undefined;
     if (Array.isArray(read)) for (const id of read) if (typeof id === "string") ids.add(id);
   }
@@ -726,9 +727,7 @@ export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promi
     }
     try {
       const [written] =
-        statements.length === 1
-          ? [await db.$client.execute(insert)]
-          : await db.$client.batch(statements, "write");
+        statements.length === 1 ? [await db.$client.execute(insert)] : await db.$client.batch(statements, "write");
       if (!written || written.rowsAffected === 0) {
         throw new Error(`run ${runId} was ended by another process; this process stopped it here`);
       }

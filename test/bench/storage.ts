@@ -179,7 +179,11 @@ async function readAndWriteCosts(
     `    read a run's events: packed ${ms(readPacked)} ms, as rows ${ms(readRows)} ms; sink append+flush ${ms(sinkMs)} ms/run (${Math.round(perEvent)} events); pack at finish ${ms(median(packTimes))} ms/run (encode ${ms(encodeMs)} ms)`,
   );
   return [
-    { metric: "read a run's events, packed (median per run)", value: ms(readPacked), note: `as rows: ${ms(readRows)} ms` },
+    {
+      metric: "read a run's events, packed (median per run)",
+      value: ms(readPacked),
+      note: `as rows: ${ms(readRows)} ms`,
+    },
     {
       metric: "sink: append and flush a run's events (per run, best of passes)",
       value: ms(sinkMs),

@@ -89,7 +89,9 @@ export function startRetentionSchedule(db: Db): void {
       // a batch per pass, oldest first (docs/performance.md#stored-bytes-per-run).
       const packed = await packFinishedRuns(db, PACK_PER_PASS);
       if (packed.failed.length > 0) {
-        console.warn(`run events: ${packed.failed.length} run(s) stay unpacked, their rows unreadable as packs: ${packed.failed.slice(0, 5).join(", ")}`);
+        console.warn(
+          `run events: ${packed.failed.length} run(s) stay unpacked, their rows unreadable as packs: ${packed.failed.slice(0, 5).join(", ")}`,
+        );
       }
       timer = setTimeout(pass, every);
       timer.unref();

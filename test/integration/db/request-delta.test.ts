@@ -355,7 +355,11 @@ function longRun(runId: string, turns: number): RunEvent[] {
 describe("packed runs", () => {
   it("a finished run's events are packed in place of its rows, and every read returns the JSON appended", async () => {
     const runId = "run-pack";
-    const events = [...conversation(runId), toolResult(runId, 7, 5), request(runId, 8, [OTHER, call(4), result(4), call(5), result(5)])];
+    const events = [
+      ...conversation(runId),
+      toolResult(runId, 7, 5),
+      request(runId, 8, [OTHER, call(4), result(4), call(5), result(5)]),
+    ];
     await newRun(runId);
     await append(runId, events, true);
     await expectReadsAsAppended(runId, events);
@@ -471,7 +475,16 @@ describe("packed runs", () => {
     await sink.flush();
     await markDone(runId);
     await packRunEvents(t.db, runId);
-    const late = request(runId, events.length, [SYSTEM, USER, call(1), result(1), call(2), result(2), call(3), result(3)]);
+    const late = request(runId, events.length, [
+      SYSTEM,
+      USER,
+      call(1),
+      result(1),
+      call(2),
+      result(2),
+      call(3),
+      result(3),
+    ]);
     await t.db.$client.execute({ sql: "UPDATE runs SET status = 'running' WHERE id = ?", args: [runId] });
     await sink.append(late);
     await sink.flush();
@@ -511,7 +524,9 @@ describe("packed runs", () => {
       getRunEvents(t.db, runId, i % 2 === 0 ? {} : { afterSeq: 5 }).then((r) => JSON.stringify(r)),
     );
     const [, ...seen] = await Promise.all([packRunEvents(t.db, runId), ...reads]);
-    seen.forEach((json, i) => expect(json).toBe(JSON.stringify(i % 2 === 0 ? events : events.slice(6))));
+    for (const [i, json] of seen.entries()) {
+      expect(json).toBe(JSON.stringify(i % 2 === 0 ? events : events.slice(6)));
+    }
   });
 
   it("hostile text and values read back the same from rows and from the pack (a lone surrogate too)", async () => {
@@ -531,10 +546,18 @@ describe("packed runs", () => {
           tier: null,
           query: odd,
           reason: null,
-          args: { __proto__: { polluted: true }, constructor: "x", deep: [[[[{ n: 1e308, m: -1e-308 }]]]], contentOf: 0 },
+          args: {
+            __proto__: { polluted: true },
+            constructor: "x",
+            deep: [[[[{ n: 1e308, m: -1e-308 }]]]],
+            contentOf: 0,
+          },
         },
       } as unknown as RunEvent,
-      { ...toolResult(runId, 2, 1), payload: { ...toolResult(runId, 2, 1).payload, content: odd.repeat(20) } } as RunEvent,
+      {
+        ...toolResult(runId, 2, 1),
+        payload: { ...toolResult(runId, 2, 1).payload, content: odd.repeat(20) },
+      } as RunEvent,
       request(runId, 3, [
         SYSTEM,
         { role: "user", content: odd },

@@ -124,7 +124,13 @@ beforeAll(async () => {
       sql: `INSERT INTO runs (id, bank_id, question, skill_snapshot, budget, mode, scope, model_kind, model_name, status,
               dropped, flags, warnings, created_at)
             VALUES (?, 'a', ?, ?, 'mid', 'synthesize', 'personal', 'offline', 'offline', ?, '[]', '[]', '[]', ?)`,
-      args: [id, SOURCE_QUERY, JSON.stringify(SKILL), status, `2020-01-0${runs.findIndex((r) => r[0] === id) + 1}T00:00:00.000Z`],
+      args: [
+        id,
+        SOURCE_QUERY,
+        JSON.stringify(SKILL),
+        status,
+        `2020-01-0${runs.findIndex((r) => r[0] === id) + 1}T00:00:00.000Z`,
+      ],
     });
     // The rows exactly as that release's sink wrote them.
     const encode = createDeltaEncoder();
@@ -168,7 +174,9 @@ describe("a database written before packed events", () => {
     expect(await packFinishedRuns(db)).toEqual({ runs: 0, events: 0, failed: [] });
     for (const id of ["r-read", "r-refresh", "r-crashed"]) {
       expect(JSON.stringify(await getRunEvents(db, id))).toBe(JSON.stringify(appended.get(id)));
-      expect(JSON.stringify(await getRunEvents(db, id, { afterSeq: 1 }))).toBe(JSON.stringify(appended.get(id)?.slice(2)));
+      expect(JSON.stringify(await getRunEvents(db, id, { afterSeq: 1 }))).toBe(
+        JSON.stringify(appended.get(id)?.slice(2)),
+      );
       expect(await countRunEvents(db, id)).toBe(appended.get(id)?.length);
     }
     const { rows } = await db.$client.execute("SELECT count(*) AS n FROM run_events");
