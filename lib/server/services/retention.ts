@@ -90,7 +90,7 @@ export function startRetentionSchedule(db: Db): void {
       const packed = await packFinishedRuns(db, PACK_PER_PASS);
       if (packed.failed.length > 0) {
         console.warn(
-          `run events: ${packed.failed.length} run(s) stay unpacked, their rows unreadable as packs: ${packed.failed.slice(0, 5).join(", ")}`,
+          `run events: ${packed.failed.length} finished run(s) could not be packed and stay rows (read as before): ${packed.failed.slice(0, 5).join(", ")}`,
         );
       }
       timer = setTimeout(pass, every);
