@@ -63,6 +63,18 @@ const isToolRef = (m: unknown): m is ToolMessageRef =>
 export function createDeltaEncoder(): (e: { seq: number; type: string; payload: unknown }) => unknown {
   let previous: { seq: number; messages: string[] } | null = null;
   const results = new Map<string, { seq: number; content: string }>();
+  // A message object read back is shared by every request that repeats it (expandDeltas): its JSON
+  // is computed once, not once per request (a long run's requests repeat hundreds of messages).
+  const jsonOf = new WeakMap<object, string>();
+  const toJson = (m: unknown): string => {
+    if (typeof m !== "object" || m === null) return JSON.stringify(m);
+    let json = jsonOf.get(m);
+    if (json === undefined) {
+      json = JSON.stringify(m);
+      jsonOf.set(m, json);
+    }
+    return json;
+  };
   return (e) => {
     if (e.type === "tool.result") {
       const p = e.payload as { callId?: unknown; content?: unknown };
@@ -73,7 +85,7 @@ export function createDeltaEncoder(): (e: { seq: number; type: string; payload: 
     }
     if (e.type !== "llm.request") return e.payload;
     const payload = e.payload as StoredRequest;
-    const json = payload.messages.map((m) => JSON.stringify(m));
+    const json = payload.messages.map(toJson);
     const base = previous;
     previous = { seq: e.seq, messages: json };
     if (!base) return payload;
