@@ -80,6 +80,7 @@ function probeRun(run: RunContext, speakers: readonly string[]) {
     modelQueries: run.modelQueries,
     evidence: run.evidence,
     seenInFull: run.seenInFull,
+    runSearches: run.runSearches,
     speakers,
   });
 }

@@ -22,7 +22,7 @@ import { NothingToSearchError } from "./errors";
 import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
 import { fuseRanked, rrfScore } from "./fusion";
-import type { Clock, HitOf, MemoryPort, ProbeHitText } from "./ports";
+import type { Clock, HitOf, MemoryPort, ProbeHitText, Retrieved } from "./ports";
 import { shapeQuery } from "./query-shape";
 import type { ProbeHit, ProbeResult, UnusedHit } from "./request";
 import { searchTerms, termCoverage } from "./terms";
@@ -169,6 +169,12 @@ export interface ProbeInput {
    * them, as everything they return is retrieved and dropped anyway.
    */
   seenInFull?: ReadonlySet<string>;
+  /**
+   * The run's own searches that went as deep as the probe's (`deepEnough`) but whose hits the model
+   * did not all see, by `searchKey`: the probe reads their first `PROBE_SEARCH_LIMIT` hits
+   * (`probeHitsOf`) instead of asking the store the same search again.
+   */
+  runSearches?: ReadonlyMap<string, readonly ProbeHitText[]>;
   /** The bank's conversation speakers (the memory port's `speakers`), when known. */
   speakers?: readonly string[];
 }
@@ -186,7 +192,27 @@ export function searchKey(tier: Tier, query: string): string {
  * the probe's depth.
  */
 export function seenInFull(search: { limit: number; returned: number; seen: number }): boolean {
-  return search.seen === search.returned && (search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT);
+  return search.seen === search.returned && deepEnough(search);
+}
+
+/**
+ * Whether a run's search answers the probe's search of the same query: it asked for at least the
+ * probe's depth, or the store returned all it had. Its first `PROBE_SEARCH_LIMIT` hits are then
+ * the probe's list (a conversation bank reranks the same 200 candidates at any depth).
+ */
+export function deepEnough(search: { limit: number; returned: number }): boolean {
+  return search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT;
+}
+
+/** A run's search result as the probe reads it: the first `PROBE_SEARCH_LIMIT` hits, each with its text. */
+export function probeHitsOf(returned: Retrieved): ProbeHitText[] {
+  return (returned.hits as HitOf<Tier>[]).slice(0, PROBE_SEARCH_LIMIT).map((h, i) => ({
+    id: h.id,
+    rank: h.rank ?? i + 1,
+    score: h.score,
+    text: fullTextOf(returned.tier, h),
+    speaker: speakerOf(returned.tier, h),
+  }));
 }
 
 /** The question, then each distinct model query (trimmed, case-folded), up to the cap. */
@@ -282,7 +308,7 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const lists = await Promise.all(
     searches.map(async ({ query, tier }): Promise<Listed[]> => {
       try {
-        const hits = await searchTier(input, tier, query);
+        const hits = input.runSearches?.get(searchKey(tier, query)) ?? (await searchTier(input, tier, query));
         return hits.map((h, i) => ({
           id: h.id,
           tier,

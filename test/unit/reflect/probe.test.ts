@@ -10,6 +10,7 @@ import { NothingToSearchError } from "@/lib/reflect/errors";
 import { Evidence } from "@/lib/reflect/evidence";
 import type { FactHit, MemoryPort } from "@/lib/reflect/ports";
 import {
+  deepEnough,
   isNegativeAnswer,
   isStrongMatch,
   isStrongRank,
@@ -17,6 +18,7 @@ import {
   PROBE_TOP_K,
   type ProbeInput,
   probe,
+  probeHitsOf,
   probeQueries,
   STRONG_RANK,
   saysNothingFound,
@@ -389,5 +391,65 @@ describe("probe: searches the run already saw in full", () => {
     expect(memory.probeSearches.length - searchesBefore).toBe(searchesBefore - 1);
     expect(skipped.hits).toEqual(full.hits);
     expect(skipped.queries).toEqual(full.queries);
+  });
+});
+
+describe("probe: the run's own searches that the cap cut short", () => {
+  it("stand for the probe's search when they went as deep as it or returned all the store had", () => {
+    expect(deepEnough({ limit: 20, returned: 20 })).toBe(true);
+    expect(deepEnough({ limit: 10, returned: 10 })).toBe(true);
+    expect(deepEnough({ limit: 5, returned: 3 })).toBe(true);
+    // A shallow search that filled its limit: the store may hold more than it returned.
+    expect(deepEnough({ limit: 5, returned: 5 })).toBe(false);
+  });
+
+  it("are read instead of searched again, and give the same hits", async () => {
+    const facts = Array.from({ length: 14 }, (_, i) => fact(`f${i}`, `Atlas launch note ${i}`));
+    const memory = new InMemoryMemory({ facts, observations: ATLAS_OBSERVATIONS });
+    const evidence = new Evidence();
+    // The model saw the first three hits of its 20-deep search; the cap hid the rest.
+    const returned = await memory.recall({
+      bankId: "bank",
+      query: "Atlas launch",
+      limit: 20,
+      tags: [],
+      scope: "personal",
+    });
+    evidence.add({ tier: "raw_facts", hits: returned.slice(0, 3) });
+    const base = { evidence, modelQueries: ["Atlas launch"] };
+    const searched = await probe(input(memory, base));
+    const before = memory.probeSearches.length;
+    const runSearches = new Map([
+      [searchKey("raw_facts", "atlas launch"), probeHitsOf({ tier: "raw_facts", hits: returned })],
+    ]);
+    const reused = await probe(input(memory, { ...base, runSearches }));
+    const after = memory.probeSearches.slice(before);
+    expect(after.filter((s) => s.method === "recall").map((s) => s.query.query)).toEqual(["When is the Atlas launch?"]);
+    expect(after).toHaveLength(before - 1);
+    expect(reused.hits).toEqual(searched.hits);
+    expect(reused.hits.map((h) => h.id)).not.toContain("f0");
+  });
+
+  it("in a run: the probe reads the answer the cap hid instead of asking the store again", async () => {
+    const facts = Array.from({ length: 14 }, (_, i) =>
+      fact(`f${i}`, `Atlas launch note ${i}: ${"the launch checklist was reviewed again ".repeat(4)}`),
+    );
+    const memory = new InMemoryMemory({ facts });
+    const m = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      return reply(done("I could not find anything about that in the bank.", {}));
+    });
+    const { result, events } = await run(memory, m, {
+      toolResultCapChars: 600,
+      skill: { ...SKILL, retrieval: { ...SKILL.retrieval, types: ["episodic"] } },
+    });
+    const seen = ofType(events, "tool.result").flatMap((e) => e.payload.ids.raw_facts);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.length).toBeLessThan(14);
+    // The question is searched; the model's query is not searched again: its hidden hits are read from the run.
+    expect(memory.probeSearches.map((s) => s.query.query)).toEqual(["When is the Atlas launch?"]);
+    expect(result.probe?.hits.length).toBeGreaterThan(0);
+    expect(result.probe?.hits.filter((h) => seen.includes(h.id))).toEqual([]);
   });
 });
