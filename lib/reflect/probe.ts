@@ -22,7 +22,7 @@ import { NothingToSearchError } from "./errors";
 import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
 import { fuseRanked, rrfScore } from "./fusion";
-import type { Clock, HitOf, MemoryPort, ProbeHitText, Retrieved } from "./ports";
+import type { Clock, HitOf, MemoryPort, ProbeHitText, ProbeSearched, Retrieved } from "./ports";
 import { shapeQuery } from "./query-shape";
 import type { ProbeHit, ProbeResult, UnusedHit } from "./request";
 import { searchTerms, termCoverage } from "./terms";
@@ -297,6 +297,35 @@ async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise
   }
 }
 
+/**
+ * Each search's hits (in `searches` order): from the run's own answer when it has one
+ * (`runSearches`), else from the store — one `probeSearchMany` call per tier when the store has it.
+ */
+function searchAll(input: ProbeInput, searches: readonly { query: string; tier: Tier }[]): Promise<ProbeHitText[]>[] {
+  const reused = searches.map(({ query, tier }) => input.runSearches?.get(searchKey(tier, query)));
+  const many = input.memory.probeSearchMany?.bind(input.memory);
+  const byTier = new Map<Tier, Promise<ProbeSearched[]>>();
+  if (many) {
+    for (const tier of new Set(searches.map((s) => s.tier))) {
+      const queries = searches.filter((s, i) => s.tier === tier && !reused[i]).map((s) => s.query);
+      if (queries.length === 0) continue;
+      const { query: _none, ...base } = tierQuery(input, tier, "", PROBE_SEARCH_LIMIT);
+      byTier.set(tier, many(tier, queries, { ...base, probe: true }));
+    }
+  }
+  return searches.map(async ({ query, tier }, i) => {
+    const own = reused[i];
+    if (own) return [...own];
+    const batch = byTier.get(tier);
+    if (!batch) return searchTier(input, tier, query);
+    const queries = searches.filter((s, j) => s.tier === tier && !reused[j]).map((s) => s.query);
+    const answer = (await batch)[queries.indexOf(query)];
+    if (!answer) throw new Error(`the store gave no answer for this search`);
+    if ("error" in answer) throw answer.error;
+    return answer.hits;
+  });
+}
+
 /** Runs the probe. Never throws: a failed search is named in `errors` and the rest still count. */
 export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const started = input.clock.now();
@@ -305,10 +334,11 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const searches = queries
     .flatMap((query) => input.enabledTiers.map((tier) => ({ query, tier })))
     .filter(({ query, tier }) => !input.seenInFull?.has(searchKey(tier, query)));
+  const answers = searchAll(input, searches);
   const lists = await Promise.all(
-    searches.map(async ({ query, tier }): Promise<Listed[]> => {
+    searches.map(async ({ query, tier }, n): Promise<Listed[]> => {
       try {
-        const hits = input.runSearches?.get(searchKey(tier, query)) ?? (await searchTier(input, tier, query));
+        const hits = await answers[n]!;
         return hits.map((h, i) => ({
           id: h.id,
           tier,

@@ -453,3 +453,52 @@ describe("probe: the run's own searches that the cap cut short", () => {
     expect(result.probe?.hits.filter((h) => seen.includes(h.id))).toEqual([]);
   });
 });
+
+describe("probe: a store that searches a tier's queries at once", () => {
+  it("is asked once per tier, gives the same hits, and names each failed query", async () => {
+    const memory = new InMemoryMemory({
+      facts: ATLAS_FACTS,
+      observations: ATLAS_OBSERVATIONS,
+      mentalModels: [mentalModel("mm1", "Atlas launch", "Atlas launches on March 14.")],
+    });
+    const tiers = ["mental_models", "observations", "raw_facts"] as const;
+    const base = { modelQueries: ["Priya checklist", "security review"], enabledTiers: [...tiers] };
+    const one = await probe(input(bind(memory), base));
+    const calls: [string, string[]][] = [];
+    const batching: MemoryPort = {
+      ...bind(memory),
+      probeSearchMany: async (tier, queries, q) => {
+        calls.push([tier, [...queries]]);
+        return Promise.all(
+          queries.map(async (query) => {
+            if (tier === "observations" && query === "security review") return { error: new Error("disk I/O error") };
+            const hits =
+              tier === "mental_models"
+                ? (await memory.searchMentalModels({ ...q, query })).map((m) => ({
+                    ...m,
+                    text: `${m.name}: ${m.content}`,
+                  }))
+                : tier === "observations"
+                  ? (await memory.searchObservations({ ...q, query })).observations
+                  : await memory.recall({ ...q, query });
+            return { hits: hits.map((h, i) => ({ id: h.id, rank: h.rank ?? i + 1, score: h.score, text: h.text })) };
+          }),
+        );
+      },
+    };
+    const many = await probe(input(batching, base));
+    expect(calls.map(([tier]) => tier).sort()).toEqual([...tiers]);
+    for (const [, queries] of calls) expect(queries).toEqual(["When is the Atlas launch?", ...base.modelQueries]);
+    expect(many.errors).toEqual(['observations search for "security review" failed: disk I/O error']);
+    expect(many.hits.map((h) => [h.tier, h.id])).toEqual(one.hits.map((h) => [h.tier, h.id]));
+    // A rejected call fails every query of its tier, by name; the other tiers still count.
+    const rejecting: MemoryPort = {
+      ...batching,
+      probeSearchMany: (tier, queries, q) =>
+        tier === "raw_facts" ? Promise.reject(new Error("locked")) : batching.probeSearchMany!(tier, queries, q),
+    };
+    const partial = await probe(input(rejecting, base));
+    expect(partial.errors.filter((e) => e.startsWith("raw_facts"))).toHaveLength(3);
+    expect(partial.hits.length).toBeGreaterThan(0);
+  });
+});
