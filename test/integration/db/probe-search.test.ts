@@ -94,7 +94,7 @@ describe("the store's probe search", () => {
     const execute = client.execute.bind(client);
     for (const tier of ["mental_models", "observations", "raw_facts"] as const) {
       for (const scope of ["personal", "team:core"] as const) {
-        const base = { bankId: "acme", limit: 10, tags: [], scope, probe: true } as const;
+        const base = { bankId: "acme", limit: 10, tags: [] as string[], scope, probe: true };
         const each = await Promise.all(
           queries.map((query) =>
             memory.probeSearch!(tier, { ...base, query }).then(
@@ -127,7 +127,7 @@ describe("the store's probe search", () => {
   });
 
   it("refuses every query of a scoped tier for a team the bank does not permit", async () => {
-    const base = { bankId: "acme", limit: 10, tags: [], scope: "team:growth", probe: true } as const;
+    const base = { bankId: "acme", limit: 10, tags: [] as string[], scope: "team:growth" as const, probe: true };
     for (const tier of ["observations", "raw_facts"] as const) {
       expect(await memory.probeSearchMany!(tier, ["billing", "Postgres"], base)).toEqual([
         { error: expect.any(ScopeNotPermittedError) },
