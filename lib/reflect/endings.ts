@@ -81,6 +81,7 @@ function probeRun(run: RunContext, speakers: readonly string[]) {
     evidence: run.evidence,
     seenInFull: run.seenInFull,
     runSearches: run.runSearches,
+    questionSearches: run.questionSearches,
     speakers,
   });
 }

@@ -16,7 +16,7 @@ import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
 import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
-import { deepEnough, probeHitsOf, searchKey, seenInFull } from "./probe";
+import { deepEnough, probeHitsOf, searchKey, seenInFull, startQuestionSearches } from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import {
   failedRunResult,
@@ -131,6 +131,15 @@ class ReflectLoop {
     }
     // Nothing the scope can read: answer before any model call.
     if (inScope === 0) return endWithoutEvidence(run, { nothingInScope: true });
+    // The probe's searches of the question need nothing the run finds: they run while the model thinks.
+    run.questionSearches = startQuestionSearches({
+      memory: run.deps.memory,
+      bankId: run.req.bankId,
+      scope: run.req.scope,
+      tags: run.req.skill.retrieval.tags,
+      enabledTiers: run.enabledTiers,
+      question: run.req.question,
+    });
     try {
       return await this.loop();
     } catch (e) {

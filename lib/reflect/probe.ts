@@ -175,6 +175,8 @@ export interface ProbeInput {
    * (`probeHitsOf`) instead of asking the store the same search again.
    */
   runSearches?: ReadonlyMap<string, readonly ProbeHitText[]>;
+  /** The question's searches, started with the run (`startQuestionSearches`): awaited, not made again. */
+  questionSearches?: QuestionSearches;
   /** The bank's conversation speakers (the memory port's `speakers`), when known. */
   speakers?: readonly string[];
 }
@@ -272,7 +274,7 @@ function previewOf(text: string): string {
 }
 
 /** One probe search: the store's light probe search when it has one, else the tier's own search. */
-async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise<ProbeHitText[]> {
+async function searchTier(input: SearchInput, tier: Tier, query: string): Promise<ProbeHitText[]> {
   const q = { ...tierQuery(input, tier, query, PROBE_SEARCH_LIMIT), probe: true };
   if (input.memory.probeSearch) return input.memory.probeSearch(tier, q);
   const texts = (hits: HitOf<Tier>[]) =>
@@ -301,8 +303,11 @@ async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise
  * Each search's hits (in `searches` order): from the run's own answer when it has one
  * (`runSearches`), else from the store — one `probeSearchMany` call per tier when the store has it.
  */
-function searchAll(input: ProbeInput, searches: readonly { query: string; tier: Tier }[]): Promise<ProbeHitText[]>[] {
-  const reused = searches.map(({ query, tier }) => input.runSearches?.get(searchKey(tier, query)));
+type SearchInput = Pick<ProbeInput, "memory" | "bankId" | "scope" | "tags" | "runSearches" | "questionSearches">;
+
+function searchAll(input: SearchInput, searches: readonly { query: string; tier: Tier }[]): Promise<ProbeHitText[]>[] {
+  const started = searches.map(({ query, tier }) => input.questionSearches?.get(searchKey(tier, query)));
+  const reused = searches.map(({ query, tier }, i) => started[i] ?? input.runSearches?.get(searchKey(tier, query)));
   const many = input.memory.probeSearchMany?.bind(input.memory);
   const byTier = new Map<Tier, Promise<ProbeSearched[]>>();
   if (many) {
@@ -314,8 +319,10 @@ function searchAll(input: ProbeInput, searches: readonly { query: string; tier: 
     }
   }
   return searches.map(async ({ query, tier }, i) => {
+    const early = started[i];
+    if (early) return early;
     const own = reused[i];
-    if (own) return [...own];
+    if (own) return [...(own as readonly ProbeHitText[])];
     const batch = byTier.get(tier);
     if (!batch) return searchTier(input, tier, query);
     const queries = searches.filter((s, j) => s.tier === tier && !reused[j]).map((s) => s.query);
@@ -324,6 +331,32 @@ function searchAll(input: ProbeInput, searches: readonly { query: string; tier: 
     if ("error" in answer) throw answer.error;
     return answer.hits;
   });
+}
+
+/** The probe's searches of the question, by `searchKey`, started with the run (`startQuestionSearches`). */
+export type QuestionSearches = ReadonlyMap<string, Promise<ProbeHitText[]>>;
+
+/**
+ * Starts the probe's searches of the question on every enabled tier
+ * (docs/engine.md#the-missed-evidence-probe). They need nothing the run finds, so the engine starts
+ * them before the run's first model call and they run while the model thinks; the probe after the
+ * answer only waits for them. They read the bank as it was when the run started searching. A failed
+ * search is kept for the probe to name (never an unhandled rejection).
+ */
+export function startQuestionSearches(
+  input: Pick<ProbeInput, "memory" | "bankId" | "scope" | "tags" | "enabledTiers" | "question">,
+): QuestionSearches {
+  const out = new Map<string, Promise<ProbeHitText[]>>();
+  const question = probeQueries(input.question, []).queries[0];
+  if (question === undefined) return out;
+  const searches = input.enabledTiers.map((tier) => ({ tier, query: question }));
+  const answers = searchAll(input, searches);
+  for (const [i, { tier, query }] of searches.entries()) {
+    const answer = answers[i]!;
+    answer.catch(() => undefined);
+    out.set(searchKey(tier, query), answer);
+  }
+  return out;
 }
 
 /** Runs the probe. Never throws: a failed search is named in `errors` and the rest still count. */

@@ -502,3 +502,45 @@ describe("probe: a store that searches a tier's queries at once", () => {
     expect(partial.hits.length).toBeGreaterThan(0);
   });
 });
+
+describe("probe: the question's searches start with the run", () => {
+  it("are made before the first model call, once per enabled tier, and the probe reads them", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    let beforeFirstCall: string[] | null = null;
+    const m = new ScriptedModel((req) => {
+      beforeFirstCall ??= memory.probeSearches.map((s) => `${s.method} ${s.query.query}`);
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "zeppelin" }));
+      return reply(done("I could not find anything about that in the bank.", {}));
+    });
+    const { result } = await run(memory, m);
+    expect(beforeFirstCall).toEqual([
+      "searchObservations When is the Atlas launch?",
+      "recall When is the Atlas launch?",
+    ]);
+    // Not searched again after the answer: the model's query is the only other probe search.
+    expect(memory.probeSearches.filter((s) => s.query.query === "When is the Atlas launch?")).toHaveLength(2);
+    expect(result.flags).toContain("missed_evidence");
+    expect(result.probe?.hits).toContainEqual(
+      expect.objectContaining({ id: "f1", tier: "raw_facts", strong: true, query: "When is the Atlas launch?" }),
+    );
+  });
+
+  it("a failed early search is named by the probe and never an unhandled rejection", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const failing: MemoryPort = {
+      ...bind(memory),
+      recall: (q) => (q.probe ? Promise.reject(new Error("disk I/O error")) : memory.recall(q)),
+    };
+    const m = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+    });
+    const h = harness(memory, m);
+    h.deps.memory = failing;
+    const result = await runReflect(h.deps, request());
+    expect(result.status).toBe("done");
+    expect(result.probe?.errors).toEqual(['raw_facts search for "When is the Atlas launch?" failed: disk I/O error']);
+  });
+});
