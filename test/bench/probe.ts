@@ -3,8 +3,11 @@
  * the engine runs it after an answer (lib/reflect/probe.ts) over the real store. Each simulated run
  * first searches two model queries in the three tiers with the tools' default depths (untimed), as
  * a run does; the probe then searches the question and those queries, skipping what the run saw in
- * full. A second figure probes without the run's searches (every query × tier: nine searches).
- * The load average is printed beside the figures: the machine is shared.
+ * full. As the engine runs it, the question's searches start before the run's own searches
+ * (`startQuestionSearches`) and the timed figure is the probe's wait after the answer; the whole
+ * probe back to back (its question searches included) is timed too, with the CPU of every thread
+ * (docs/performance.md#the-probe-at-100k). A further figure probes without the run's searches (every
+ * query × tier: nine searches). The load average is printed beside the figures: the machine is shared.
  */
 import { loadavg } from "node:os";
 import { createMemoryStore } from "@/db/queries/memory-store";
