@@ -22,7 +22,7 @@ import { NothingToSearchError } from "./errors";
 import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
 import { fuseRanked, rrfScore } from "./fusion";
-import type { Clock, HitOf, MemoryPort, ProbeHitText, ProbeSearched, Retrieved } from "./ports";
+import type { Clock, HitOf, MemoryPort, ProbeHitText, ProbeSearched, Retrieved, TierQuery } from "./ports";
 import { shapeQuery } from "./query-shape";
 import type { ProbeHit, ProbeResult, UnusedHit } from "./request";
 import { searchTerms, termCoverage } from "./terms";
@@ -308,7 +308,12 @@ type SearchInput = Pick<ProbeInput, "memory" | "bankId" | "scope" | "tags" | "ru
 function searchAll(input: SearchInput, searches: readonly { query: string; tier: Tier }[]): Promise<ProbeHitText[]>[] {
   const started = searches.map(({ query, tier }) => input.questionSearches?.get(searchKey(tier, query)));
   const reused = searches.map(({ query, tier }, i) => started[i] ?? input.runSearches?.get(searchKey(tier, query)));
-  const many = input.memory.probeSearchMany?.bind(input.memory);
+  // A port is outside the engine: a store that throws instead of rejecting fails its searches, not the run.
+  const many =
+    typeof input.memory.probeSearchMany === "function"
+      ? async (tier: Tier, queries: string[], q: Omit<TierQuery, "query">) =>
+          input.memory.probeSearchMany!(tier, queries, q)
+      : undefined;
   const byTier = new Map<Tier, Promise<ProbeSearched[]>>();
   if (many) {
     for (const tier of new Set(searches.map((s) => s.tier))) {

@@ -543,4 +543,27 @@ describe("probe: the question's searches start with the run", () => {
     expect(result.status).toBe("done");
     expect(result.probe?.errors).toEqual(['raw_facts search for "When is the Atlas launch?" failed: disk I/O error']);
   });
+
+  it("a store that throws instead of rejecting fails its searches, not the run", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const throwing: MemoryPort = {
+      ...bind(memory),
+      probeSearchMany: () => {
+        throw new Error("not today");
+      },
+    };
+    const m = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+    });
+    const h = harness(memory, m);
+    h.deps.memory = throwing;
+    const result = await runReflect(h.deps, request());
+    expect(result.status).toBe("done");
+    expect(result.probe?.errors).toEqual([
+      'observations search for "When is the Atlas launch?" failed: not today',
+      'raw_facts search for "When is the Atlas launch?" failed: not today',
+    ]);
+  });
 });
