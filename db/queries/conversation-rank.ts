@@ -21,6 +21,7 @@ import type { InArgs, InValue } from "@libsql/client";
 import { isoMatches } from "@/lib/reflect/dates";
 import type { QueryShape } from "@/lib/reflect/query-shape";
 import type { Db } from "../client";
+import { STORAGE_KEY_SQL } from "./bank-storage";
 
 export interface ConversationTuning {
   candidates: number;
@@ -68,10 +69,10 @@ export async function bankConversationProfile(
   bankId: string,
 ): Promise<{ speakers: string[]; sessions: boolean }> {
   const { rows } = await db.$client.execute({
-    sql: `SELECT EXISTS (SELECT 1 FROM facts WHERE bank_id = ?1 AND session_id IS NOT NULL) AS sessions,
+    sql: `SELECT EXISTS (SELECT 1 FROM facts WHERE bank_id = ${STORAGE_KEY_SQL} AND session_id IS NOT NULL) AS sessions,
                  (SELECT json_group_array(speaker) FROM
-                    (SELECT DISTINCT speaker FROM facts WHERE bank_id = ?1 AND speaker IS NOT NULL LIMIT 100)) AS speakers`,
-    args: [bankId],
+                    (SELECT DISTINCT speaker FROM facts WHERE bank_id = ${STORAGE_KEY_SQL} AND speaker IS NOT NULL LIMIT 100)) AS speakers`,
+    args: [bankId, bankId],
   });
   const row = rows[0];
   return {
