@@ -206,7 +206,10 @@ describe("import --replace swaps by storage key", () => {
           )
         ).rows.map((r) => String(r.name));
       const hex = Buffer.from("swap").toString("hex");
-      const live = ["facts", "mental_models", "observations"].flatMap((t) => [`${t}_fts_${hex}`, `${t}_fts_${hex}_vocab`]);
+      const live = ["facts", "mental_models", "observations"].flatMap((t) => [
+        `${t}_fts_${hex}`,
+        `${t}_fts_${hex}_vocab`,
+      ]);
       expect(await indexes()).toEqual(live);
 
       // Writes after the swap go to the storage and are found; opening again changes nothing.
