@@ -67,34 +67,6 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
     expect((await searchMentalModelIds(db, { ...q, query: "pricing" })).map((m) => m.id)).toContain("mm-pricing");
   });
 
-  it("replaces a bank from JSON lines on the server: staged in chunks, swapped in by its storage key", async () => {
-    async function* bank(word: string) {
-      yield JSON.stringify({ version: 1, bank: { id: "swap", name: word, permittedTeams: [] } });
-      for (let i = 0; i < 120; i++)
-        yield JSON.stringify({
-          fact: {
-            id: `f${i}`,
-            text: `The ${word} review ${i} moved.`,
-            kind: "world",
-            tags: [],
-            scope: "personal",
-            recordedAt: "2026-01-01T00:00:00Z",
-          },
-        });
-    }
-    const ownerId = await runOwner(db);
-    await importBundleLines(db, bank("quokka"), { ownerId, rowsPerCommit: 50 });
-    await importBundleLines(db, bank("wombat"), { replace: true, ownerId, rowsPerCommit: 50 });
-    const q = { bankId: "swap", limit: 5, tags: [], scopes: ["personal" as const] };
-    expect(await searchFacts(db, { ...q, query: "quokka review" })).toEqual([]);
-    expect(await searchFacts(db, { ...q, query: "wombat review" })).toHaveLength(5);
-    expect((await exportBundle(db, "swap"))?.facts).toHaveLength(120);
-    const storage = await db.$client.execute("SELECT storage_id FROM banks WHERE id = 'swap'");
-    expect(String(storage.rows[0]?.storage_id)).toMatch(/^~import-/);
-    const old = await db.$client.execute("SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'");
-    expect(Number(old.rows[0]?.n)).toBe(0);
-  });
-
   it("runs a full offline reflect against the server and stores its events", async () => {
     const { runId, finished } = await startRun(
       db,
@@ -190,5 +162,33 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
     expect(saved).toMatchObject({ id: "mm-pricing", version: current.version + 1, isStale: current.isStale });
     const onPrimary = await db.$client.execute("SELECT version FROM mental_models WHERE id = 'mm-pricing'");
     expect(Number(onPrimary.rows[0]?.version)).toBe(current.version + 1);
+  });
+
+  it("replaces a bank from JSON lines on the server: staged in chunks, swapped in by its storage key", async () => {
+    async function* bank(word: string) {
+      yield JSON.stringify({ version: 1, bank: { id: "swap", name: word, permittedTeams: [] } });
+      for (let i = 0; i < 120; i++)
+        yield JSON.stringify({
+          fact: {
+            id: `f${i}`,
+            text: `The ${word} review ${i} moved.`,
+            kind: "world",
+            tags: [],
+            scope: "personal",
+            recordedAt: "2026-01-01T00:00:00Z",
+          },
+        });
+    }
+    const ownerId = await runOwner(db);
+    await importBundleLines(db, bank("quokka"), { ownerId, rowsPerCommit: 50 });
+    await importBundleLines(db, bank("wombat"), { replace: true, ownerId, rowsPerCommit: 50 });
+    const q = { bankId: "swap", limit: 5, tags: [], scopes: ["personal" as const] };
+    expect(await searchFacts(db, { ...q, query: "quokka" })).toEqual([]);
+    expect(await searchFacts(db, { ...q, query: "wombat" })).toHaveLength(5);
+    expect((await exportBundle(db, "swap"))?.facts).toHaveLength(120);
+    const storage = await db.$client.execute("SELECT storage_id FROM banks WHERE id = 'swap'");
+    expect(String(storage.rows[0]?.storage_id)).toMatch(/^~import-/);
+    const old = await db.$client.execute("SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'");
+    expect(Number(old.rows[0]?.n)).toBe(0);
   });
 });
