@@ -275,6 +275,39 @@ describe("import --replace swaps by storage key", () => {
     }
   });
 
+  it("two replaces of one bank at once: the last swap wins whole, and nothing of the other is left", async () => {
+    const t = await openTempDb("swap-race");
+    try {
+      const ownerId = await runOwner(t.db);
+      await importBundleLines(t.db, linesOf(oldBank(300)), { ownerId });
+      const other = (n: number) => [
+        header("swap", "Other"),
+        ...Array.from({ length: n }, (_, i) => fact(i, `Other note ${i}: the numbat audit is in week ${i % 52}.`)),
+      ];
+      const results = await Promise.allSettled([
+        importBundleLines(t.db, linesOf(newBank(900)), { replace: true, ownerId, rowsPerCommit: 100 }),
+        importBundleLines(t.db, linesOf(other(700)), { replace: true, ownerId, rowsPerCommit: 100 }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+      const bank = await exportBundle(t.db, "swap");
+      const name = bank?.bank.name;
+      expect(["New", "Other"]).toContain(name);
+      const word = name === "New" ? "wombat" : "numbat";
+      expect(bank?.facts).toHaveLength(name === "New" ? 900 : 700);
+      expect(bank?.facts.every((f) => f.text.includes(word))).toBe(true);
+      await removeRetiredStorage(t.db);
+      expect(await count(t.db, "SELECT count(*) AS n FROM facts")).toBe(bank?.facts.length ?? -1);
+      expect(await count(t.db, "SELECT count(*) AS n FROM banks WHERE id LIKE '~%'")).toBe(1);
+      expect(await count(t.db, "SELECT count(*) AS n FROM search_index_pending")).toBe(0);
+      const q = { bankId: "swap", limit: 5, tags: [], scopes: ["personal" as const] };
+      expect(await searchFacts(t.db, { ...q, query: word })).toHaveLength(5);
+      expect(await searchFacts(t.db, { ...q, query: word === "wombat" ? "numbat" : "wombat" })).toEqual([]);
+      expect(await searchFacts(t.db, { ...q, query: "quokka" })).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  }, 120_000);
+
   it("a database of the previous release upgrades when opened: its banks read as before and replace by storage key", async () => {
     const dir = resolve(process.cwd(), "test/.tmp", `swap-upgrade-${process.pid}-${Date.now()}`);
     mkdirSync(dir, { recursive: true });
