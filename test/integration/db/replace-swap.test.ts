@@ -17,6 +17,7 @@ import { createRun, getRun } from "@/db/queries/runs";
 import { countMemories, observationFreshness, searchFacts, searchObservations } from "@/db/queries/search";
 import { syncSearchIndexes } from "@/db/queries/search-index";
 import { termDocumentFrequencies } from "@/db/queries/term-stats";
+import { RetainBody } from "@/lib/contracts/memory";
 import { runOwner } from "@/lib/server/runtime/run-owner";
 import {
   exportBundle,
@@ -25,6 +26,7 @@ import {
   removeAbandonedImports,
   removeRetiredStorage,
 } from "@/lib/server/services/bundle-io";
+import { retainFacts } from "@/lib/server/services/retain";
 import { migratedUpTo, openTempDb } from "./temp-db";
 
 const header = (id: string, name = `Bank ${id}`) =>
@@ -211,6 +213,12 @@ describe("import --replace swaps by storage key", () => {
         `${t}_fts_${hex}_vocab`,
       ]);
       expect(await indexes()).toEqual(live);
+
+      // The storage row is no bank for a writer either: a retain naming it changes nothing.
+      const body = RetainBody.parse({ facts: [{ text: "Sneaked in.", kind: "world" }] });
+      await expect(retainFacts(t.db, storage, body)).rejects.toThrow(/unknown bank/);
+      await expect(retainFacts(t.db, `${storage}~replaced`, body)).rejects.toThrow(/unknown bank/);
+      expect(await count(t.db, "SELECT count(*) AS n FROM facts WHERE text = 'Sneaked in.'")).toBe(0);
 
       // Writes after the swap go to the storage and are found; opening again changes nothing.
       await insertFacts(t.db, "swap", [
