@@ -448,11 +448,24 @@ const stagingBankId = () => `~import-${Date.now().toString(36)}-${Math.random().
 const REMOVE_ROWS_PER_COMMIT = 5_000;
 
 /**
- * Removes an import's staging (a bank row that is still `importOwner`'s, with its rows and index),
- * in short transactions like the import's. Every delete is conditional on the bank still being that
- * import's staging: a bank the import made visible meanwhile is never touched.
+ * The owner a staging is handed to while it is removed: the import (alive after all, say) then finds
+ * it no longer its own at its next chunk or final transaction, so a staging half removed is never
+ * made visible. No process has this id, so a removal that stopped midway is finished by the next sweep.
  */
-export async function removeStagedImport(db: Db, bankId: string, importOwner: string): Promise<void> {
+const REMOVING_OWNER = "~removing";
+
+/**
+ * Removes an import's staging (a bank row that is still `importOwner`'s, with its rows and index),
+ * in short transactions like the import's. The staging is first taken from its import (one
+ * statement), then every delete is conditional on it still being taken: a bank the import made
+ * visible meanwhile is never touched.
+ */
+export async function removeStagedImport(db: Db, bankId: string, owner: string): Promise<void> {
+  await db.$client.execute({
+    sql: "UPDATE banks SET import_owner = ? WHERE id = ? AND import_owner = ?",
+    args: [REMOVING_OWNER, bankId, owner],
+  });
+  const importOwner = REMOVING_OWNER;
   const stillStaged = "EXISTS (SELECT 1 FROM banks WHERE id = ? AND import_owner = ?)";
   for (;;) {
     const results = await db.$client.batch(

@@ -316,6 +316,54 @@ describe("import --replace swaps by storage key", () => {
     }
   }, 120_000);
 
+  it("a staging a sweep has begun to remove is never swapped in half removed: the replace is refused, the old bank stays", async () => {
+    const t = await openTempDb("swap-removing");
+    try {
+      const ownerId = await runOwner(t.db);
+      await importBundleLines(t.db, linesOf(oldBank(100)), { ownerId });
+      const before = await exportBundle(t.db, "swap");
+      let release = () => {};
+      const gate = new Promise<void>((r) => (release = r));
+      let reached = () => {};
+      const staged = new Promise<void>((r) => (reached = r));
+      async function* lines() {
+        for (const [i, line] of newBank(1_000).entries()) {
+          if (i === 900) {
+            reached();
+            await gate;
+          }
+          yield line;
+        }
+      }
+      const importing = importBundleLines(t.db, lines(), { replace: true, ownerId, rowsPerCommit: 100 }).catch(
+        (e: unknown) => e,
+      );
+      await staged;
+      // A sweep that judged the importer gone removes its staging; right after the removal's first
+      // chunk the import goes on to its end.
+      const client = t.db.$client;
+      const batch = client.batch.bind(client);
+      let resumed = false;
+      client.batch = async (statements, mode) => {
+        const result = await batch(statements, mode);
+        if (!resumed && JSON.stringify(statements).includes("LIMIT 5000")) {
+          resumed = true;
+          release();
+          await importing;
+        }
+        return result;
+      };
+      expect(await removeAbandonedImports(t.db, async (owner) => owner === ownerId)).toHaveLength(1);
+      expect(resumed).toBe(true);
+      expect(String(await importing)).toMatch(/staging was removed/);
+      expect(await exportBundle(t.db, "swap")).toEqual(before);
+      expect(await count(t.db, "SELECT count(*) AS n FROM facts")).toBe(100);
+      expect(await count(t.db, "SELECT count(*) AS n FROM banks WHERE id LIKE '~%'")).toBe(0);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it("a database of the previous release upgrades when opened: its banks read as before and replace by storage key", async () => {
     const dir = resolve(process.cwd(), "test/.tmp", `swap-upgrade-${process.pid}-${Date.now()}`);
     mkdirSync(dir, { recursive: true });
