@@ -526,9 +526,15 @@ export async function removeAbandonedImports(db: Db, isGone: (ownerId: string) =
     await removeStagedImport(db, id, importOwner);
     removed.push(id);
   }
-  await removeRetiredStorage(db);
+  await removeRetiredStorage(db, { budgetMs: SWEEP_REMOVAL_BUDGET_MS });
   return removed;
 }
+
+/**
+ * How long one sweep removes a replaced bank's old rows before it leaves the rest to the next: a
+ * server's heartbeat waits for its sweep, and another host judges a quiet heartbeat (30 s) dead.
+ */
+const SWEEP_REMOVAL_BUDGET_MS = 3_000;
 
 /**
  * Storage keys no bank reads any more that still hold rows (db/queries/bank-storage.ts): a replaced
@@ -552,12 +558,15 @@ async function retiredKeys(db: Db): Promise<string[]> {
  * them so another writer gets the lock, and last a `~…` storage row itself. Each delete holds only
  * while no bank reads the key (a bank the key was swapped back into is never touched). Run after a
  * replace's swap and by every sweep: a process killed mid-way leaves the rest for the next one.
- * `indexes`: look for old indexes even when no rows are left (right after a swap).
+ * `indexes`: look for old indexes even when no rows are left (right after a swap); `budgetMs`: stop
+ * after about that long (at a chunk's end), leaving the rest to the next call; `signal`: stop too.
  */
 export async function removeRetiredStorage(
   db: Db,
-  options: { indexes?: boolean; signal?: AbortSignal } = {},
+  options: { indexes?: boolean; signal?: AbortSignal; budgetMs?: number } = {},
 ): Promise<string[]> {
+  const begun = performance.now();
+  let done = 0;
   const keys = await retiredKeys(db);
   if (keys.length === 0 && !options.indexes) return [];
   await dropRetiredIndexes(db);
@@ -566,6 +575,8 @@ export async function removeRetiredStorage(
     for (let chunk = 0; ; chunk++) {
       if (chunk > 0) await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
       if (options.signal?.aborted) return keys;
+      // At least one chunk per call, whatever the budget.
+      if (done++ > 0 && options.budgetMs !== undefined && performance.now() - begun > options.budgetMs) return keys;
       const started = performance.now();
       const results = await db.$client.batch(
         [

@@ -278,6 +278,21 @@ describe("import --replace swaps by storage key", () => {
       expect(await readerView(t.db, "swap")).toEqual(before);
       // Nothing left: another sweep finds nothing to do (no write).
       expect(await removeRetiredStorage(t.db)).toEqual([]);
+
+      // A sweep removes for a bounded time (a server's heartbeat waits for it): the rest is the next one's.
+      await t.db.$client.execute({
+        sql: `INSERT INTO facts (id, bank_id, text, kind, tags, scope, recorded_at, updated_at)
+                SELECT 'g' || value, 'swap', 'Left ' || value, 'world', '[]', 'personal', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'
+                FROM generate_series(1, 12000)`,
+      });
+      expect(await removeRetiredStorage(t.db, { budgetMs: 0 })).toEqual(["swap"]);
+      const left = await count(t.db, "SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'");
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThan(12_000);
+      await removeAbandonedImports(t.db, async () => true);
+      await removeRetiredStorage(t.db);
+      expect(await count(t.db, "SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'")).toBe(0);
+      expect(await readerView(t.db, "swap")).toEqual(before);
     } finally {
       t.cleanup();
     }
