@@ -31,6 +31,13 @@ export const banks = sqliteTable("banks", {
    * last, short transaction clears it; an import whose process stopped is removed by the sweep.
    */
   importOwner: text("import_owner"),
+  /**
+   * Where the bank's facts and observations are stored (db/queries/bank-storage.ts,
+   * docs/operations.md#big-imports): their `bank_id` is this key, null meaning the bank's own id. A
+   * JSONL `--replace` fills a new storage (a hidden `~import-…` row) and swaps it in by setting this
+   * one column; the old storage's rows are removed afterwards, in chunks.
+   */
+  storageId: text("storage_id"),
 });
 
 export const facts = sqliteTable(

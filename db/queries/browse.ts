@@ -4,6 +4,7 @@
  */
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { Db } from "../client";
+import { STORAGE_KEY_SQL } from "./bank-storage";
 import {
   FACT_COLUMNS,
   type FactRow,
@@ -22,10 +23,10 @@ export interface TierCounts {
 
 export async function tierCounts(db: Db, bankId: string): Promise<TierCounts> {
   const res = await db.$client.execute({
-    sql: `SELECT (SELECT COUNT(*) FROM facts WHERE bank_id = ?1) AS facts,
-                 (SELECT COUNT(*) FROM observations WHERE bank_id = ?1) AS observations,
-                 (SELECT COUNT(*) FROM mental_models WHERE bank_id = ?1) AS mental_models`,
-    args: [bankId],
+    sql: `SELECT (SELECT COUNT(*) FROM facts WHERE bank_id = ${STORAGE_KEY_SQL}) AS facts,
+                 (SELECT COUNT(*) FROM observations WHERE bank_id = ${STORAGE_KEY_SQL}) AS observations,
+                 (SELECT COUNT(*) FROM mental_models WHERE bank_id = ?) AS mental_models`,
+    args: [bankId, bankId, bankId],
   });
   const row = res.rows[0];
   return {
@@ -38,8 +39,8 @@ export async function tierCounts(db: Db, bankId: string): Promise<TierCounts> {
 /** Every scope that appears in the bank's memories. */
 export async function bankScopes(db: Db, bankId: string): Promise<ScopeValue[]> {
   const res = await db.$client.execute({
-    sql: "SELECT scope FROM facts WHERE bank_id = ?1 UNION SELECT scope FROM observations WHERE bank_id = ?1 ORDER BY 1",
-    args: [bankId],
+    sql: `SELECT scope FROM facts WHERE bank_id = ${STORAGE_KEY_SQL} UNION SELECT scope FROM observations WHERE bank_id = ${STORAGE_KEY_SQL} ORDER BY 1`,
+    args: [bankId, bankId],
   });
   return res.rows.map((r) => String(r.scope) as ScopeValue);
 }
@@ -66,7 +67,7 @@ export async function browseFacts(
   }
   const res = await db.$client.execute({
     sql: `SELECT ${FACT_COLUMNS} FROM facts m
-          WHERE m.bank_id = ? ${idFilter(q.ids, "m.")} ORDER BY m.recorded_at DESC, m.id DESC LIMIT ? OFFSET ?`,
+          WHERE m.bank_id = ${STORAGE_KEY_SQL} ${idFilter(q.ids, "m.")} ORDER BY m.recorded_at DESC, m.id DESC LIMIT ? OFFSET ?`,
     args: [q.bankId, ...(q.ids ?? []), q.limit, q.offset ?? 0],
   });
   return res.rows.map(factRowOf);
@@ -84,7 +85,7 @@ export async function browseObservations(
   }
   const res = await db.$client.execute({
     sql: `SELECT id, text, tags, scope, source_fact_ids, updated_at FROM observations
-          WHERE bank_id = ? ${idFilter(q.ids)} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
+          WHERE bank_id = ${STORAGE_KEY_SQL} ${idFilter(q.ids)} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
     args: [q.bankId, ...(q.ids ?? []), q.limit, q.offset ?? 0],
   });
   return res.rows.map((r) => ({

@@ -78,12 +78,14 @@ export async function bankConversationProfile(
   bankId: string,
 ): Promise<{ speakers: string[]; sessions: boolean }> {
   const { rows } = await db.$client.execute({
-    sql: `WITH RECURSIVE sp(speaker, n) AS (
-            SELECT (SELECT MIN(speaker) FROM facts WHERE bank_id = ?1 AND speaker >= ''), 1
+    // The bank's storage key (bank-storage.ts) is read once, as the `key` CTE.
+    sql: `WITH RECURSIVE key(k) AS (SELECT coalesce(storage_id, id) FROM banks WHERE id = ?1),
+          sp(speaker, n) AS (
+            SELECT (SELECT MIN(speaker) FROM facts WHERE bank_id = (SELECT k FROM key) AND speaker >= ''), 1
             UNION ALL
-            SELECT (SELECT MIN(speaker) FROM facts WHERE bank_id = ?1 AND speaker > sp.speaker), sp.n + 1
+            SELECT (SELECT MIN(speaker) FROM facts WHERE bank_id = (SELECT k FROM key) AND speaker > sp.speaker), sp.n + 1
             FROM sp WHERE sp.speaker IS NOT NULL AND sp.n < ?2)
-          SELECT EXISTS (SELECT 1 FROM facts WHERE bank_id = ?1 AND session_id >= '') AS sessions,
+          SELECT EXISTS (SELECT 1 FROM facts WHERE bank_id = (SELECT k FROM key) AND session_id >= '') AS sessions,
                  (SELECT json_group_array(speaker) FROM sp WHERE speaker IS NOT NULL) AS speakers`,
     args: [bankId, PROFILED_SPEAKERS],
   });

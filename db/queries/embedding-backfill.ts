@@ -4,6 +4,7 @@
  */
 import type { InArgs, InStatement } from "@libsql/client";
 import type { Db } from "../client";
+import { bankKeySql } from "./bank-storage";
 import {
   EMBEDDED_TABLES,
   type EmbeddedTable,
@@ -46,7 +47,7 @@ export async function backfillEmbeddings(
     // embedding stays NULL (an empty text is skipped: embedding APIs reject empty input).
     let afterPk = -1;
     for (;;) {
-      const bankFilter = options.bankId === undefined ? "" : "AND bank_id = ?";
+      const bankFilter = options.bankId === undefined ? "" : `AND bank_id = ${bankKeySql(table)}`;
       const res = await db.$client.execute({
         sql: `SELECT pk, bank_id, id, ${EMBEDDED_TEXT[table]} AS body FROM ${table}
               WHERE embedding IS NULL AND pk > ? ${bankFilter} ORDER BY pk LIMIT ?`,

@@ -6,6 +6,7 @@
 
 import { TIER_TABLES } from "@/lib/reflect/domain";
 import type { Db } from "../client";
+import { bankKeySql } from "./bank-storage";
 
 /** Every tier's table has an embedding column (lib/reflect/domain.ts TIER_REGISTRY `table`). */
 export const EMBEDDED_TABLES = [...TIER_TABLES].reverse() as ["facts", "observations", "mental_models"];
@@ -70,7 +71,7 @@ export async function setEmbedding(
 ): Promise<void> {
   const literal = vector === null ? null : await toVectorLiteral(db, vector);
   await db.$client.execute({
-    sql: `UPDATE ${table} SET embedding = ${literal === null ? "NULL" : "vector32(?)"} WHERE bank_id = ? AND id = ?`,
+    sql: `UPDATE ${table} SET embedding = ${literal === null ? "NULL" : "vector32(?)"} WHERE bank_id = ${bankKeySql(table)} AND id = ?`,
     args: literal === null ? [key.bankId, key.id] : [literal, key.bankId, key.id],
   });
 }

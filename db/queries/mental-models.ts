@@ -40,10 +40,13 @@ export type MentalModelVersion = typeof mentalModelVersions.$inferSelect;
  */
 const CAP = NEWER_COUNT_CAP + 1;
 
+/** The storage key of the bank of the row `mm`: its facts and observations are stored under it (bank-storage.ts). */
+const STORAGE_OF_MM = "(SELECT coalesce(b.storage_id, b.id) FROM banks b WHERE b.id = mm.bank_id)";
+
 /** A model without tags: every memory of the bank, by the (bank_id, updated_at) indexes. */
 const newerInBank = (table: "facts" | "observations") => `
   (SELECT COUNT(*) FROM (SELECT 1 FROM ${table} x
-    WHERE x.bank_id = mm.bank_id AND x.updated_at > mm.refreshed_at LIMIT ${CAP}))`;
+    WHERE x.bank_id = ${STORAGE_OF_MM} AND x.updated_at > mm.refreshed_at LIMIT ${CAP}))`;
 
 /**
  * A tagged model: scan the memories newer than the refresh that carry its first tag (an index
@@ -53,7 +56,7 @@ const newerInBank = (table: "facts" | "observations") => `
  */
 const NEWER_WITH_TAGS = `
   (SELECT COUNT(*) FROM (SELECT 1 FROM memory_tags mt
-    WHERE mt.bank_id = mm.bank_id AND mt.tag = json_extract(mm.tags, '$[0]') AND mt.updated_at > mm.refreshed_at
+    WHERE mt.bank_id = ${STORAGE_OF_MM} AND mt.tag = json_extract(mm.tags, '$[0]') AND mt.updated_at > mm.refreshed_at
       AND (json_array_length(mm.tags) < 2 OR EXISTS (SELECT 1 FROM memory_tags m2
         WHERE m2.tier = mt.tier AND m2.pk = mt.pk AND m2.tag = json_extract(mm.tags, '$[1]')))
       AND (json_array_length(mm.tags) < 3 OR NOT EXISTS (SELECT 1 FROM json_each(mm.tags) t

@@ -8,6 +8,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { ScopeValue } from "@/lib/reflect/domain";
 import type { Db } from "../client";
 import { facts } from "../schema";
+import { storageKeyOf } from "./bank-storage";
 import { flushAfterWrite } from "./search-index";
 
 export interface RetainedFact {
@@ -37,9 +38,10 @@ export async function insertFacts(
 ): Promise<InsertFactsResult> {
   if (input.length === 0) return { inserted: [], updated: [] };
   const at = new Date(options.at ?? Date.now()).toISOString();
+  // Stored under the bank's storage key (bank-storage.ts), read in each statement.
   const rows = input.map((f) => ({
     id: f.id ?? `fact_${randomUUID()}`,
-    bankId,
+    bankId: storageKeyOf(bankId),
     text: f.text,
     kind: f.kind,
     tags: f.tags,
@@ -58,7 +60,7 @@ export async function insertFacts(
       await db
         .select({ id: facts.id })
         .from(facts)
-        .where(and(eq(facts.bankId, bankId), inArray(facts.id, ids)))
+        .where(and(eq(facts.bankId, storageKeyOf(bankId)), inArray(facts.id, ids)))
     ).map((r) => r.id),
   );
   const [first, ...rest] = rows.map((row) =>

@@ -25,6 +25,7 @@
 import type { InStatement } from "@libsql/client";
 import { TIER_TABLES } from "@/lib/reflect/domain";
 import type { Db } from "../client";
+import { bankKeySql, STORAGE_KEY_SQL } from "./bank-storage";
 
 /** Every tier's table has an FTS5 index per bank (lib/reflect/domain.ts TIER_REGISTRY `table`). */
 export const SEARCHED_TABLES = [...TIER_TABLES].reverse() as ["facts", "observations", "mental_models"];
@@ -87,14 +88,14 @@ export function createBankIndexStatements(bankId: string): InStatement[] {
       return [
         `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${list}, content='', contentless_delete=1, tokenize='porter unicode61')`,
         {
-          sql: `INSERT INTO ${fts}(rowid, ${list}) SELECT pk, ${list} FROM ${table} WHERE bank_id = ?`,
+          sql: `INSERT INTO ${fts}(rowid, ${list}) SELECT pk, ${list} FROM ${table} WHERE bank_id = ${bankKeySql(table)}`,
           args: [bankId],
         },
         vocabTableStatement(fts),
       ];
     }),
     // Everything the bank holds is indexed now.
-    { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ?`, args: [bankId] },
+    ...pendingDeleteStatements(bankId),
   ];
 }
 
@@ -109,17 +110,24 @@ export function flushStatements(bankId: string): InStatement[] {
     ...SEARCHED_TABLES.flatMap((table) => {
       const fts = ftsTable(table, bankId);
       const list = INDEXED_COLUMNS[table].map((c) => c.name).join(", ");
-      const pending = `SELECT pk FROM ${PENDING_TABLE} WHERE bank_id = ? AND tbl = '${table}'`;
+      // Facts and observations are noted (and stored) under the bank's storage key (bank-storage.ts).
+      const key = bankKeySql(table);
+      const pending = `SELECT pk FROM ${PENDING_TABLE} WHERE bank_id = ${key} AND tbl = '${table}'`;
       return [
         { sql: `DELETE FROM ${fts} WHERE rowid IN (${pending})`, args: [bankId] },
         {
-          sql: `INSERT INTO ${fts}(rowid, ${list}) SELECT pk, ${list} FROM ${table} WHERE bank_id = ? AND pk IN (${pending})`,
+          sql: `INSERT INTO ${fts}(rowid, ${list}) SELECT pk, ${list} FROM ${table} WHERE bank_id = ${key} AND pk IN (${pending})`,
           args: [bankId, bankId],
         },
       ];
     }),
-    { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ?`, args: [bankId] },
+    ...pendingDeleteStatements(bankId),
   ];
+}
+
+/** Forgets the bank's pending rows: those noted under its id and under its storage key. */
+function pendingDeleteStatements(bankId: string): InStatement[] {
+  return [{ sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL})`, args: [bankId, bankId] }];
 }
 
 /** Drops the bank's indexes (a no-op when absent), and the per-bank triggers and view of the previous form. */
@@ -154,6 +162,37 @@ async function indexedBanks(db: Db): Promise<Map<string, Map<SearchedTable, bool
   return out;
 }
 
+/**
+ * Drops the indexes named for a `~…` key that is no bank or import staging: a replaced bank's old
+ * indexes (renamed `~import-…~replaced` at the swap, db/queries/bank-storage.ts), or those of a
+ * staging removed without them. Each bank's in its own transaction, only while no such row exists.
+ */
+export async function dropRetiredIndexes(db: Db): Promise<string[]> {
+  // Names first, rows second: an index made after the names were read is not looked at.
+  const indexed = [...(await indexedBanks(db)).keys()].filter((key) => key.startsWith("~"));
+  const dropped: string[] = [];
+  for (const key of indexed) {
+    const tx = await db.$client.transaction("write");
+    try {
+      const { rows } = await tx.execute({
+        sql: "SELECT 1 FROM banks WHERE id = ? AND import_owner IS NOT NULL",
+        args: [key],
+      });
+      if (rows.length === 0) {
+        await tx.batch(dropBankIndexStatements(key));
+        dropped.push(key);
+      }
+      await tx.commit();
+    } catch (err) {
+      await tx.rollback().catch(() => {});
+      throw err;
+    } finally {
+      tx.close();
+    }
+  }
+  return dropped;
+}
+
 /** Per-bank triggers of the previous form (migration 0005), whatever bank they were for. */
 async function legacyTriggers(db: Db): Promise<string[]> {
   const res = await db.$client.execute(
@@ -174,8 +213,8 @@ export async function ensureBankIndex(db: Db, bankId: string): Promise<void> {
  */
 export async function ensureFreshIndex(db: Db, bankId: string): Promise<void> {
   const { rows } = await db.$client.execute({
-    sql: `SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = ? LIMIT 1`,
-    args: [bankId],
+    sql: `SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL}) LIMIT 1`,
+    args: [bankId, bankId],
   });
   if (rows.length === 0) return;
   try {
@@ -211,7 +250,11 @@ export async function syncSearchIndexes(db: Db): Promise<{ built: string[]; drop
       triggers.map((t) => `DROP TRIGGER IF EXISTS ${t}`),
       "write",
     );
-  const banks = (await db.$client.execute("SELECT id FROM banks")).rows.map((r) => String(r.id));
+  // Banks and import stagings have indexes; a replaced bank's storage row (`~…`, no owner) has none:
+  // its rows are indexed under the bank's name (bank-storage.ts).
+  const banks = (
+    await db.$client.execute("SELECT id FROM banks WHERE id NOT LIKE '~%' OR import_owner IS NOT NULL")
+  ).rows.map((r) => String(r.id));
   const indexed = await indexedBanks(db);
   const built: string[] = [];
   for (const bankId of banks) {
@@ -222,15 +265,30 @@ export async function syncSearchIndexes(db: Db): Promise<{ built: string[]; drop
   }
   const dropped = [...indexed.keys()].filter((id) => !banks.includes(id));
   if (dropped.length > 0) await db.$client.batch(dropped.flatMap(dropBankIndexStatements), "write");
+  // Pending rows are noted under a bank's id or under its storage key (bank-storage.ts): each is
+  // flushed into the bank that reads it; those of a bank or storage no bank reads are forgotten.
   const pending = await db.$client.execute(`SELECT DISTINCT bank_id FROM ${PENDING_TABLE}`);
-  const flushed = pending.rows.map((r) => String(r.bank_id));
-  if (flushed.length > 0) {
+  const keys = pending.rows.map((r) => String(r.bank_id));
+  const readers = new Map<string, string>();
+  if (keys.length > 0) {
+    const stored = await db.$client.execute(
+      `SELECT id, storage_id FROM banks WHERE storage_id IN (SELECT bank_id FROM ${PENDING_TABLE})`,
+    );
+    for (const r of stored.rows) readers.set(String(r.storage_id), String(r.id));
+  }
+  const flushed = new Set<string>();
+  const forgotten: string[] = [];
+  for (const key of keys) {
+    const bankId = banks.includes(key) ? key : readers.get(key);
+    if (bankId !== undefined && banks.includes(bankId)) flushed.add(bankId);
+    else forgotten.push(key);
+  }
+  if (keys.length > 0) {
     await db.$client.batch(
-      flushed.flatMap((bankId) =>
-        banks.includes(bankId)
-          ? flushStatements(bankId)
-          : [{ sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ?`, args: [bankId] }],
-      ),
+      [
+        ...[...flushed].flatMap((bankId) => flushStatements(bankId)),
+        ...forgotten.map((key) => ({ sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ?`, args: [key] })),
+      ],
       "write",
     );
   }

@@ -12,6 +12,7 @@ import type { ObservationFreshness } from "@/lib/reflect/ports";
 import { shapeQuery } from "@/lib/reflect/query-shape";
 import { searchTerms } from "@/lib/reflect/terms";
 import type { Db } from "../client";
+import { STORAGE_KEY_SQL } from "./bank-storage";
 import { getBank } from "./banks";
 import {
   bankConversationProfile,
@@ -49,9 +50,12 @@ interface Filter {
   args: InValue[];
 }
 
-/** Bank + scope + all-of tags on alias `m`. */
+/**
+ * Bank + scope + all-of tags on alias `m`. The scoped tiers (facts, observations) are stored under
+ * the bank's storage key, mental models under its id (bank-storage.ts).
+ */
 function memoryFilter(q: Pick<TierSearch, "bankId" | "tags" | "scopes">, withScope: boolean): Filter {
-  const parts = ["m.bank_id = ?"];
+  const parts = [`m.bank_id = ${withScope ? STORAGE_KEY_SQL : "?"}`];
   const args: InValue[] = [q.bankId];
   if (withScope) {
     parts.push(`m.scope IN (${q.scopes.map(() => "?").join(", ")})`);
@@ -304,11 +308,12 @@ async function firstRows(
   const match = counted ? `(CASE WHEN (SELECT n FROM s) > ${OR_RANKED_AT_MOST} THEN ? ELSE ? END)` : "?";
   const n = candidatesFor(limit);
   const { rows } = await db.$client.execute({
-    sql: `WITH s AS (SELECT EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = ?) AS pending, ${count} AS n)
+    sql: `WITH s AS (SELECT EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL})) AS pending, ${count} AS n)
           SELECT s.pending AS fts_pending, s.n AS fts_matches, r.*
           FROM s LEFT JOIN (${candidateSql(table, fts, columns, filter, match)}) r ON 1
           ORDER BY r.fts_score, r.id`,
     args: [
+      bankId,
       bankId,
       ...(counted ? [any, OR_RANKED_AT_MOST + 1, matches[0]!, any] : [any]),
       n - 1,

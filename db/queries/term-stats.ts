@@ -4,6 +4,7 @@
  * (db/queries/search-index.ts). Each bank is weighed by its own words, as if it were alone.
  */
 import type { Db } from "../client";
+import { bankKeySql } from "./bank-storage";
 import {
   ensureBankIndex,
   ensureFreshIndex,
@@ -49,7 +50,7 @@ async function read(db: Db, bankId: string, stems: readonly string[]): Promise<T
   const placeholders = terms.map(() => "?").join(", ");
   const statements = [
     {
-      sql: `SELECT ${SEARCHED_TABLES.map((t) => `(SELECT COUNT(*) FROM ${t} WHERE bank_id = ?)`).join(" + ")} AS n`,
+      sql: `SELECT ${SEARCHED_TABLES.map((t) => `(SELECT COUNT(*) FROM ${t} WHERE bank_id = ${bankKeySql(t)})`).join(" + ")} AS n`,
       args: SEARCHED_TABLES.map(() => bankId),
     },
     ...(terms.length === 0

@@ -3,7 +3,9 @@
  * another connection to the same file writes one run event every 20 ms, as a live server does. The
  * import commits in chunks and lets go of the write lock between them (db/bundle-io.ts
  * `importBundleLines`): the longest any event write waited is the figure (target ≤ 1 s). Also a
- * `--replace` of that bank, whose final swap is one transaction that grows with the bank.
+ * `--replace` of that bank: staged the same way, swapped in by one transaction that moves no row
+ * (the bank's storage key, db/queries/bank-storage.ts), the old 250k rows then removed in chunks —
+ * the same target for the whole replace.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -135,7 +137,14 @@ export async function benchImportLock(log: (line: string) => void): Promise<Benc
         replace.seconds,
         "s",
       ),
-      row(section, "… a concurrent writer's longest wait (the swap is one transaction)", replace.max, "ms"),
+      row(
+        section,
+        "… a concurrent writer's longest wait (staging, swap by storage key, old rows removed in chunks)",
+        replace.max,
+        "ms",
+        atMost(replace.max, MAX_WAIT_TARGET_MS, "ms"),
+      ),
+      row(section, "… its p99 wait", replace.p99, "ms"),
       row(section, "… its writes refused as busy (waited past the 15 s busy timeout)", replace.busy, "", {
         target: "0",
         met: replace.busy === 0,

@@ -5,7 +5,7 @@
  * export emits the stored strings in a stable order, so export → import → export is identical.
  */
 import type { InStatement } from "@libsql/client";
-import { and, asc, eq, isNotNull, isNull, notInArray } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, notInArray, notLike, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill } from "@/lib/contracts/bundle";
@@ -13,10 +13,12 @@ import { AppError, fieldErrorsOf, formatPath, gotValue } from "@/lib/contracts/e
 import { BundleSuite } from "@/lib/contracts/suites";
 import { assertValidText } from "@/lib/contracts/text";
 import type { Db } from "../../../db/client";
+import { RETIRED_KEY_SQL, STORED_TABLES, storageKeyOf } from "../../../db/queries/bank-storage";
 import { isConstraintViolation } from "../../../db/queries/errors";
 import {
   createBankIndexStatements,
   dropBankIndexStatements,
+  dropRetiredIndexes,
   flushStatements,
   ftsTable,
   PENDING_TABLE,
@@ -136,44 +138,10 @@ function bankStatements(db: Db, bank: Bundle["bank"], existing: boolean): InStat
   // and rebuilt from the new rows at the end, which is faster than indexing row by row.
   const statements: InStatement[] = [...dropBankIndexStatements(bank.id)];
   if (existing) {
-    for (const table of [
-      facts,
-      observations,
-      mentalModels,
-      mentalModelRefreshes,
-      skills,
-      skillVersions,
-      suites,
-      suiteVersions,
-    ]) {
-      statements.push(toStatement(db.delete(table).where(eq(table.bankId, bank.id))));
-    }
-    // A deleted model keeps its tombstone and versions (runs read them; its id stays unusable).
-    statements.push(
-      toStatement(
-        db
-          .delete(mentalModelVersions)
-          .where(
-            and(
-              eq(mentalModelVersions.bankId, bank.id),
-              notInArray(
-                mentalModelVersions.modelId,
-                db
-                  .select({ id: mentalModelTombstones.modelId })
-                  .from(mentalModelTombstones)
-                  .where(eq(mentalModelTombstones.bankId, bank.id)),
-              ),
-            ),
-          ),
-      ),
-    );
-    // Updated in place: deleting the row would cascade to the tombstones.
-    statements.push(
-      toStatement(
-        db.update(banks).set({ name: bank.name, permittedTeams: bank.permittedTeams }).where(eq(banks.id, bank.id)),
-      ),
-    );
-    return statements;
+    // Facts and observations are stored under the bank's storage key (db/queries/bank-storage.ts).
+    for (const table of [facts, observations])
+      statements.push(toStatement(db.delete(table).where(eq(table.bankId, storageKeyOf(bank.id)))));
+    return [...statements, ...curatedReplaceStatements(db, bank)];
   }
   statements.push(
     toStatement(db.insert(banks).values({ id: bank.id, name: bank.name, permittedTeams: bank.permittedTeams })),
@@ -181,7 +149,43 @@ function bankStatements(db: Db, bank: Bundle["bank"], existing: boolean): InStat
   return statements;
 }
 
-const factRow = (bankId: string, f: Bundle["facts"][number]) => ({
+/**
+ * Deletes a replaced bank's mental models, skills and suites (few rows: they name the bank itself)
+ * and updates its row; its facts and observations are the caller's business.
+ */
+function curatedReplaceStatements(db: Db, bank: Bundle["bank"]): InStatement[] {
+  return [
+    ...[mentalModels, mentalModelRefreshes, skills, skillVersions, suites, suiteVersions].map((table) =>
+      toStatement(db.delete(table).where(eq(table.bankId, bank.id))),
+    ),
+    // A deleted model keeps its tombstone and versions (runs read them; its id stays unusable).
+    toStatement(
+      db
+        .delete(mentalModelVersions)
+        .where(
+          and(
+            eq(mentalModelVersions.bankId, bank.id),
+            notInArray(
+              mentalModelVersions.modelId,
+              db
+                .select({ id: mentalModelTombstones.modelId })
+                .from(mentalModelTombstones)
+                .where(eq(mentalModelTombstones.bankId, bank.id)),
+            ),
+          ),
+        ),
+    ),
+    // Updated in place: deleting the row would cascade to the tombstones.
+    toStatement(
+      db.update(banks).set({ name: bank.name, permittedTeams: bank.permittedTeams }).where(eq(banks.id, bank.id)),
+    ),
+  ];
+}
+
+/** The `bank_id` of a bank's facts and observations: a staging's own id, or a bank's storage key. */
+type RowKey = string | SQL;
+
+const factRow = (bankId: RowKey, f: Bundle["facts"][number]) => ({
   id: f.id,
   bankId,
   text: f.text,
@@ -197,16 +201,16 @@ const factRow = (bankId: string, f: Bundle["facts"][number]) => ({
   position: f.position ?? null,
 });
 
-const observationRow = (bankId: string, o: Bundle["observations"][number]) => ({
+const observationRow = (bankId: RowKey, o: Bundle["observations"][number]) => ({
   ...o,
   bankId,
   updatedAt: iso(o.updatedAt),
 });
 
-const factStatements = (db: Db, bankId: string, list: Bundle["facts"]) =>
+const factStatements = (db: Db, bankId: RowKey, list: Bundle["facts"]) =>
   chunked(list.map((f) => factRow(bankId, f))).map((rows) => toStatement(db.insert(facts).values(rows)));
 
-const observationStatements = (db: Db, bankId: string, list: Bundle["observations"]) =>
+const observationStatements = (db: Db, bankId: RowKey, list: Bundle["observations"]) =>
   chunked(list.map((o) => observationRow(bankId, o))).map((rows) => toStatement(db.insert(observations).values(rows)));
 
 /** Mental models (current state and every version) and skills (with their first version). */
@@ -365,8 +369,9 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
     await db.$client.batch(
       [
         ...bankStatements(db, bundle.bank, existing),
-        ...factStatements(db, bankId, bundle.facts),
-        ...observationStatements(db, bankId, bundle.observations),
+        // A replaced bank's rows go to its storage (the bank's own id for a new bank).
+        ...factStatements(db, existing ? storageKeyOf(bankId) : bankId, bundle.facts),
+        ...observationStatements(db, existing ? storageKeyOf(bankId) : bankId, bundle.observations),
         ...modelAndSkillStatements(db, bankId, bundle),
         ...suiteStatements(db, bankId, bundle.suites),
         ...createBankIndexStatements(bankId),
@@ -411,6 +416,12 @@ export const STAGING_ROWS_PER_COMMIT = 5_000;
  */
 const CHUNK_TARGET_MS = 250;
 const MIN_ROWS_PER_COMMIT = 250;
+
+/** The next chunk's rows, aiming at CHUNK_TARGET_MS from the last one's time (at most double, at least the minimum). */
+function nextChunkSize(rows: number, ms: number, max: number): number {
+  const scaled = Math.round((rows * CHUNK_TARGET_MS) / Math.max(ms, 1));
+  return Math.min(max, Math.max(MIN_ROWS_PER_COMMIT, Math.min(scaled, rows * 2)));
+}
 /**
  * Longer than SQLite's longest sleep between two tries of a writer waiting on the lock (100 ms): a
  * waiting writer wakes inside the pause and takes the lock, instead of finding the next chunk's.
@@ -437,11 +448,24 @@ const stagingBankId = () => `~import-${Date.now().toString(36)}-${Math.random().
 const REMOVE_ROWS_PER_COMMIT = 5_000;
 
 /**
- * Removes an import's staging (a bank row that is still `importOwner`'s, with its rows and index),
- * in short transactions like the import's. Every delete is conditional on the bank still being that
- * import's staging: a bank the import made visible meanwhile is never touched.
+ * The owner a staging is handed to while it is removed: the import (alive after all, say) then finds
+ * it no longer its own at its next chunk or final transaction, so a staging half removed is never
+ * made visible. No process has this id, so a removal that stopped midway is finished by the next sweep.
  */
-export async function removeStagedImport(db: Db, bankId: string, importOwner: string): Promise<void> {
+const REMOVING_OWNER = "~removing";
+
+/**
+ * Removes an import's staging (a bank row that is still `importOwner`'s, with its rows and index),
+ * in short transactions like the import's. The staging is first taken from its import (one
+ * statement), then every delete is conditional on it still being taken: a bank the import made
+ * visible meanwhile is never touched.
+ */
+export async function removeStagedImport(db: Db, bankId: string, owner: string): Promise<void> {
+  await db.$client.execute({
+    sql: "UPDATE banks SET import_owner = ? WHERE id = ? AND import_owner = ?",
+    args: [REMOVING_OWNER, bankId, owner],
+  });
+  const importOwner = REMOVING_OWNER;
   const stillStaged = "EXISTS (SELECT 1 FROM banks WHERE id = ? AND import_owner = ?)";
   for (;;) {
     const results = await db.$client.batch(
@@ -488,8 +512,8 @@ export async function removeStagedImport(db: Db, bankId: string, importOwner: st
 
 /**
  * Removes the staging of every import whose process has stopped (`isGone(ownerId)`, the run-owner
- * rules: lib/server/run-owner.ts). Run by a server's sweep and before each JSONL import. Returns the
- * staging banks removed.
+ * rules: lib/server/run-owner.ts), then what replaced banks left (`removeRetiredStorage`). Run by a
+ * server's sweep and before each JSONL import. Returns the staging banks removed.
  */
 export async function removeAbandonedImports(db: Db, isGone: (ownerId: string) => Promise<boolean>): Promise<string[]> {
   const staged = await db
@@ -502,54 +526,134 @@ export async function removeAbandonedImports(db: Db, isGone: (ownerId: string) =
     await removeStagedImport(db, id, importOwner);
     removed.push(id);
   }
+  await removeRetiredStorage(db, { budgetMs: SWEEP_REMOVAL_BUDGET_MS });
   return removed;
 }
 
 /**
- * Makes a replace's staging bank the bank: the old bank's memories, models, skills and suites go
- * (its runs and deleted models' tombstones stay), the staged rows take its id, and the staging's
- * full-text indexes are renamed to the bank's. Its cost grows with both banks' rows (one UPDATE
- * and one DELETE each): the one step of a replace that holds the lock for more than a chunk.
+ * How long one sweep removes a replaced bank's old rows before it leaves the rest to the next: a
+ * server's heartbeat waits for its sweep, and another host judges a quiet heartbeat (30 s) dead.
+ */
+const SWEEP_REMOVAL_BUDGET_MS = 3_000;
+
+/**
+ * Storage keys no bank reads any more that still hold rows (db/queries/bank-storage.ts): a replaced
+ * bank's own id while its old facts or observations remain, and every `~…` storage row without an
+ * owner that no bank names (one read; nothing when there is nothing to remove).
+ */
+async function retiredKeys(db: Db): Promise<string[]> {
+  const held = STORED_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE bank_id = b.id)`).join(" OR ");
+  const { rows } = await db.$client.execute(
+    `SELECT b.id FROM banks b
+      WHERE (b.id LIKE '~%' AND b.import_owner IS NULL AND NOT EXISTS (SELECT 1 FROM banks o WHERE o.storage_id = b.id))
+         OR (b.storage_id IS NOT NULL AND b.storage_id <> b.id AND (${held}
+             OR EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = b.id AND tbl IN ('facts', 'observations'))))`,
+  );
+  return rows.map((r) => String(r.id));
+}
+
+/**
+ * Removes what replaced banks left behind: the old indexes (renamed at the swap), then the old
+ * storage's facts and observations in short transactions like an import's chunks, pausing between
+ * them so another writer gets the lock, and last a `~…` storage row itself. Each delete holds only
+ * while no bank reads the key (a bank the key was swapped back into is never touched). Run after a
+ * replace's swap and by every sweep: a process killed mid-way leaves the rest for the next one.
+ * `indexes`: look for old indexes even when no rows are left (right after a swap); `budgetMs`: stop
+ * after about that long (at a chunk's end), leaving the rest to the next call; `signal`: stop too.
+ */
+export async function removeRetiredStorage(
+  db: Db,
+  options: { indexes?: boolean; signal?: AbortSignal; budgetMs?: number } = {},
+): Promise<string[]> {
+  const begun = performance.now();
+  let done = 0;
+  const keys = await retiredKeys(db);
+  if (keys.length === 0 && !options.indexes) return [];
+  await dropRetiredIndexes(db);
+  for (const key of keys) {
+    let rowsPerCommit = REMOVE_ROWS_PER_COMMIT;
+    for (let chunk = 0; ; chunk++) {
+      if (chunk > 0) await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
+      if (options.signal?.aborted) return keys;
+      // At least one chunk per call, whatever the budget.
+      if (done++ > 0 && options.budgetMs !== undefined && performance.now() - begun > options.budgetMs) return keys;
+      const started = performance.now();
+      const results = await db.$client.batch(
+        [
+          ...STORED_TABLES.map((table) => ({
+            sql: `DELETE FROM ${table} WHERE pk IN (SELECT pk FROM ${table} WHERE bank_id = ? AND ${RETIRED_KEY_SQL} LIMIT ${rowsPerCommit})`,
+            args: [key, key],
+          })),
+          {
+            sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ? AND tbl IN ('facts', 'observations') AND ${RETIRED_KEY_SQL}`,
+            args: [key, key],
+          },
+        ],
+        "write",
+      );
+      if (results.slice(0, STORED_TABLES.length).every((r) => r.rowsAffected === 0)) break;
+      rowsPerCommit = nextChunkSize(rowsPerCommit, performance.now() - started, REMOVE_ROWS_PER_COMMIT);
+    }
+    if (key.startsWith("~"))
+      await db.$client.batch(
+        [
+          {
+            sql: `DELETE FROM banks WHERE id = ? AND import_owner IS NULL AND ${RETIRED_KEY_SQL}
+                    AND NOT EXISTS (SELECT 1 FROM facts WHERE bank_id = ?) AND NOT EXISTS (SELECT 1 FROM observations WHERE bank_id = ?)`,
+            args: [key, key, key, key],
+          },
+        ],
+        "write",
+      );
+  }
+  return keys;
+}
+
+/**
+ * Makes a replace's staging the bank, in one transaction whose cost does not grow with either bank:
+ * the old bank's mental models, skills and suites go (its runs and deleted models' tombstones stay),
+ * the bank's storage key becomes the staging's (its facts and observations are read from there on;
+ * db/queries/bank-storage.ts), and the staging's full-text indexes are renamed to the bank's, the
+ * old ones out of the way (`~import-…~replaced`, dropped by `removeRetiredStorage` with the old rows).
+ * `indexed`: the tiers the bank has an index for now.
  */
 function replaceSwapStatements(
   db: Db,
   bank: Bundle["bank"],
   stageId: string,
-  triggers: { name: string; sql: string }[],
+  indexed: ReadonlySet<string>,
 ): InStatement[] {
   const bankId = bank.id;
+  const retired = `${stageId}~replaced`;
   return [
-    // The index-upkeep triggers would note every deleted and moved row (hundreds of thousands of
-    // inserts into the pending list) only for the notes to be deleted below: they are dropped for
-    // this transaction and made again at its end (nobody else sees the schema without them).
-    ...triggers.map((t) => `DROP TRIGGER IF EXISTS "${t.name.replace(/"/g, '""')}"`),
-    ...bankStatements(db, bank, true),
-    ...["facts", "observations"].map((table) => ({
-      sql: `UPDATE ${table} SET bank_id = ? WHERE bank_id = ?`,
-      args: [bankId, stageId],
-    })),
-    // The moved rows are already in the staging's index, renamed below: nothing is left to apply.
-    { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id IN (?, ?)`, args: [bankId, stageId] },
+    ...curatedReplaceStatements(db, bank),
+    // The old models were indexed only in the old index (renamed below): nothing of them to apply.
+    { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ? AND tbl = 'mental_models'`, args: [bankId] },
     ...SEARCHED_TABLES.flatMap((table) => {
-      const from = ftsTable(table, stageId);
-      const to = ftsTable(table, bankId);
+      const live = ftsTable(table, bankId);
+      const staged = ftsTable(table, stageId);
       return [
-        `DROP TABLE IF EXISTS ${vocabTable(from)}`,
-        `ALTER TABLE ${from} RENAME TO ${to}`,
-        vocabTableStatement(to),
+        `DROP TABLE IF EXISTS ${vocabTable(live)}`,
+        ...(indexed.has(live) ? [`ALTER TABLE ${live} RENAME TO ${ftsTable(table, retired)}`] : []),
+        `DROP TABLE IF EXISTS ${vocabTable(staged)}`,
+        `ALTER TABLE ${staged} RENAME TO ${live}`,
+        vocabTableStatement(live),
       ];
     }),
-    { sql: "DELETE FROM banks WHERE id = ?", args: [stageId] },
-    ...triggers.map((t) => t.sql),
+    { sql: "UPDATE banks SET storage_id = ? WHERE id = ?", args: [stageId, bankId] },
+    // The staging row stays, as the storage its rows' foreign key names; no longer an import's.
+    { sql: "UPDATE banks SET import_owner = NULL WHERE id = ?", args: [stageId] },
   ];
 }
 
-/** The index-upkeep triggers on the tables a replace moves rows of (migration 0009). */
-async function rowTriggers(db: Db): Promise<{ name: string; sql: string }[]> {
-  const { rows } = await db.$client.execute(
-    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('facts', 'observations') AND sql IS NOT NULL",
-  );
-  return rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
+/** Which of the bank's index tables exist now (a bank made by raw SQL may have none yet). */
+async function existingIndexes(db: Db, bankId: string): Promise<Set<string>> {
+  const names = SEARCHED_TABLES.map((t) => ftsTable(t, bankId));
+  const { rows } = await db.$client.execute({
+    sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => "?").join(", ")})`,
+    args: names,
+  });
+  return new Set(rows.map((r) => String(r.name)));
 }
 
 export interface ImportLinesOptions {
@@ -575,7 +679,9 @@ export interface ImportLinesOptions {
  * (docs/operations.md#big-imports):
  * - a new bank is filled in chunks under its own id, invisible (`importOwner` set) until the last,
  *   short transaction writes its models, skills and suites and makes it visible;
- * - a replace fills a staging bank (`~import-…`, invisible) in chunks, and one transaction swaps it in;
+ * - a replace fills a staging bank (`~import-…`, invisible) in chunks, and one short transaction
+ *   swaps it in by making it the bank's storage (db/queries/bank-storage.ts); the old rows are then
+ *   removed in chunks (`removeRetiredStorage`);
  * - the first bad line, an abort or an error removes the staging (nothing is imported) and is named
  *   in the error; a process killed mid-import leaves only invisible staging, removed by the next
  *   sweep (a server's, or the next import's).
@@ -716,10 +822,7 @@ export async function importBundleLines(
       await whileStaged([...statements, ...flushStatements(stageId)]);
       const ms = performance.now() - started;
       // Aim at CHUNK_TARGET_MS per commit (see there); a fixed size from the caller stays fixed.
-      if (options.rowsPerCommit === undefined) {
-        const scaled = Math.round((rowsPerCommit * CHUNK_TARGET_MS) / Math.max(ms, 1));
-        rowsPerCommit = Math.min(maxRowsPerCommit, Math.max(MIN_ROWS_PER_COMMIT, Math.min(scaled, rowsPerCommit * 2)));
-      }
+      if (options.rowsPerCommit === undefined) rowsPerCommit = nextChunkSize(rowsPerCommit, ms, maxRowsPerCommit);
     };
     for (let next = await nextLine(); !next.done; next = await nextLine()) {
       lineNo++;
@@ -755,7 +858,7 @@ export async function importBundleLines(
     // import's: one a sweep removed after the last chunk is never reported imported).
     await whileStaged(
       [
-        ...(existing ? replaceSwapStatements(db, header.bank, stageId, await rowTriggers(db)) : []),
+        ...(existing ? replaceSwapStatements(db, header.bank, stageId, await existingIndexes(db, bankId)) : []),
         ...modelAndSkillStatements(db, bankId, later),
         ...suiteStatements(db, bankId, later.suites),
         ...flushStatements(bankId),
@@ -773,6 +876,11 @@ export async function importBundleLines(
       throw new AppError("invalid_input", "the import was stopped: nothing was imported");
     throw err;
   }
+  // The replace is done; the old rows and indexes go now, in chunks (or with the next sweep).
+  if (existing)
+    await removeRetiredStorage(db, { indexes: true, signal: options.signal }).catch((cleanup: unknown) => {
+      console.error("could not remove all of the replaced bank's old rows; the next sweep removes them:", cleanup);
+    });
   return {
     bankId,
     counts: {
@@ -790,11 +898,19 @@ export async function exportBundle(db: Db, bankId: string): Promise<Bundle | nul
   const [bank] = await db
     .select()
     .from(banks)
-    .where(and(eq(banks.id, bankId), isNull(banks.importOwner)));
+    .where(and(eq(banks.id, bankId), isNull(banks.importOwner), notLike(banks.id, "~%")));
   if (!bank) return null;
   const [factRows, observationRows, modelRows, versionRows, skillRows, suiteRows] = await Promise.all([
-    db.select().from(facts).where(eq(facts.bankId, bankId)).orderBy(asc(facts.id)),
-    db.select().from(observations).where(eq(observations.bankId, bankId)).orderBy(asc(observations.id)),
+    db
+      .select()
+      .from(facts)
+      .where(eq(facts.bankId, storageKeyOf(bankId)))
+      .orderBy(asc(facts.id)),
+    db
+      .select()
+      .from(observations)
+      .where(eq(observations.bankId, storageKeyOf(bankId)))
+      .orderBy(asc(observations.id)),
     db.select().from(mentalModels).where(eq(mentalModels.bankId, bankId)).orderBy(asc(mentalModels.id)),
     db
       .select()

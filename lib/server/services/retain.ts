@@ -16,8 +16,11 @@ export async function retainFacts(
   bankId: string,
   { facts }: z.output<typeof RetainBody>,
 ): Promise<RetainResult> {
+  // Only a bank: never an import's staging or a replaced bank's storage (`~…`, db/queries/bank-storage.ts).
+  const bank = await getBank(db, bankId);
+  if (!bank) throw new AppError("not_found", `unknown bank "${bankId}"`);
   // A fact in a team scope the bank does not permit could never be read back: refuse it.
-  const teams = (await getBank(db, bankId))?.permittedTeams ?? [];
+  const teams = bank.permittedTeams;
   const refused = facts.flatMap((f, i) => (isScopePermitted(f.scope, teams) ? [] : [[i, f.scope] as const]));
   if (refused.length > 0) {
     throw new AppError(

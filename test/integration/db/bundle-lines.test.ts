@@ -126,11 +126,19 @@ describe("import from JSON lines", () => {
         searchFacts(t.db, { bankId: "swap", query, limit: 5, tags: [], scopes: ["personal"] });
       expect(await search("quokka budget")).toEqual([]);
       expect((await search("wombat launch")).length).toBe(5);
-      const count = await t.db.$client.execute("SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'");
+      // The rows are the staging's, now the bank's storage (db/queries/bank-storage.ts); the old ones are gone.
+      const count = await t.db.$client.execute(
+        "SELECT count(*) AS n FROM facts WHERE bank_id = (SELECT storage_id FROM banks WHERE id = 'swap')",
+      );
       expect(Number(count.rows[0]?.n)).toBe(1_200);
-      // No staging left, the upkeep triggers are back, and nothing is pending.
-      const banksLeft = await t.db.$client.execute("SELECT id FROM banks WHERE id <> 'demo'");
-      expect(banksLeft.rows.map((r) => r.id)).toEqual(["swap"]);
+      expect(Number((await t.db.$client.execute("SELECT count(*) AS n FROM facts")).rows[0]?.n)).toBe(1_200);
+      // No staging left (its row stays as the storage, owned by no import), the upkeep triggers are
+      // as they were, and nothing is pending.
+      const banksLeft = await t.db.$client.execute("SELECT id, import_owner FROM banks WHERE id <> 'demo' ORDER BY id");
+      expect(banksLeft.rows.map((r) => [String(r.id).replace(/^~import-.*/, "~import-…"), r.import_owner])).toEqual([
+        ["swap", null],
+        ["~import-…", null],
+      ]);
       expect(await triggerCount()).toBe(triggersBefore);
       expect(triggersBefore).toBeGreaterThan(0);
       // A write after the swap is indexed like any other.

@@ -15,7 +15,8 @@ import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/quer
 import { ftsTable } from "@/db/queries/search-index";
 import { createOfflineModel } from "@/lib/llm";
 import { ensureDemoBank } from "@/lib/server/runtime/db";
-import { importBundle } from "@/lib/server/services/bundle-io";
+import { runOwner } from "@/lib/server/runtime/run-owner";
+import { exportBundle, importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
 import { startRun } from "@/lib/server/services/runs";
 import { fakeEmbedding } from "../../fixtures/fake-openai-server";
 import { sampleBundle } from "../db/sample-bundle";
@@ -168,5 +169,33 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
     expect(saved).toMatchObject({ id: "mm-pricing", version: current.version + 1, isStale: current.isStale });
     const onPrimary = await db.$client.execute("SELECT version FROM mental_models WHERE id = 'mm-pricing'");
     expect(Number(onPrimary.rows[0]?.version)).toBe(current.version + 1);
+  });
+
+  it("replaces a bank from JSON lines on the server: staged in chunks, swapped in by its storage key", async () => {
+    async function* bank(word: string) {
+      yield JSON.stringify({ version: 1, bank: { id: "swap", name: word, permittedTeams: [] } });
+      for (let i = 0; i < 120; i++)
+        yield JSON.stringify({
+          fact: {
+            id: `f${i}`,
+            text: `The ${word} review ${i} moved.`,
+            kind: "world",
+            tags: [],
+            scope: "personal",
+            recordedAt: "2026-01-01T00:00:00Z",
+          },
+        });
+    }
+    const ownerId = await runOwner(db);
+    await importBundleLines(db, bank("quokka"), { ownerId, rowsPerCommit: 50 });
+    await importBundleLines(db, bank("wombat"), { replace: true, ownerId, rowsPerCommit: 50 });
+    const q = { bankId: "swap", limit: 5, tags: [], scopes: ["personal" as const] };
+    expect(await searchFacts(db, { ...q, query: "quokka" })).toEqual([]);
+    expect(await searchFacts(db, { ...q, query: "wombat" })).toHaveLength(5);
+    expect((await exportBundle(db, "swap"))?.facts).toHaveLength(120);
+    const storage = await db.$client.execute("SELECT storage_id FROM banks WHERE id = 'swap'");
+    expect(String(storage.rows[0]?.storage_id)).toMatch(/^~import-/);
+    const old = await db.$client.execute("SELECT count(*) AS n FROM facts WHERE bank_id = 'swap'");
+    expect(Number(old.rows[0]?.n)).toBe(0);
   });
 });

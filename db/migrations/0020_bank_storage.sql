@@ -1,0 +1,1 @@
+ALTER TABLE `banks` ADD `storage_id` text;
