@@ -32,9 +32,21 @@ export interface Browser {
   close: () => Promise<void>;
 }
 
+/**
+ * The shared Chromium's endpoint (e2e global-setup), or undefined: outside vitest (the bench's
+ * `timeline` section runs under tsx) `inject` throws, and the caller launches a Chromium of its own.
+ */
+function sharedChromium(): string | undefined {
+  try {
+    return inject("e2eChromium");
+  } catch {
+    return undefined;
+  }
+}
+
 /** A fresh browser context (own cookies and storage) on the shared Chromium, or on one of its own without it. */
 export async function launchBrowser(): Promise<Browser> {
-  const endpoint = inject("e2eChromium");
+  const endpoint = sharedChromium();
   const browser = endpoint ? await chromium.connect(endpoint) : await chromium.launch(CHROMIUM_OPTIONS);
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
