@@ -145,11 +145,15 @@ export function dropBankIndexStatements(bankId: string): InStatement[] {
 
 const INDEX_NAME = new RegExp(`^(${SEARCHED_TABLES.join("|")})_fts_([0-9a-f]+)$`);
 
-/** FTS tables per bank id (decoded), and whether each is of the current (contentless) form. */
-async function indexedBanks(db: Db): Promise<Map<string, Map<SearchedTable, boolean>>> {
-  const res = await db.$client.execute(
-    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' AND name LIKE '%\\_fts\\_%' ESCAPE '\\'",
-  );
+/**
+ * FTS tables per bank id (decoded), and whether each is of the current (contentless) form.
+ * `latest`: read as a writer would (a read replica forwards a write batch to its primary, so the
+ * names a write this process just committed are seen; a replica's own copy may not have them yet).
+ */
+async function indexedBanks(db: Db, latest = false): Promise<Map<string, Map<SearchedTable, boolean>>> {
+  const statement =
+    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' AND name LIKE '%\\_fts\\_%' ESCAPE '\\'";
+  const res = latest ? (await db.$client.batch([statement], "write"))[0]! : await db.$client.execute(statement);
   const out = new Map<string, Map<SearchedTable, boolean>>();
   for (const row of res.rows) {
     const m = INDEX_NAME.exec(String(row.name));
@@ -166,10 +170,11 @@ async function indexedBanks(db: Db): Promise<Map<string, Map<SearchedTable, bool
  * Drops the indexes named for a `~…` key that is no bank or import staging: a replaced bank's old
  * indexes (renamed `~import-…~replaced` at the swap, db/queries/bank-storage.ts), or those of a
  * staging removed without them. Each bank's in its own transaction, only while no such row exists.
+ * `latest`: read the names as a writer would (right after a swap through a read replica).
  */
-export async function dropRetiredIndexes(db: Db): Promise<string[]> {
+export async function dropRetiredIndexes(db: Db, options: { latest?: boolean } = {}): Promise<string[]> {
   // Names first, rows second: an index made after the names were read is not looked at.
-  const indexed = [...(await indexedBanks(db)).keys()].filter((key) => key.startsWith("~"));
+  const indexed = [...(await indexedBanks(db, options.latest)).keys()].filter((key) => key.startsWith("~"));
   const dropped: string[] = [];
   for (const key of indexed) {
     const tx = await db.$client.transaction("write");

@@ -36,7 +36,7 @@ export interface Browser {
  * The shared Chromium's endpoint (e2e global-setup), or undefined: outside vitest (the bench's
  * `timeline` section runs under tsx) `inject` throws, and the caller launches a Chromium of its own.
  */
-function sharedChromium(): string | undefined {
+function sharedChromium(): string | null | undefined {
   try {
     return inject("e2eChromium");
   } catch {

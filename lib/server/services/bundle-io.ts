@@ -541,14 +541,16 @@ const SWEEP_REMOVAL_BUDGET_MS = 3_000;
  * bank's own id while its old facts or observations remain, and every `~…` storage row without an
  * owner that no bank names (one read; nothing when there is nothing to remove).
  */
-async function retiredKeys(db: Db): Promise<string[]> {
+async function retiredKeys(db: Db, latest: boolean): Promise<string[]> {
   const held = STORED_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE bank_id = b.id)`).join(" OR ");
-  const { rows } = await db.$client.execute(
-    `SELECT b.id FROM banks b
+  const statement = `SELECT b.id FROM banks b
       WHERE (b.id LIKE '~%' AND b.import_owner IS NULL AND NOT EXISTS (SELECT 1 FROM banks o WHERE o.storage_id = b.id))
          OR (b.storage_id IS NOT NULL AND b.storage_id <> b.id AND (${held}
-             OR EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = b.id AND tbl IN ('facts', 'observations'))))`,
-  );
+             OR EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = b.id AND tbl IN ('facts', 'observations'))))`;
+  // Right after a swap, read as a writer: a read replica answers a plain read from its own copy,
+  // which may not have the swap yet (nothing would look retired), and forwards a write batch to its
+  // primary, which has it.
+  const { rows } = latest ? (await db.$client.batch([statement], "write"))[0]! : await db.$client.execute(statement);
   return rows.map((r) => String(r.id));
 }
 
@@ -558,7 +560,8 @@ async function retiredKeys(db: Db): Promise<string[]> {
  * them so another writer gets the lock, and last a `~…` storage row itself. Each delete holds only
  * while no bank reads the key (a bank the key was swapped back into is never touched). Run after a
  * replace's swap and by every sweep: a process killed mid-way leaves the rest for the next one.
- * `indexes`: look for old indexes even when no rows are left (right after a swap); `budgetMs`: stop
+ * `indexes`: right after a swap: look for old indexes even when no rows are left, and read what is
+ * left as a writer (through a read replica: from its primary, which has the swap); `budgetMs`: stop
  * after about that long (at a chunk's end), leaving the rest to the next call; `signal`: stop too.
  */
 export async function removeRetiredStorage(
@@ -567,9 +570,9 @@ export async function removeRetiredStorage(
 ): Promise<string[]> {
   const begun = performance.now();
   let done = 0;
-  const keys = await retiredKeys(db);
+  const keys = await retiredKeys(db, options.indexes === true);
   if (keys.length === 0 && !options.indexes) return [];
-  await dropRetiredIndexes(db);
+  await dropRetiredIndexes(db, { latest: options.indexes === true });
   for (const key of keys) {
     let rowsPerCommit = REMOVE_ROWS_PER_COMMIT;
     for (let chunk = 0; ; chunk++) {
