@@ -95,11 +95,19 @@ export type RunResult = ReflectResultInput & { finishedAt?: string; durationMs?:
  * Completes a run that is still `running`. A final status is never overwritten: when the run was
  * already finished (or marked interrupted meanwhile), the row stays as it is and is returned.
  */
+/**
+ * Text a model wrote, storable everywhere: a lone surrogate becomes U+FFFD (as a local file's
+ * UTF-8 stored it anyway) instead of a libSQL server refusing the whole statement, which left the
+ * run `running` for as long as its process lived. JSON columns need nothing: JSON escapes it.
+ */
+const storableText = (text: string): string =>
+  text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
+
 /** The columns a run's result fills, for a run of this engine or an imported one. */
 export function resultColumns(result: RunResult) {
   return {
     status: result.status,
-    answer: result.answer,
+    answer: storableText(result.answer),
     citations: result.citations,
     dropped: result.dropped,
     flags: result.flags,

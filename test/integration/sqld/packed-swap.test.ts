@@ -7,12 +7,14 @@
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
-import { createRun, createRunSink, getLastRunEvent, getRunEvents, packRunEvents } from "@/db/queries/runs";
+import { createRun, createRunSink, getLastRunEvent, getRun, getRunEvents, packRunEvents } from "@/db/queries/runs";
 import { searchFacts } from "@/db/queries/search";
 import type { RunEvent } from "@/lib/reflect/events";
 import { ensureDemoBank } from "@/lib/server/runtime/db";
 import { runOwner } from "@/lib/server/runtime/run-owner";
 import { exportBundle, importBundleLines } from "@/lib/server/services/bundle-io";
+import { startRun } from "@/lib/server/services/runs";
+import { done, followForced, reply, ScriptedModel } from "../../fixtures/scripted-model";
 import { eventually, type SqldNode, skipSqld, startSqldPrimary, startSqldReplica } from "./sqld-server";
 
 const HOSTILE = `lone \ud800 and \udfff, NUL \u0000, 🧪👩‍👩‍👧, RTL \u202eשלום\u202c, "q" \\ ${"é".repeat(50)}`;
@@ -147,8 +149,31 @@ describe.skipIf(skipSqld)("packed runs and the storage-key swap on a libSQL serv
     );
   }, 60_000);
 
+  it("a model whose answer and searches hold a lone surrogate, NUL and RTL: the run finishes, packed, readable", async () => {
+    const model = new ScriptedModel(followForced(`SSO ${HOSTILE}`, () => reply(done(`Answer: ${HOSTILE}`))));
+    const { runId, finished } = await startRun(
+      db,
+      { mode: "synthesize", bankId: "demo", skill: "blockers", question: "What is blocking the SSO rollout?" },
+      { model },
+    );
+    const result = await finished;
+    expect(["done", "degraded"]).toContain(result.status);
+    const run = await getRun(db, runId);
+    expect(run?.status).toBe(result.status);
+    // Stored as a local file stores it: the lone surrogates as U+FFFD, the rest as written.
+    expect(run?.answer).toContain("lone \ufffd and \ufffd, NUL \u0000, 🧪");
+    const events = await getRunEvents(db, runId);
+    expect(events.at(-1)?.type).toBe("run.finished");
+    expect(JSON.stringify(events)).toContain("\\u0000");
+    const stored = await db.$client.execute({
+      sql: "SELECT (SELECT count(*) FROM run_events WHERE run_id = ?1) AS rows, (SELECT sum(events) FROM run_event_packs WHERE run_id = ?1) AS packed",
+      args: [runId],
+    });
+    expect(stored.rows[0]).toMatchObject({ rows: 0, packed: events.length });
+  }, 60_000);
+
   it("a JSONL replace made through the replica swaps the bank whole for the primary and the replica", async () => {
-    const ownerId = await runOwner(rdb);
+    const ownerId = await runOwner(db);
     await importBundleLines(rdb, bankLines("quokka", 150), { ownerId, rowsPerCommit: 40 });
     // A replica applies the primary's log a moment later: the import is visible there once it has.
     await eventually(async () => (await exportBundle(rdb, "swapped")) !== null, "the replica to see the import");
