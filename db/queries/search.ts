@@ -30,6 +30,7 @@ import {
   isMissingIndexError,
   PENDING_TABLE,
   type SearchedTable,
+  tiersWithRows,
 } from "./search-index";
 
 export interface TierSearch {
@@ -126,6 +127,7 @@ async function lexicalRows(
   terms: readonly string[],
   filter: Filter,
   pruned = false,
+  repaired = 0,
 ): Promise<Row[]> {
   const matches = ftsMatchesOf(terms);
   if (!matches) return [];
@@ -135,13 +137,13 @@ async function lexicalRows(
     if (first.pending) {
       // Something was written without its index update (another process, raw SQL): apply it, search again.
       await ensureFreshIndex(db, q.bankId);
-      return lexicalRows(db, table, columns, q, terms, filter, pruned);
+      return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired);
     }
     // Mental models are a few curated rows per bank: only the OR query, ranked directly.
     const tried = table !== "mental_models" && first.orMatches > OR_RANKED_AT_MOST ? matches : [matches.at(-1)!];
     if (tried.length > 1 && !pruned && first.rows.length < q.limit) {
       const held = await heldTerms(db, fts, terms);
-      if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true);
+      if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true, repaired);
     }
     let every: Row[] = [];
     for (const [i, match] of tried.entries()) {
@@ -160,11 +162,14 @@ async function lexicalRows(
     }
     return [];
   } catch (error) {
-    if (!isMissingIndexError(error, fts)) throw error;
-    // A bank inserted without its index (raw SQL): build it once, or find nothing in a bank that does not exist.
-    if (!(await getBank(db, q.bankId))) return [];
-    await ensureBankIndex(db, q.bankId);
-    return lexicalRows(db, table, columns, q, terms, filter, pruned);
+    if (!isMissingIndexError(error, fts) || repaired >= 2) throw error;
+    // No index for the tier: a bank that does not exist, or a tier without rows, finds nothing
+    // (search-index.ts makes a tier's index with its first row). Rows still pending get it from
+    // the flush; rows without one (a bank inserted with raw SQL) from a rebuild.
+    if (!(await getBank(db, q.bankId)) || !(await tiersWithRows(db, q.bankId)).includes(table)) return [];
+    if (repaired === 0) await ensureFreshIndex(db, q.bankId);
+    else await ensureBankIndex(db, q.bankId);
+    return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired + 1);
   }
 }
 

@@ -21,8 +21,7 @@ import {
   ftsTable,
   PENDING_TABLE,
   SEARCHED_TABLES,
-  vocabTable,
-  vocabTableStatement,
+  type SearchedTable,
 } from "../../../db/queries/search-index";
 import {
   banks,
@@ -369,7 +368,15 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
         ...observationStatements(db, bankId, bundle.observations),
         ...modelAndSkillStatements(db, bankId, bundle),
         ...suiteStatements(db, bankId, bundle.suites),
-        ...createBankIndexStatements(bankId),
+        // A tier gets an index only when it holds rows (search-index.ts).
+        ...createBankIndexStatements(
+          bankId,
+          SEARCHED_TABLES.filter(
+            (t) =>
+              (t === "facts" ? bundle.facts : t === "observations" ? bundle.observations : bundle.mentalModels).length >
+              0,
+          ),
+        ),
       ],
       "write",
     );
@@ -516,6 +523,7 @@ function replaceSwapStatements(
   bank: Bundle["bank"],
   stageId: string,
   triggers: { name: string; sql: string }[],
+  stagedTiers: ReadonlySet<SearchedTable>,
 ): InStatement[] {
   const bankId = bank.id;
   return [
@@ -530,15 +538,11 @@ function replaceSwapStatements(
     })),
     // The moved rows are already in the staging's index, renamed below: nothing is left to apply.
     { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id IN (?, ?)`, args: [bankId, stageId] },
-    ...SEARCHED_TABLES.flatMap((table) => {
-      const from = ftsTable(table, stageId);
-      const to = ftsTable(table, bankId);
-      return [
-        `DROP TABLE IF EXISTS ${vocabTable(from)}`,
-        `ALTER TABLE ${from} RENAME TO ${to}`,
-        vocabTableStatement(to),
-      ];
-    }),
+    // Only the tiers the staging holds rows of have an index (search-index.ts); the bank's own
+    // were dropped above.
+    ...SEARCHED_TABLES.filter((table) => stagedTiers.has(table)).map(
+      (table) => `ALTER TABLE ${ftsTable(table, stageId)} RENAME TO ${ftsTable(table, bankId)}`,
+    ),
     { sql: "DELETE FROM banks WHERE id = ?", args: [stageId] },
     ...triggers.map((t) => t.sql),
   ];
@@ -666,8 +670,6 @@ export async function importBundleLines(
           importOwner: options.ownerId,
         }),
       ),
-      // Empty indexes, filled chunk by chunk: nothing is left to index at the end.
-      ...createBankIndexStatements(stageId),
     ],
     "write",
   );
@@ -698,6 +700,8 @@ export async function importBundleLines(
     }
   };
   try {
+    /** The tiers the staging holds rows of, so has an index of: each chunk's flush makes it with the tier's first rows. */
+    const stagedTiers = new Set<SearchedTable>();
     let factBatch: Bundle["facts"] = [];
     let observationBatch: Bundle["observations"] = [];
     let chunks = 0;
@@ -706,6 +710,9 @@ export async function importBundleLines(
         ...factStatements(db, stageId, factBatch),
         ...observationStatements(db, stageId, observationBatch),
       ];
+      const tiers = SEARCHED_TABLES.filter(
+        (t) => (t === "facts" ? factBatch : t === "observations" ? observationBatch : []).length > 0,
+      );
       factBatch = [];
       observationBatch = [];
       if (statements.length === 0) return;
@@ -713,7 +720,8 @@ export async function importBundleLines(
       if (chunks++ > 0) await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
       options.signal?.throwIfAborted();
       const started = performance.now();
-      await whileStaged([...statements, ...flushStatements(stageId)]);
+      await whileStaged([...statements, ...flushStatements(stageId, tiers)]);
+      for (const t of tiers) stagedTiers.add(t);
       const ms = performance.now() - started;
       // Aim at CHUNK_TARGET_MS per commit (see there); a fixed size from the caller stays fixed.
       if (options.rowsPerCommit === undefined) {
@@ -755,10 +763,10 @@ export async function importBundleLines(
     // import's: one a sweep removed after the last chunk is never reported imported).
     await whileStaged(
       [
-        ...(existing ? replaceSwapStatements(db, header.bank, stageId, await rowTriggers(db)) : []),
+        ...(existing ? replaceSwapStatements(db, header.bank, stageId, await rowTriggers(db), stagedTiers) : []),
         ...modelAndSkillStatements(db, bankId, later),
         ...suiteStatements(db, bankId, later.suites),
-        ...flushStatements(bankId),
+        ...flushStatements(bankId, later.mentalModels.length > 0 ? ["mental_models"] : []),
         {
           sql: "UPDATE banks SET import_owner = NULL WHERE id = ? AND import_owner = ?",
           args: [bankId, options.ownerId],
