@@ -19,7 +19,7 @@ import { type BenchRow, median, openBenchDb, prng, row, timed } from "./report";
 
 const BANK_COUNTS = [1, 50, 300];
 const FACTS_PER_BANK = 100;
-const ROUNDS = 9;
+const ROUNDS = 15;
 const MAX_RATIO = 1.5;
 
 const facts = (n: number, round: number) =>
