@@ -200,12 +200,6 @@ function tiersOf(row: Record<string, unknown> | undefined): SearchedTable[] {
   return SEARCHED_TABLES.filter((t) => Number(row?.[t] ?? 0) !== 0);
 }
 
-/** The tiers that hold rows of the bank. */
-export async function tiersWithRows(db: Db, bankId: string): Promise<SearchedTable[]> {
-  const { rows } = await db.$client.execute({ sql: TIER_ROWS_SQL, args: SEARCHED_TABLES.map(() => bankId) });
-  return tiersOf(rows[0]);
-}
-
 /** (Re)builds the bank's indexes from its current rows: one per tier that holds rows. */
 export async function ensureBankIndex(db: Db, bankId: string): Promise<void> {
   // Which tiers hold rows is read in the rebuild's own write transaction, so no write slips in

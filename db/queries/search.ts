@@ -12,7 +12,6 @@ import type { ObservationFreshness } from "@/lib/reflect/ports";
 import { shapeQuery } from "@/lib/reflect/query-shape";
 import { searchTerms } from "@/lib/reflect/terms";
 import type { Db } from "../client";
-import { getBank } from "./banks";
 import {
   bankConversationProfile,
   CONVERSATION_TUNING,
@@ -30,7 +29,6 @@ import {
   isMissingIndexError,
   PENDING_TABLE,
   type SearchedTable,
-  tiersWithRows,
 } from "./search-index";
 
 export interface TierSearch {
@@ -166,7 +164,11 @@ async function lexicalRows(
     // No index for the tier: a bank that does not exist, or a tier without rows, finds nothing
     // (search-index.ts makes a tier's index with its first row). Rows still pending get it from
     // the flush; rows without one (a bank inserted with raw SQL) from a rebuild.
-    if (!(await getBank(db, q.bankId)) || !(await tiersWithRows(db, q.bankId)).includes(table)) return [];
+    const { rows } = await db.$client.execute({
+      sql: `SELECT EXISTS (SELECT 1 FROM banks WHERE id = ?) AS bank, EXISTS (SELECT 1 FROM ${table} WHERE bank_id = ?) AS held`,
+      args: [q.bankId, q.bankId],
+    });
+    if (Number(rows[0]?.bank ?? 0) === 0 || Number(rows[0]?.held ?? 0) === 0) return [];
     if (repaired === 0) await ensureFreshIndex(db, q.bankId);
     else await ensureBankIndex(db, q.bankId);
     return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired + 1);
