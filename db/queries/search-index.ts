@@ -235,8 +235,23 @@ export async function ensureFreshIndex(db: Db, bankId: string): Promise<void> {
   } catch (err) {
     // A database opened read-only (db/client.ts): nobody can have written since the pending rows
     // were noted, so the search reads the index as it is rather than failing.
-    if (!/SQLITE_READONLY|readonly database/i.test(`${(err as { code?: unknown }).code} ${err}`)) throw err;
+    if (!isReadOnlyError(err)) throw err;
   }
+}
+
+/** True when a write failed because the database was opened read-only (db/client.ts). */
+export function isReadOnlyError(err: unknown): boolean {
+  return /SQLITE_READONLY|readonly database/i.test(`${(err as { code?: unknown }).code} ${err}`);
+}
+
+/** The bank's tiers that have an index in the file. */
+export async function indexedTiers(db: Db, bankId: string): Promise<SearchedTable[]> {
+  const names = SEARCHED_TABLES.map((t) => ftsTable(t, bankId));
+  const { rows } = await db.$client.execute({
+    sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => "?").join(", ")})`,
+    args: names,
+  });
+  return SEARCHED_TABLES.filter((_, i) => rows.some((r) => r.name === names[i]));
 }
 
 /** Applies the bank's pending changes to the indexes of the tiers just written, so the next search finds nothing to do. */

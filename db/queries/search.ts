@@ -27,6 +27,7 @@ import {
   ensureFreshIndex,
   ftsTable,
   isMissingIndexError,
+  isReadOnlyError,
   PENDING_TABLE,
   type SearchedTable,
 } from "./search-index";
@@ -126,22 +127,24 @@ async function lexicalRows(
   filter: Filter,
   pruned = false,
   repaired = 0,
+  flushed = false,
 ): Promise<Row[]> {
   const matches = ftsMatchesOf(terms);
   if (!matches) return [];
   const fts = ftsTable(table, q.bankId);
   try {
     const first = await firstRows(db, q.bankId, table, fts, columns, q.limit, matches, filter);
-    if (first.pending) {
-      // Something was written without its index update (another process, raw SQL): apply it, search again.
+    if (first.pending && !flushed) {
+      // Something was written without its index update (another process, raw SQL): apply it, search
+      // again — once: a read-only file keeps its pending rows, and its index is read as it is.
       await ensureFreshIndex(db, q.bankId);
-      return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired);
+      return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired, true);
     }
     // Mental models are a few curated rows per bank: only the OR query, ranked directly.
     const tried = table !== "mental_models" && first.orMatches > OR_RANKED_AT_MOST ? matches : [matches.at(-1)!];
     if (tried.length > 1 && !pruned && first.rows.length < q.limit) {
       const held = await heldTerms(db, fts, terms);
-      if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true, repaired);
+      if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true, repaired, flushed);
     }
     let every: Row[] = [];
     for (const [i, match] of tried.entries()) {
@@ -170,8 +173,15 @@ async function lexicalRows(
     });
     if (Number(rows[0]?.bank ?? 0) === 0 || Number(rows[0]?.held ?? 0) === 0) return [];
     if (repaired === 0) await ensureFreshIndex(db, q.bankId);
-    else await ensureBankIndex(db, q.bankId);
-    return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired + 1);
+    else
+      try {
+        await ensureBankIndex(db, q.bankId);
+      } catch (err) {
+        // A read-only file cannot build it: its index, as it is, has none of the tier's rows.
+        if (isReadOnlyError(err)) return [];
+        throw err;
+      }
+    return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired + 1, flushed);
   }
 }
 

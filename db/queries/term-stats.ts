@@ -8,8 +8,11 @@ import {
   ensureBankIndex,
   ensureFreshIndex,
   ftsTable,
+  indexedTiers,
   isMissingIndexError,
+  isReadOnlyError,
   SEARCHED_TABLES,
+  type SearchedTable,
   vocabTable,
   vocabTableStatement,
 } from "./search-index";
@@ -30,12 +33,23 @@ export async function termDocumentFrequencies(
   } catch (error) {
     if (!SEARCHED_TABLES.some((t) => isMissingIndexError(error, ftsTable(t, bankId)))) throw error;
     // Rows without an index (a bank inserted with raw SQL): build it, then read.
-    await ensureBankIndex(db, bankId);
+    try {
+      await ensureBankIndex(db, bankId);
+    } catch (err) {
+      // A read-only file cannot build it: read the indexes there are.
+      if (!isReadOnlyError(err)) throw err;
+      return read(db, bankId, stems, await indexedTiers(db, bankId));
+    }
     return read(db, bankId, stems);
   }
 }
 
-async function read(db: Db, bankId: string, stems: readonly string[]): Promise<TermDocumentFrequencies> {
+async function read(
+  db: Db,
+  bankId: string,
+  stems: readonly string[],
+  indexed: readonly SearchedTable[] = SEARCHED_TABLES,
+): Promise<TermDocumentFrequencies> {
   const terms = [...new Set(stems)];
   const placeholders = terms.map(() => "?").join(", ");
   const { rows } = await db.$client.execute({
@@ -45,7 +59,7 @@ async function read(db: Db, bankId: string, stems: readonly string[]): Promise<T
   const counts = SEARCHED_TABLES.map((t) => Number(rows[0]?.[t] ?? 0));
   const documents = counts.reduce((a, b) => a + b, 0);
   // Only a tier with rows has an index (search-index.ts).
-  const tiers = SEARCHED_TABLES.filter((_, i) => counts[i]! > 0);
+  const tiers = SEARCHED_TABLES.filter((t, i) => counts[i]! > 0 && indexed.includes(t));
   const frequencies = new Map<string, number>();
   if (terms.length === 0 || tiers.length === 0) return { documents, frequencies };
   const results = await db.$client.batch(

@@ -5,8 +5,9 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { drizzle } from "drizzle-orm/libsql";
 import { describe, expect, it } from "vitest";
-import { openDb } from "@/db/client";
+import { createReadOnlyFileClient, openDb } from "@/db/client";
 import { saveMentalModel } from "@/db/queries/mental-models";
 import { insertFacts } from "@/db/queries/retain";
 import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/queries/search";
@@ -18,6 +19,7 @@ import {
   syncSearchIndexes,
 } from "@/db/queries/search-index";
 import { termDocumentFrequencies } from "@/db/queries/term-stats";
+import * as schema from "@/db/schema";
 import type { BundleInput } from "@/lib/contracts/bundle";
 import { importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
 import { migratedUpTo, openTempDb } from "./temp-db";
@@ -294,6 +296,33 @@ describe("schema objects per bank (docs/performance.md#import-into-a-new-bank)",
         "SELECT name FROM sqlite_master WHERE name LIKE '%\\_fts\\_%' ESCAPE '\\'",
       );
       expect(left.rows.map((r) => String(r.name)).filter((n) => !n.startsWith(ftsTable("facts", "a")))).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a read-only file with rows still pending is searched as its index is, without looping", async () => {
+    const t = await openTempDb("writes-readonly-pending");
+    try {
+      await importBundle(t.db, bundle("a", ["We ship on the 20th."]));
+      // A write left pending (as consolidation leaves it), then the file turns read-only.
+      await t.db.$client.execute(observation("o1", "a", "Shipping dates hold."));
+      await t.db.$client.execute(fact("f9", "a", "Ship the docs too."));
+      await t.db.$client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+      const client = createReadOnlyFileClient(t.path, 1_000, false);
+      const ro = drizzle({ client, schema }) as unknown as Parameters<typeof searchFacts>[0];
+      try {
+        // The index as it was: f1 (f9 is pending, and a read-only file cannot apply it).
+        expect((await searchFacts(ro, { ...q, bankId: "a", query: "ship" })).map((f) => f.id)).toEqual(["f1"]);
+        expect(await searchObservations(ro, { ...q, bankId: "a", query: "ship" })).toEqual([]);
+        // The offline model's statistics: every row counted, words from the indexes there are.
+        expect(await termDocumentFrequencies(ro, "a", ["ship"])).toEqual({
+          documents: 3,
+          frequencies: new Map([["ship", 1]]),
+        });
+      } finally {
+        client.close();
+      }
     } finally {
       t.cleanup();
     }
