@@ -6,7 +6,7 @@
  * FTS5 tables, their triggers and the `meta` table live in a custom migration; embedding columns
  * are added at runtime (db/queries/embeddings.ts) because their dimension is configurable.
  */
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { type ConfigSnapshot, EXPERIMENT_STATUSES, type RetrievedMemory } from "@/lib/contracts/experiments";
 import type { SuiteQuestion } from "@/lib/contracts/suites";
 
@@ -16,6 +16,7 @@ import {
   RUN_STATUSES,
   type RunFlag,
   type SkillSnapshot,
+  type Tier,
 } from "@/lib/reflect/domain";
 
 const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>().notNull();
@@ -260,6 +261,12 @@ export const runs = sqliteTable(
      * run finds its judge by this column; null for every other run.
      */
     judgeOf: text("judge_of"),
+    /**
+     * The tiers the run could search (its `run.started` event's `enabledTiers`), written with that
+     * event: the mental-model pages and retention tell a refresh run by it without reading events
+     * (a finished run's are packed, docs/performance.md#stored-bytes-per-run). Null: no run.started.
+     */
+    enabledTiers: text("enabled_tiers", { mode: "json" }).$type<Tier[]>(),
   },
   (t) => [
     index("runs_created_idx").on(t.createdAt, t.id),
@@ -302,6 +309,42 @@ export const runEvents = sqliteTable(
     payload: text("payload", { mode: "json" }).notNull().$type<unknown>(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.seq] })],
+);
+
+/**
+ * A finished run's events, packed (db/queries/run-event-codec.ts): consecutive events from
+ * `first_seq` to `last_seq` (`events` of them), compressed together in `data` as `format` says. A
+ * run's events are its packs followed by its `run_events` rows (a running run has only rows).
+ */
+export const runEventPacks = sqliteTable(
+  "run_event_packs",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+    firstSeq: integer("first_seq").notNull(),
+    lastSeq: integer("last_seq").notNull(),
+    events: integer("events").notNull(),
+    format: integer("format").notNull(),
+    data: blob("data", { mode: "buffer" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.firstSeq] })],
+);
+
+/**
+ * Which runs read which mental model: the ids in `ids.mental_models` of a run's `tool.result`
+ * events, written with the event, so the mental-model pages count and list readers without
+ * reading events.
+ */
+export const runMentalModelReads = sqliteTable(
+  "run_mental_model_reads",
+  {
+    modelId: text("model_id").notNull(),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.modelId, t.runId] }), index("run_mental_model_reads_run_idx").on(t.runId)],
 );
 
 /**

@@ -30,8 +30,6 @@ import {
 import { RerunModels } from "./rerun-models";
 import { SaveChangesDialog } from "./save-changes-dialog";
 
-const label = "mb-0.5 block text-2xs uppercase tracking-wide text-slate-500";
-
 /**
  * "Re-run with changes": edit the run's inputs, the skill text and the mental models it read, then
  * start a child run that reads the edits as a draft — nothing is saved. "Save these changes" is a
@@ -260,15 +258,14 @@ function RerunForm({
                 onChange={set("mission")}
               />
             </Field>
-            <label className="mt-2 block">
-              <span className={label}>Disposition (comma-separated)</span>
+            <Field label="Disposition (comma-separated)" error={fieldErrors.disposition} className="mt-2">
               <Input
                 name="disposition"
                 className="w-full py-1"
                 value={draft.disposition}
                 onChange={set("disposition")}
               />
-            </label>
+            </Field>
             {skillChanged && (
               <p className="mt-1 text-2xs text-indigo-800" data-testid="skill-draft-note">
                 Differs from the saved {data.skill.name}: the re-run reads it as a draft; it is saved only with Save

@@ -5,13 +5,12 @@
  * end as one run with every span once.
  */
 import { sql } from "drizzle-orm";
-import type { RetrievedMemory } from "@/lib/contracts/experiments";
-import { TIERS } from "@/lib/reflect/domain";
-import type { RunEvent } from "@/lib/reflect/events";
+import type { Tier } from "@/lib/reflect/domain";
 import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeline/otlp-import";
 import type { Db } from "../client";
 import { runs } from "../schema";
-import { resultColumns } from "./runs";
+import { encodePacks } from "./run-event-codec";
+import { eventFacts, resultColumns, retrievedBy } from "./runs";
 
 /**
  * Spans one imported run keeps; spans of a trace past this are rejected. Each batch rebuilds the
@@ -28,21 +27,6 @@ export interface StoredTrace {
   /** Spans of this batch refused because the trace already holds MAX_TRACE_SPANS. */
   rejected: number;
   created: boolean;
-}
-
-function retrievedOf(events: readonly RunEvent[]): RetrievedMemory[] {
-  const best = new Map<string, RetrievedMemory>();
-  for (const e of events) {
-    if (e.type !== "tool.result") continue;
-    for (const tier of TIERS) {
-      e.payload.ids[tier].forEach((id, i) => {
-        const key = `${tier}:${id}`;
-        const seen = best.get(key);
-        if (!seen || i + 1 < seen.rank) best.set(key, { id, tier, rank: i + 1 });
-      });
-    }
-  }
-  return [...best.values()];
 }
 
 /**
@@ -91,6 +75,7 @@ export async function storeImportedTrace(
     }
     const run = build([...byId.values()]);
     const result = run.result;
+    const facts = eventFacts(run.events);
     const values = {
       id: runId,
       bankId: run.bankId,
@@ -111,12 +96,13 @@ export async function storeImportedTrace(
       finishedAt: run.finishedAt,
       durationMs: run.durationMs,
       ownerId: null,
-      retrieved: retrievedOf(run.events),
+      retrieved: retrievedBy(run.events),
+      enabledTiers: facts.enabledTiers as Tier[] | null,
     } satisfies typeof runs.$inferInsert;
     const { id: _id, ...updates } = values;
     const upsert = db.insert(runs).values(values).onConflictDoUpdate({ target: runs.id, set: updates }).toSQL();
     // The run row first: the spans and events reference it.
-    const statements: { sql: string; args: (string | number | null)[] }[] = [
+    const statements: { sql: string; args: (string | number | null | Uint8Array)[] }[] = [
       { sql: upsert.sql, args: upsert.params as (string | number | null)[] },
     ];
     for (let i = 0; i < added.length; i += CHUNK) {
@@ -127,12 +113,21 @@ export async function storeImportedTrace(
       });
     }
 
-    statements.push({ sql: "DELETE FROM run_events WHERE run_id = ?", args: [runId] });
-    for (let i = 0; i < run.events.length; i += CHUNK) {
-      const part = run.events.slice(i, i + CHUNK);
+    // The run is finished: its events are stored packed (db/queries/run-event-codec.ts), as a
+    // finished run of this app's own is.
+    for (const table of ["run_events", "run_event_packs", "run_mental_model_reads"]) {
+      statements.push({ sql: `DELETE FROM ${table} WHERE run_id = ?`, args: [runId] });
+    }
+    for (const p of encodePacks(run.events)) {
       statements.push({
-        sql: `INSERT INTO run_events (run_id, seq, at, type, iteration, payload) VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
-        args: part.flatMap((e) => [runId, e.seq, e.at, e.type, e.iteration ?? null, JSON.stringify(e.payload)]),
+        sql: "INSERT INTO run_event_packs (run_id, first_seq, last_seq, events, format, data) VALUES (?, ?, ?, ?, ?, ?)",
+        args: [runId, p.firstSeq, p.lastSeq, p.events, p.format, p.data],
+      });
+    }
+    if (facts.mentalModelIds.length > 0) {
+      statements.push({
+        sql: "INSERT INTO run_mental_model_reads (model_id, run_id) SELECT value, ? FROM json_each(?)",
+        args: [runId, JSON.stringify(facts.mentalModelIds)],
       });
     }
     await tx.batch(statements);

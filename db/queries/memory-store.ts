@@ -14,6 +14,7 @@ import {
   searchFacts,
   searchMentalModelIds,
   searchMentalModelTexts,
+  searchMentalModelTextsMany,
   searchObservations,
 } from "./search";
 
@@ -23,7 +24,21 @@ export interface MemoryStoreOptions {
 }
 
 export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): MemoryPort {
-  const permittedTeams = async (bankId: string) => (await getBank(db, bankId))?.permittedTeams ?? [];
+  /**
+   * The bank's permitted teams. Searches that start while a read for the same bank is in flight
+   * share it (the probe starts its tier searches together): the answer is as fresh as their own
+   * reads would have been, and a read that starts after it finishes reads again.
+   */
+  const reading = new Map<string, Promise<string[]>>();
+  const permittedTeams = (bankId: string): Promise<string[]> => {
+    const inFlight = reading.get(bankId);
+    if (inFlight) return inFlight;
+    const read = getBank(db, bankId)
+      .then((bank) => bank?.permittedTeams ?? [])
+      .finally(() => reading.delete(bankId));
+    reading.set(bankId, read);
+    return read;
+  };
 
   /**
    * Resolves the run scope to readable memory scopes, rejecting a team the bank does not permit.
@@ -44,6 +59,23 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
       scopes: readableScopes(q.scope, teams),
       embedding,
     };
+  };
+
+  const probeSearch: NonNullable<MemoryPort["probeSearch"]> = async (tier, q) => {
+    // The same searches as above, rules included (mental models ignore the scope), without the
+    // mental models' staleness and the observations' freshness: the probe reads neither.
+    const search = await tierSearch(q, tier !== "mental_models");
+    const hits =
+      tier === "mental_models"
+        ? (await searchMentalModelTexts(db, search)).map((m) => ({ ...m, text: mentalModelProbeText(m) }))
+        : await (tier === "observations" ? searchObservations : searchFacts)(db, search);
+    return hits.map((h) => ({
+      id: h.id,
+      rank: h.rank,
+      score: h.score,
+      text: h.text,
+      speaker: "speaker" in h ? h.speaker : null,
+    }));
   };
 
   return {
@@ -105,21 +137,39 @@ export function createMemoryStore(db: Db, options: MemoryStoreOptions = {}): Mem
       return facts.map(({ updatedAt: _updatedAt, ...fact }) => fact);
     },
 
-    async probeSearch(tier, q) {
-      // The same searches as above, rules included (mental models ignore the scope), without the
-      // mental models' staleness and the observations' freshness: the probe reads neither.
-      const search = await tierSearch(q, tier !== "mental_models");
-      const hits =
-        tier === "mental_models"
-          ? (await searchMentalModelTexts(db, search)).map((m) => ({ ...m, text: mentalModelProbeText(m) }))
-          : await (tier === "observations" ? searchObservations : searchFacts)(db, search);
-      return hits.map((h) => ({
-        id: h.id,
-        rank: h.rank,
-        score: h.score,
-        text: h.text,
-        speaker: "speaker" in h ? h.speaker : null,
-      }));
+    async probeSearchMany(tier, queries, q) {
+      // Mental models: every query in one statement (search.ts `searchMentalModelTextsMany`).
+      if (tier !== "mental_models" || options.embed) {
+        return Promise.all(
+          queries.map(async (query) => {
+            try {
+              return { hits: await probeSearch(tier, { ...q, query }) };
+            } catch (error) {
+              return { error };
+            }
+          }),
+        );
+      }
+      // Bank-wide: no scope to check or read (as `tierSearch(q, false)`).
+      const search = { bankId: q.bankId, limit: q.limit, tags: q.tags, scopes: [] };
+      const lists = await searchMentalModelTextsMany(db, search, queries);
+      return lists.map((list, i) =>
+        "error" in list
+          ? list
+          : searchTerms(queries[i]!).length === 0
+            ? { error: new NothingToSearchError(queries[i]!) }
+            : {
+                hits: list.hits.map((m) => ({
+                  id: m.id,
+                  rank: m.rank,
+                  score: m.score,
+                  text: mentalModelProbeText(m),
+                  speaker: null,
+                })),
+              },
+      );
     },
+
+    probeSearch,
   };
 }

@@ -1,20 +1,21 @@
 /**
  * Which runs read a mental model: a run "read" a model when one of its `tool.result` events
- * returned the model's id. Counted from the event log, so deleted models keep their history.
+ * returned the model's id. Counted from what the event log recorded (`run_mental_model_reads`,
+ * written with the events), so deleted models keep their history.
  */
 import type { RunRef } from "@/lib/contracts/runs";
 import type { RunStatus } from "@/lib/reflect/domain";
 import type { Db } from "../client";
+import { getRunEvents } from "./runs";
 
 /** Distinct runs per mental-model id in a bank (ids never read are absent). */
 export async function countMentalModelReads(db: Db, bankId: string): Promise<Map<string, number>> {
   const res = await db.$client.execute({
-    sql: `SELECT j.value AS id, COUNT(DISTINCT e.run_id) AS runs
-          FROM run_events e
-          JOIN runs r ON r.id = e.run_id
-          JOIN json_each(e.payload, '$.ids.mental_models') j
-          WHERE e.type = 'tool.result' AND r.bank_id = ?
-          GROUP BY j.value`,
+    sql: `SELECT m.model_id AS id, COUNT(*) AS runs
+          FROM run_mental_model_reads m
+          JOIN runs r ON r.id = m.run_id
+          WHERE r.bank_id = ?
+          GROUP BY m.model_id`,
     args: [bankId],
   });
   return new Map(res.rows.map((row) => [String(row.id), Number(row.runs)]));
@@ -35,9 +36,7 @@ export async function listRunsThatRead(
                  (SELECT json_extract(d.value, '$.baseVersion') FROM json_each(r.skill_snapshot, '$.mentalModelDrafts') d
                   WHERE json_extract(d.value, '$.id') = ?2 LIMIT 1) AS draft_base
           FROM runs r
-          WHERE r.bank_id = ?1 AND EXISTS (
-            SELECT 1 FROM run_events e JOIN json_each(e.payload, '$.ids.mental_models') j
-            WHERE e.run_id = r.id AND e.type = 'tool.result' AND j.value = ?2)
+          WHERE r.bank_id = ?1 AND r.id IN (SELECT run_id FROM run_mental_model_reads WHERE model_id = ?2)
           ORDER BY r.created_at DESC, r.id DESC LIMIT ?3`,
     args: [bankId, modelId, limit],
   });
@@ -78,10 +77,9 @@ export async function listRefreshRuns(
     sql: `SELECT r.id, r.question, r.status, r.created_at, r.answer,
                  d.base_version, d.decision, d.accepted_version
           FROM runs r
-          JOIN run_events e ON e.run_id = r.id AND e.type = 'run.started'
           LEFT JOIN mental_model_refreshes d ON d.run_id = r.id AND d.bank_id = r.bank_id AND d.model_id = ?
-          WHERE r.bank_id = ? AND r.question = ?
-            AND NOT EXISTS (SELECT 1 FROM json_each(e.payload, '$.enabledTiers') t WHERE t.value = 'mental_models')
+          WHERE r.bank_id = ? AND r.question = ? AND r.enabled_tiers IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM json_each(r.enabled_tiers) t WHERE t.value = 'mental_models')
             AND NOT EXISTS (SELECT 1 FROM mental_model_refreshes o WHERE o.run_id = r.id AND o.model_id <> ?)
           ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
     args: [modelId, bankId, sourceQuery, modelId, limit],
@@ -108,23 +106,16 @@ function toRunRef(row: Record<string, unknown>): RunRef {
 
 /**
  * The mental models one run read, with the version it saw (null when only a freshness check
- * named it), in the order the run first met them. Reads two event types, not the whole log.
+ * named it): first those its searches returned, then those only a freshness check named.
  */
 export async function mentalModelVersionsReadBy(db: Db, runId: string): Promise<Map<string, number | null>> {
-  const res = await db.$client.execute({
-    sql: `SELECT json_extract(m.value, '$.id') AS id, json_extract(m.value, '$.version') AS version
-          FROM run_events e JOIN json_each(e.payload, '$.mentalModels') m
-          WHERE e.run_id = ?1 AND e.type = 'tool.result'
-          UNION ALL
-          SELECT json_extract(m.value, '$.id'), json_extract(m.value, '$.version')
-          FROM run_events e JOIN json_each(e.payload, '$.models') m
-          WHERE e.run_id = ?1 AND e.type = 'freshness.check'`,
-    args: [runId],
-  });
+  const events = await getRunEvents(db, runId);
+  const named: { id: string; version: number | null }[] = [];
+  for (const e of events) if (e.type === "tool.result") named.push(...(e.payload.mentalModels ?? []));
+  for (const e of events) if (e.type === "freshness.check") named.push(...e.payload.models);
   const seen = new Map<string, number | null>();
-  for (const row of res.rows) {
-    const id = String(row.id);
-    if (!seen.has(id) || seen.get(id) === null) seen.set(id, row.version === null ? null : Number(row.version));
+  for (const { id, version } of named) {
+    if (!seen.has(id) || seen.get(id) === null) seen.set(id, version);
   }
   return seen;
 }

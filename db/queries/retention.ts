@@ -35,8 +35,8 @@ const REASON_SQL: Record<KeepReason, string> = {
   refresh: `(r.id IN (SELECT run_id FROM mental_model_refreshes WHERE decision IS NULL OR decision <> 'accepted')
     OR (r.id NOT IN (SELECT run_id FROM mental_model_refreshes)
       AND EXISTS (SELECT 1 FROM mental_models m WHERE m.bank_id = r.bank_id AND m.source_query = r.question)
-      AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.type = 'run.started'
-        AND NOT EXISTS (SELECT 1 FROM json_each(e.payload, '$.enabledTiers') t WHERE t.value = 'mental_models'))))`,
+      AND r.enabled_tiers IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM json_each(r.enabled_tiers) t WHERE t.value = 'mental_models')))`,
   fork_parent: "r.id IN (SELECT parent_run_id FROM runs WHERE parent_run_id IS NOT NULL)",
 };
 
@@ -159,8 +159,9 @@ export async function pruneRuns(db: Db, options: PruneOptions): Promise<PruneRes
     if (dryRun) {
       const { rows: counted } = await client.execute({
         sql: `SELECT (SELECT count(*) FROM (${gone})) AS runs,
-                     (SELECT count(*) FROM run_events WHERE run_id IN (${gone})) AS events`,
-        args: [...chunk, ...chunk],
+                     (SELECT count(*) FROM run_events WHERE run_id IN (${gone}))
+                     + (SELECT coalesce(sum(events), 0) FROM run_event_packs WHERE run_id IN (${gone})) AS events`,
+        args: [...chunk, ...chunk, ...chunk],
       });
       deleted += Number(counted[0]?.runs ?? 0);
       deletedEvents += Number(counted[0]?.events ?? 0);
@@ -169,15 +170,21 @@ export async function pruneRuns(db: Db, options: PruneOptions): Promise<PruneRes
     }
     // Events first (a run's events never outlive it, whether or not foreign keys cascade), then
     // the run; one write transaction, each statement re-checking that nothing refers to the run.
-    const [ids, events, runsGone] = await client.batch(
+    const [ids, packed, events, , , runsGone] = await client.batch(
       [
         { sql: gone, args: chunk },
+        {
+          sql: `SELECT coalesce(sum(events), 0) AS n FROM run_event_packs WHERE run_id IN (${gone})`,
+          args: chunk,
+        },
         { sql: `DELETE FROM run_events WHERE run_id IN (${gone})`, args: chunk },
+        { sql: `DELETE FROM run_event_packs WHERE run_id IN (${gone})`, args: chunk },
+        { sql: `DELETE FROM run_mental_model_reads WHERE run_id IN (${gone})`, args: chunk },
         { sql: `DELETE FROM runs AS r WHERE r.id IN ${inList} AND NOT ${KEPT_SQL}`, args: chunk },
       ],
       "write",
     );
-    deletedEvents += events?.rowsAffected ?? 0;
+    deletedEvents += (events?.rowsAffected ?? 0) + Number(packed?.rows[0]?.n ?? 0);
     deleted += runsGone?.rowsAffected ?? 0;
     for (const r of ids?.rows ?? []) if (deletedIds.length < EXAMPLES) deletedIds.push(String(r.id));
   }

@@ -2,8 +2,7 @@
  * Runs and their append-only event log. A run row is written when the run starts (status
  * `running`) and completed by `finishRun`; events arrive through the `RunSink` adapter.
  */
-import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contracts/errors";
 import type { RetrievedMemory } from "@/lib/contracts/experiments";
 import {
@@ -21,7 +20,21 @@ import { RunEvent } from "@/lib/reflect/events";
 import type { RunSink } from "@/lib/reflect/ports";
 import type { ReflectResultInput } from "@/lib/reflect/request";
 import type { Db } from "../client";
-import { processInstances, runEvents, runs } from "../schema";
+import { processInstances, runs } from "../schema";
+import {
+  createDeltaEncoder,
+  decodePack,
+  deflatePayload,
+  type EarlierEvents,
+  encodePacks,
+  expandDeltas,
+  inflateRow,
+  noEarlierEvents,
+  noteEarlier,
+  refersBefore,
+  type StoredEvent,
+  toRunEvent,
+} from "./run-event-codec";
 
 export type RunRecord = typeof runs.$inferSelect;
 
@@ -104,18 +117,34 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
   const run = await getRun(db, runId);
   if (!run) throw new AppError("not_found", `run ${runId} not found`);
   const finishedAt = new Date(result.finishedAt ?? Date.now()).toISOString();
-  const retrieved = await retrievedBy(db, runId);
+  const events = await getRunEvents(db, runId);
+  // What the sink recorded as it wrote, again from the whole log (events written another way, too).
+  const facts = eventFacts(events);
   const [row] = await db
     .update(runs)
     .set({
       ...resultColumns(result),
       finishedAt,
       durationMs: result.durationMs ?? Math.max(0, Date.parse(finishedAt) - Date.parse(run.createdAt)),
-      retrieved,
+      retrieved: retrievedBy(events),
+      ...(facts.enabledTiers ? { enabledTiers: facts.enabledTiers as Tier[] } : {}),
     })
     .where(and(eq(runs.id, runId), eq(runs.status, "running")))
     .returning();
-  if (row) return row;
+  if (row) {
+    if (facts.mentalModelIds.length > 0) {
+      await db.$client.execute({
+        sql: "INSERT OR IGNORE INTO run_mental_model_reads (model_id, run_id) SELECT value, ? FROM json_each(?)",
+        args: [runId, JSON.stringify(facts.mentalModelIds)],
+      });
+    }
+    // Its events are final now (the sink writes only while the run is running): pack them.
+    // A failure leaves them as rows, which read the same.
+    await packRunEvents(db, runId, events).catch((err: unknown) =>
+      console.warn(`run ${runId}: its events stay unpacked: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    return row;
+  }
   const current = await getRun(db, runId);
   if (!current) throw new AppError("not_found", `run ${runId} not found`);
   return current;
@@ -125,15 +154,11 @@ export async function finishRun(db: Db, runId: string, result: RunResult): Promi
  * Every memory the run's searches returned to the model, once, at its best rank in any one search
  * (its `tool.result` events list each tier's ids in result order).
  */
-async function retrievedBy(db: Db, runId: string): Promise<RetrievedMemory[]> {
-  const { rows } = await db.$client.execute({
-    // Only the ids: a result's content (up to the cap, per search) never crosses to this thread.
-    sql: "SELECT json_extract(payload, '$.ids') AS ids FROM run_events WHERE run_id = ? AND type = 'tool.result' ORDER BY seq",
-    args: [runId],
-  });
+export function retrievedBy(events: readonly { type: string; payload: unknown }[]): RetrievedMemory[] {
   const best = new Map<string, RetrievedMemory>();
-  for (const r of rows) {
-    const ids = (r.ids === null ? {} : JSON.parse(String(r.ids))) as Partial<Record<Tier, string[]>>;
+  for (const e of events) {
+    if (e.type !== "tool.result") continue;
+    const ids = ((e.payload as { ids?: unknown }).ids ?? {}) as Partial<Record<Tier, string[]>>;
     for (const tier of TIERS) {
       (ids[tier] ?? []).forEach((id, i) => {
         const key = `${tier}:${id}`;
@@ -143,6 +168,27 @@ async function retrievedBy(db: Db, runId: string): Promise<RetrievedMemory[]> {
     }
   }
   return [...best.values()];
+}
+
+/**
+ * What the mental-model pages and retention read about a run without reading its events
+ * (`runs.enabled_tiers`, `run_mental_model_reads`): the tiers its `run.started` enabled, and the
+ * mental models its searches returned.
+ */
+export function eventFacts(events: readonly { type: string; payload: unknown }[]): {
+  enabledTiers: unknown[] | null;
+  mentalModelIds: string[];
+} {
+  let enabledTiers: unknown[] | null = null;
+  const ids = new Set<string>();
+  for (const e of events) {
+    const p = e.payload as { enabledTiers?: unknown; ids?: { mental_models?: unknown } } | null;
+    if (e.type === "run.started" && enabledTiers === null && Array.isArray(p?.enabledTiers))
+      enabledTiers = p.enabledTiers;
+    const read = e.type === "tool.result" ? p?.ids?.mental_models : undefined;
+    if (Array.isArray(read)) for (const id of read) if (typeof id === "string") ids.add(id);
+  }
+  return { enabledTiers, mentalModelIds: [...ids] };
 }
 
 /** The judge runs of these runs, newest last, by the run they graded. */
@@ -269,258 +315,223 @@ export async function runIdsChangedSince(db: Db, sinceIso: string, limit: number
   return rows.map((r) => r.id);
 }
 
-// ---------- llm.request messages stored as a delta against the run's previous request ----------
+// ---------- a run's events: rows while it runs, packs once it has finished ----------
 
 /**
- * A model request repeats the whole conversation so far: stored whole, a run's requests were most
- * of its bytes. The sink stores each `llm.request` after a run's first with `messagesFrom: {seq}`
- * (the run's previous request) and, in `messages`, each message that request already sent as its
- * index there (a number; a message is always an object), a tool message repeating a search result
- * of the run as a reference to it (encodeRequest), and every other message whole. Every read
- * here rebuilds the list, so readers (timeline, messages, compare, OTLP, export, re-runs) see the
- * event as the engine emitted it. Requests stored before this, or sharing no message with the
- * previous one, are stored whole.
+ * A run's events are stored as `run_events` rows while it runs (each request a delta against the
+ * previous one, big texts deflated one payload at a time: run-event-codec.ts) and, once it has
+ * finished, as packs (`run_event_packs`) in their place (packRunEvents). Every read here returns
+ * the events as the engine emitted them, whichever form they are in (docs/performance.md#stored-bytes-per-run),
+ * so the timeline, Messages tab, compare, exports, OTLP and re-runs of any run, old or new, are what
+ * they were. Each read is one statement, so packing a run while it is read is never half seen.
  */
-interface MessagesFrom {
-  seq: number;
+interface StoredParts {
+  packs: { firstSeq: number; lastSeq: number; format: number; data: Uint8Array }[];
+  rows: StoredEvent[];
 }
-type StoredRequest = { messages: unknown[]; messagesFrom?: MessagesFrom } & Record<string, unknown>;
 
-/** Search results this run's sink has written, by call id: a tool message repeating one is stored as a reference. */
-type WrittenResults = Map<string, { seq: number; content: string }>;
+const bytes = (v: unknown): Uint8Array =>
+  v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v) : Buffer.from(String(v), "base64");
 
-/** A tool message stored as a reference to the `tool.result` at `contentOf` (its content is that result's). */
-interface ToolMessageRef {
-  role: "tool";
-  content: "";
-  contentOf: number;
-}
-const isToolRef = (m: unknown): m is ToolMessageRef =>
-  typeof m === "object" &&
-  m !== null &&
-  (m as ToolMessageRef).role === "tool" &&
-  typeof (m as ToolMessageRef).contentOf === "number";
-
-/**
- * The stored form of a request given the run's previous one (its seq and messages as JSON): a
- * message the previous request sent is its index there; a tool message whose content is exactly a
- * search result this run stored is `{role, tool_call_id, content: "", contentOf: <its seq>}`.
- */
-function encodeRequest(
-  payload: StoredRequest,
-  /** Each of `payload.messages` as JSON (computed once: the next request's base needs it too). */
-  json: string[],
-  previous: { seq: number; messages: string[] } | null,
-  results: WrittenResults,
-): StoredRequest {
-  if (!previous) return payload;
-  const index = new Map<string, number>();
-  previous.messages.forEach((json, i) => {
-    if (!index.has(json)) index.set(json, i);
-  });
-  let shared = 0;
-  const messages = payload.messages.map((m, k) => {
-    const i = index.get(json[k] as string);
-    if (i !== undefined) {
-      shared++;
-      return i;
+function storedParts(rows: Record<string, unknown>[]): StoredParts {
+  const parts: StoredParts = { packs: [], rows: [] };
+  for (const r of rows) {
+    if (Number(r.pack) === 1) {
+      parts.packs.push({
+        firstSeq: Number(r.seq),
+        lastSeq: Number(r.at),
+        format: Number(r.iteration),
+        data: bytes(r.payload),
+      });
+    } else {
+      parts.rows.push({
+        seq: Number(r.seq),
+        at: Number(r.at),
+        type: String(r.type),
+        iteration: r.iteration === null || r.iteration === undefined ? null : Number(r.iteration),
+        payload: JSON.parse(String(r.payload)),
+      });
     }
-    const tool = m as { role?: unknown; tool_call_id?: unknown; content?: unknown };
-    const result = typeof tool.tool_call_id === "string" ? results.get(tool.tool_call_id) : undefined;
-    if (tool.role === "tool" && result && result.content === tool.content) {
-      shared++;
-      return { ...tool, content: "", contentOf: result.seq };
-    }
-    return m;
-  });
-  if (shared === 0) return payload;
-  return { ...payload, messages, messagesFrom: { seq: previous.seq } };
+  }
+  // A row a pack already holds (two processes packed the same run at once) is read from the pack.
+  const packed = parts.packs.reduce((max, p) => Math.max(max, p.lastSeq), -1);
+  parts.rows = parts.rows.filter((r) => r.seq > packed);
+  return parts;
 }
 
-/**
- * The two big texts of a run — a request's messages (after the delta above) and a search's result
- * `content` — are stored deflated (base64, as `messagesZ` / `contentZ` beside an empty `messages` /
- * `content`) when that is shorter. Nothing reads them in SQL (the queries on events read ids, tiers
- * and versions), and every read here inflates them first.
- */
-const PACK_OVER_CHARS = 400;
-const pack = (text: string) => deflateRawSync(Buffer.from(text, "utf8")).toString("base64");
-const unpack = (base64: string) => inflateRawSync(Buffer.from(base64, "base64")).toString("utf8");
-
-function packPayload(type: string, payload: unknown): unknown {
-  if (type === "llm.request") {
-    const request = payload as StoredRequest;
-    const json = JSON.stringify(request.messages);
-    if (json.length <= PACK_OVER_CHARS) return request;
-    const packed = pack(json);
-    return packed.length < json.length ? { ...request, messages: [], messagesZ: packed } : request;
-  }
-  if (type === "tool.result") {
-    const result = payload as { content?: unknown };
-    if (typeof result.content !== "string" || result.content.length <= PACK_OVER_CHARS) return payload;
-    const packed = pack(result.content);
-    return packed.length < result.content.length ? { ...result, content: "", contentZ: packed } : payload;
-  }
-  return payload;
-}
-
-/** Inflates, in place, what packPayload deflated (keys keep their order: the emptied key is refilled). */
-function unpackRow(row: { type: string; payload: unknown }): void {
-  const p = row.payload as Record<string, unknown> | null;
-  if (!p || typeof p !== "object") return;
-  if (row.type === "llm.request" && typeof p.messagesZ === "string") {
-    const { messagesZ, ...rest } = p;
-    rest.messages = JSON.parse(unpack(messagesZ));
-    row.payload = rest;
-  } else if (row.type === "tool.result" && typeof p.contentZ === "string") {
-    const { contentZ, ...rest } = p;
-    rest.content = unpack(contentZ);
-    row.payload = rest;
-  }
-}
-
-/** Events as stored → as emitted: inflated, and requests rebuilt from their deltas (rows in seq order). */
-async function readableEvents(
+/** The packs and rows of events with `after < seq < before`, rows at most `limit` (one statement). */
+async function readStored(
   db: Db,
   runId: string,
-  rows: { seq: number; type: string; payload: unknown }[],
-): Promise<void> {
-  for (const row of rows) unpackRow(row);
-  await expandRequests(db, runId, rows);
+  range: { after?: number; before?: number; limit?: number },
+): Promise<StoredParts> {
+  const after = range.after ?? -1;
+  const before = range.before ?? Number.MAX_SAFE_INTEGER;
+  const { rows } = await db.$client.execute({
+    sql: `SELECT 1 AS pack, first_seq AS seq, last_seq AS at, NULL AS type, format AS iteration, data AS payload
+            FROM run_event_packs WHERE run_id = ?1 AND last_seq > ?2 AND first_seq < ?3
+          UNION ALL
+          SELECT * FROM (SELECT 0, seq, at, type, iteration, payload FROM run_events
+            WHERE run_id = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq LIMIT ?4)
+          ORDER BY 2`,
+    args: [runId, after, before, range.limit ?? -1],
+  });
+  return storedParts(rows as unknown as Record<string, unknown>[]);
 }
 
-/** Rebuilds, in place, the messages of the `llm.request` rows stored as deltas (rows in seq order). */
-async function expandRequests(
+/**
+ * Rows as emitted: inflated, and requests rebuilt from their deltas, from the rows themselves,
+ * `known` (the events read before them), or else the run's earlier events, read for that.
+ */
+async function readableRows(db: Db, runId: string, rows: StoredEvent[], known: EarlierEvents): Promise<RunEvent[]> {
+  for (const row of rows) inflateRow(row);
+  const first = rows[0];
+  if (first && refersBefore(rows, known)) {
+    // A delta's base is not among the events read (a read after a seq, or of one event).
+    const earlier = noEarlierEvents();
+    for (const e of await readEvents(db, runId, { before: first.seq })) noteEarlier(earlier, e);
+    expandDeltas(runId, rows, earlier);
+  } else {
+    expandDeltas(runId, rows, known);
+  }
+  return rows.map((r) => toRunEvent(runId, r));
+}
+
+async function readEvents(
   db: Db,
   runId: string,
-  rows: { seq: number; type: string; payload: unknown }[],
-): Promise<void> {
-  if (!rows.some((r) => r.type === "llm.request" && (r.payload as StoredRequest).messagesFrom)) return;
-  const full = new Map<number, unknown[]>();
-  const results = new Map<number, string>();
-  const noteResult = (seq: number, payload: unknown) => {
-    const content = (payload as { content?: unknown }).content;
-    if (typeof content === "string") results.set(seq, content);
-  };
-  for (const r of rows) if (r.type === "tool.result") noteResult(r.seq, r.payload);
-  let earlierResultsRead = false;
-  /** The run's search results before `seq`, when a request refers to one that is not among the rows read. */
-  const readResults = async (stored: StoredRequest, seq: number) => {
-    if (earlierResultsRead || !stored.messages.some((m) => isToolRef(m) && !results.has(m.contentOf))) return;
-    earlierResultsRead = true;
-    const earlier = await db
-      .select({ seq: runEvents.seq, payload: runEvents.payload })
-      .from(runEvents)
-      .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "tool.result"), lt(runEvents.seq, seq)))
-      .orderBy(asc(runEvents.seq));
-    for (const e of earlier) {
-      const unpacked = { type: "tool.result", payload: e.payload };
-      unpackRow(unpacked);
-      noteResult(e.seq, unpacked.payload);
+  range: { after?: number; before?: number; limit?: number },
+): Promise<RunEvent[]> {
+  const { packs, rows } = await readStored(db, runId, range);
+  const after = range.after ?? -1;
+  const before = range.before ?? Number.MAX_SAFE_INTEGER;
+  const limit = range.limit ?? Number.POSITIVE_INFINITY;
+  const events: RunEvent[] = [];
+  const known = noEarlierEvents();
+  for (const pack of packs) {
+    if (events.length >= limit) break;
+    for (const e of decodePack(runId, pack.format, pack.data)) {
+      noteEarlier(known, e);
+      if (e.seq > after && e.seq < before) events.push(e);
     }
-  };
-  const expand = (row: { seq: number; payload: unknown }) => {
-    const stored = row.payload as StoredRequest;
-    if (!stored.messagesFrom) {
-      full.set(row.seq, stored.messages);
-      return;
-    }
-    const { messagesFrom, ...rest } = stored;
-    const base = full.get(messagesFrom.seq);
-    const messages = stored.messages.map((m) => {
-      if (typeof m === "number") return base?.[m];
-      if (!isToolRef(m)) return m;
-      const content = results.get(m.contentOf);
-      if (content === undefined) return undefined;
-      const { contentOf: _, ...message }: Record<string, unknown> = { ...m };
-      message.content = content;
-      return message;
-    });
-    if (!base || messages.some((m) => m === undefined)) {
-      throw new Error(`run ${runId}: llm.request ${row.seq} refers to request ${messagesFrom.seq}, which is missing`);
-    }
-    row.payload = { ...rest, messages };
-    full.set(row.seq, messages);
-  };
-  for (const row of rows) {
-    if (row.type !== "llm.request") continue;
-    const from = (row.payload as StoredRequest).messagesFrom;
-    if (from && !full.has(from.seq)) {
-      // The base is not among the rows read (a read after a seq, or of one event): read the run's
-      // earlier requests, each rebuilt from the one before.
-      const earlier = await db
-        .select({ seq: runEvents.seq, payload: runEvents.payload })
-        .from(runEvents)
-        .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "llm.request"), lt(runEvents.seq, row.seq)))
-        .orderBy(asc(runEvents.seq));
-      for (const e of earlier) {
-        if (full.has(e.seq)) continue;
-        const unpacked = { type: "llm.request", payload: e.payload };
-        unpackRow(unpacked);
-        await readResults(unpacked.payload as StoredRequest, row.seq);
-        expand({ seq: e.seq, payload: unpacked.payload });
-      }
-    }
-    await readResults(row.payload as StoredRequest, row.seq);
-    expand(row);
   }
+  if (rows.length > 0 && events.length < limit) events.push(...(await readableRows(db, runId, rows, known)));
+  return events.length > limit ? events.slice(0, limit) : events;
 }
 
 /** Events of a run in `seq` order, optionally only those after `afterSeq` (for live following). */
-export async function getRunEvents(
+export function getRunEvents(
   db: Db,
   runId: string,
   options: { afterSeq?: number; limit?: number } = {},
 ): Promise<RunEvent[]> {
-  const query = db
-    .select()
-    .from(runEvents)
-    .where(
-      and(eq(runEvents.runId, runId), options.afterSeq === undefined ? undefined : gt(runEvents.seq, options.afterSeq)),
-    )
-    .orderBy(asc(runEvents.seq));
-  const rows = await (options.limit === undefined ? query : query.limit(options.limit));
-  await readableEvents(db, runId, rows);
-  return rows.map(
-    (r) =>
-      ({
-        runId: r.runId,
-        seq: r.seq,
-        at: r.at,
-        type: r.type,
-        ...(r.iteration === null ? {} : { iteration: r.iteration }),
-        payload: r.payload,
-      }) as RunEvent,
-  );
+  return readEvents(db, runId, { after: options.afterSeq, limit: options.limit });
 }
 
-/** The run's last event of one type (its `probe.finished`, say), or null: one row, read newest first. */
+/** The run's last event of one type (its `probe.finished`, say), or null: one row, or its packs newest first. */
 export async function getLastRunEvent<T extends RunEvent["type"]>(
   db: Db,
   runId: string,
   type: T,
 ): Promise<Extract<RunEvent, { type: T }> | null> {
-  const [row] = await db
-    .select()
-    .from(runEvents)
-    .where(and(eq(runEvents.runId, runId), eq(runEvents.type, type)))
-    .orderBy(desc(runEvents.seq))
-    .limit(1);
-  if (!row) return null;
-  await readableEvents(db, runId, [row]);
-  return {
-    runId: row.runId,
-    seq: row.seq,
-    at: row.at,
-    type: row.type,
-    ...(row.iteration === null ? {} : { iteration: row.iteration }),
-    payload: row.payload,
-  } as Extract<RunEvent, { type: T }>;
+  const { rows } = await db.$client.execute({
+    sql: `SELECT 1 AS pack, first_seq AS seq, last_seq AS at, NULL AS type, format AS iteration, data AS payload
+            FROM run_event_packs WHERE run_id = ?1
+          UNION ALL
+          SELECT * FROM (SELECT 0, seq, at, type, iteration, payload FROM run_events
+            WHERE run_id = ?1 AND type = ?2 ORDER BY seq DESC LIMIT 1)
+          ORDER BY 2`,
+    args: [runId, type],
+  });
+  const parts = storedParts(rows as unknown as Record<string, unknown>[]);
+  const match = (e: RunEvent): e is Extract<RunEvent, { type: T }> => e.type === type;
+  if (parts.rows.length > 0) {
+    const [event] = await readableRows(db, runId, parts.rows, noEarlierEvents());
+    return event && match(event) ? event : null;
+  }
+  for (const pack of parts.packs.reverse()) {
+    const found = decodePack(runId, pack.format, pack.data).findLast(match);
+    if (found) return found;
+  }
+  return null;
 }
 
 export async function countRunEvents(db: Db, runId: string): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)` }).from(runEvents).where(eq(runEvents.runId, runId));
-  return row?.n ?? 0;
+  const { rows } = await db.$client.execute({
+    sql: `SELECT (SELECT count(*) FROM run_events WHERE run_id = ?1)
+               + (SELECT coalesce(sum(events), 0) FROM run_event_packs WHERE run_id = ?1) AS n`,
+    args: [runId],
+  });
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Stores a finished run's rows as packs (run-event-codec.ts), in one write: the packs in, the rows
+ * they hold out. `events` are the run's events after its last pack, as emitted, when the caller
+ * has just read them. Only a run that is no longer running is packed (no event can be appended to
+ * it any more); a run whose process crashed stays rows, readable as they are, until it is marked
+ * interrupted and a later pass packs it. Two processes packing one run at once store it once.
+ */
+export async function packRunEvents(
+  db: Db,
+  runId: string,
+  events?: readonly RunEvent[],
+): Promise<{ packs: number; events: number }> {
+  let unpacked = events;
+  if (!unpacked) {
+    const { rows } = await db.$client.execute({
+      sql: "SELECT coalesce(max(last_seq), -1) AS last FROM run_event_packs WHERE run_id = ?",
+      args: [runId],
+    });
+    unpacked = await readEvents(db, runId, { after: Number(rows[0]?.last ?? -1) });
+  }
+  if (unpacked.length === 0) return { packs: 0, events: 0 };
+  const packs = encodePacks(unpacked);
+  const finished = "EXISTS (SELECT 1 FROM runs WHERE id = ? AND status <> 'running')";
+  const statements = packs.flatMap((p) => [
+    {
+      sql: `INSERT OR IGNORE INTO run_event_packs (run_id, first_seq, last_seq, events, format, data)
+            SELECT ?, ?, ?, ?, ?, ? WHERE ${finished}`,
+      args: [runId, p.firstSeq, p.lastSeq, p.events, p.format, p.data, runId],
+    },
+    {
+      sql: `DELETE FROM run_events WHERE run_id = ? AND seq BETWEEN ? AND ? AND EXISTS
+              (SELECT 1 FROM run_event_packs WHERE run_id = ? AND first_seq = ? AND last_seq = ?)`,
+      args: [runId, p.firstSeq, p.lastSeq, runId, p.firstSeq, p.lastSeq],
+    },
+  ]);
+  const results = await db.$client.batch(statements, "write");
+  const stored = packs.filter((_, i) => (results[2 * i]?.rowsAffected ?? 0) > 0);
+  return { packs: stored.length, events: stored.reduce((n, p) => n + p.events, 0) };
+}
+
+/**
+ * Packs finished runs whose events are still rows — stored before packs existed, left by a process
+ * that stopped (marked interrupted), or whose packing at finish failed — at most `limit` per call.
+ * A run that cannot be packed is left as it is (its rows read as before) and counted in `failed`.
+ */
+export async function packFinishedRuns(
+  db: Db,
+  limit = 200,
+): Promise<{ runs: number; events: number; failed: string[] }> {
+  const { rows } = await db.$client.execute({
+    sql: `SELECT r.id FROM runs r WHERE r.status <> 'running'
+            AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id) ORDER BY r.created_at LIMIT ?`,
+    args: [limit],
+  });
+  const done = { runs: 0, events: 0, failed: [] as string[] };
+  for (const r of rows) {
+    const id = String(r.id);
+    try {
+      const packed = await packRunEvents(db, id);
+      if (packed.packs > 0) done.runs++;
+      done.events += packed.events;
+    } catch (err) {
+      if (/CLIENT_CLOSED|closed/.test(`${err} ${(err as { cause?: unknown }).cause}`)) throw err;
+      done.failed.push(id);
+    }
+  }
+  return done;
 }
 
 // ---------- owners: which process runs what, and whether it is still alive ----------
@@ -678,31 +689,46 @@ export function createRunSink(db: Db, runId: string): RunSink & { flush(): Promi
   let failure: Error | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let lastSeq: number | null = null;
-  /** The run's last `llm.request` as written: its seq and each message as JSON (the next one's base). */
-  let previousRequest: { seq: number; messages: string[] } | null = null;
-  const results: WrittenResults = new Map();
-
-  const stored = (e: RunEvent): unknown => {
-    if (e.type === "tool.result") results.set(e.payload.callId, { seq: e.seq, content: e.payload.content });
-    if (e.type !== "llm.request") return packPayload(e.type, e.payload);
-    const payload = e.payload as unknown as StoredRequest;
-    const json = payload.messages.map((m) => JSON.stringify(m));
-    const encoded = encodeRequest(payload, json, previousRequest, results);
-    previousRequest = { seq: e.seq, messages: json };
-    return packPayload(e.type, encoded);
-  };
+  /** Each event's stored form: requests as deltas against the run's previous one (run-event-codec.ts). */
+  const encode = createDeltaEncoder();
+  const running = "EXISTS (SELECT 1 FROM runs WHERE id = ? AND status = 'running')";
 
   const write = async (events: RunEvent[]) => {
     if (failure) throw failure;
-    const rows = events.map(
-      (e) => sql`(${runId}, ${e.seq}, ${e.at}, ${e.type}, ${e.iteration ?? null}, ${JSON.stringify(stored(e))})`,
-    );
+    const insert = {
+      sql: `INSERT INTO run_events (run_id, seq, at, type, iteration, payload)
+            SELECT * FROM (VALUES ${events.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}) WHERE ${running}`,
+      args: [
+        ...events.flatMap((e) => [
+          runId,
+          e.seq,
+          e.at,
+          e.type,
+          e.iteration ?? null,
+          JSON.stringify(deflatePayload(e.type, encode(e))),
+        ]),
+        runId,
+      ],
+    };
+    const facts = eventFacts(events);
+    const statements = [insert];
+    if (facts.enabledTiers) {
+      statements.push({
+        sql: `UPDATE runs SET enabled_tiers = ? WHERE id = ? AND status = 'running'`,
+        args: [JSON.stringify(facts.enabledTiers), runId],
+      });
+    }
+    if (facts.mentalModelIds.length > 0) {
+      statements.push({
+        sql: `INSERT OR IGNORE INTO run_mental_model_reads (model_id, run_id)
+              SELECT value, ? FROM json_each(?) WHERE ${running}`,
+        args: [runId, JSON.stringify(facts.mentalModelIds), runId],
+      });
+    }
     try {
-      const written = await db.run(sql`
-        INSERT INTO ${runEvents} (run_id, seq, at, type, iteration, payload)
-        SELECT * FROM (VALUES ${sql.join(rows, sql`, `)})
-        WHERE EXISTS (SELECT 1 FROM ${runs} WHERE ${runs.id} = ${runId} AND ${runs.status} = 'running')`);
-      if (written.rowsAffected === 0) {
+      const [written] =
+        statements.length === 1 ? [await db.$client.execute(insert)] : await db.$client.batch(statements, "write");
+      if (!written || written.rowsAffected === 0) {
         throw new Error(`run ${runId} was ended by another process; this process stopped it here`);
       }
     } catch (err) {

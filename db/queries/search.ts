@@ -611,6 +611,68 @@ export async function searchMentalModelTexts(
   return rows.map((r) => ({ id: str(r.id), name: str(r.name), content: str(r.content), ...rankOf(r) }));
 }
 
+/**
+ * `searchMentalModelTexts` for several queries in one statement (the missed-evidence probe searches
+ * the question and each model query: docs/performance.md#the-probe-at-100k). Mental models are ranked by
+ * the OR of their words over the bare FTS5 ranking's candidates (`candidateSql`), so each query is
+ * one arm of a UNION ALL, with its own LIMIT. A query whose arm is not provably its exact answer
+ * (`isExactAnswer`), a bank with index changes to apply, a missing index or a query embedding: that
+ * query goes through `searchMentalModelTexts` as before. Entries: the hits, or the reason that
+ * query searched nothing (a query of only common words).
+ */
+export async function searchMentalModelTextsMany(
+  db: Db,
+  q: Omit<TierSearch, "query">,
+  queries: readonly string[],
+): Promise<({ hits: ({ id: string; name: string; content: string } & SearchRank)[] } | { error: unknown })[]> {
+  const one = async (query: string) => {
+    try {
+      return { hits: await searchMentalModelTexts(db, { ...q, query }) };
+    } catch (error) {
+      return { error };
+    }
+  };
+  const matches = queries.map((query) => ftsMatchesOf(searchTerms(query))?.at(-1) ?? null);
+  const batched = matches.flatMap((m, i) => (m === null ? [] : [i]));
+  if (q.limit <= 0 || q.embedding || batched.length < 2) return Promise.all(queries.map(one));
+  const fts = ftsTable("mental_models", q.bankId);
+  const filter = memoryFilter(q, false);
+  const columns = "m.id, m.name, m.content";
+  const n = candidatesFor(q.limit);
+  let rows: Row[];
+  try {
+    rows = (
+      await db.$client.execute({
+        sql: `WITH s AS (SELECT EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = ?) AS pending)
+              SELECT s.pending AS fts_pending, r.* FROM s LEFT JOIN (${batched
+                .map((i) => `SELECT ${i} AS fts_query, * FROM (${candidateSql("mental_models", fts, columns, filter)})`)
+                .join(" UNION ALL ")}) r ON 1
+              ORDER BY r.fts_query, r.fts_score, r.id`,
+        args: [q.bankId, ...batched.flatMap((i) => [matches[i]!, n - 1, ...filter.args, q.limit])] as InArgs,
+      })
+    ).rows;
+  } catch (error) {
+    if (!isMissingIndexError(error, fts)) throw error;
+    return Promise.all(queries.map(one));
+  }
+  if (Number(rows[0]?.fts_pending ?? 0) !== 0) return Promise.all(queries.map(one));
+  return Promise.all(
+    queries.map(async (query, i) => {
+      const found = rows.filter((r) => r.id !== null && r.id !== undefined && Number(r.fts_query) === i);
+      if (matches[i] === null || !isExactAnswer(found, q.limit, n)) return one(query);
+      return {
+        hits: found.map((r, rank) => ({
+          id: str(r.id),
+          name: str(r.name),
+          content: str(r.content),
+          rank: rank + 1,
+          score: -Number(r.fts_score),
+        })),
+      };
+    }),
+  );
+}
+
 export interface ObservationFreshnessResult {
   pending: number;
   freshness: ObservationFreshness;

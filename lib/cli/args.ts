@@ -30,12 +30,36 @@ export function parseFlags<O extends NonNullable<ParseArgsConfig["options"]>>(ar
 }
 
 function parse<O extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: O) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw usageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
+  const parsed = (() => {
+    try {
+      return parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });
+    } catch (err) {
+      throw usageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
+    }
+  })();
+  refuseRepeatedFlags(parsed.tokens, options);
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/**
+ * A flag given twice (`--out - --out f.json`) is refused: Node keeps the last one silently, and
+ * which one a script meant is a guess. Flags declared `multiple` may repeat.
+ */
+function refuseRepeatedFlags(
+  tokens: readonly { kind: string; name?: string }[],
+  options: NonNullable<ParseArgsConfig["options"]>,
+): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined) continue;
+    if (options[token.name]?.multiple) continue;
+    if (seen.has(token.name)) throw usageError(`--${token.name} was given twice; give it once`);
+    seen.add(token.name);
   }
 }
+
+/** `--out`: a file name, or `-` for stdout; an empty name is refused (it names no file). */
+export const OutFile = z.string().min(1, "--out needs a file name, or - for stdout").optional();
 
 /** A character that shows: a letter, digit, punctuation mark or symbol. */
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
@@ -143,10 +167,7 @@ export function parseImportArgs(argv: string[]): { file: string; replace: boolea
 export function parseExportArgs(argv: string[]): { bank: string; out?: string } {
   const { values, positionals } = parse(argv, { bank: { type: "string" }, out: { type: "string" } });
   if (positionals.length) throw usageError(`usage: ${COMMAND_HELP.export.usage}`);
-  return parseWith(
-    z.object({ bank: z.string({ error: "--bank is required" }).min(1), out: z.string().optional() }),
-    values,
-  );
+  return parseWith(z.object({ bank: z.string({ error: "--bank is required" }).min(1), out: OutFile }), values);
 }
 
 const MODEL_SUBCOMMAND = 'the model command takes one subcommand: "check"';

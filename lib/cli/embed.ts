@@ -1,10 +1,9 @@
 /** `cli embed [--bank id]`: computes the embeddings that are missing (one bank or all banks). */
-import { parseArgs } from "node:util";
 import { getCliDb } from "@/lib/server/runtime/db";
 import { getEmbedder } from "@/lib/server/runtime/embeddings";
 import { findBank } from "@/lib/server/services/banks";
 import { type BackfillCounts, embedMissing } from "@/lib/server/services/embeddings";
-import { usageError } from "./args";
+import { parseFlags, usageError } from "./args";
 import { type CliIo, say } from "./io";
 
 export function formatEmbedCounts(c: BackfillCounts): string {
@@ -12,14 +11,9 @@ export function formatEmbedCounts(c: BackfillCounts): string {
 }
 
 export async function embedCommand(argv: string[], io: CliIo): Promise<void> {
-  let bank: string | undefined;
-  try {
-    ({
-      values: { bank },
-    } = parseArgs({ args: argv, options: { bank: { type: "string" } }, strict: true }));
-  } catch (err) {
-    throw usageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
-  }
+  const { values, positionals } = parseFlags(argv, { bank: { type: "string" } });
+  if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
+  const { bank } = values;
   const embedder = getEmbedder();
   if (!embedder) {
     throw usageError("embeddings are off: set REFLECT_EMBEDDINGS=openai (and OPENAI_API_KEY) to compute them");

@@ -6,7 +6,6 @@
  * and so does a baseline that is not complete unless `--allow-incomplete-baseline` is given.
  */
 
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { isAppError } from "@/lib/contracts/errors";
 import {
@@ -31,18 +30,10 @@ import {
 } from "@/lib/server/services/experiments";
 import { exportSuiteJsonl, importSuiteJsonl } from "@/lib/server/services/suites";
 import { plural } from "@/lib/timeline/format";
-import { parseWith, usageError } from "./args";
+import { parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 import { type CliIo, inputName, readInput, STDIO, say } from "./io";
 import { terminalSafe } from "./terminal";
-
-function parse<O extends NonNullable<Parameters<typeof parseArgs>[0]>["options"]>(argv: string[], options: O) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw usageError((err as Error).message.split("\n")[0] ?? "invalid arguments");
-  }
-}
 
 const BankSuite = z.object({
   bank: z.string({ error: "--bank is required" }).min(1, "--bank is required"),
@@ -52,7 +43,7 @@ const BankSuite = z.object({
 export async function suiteCommand(argv: string[], io: CliIo): Promise<void> {
   const [sub, ...rest] = argv;
   const usage = `usage: ${COMMAND_HELP.suite.usage}`;
-  const { values, positionals } = parse(rest, { bank: { type: "string" }, suite: { type: "string" } });
+  const { values, positionals } = parseFlags(rest, { bank: { type: "string" }, suite: { type: "string" } });
   const args = parseWith(BankSuite, values);
   if (sub === "import") {
     const file = positionals[0];
@@ -192,7 +183,7 @@ export function toExperimentJson(e: Experiment, cmp: ExperimentComparison | null
 export async function experimentCommand(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "run") throw usageError(`usage: ${COMMAND_HELP.experiment.usage}`);
-  const { values, positionals } = parse(rest, {
+  const { values, positionals } = parseFlags(rest, {
     bank: { type: "string" },
     suite: { type: "string" },
     budget: { type: "string" },

@@ -69,7 +69,7 @@ export async function readInput(io: CliIo, file: string, maxBytes = Number.POSIT
   return Buffer.concat(chunks);
 }
 
-/** Writes `text` to the file `out`, to stdout for `-` or when no file is named (as `--out ""` always did). */
+/** Writes `text` to the file `out`, or to stdout for `-` or when no `--out` was given. */
 export function writeOutput(io: CliIo, out: string | undefined, text: string): void {
   if (!out || out === STDIO) io.stdout.write(text);
   else writeFileSync(out, text);

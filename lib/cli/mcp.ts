@@ -3,9 +3,9 @@
  * Desktop, Claude Code, Cursor…). stdout carries the protocol only; logs go to stderr.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { toAppError } from "@/lib/server/http/errors";
 import { createMcpServer } from "@/lib/server/http/mcp";
 import { getCliDb } from "@/lib/server/runtime/db";
+import { toAppError } from "@/lib/server/runtime/errors";
 import { usageError } from "./args";
 import { type CliIo, warn } from "./io";
 

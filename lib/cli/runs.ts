@@ -2,12 +2,11 @@
  * `npm run cli -- runs export <id> [--format otlp|json] [--out file]`: a stored run as a file;
  * `runs prune` and `runs retention`: run retention (runs-prune.ts).
  */
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { getCliDb } from "@/lib/server/runtime/db";
 import { getRunOtlp } from "@/lib/server/services/otlp-push";
 import { runExport } from "@/lib/server/services/runs";
-import { parseWith, usageError } from "./args";
+import { OutFile, parseFlags, parseWith, usageError } from "./args";
 import { COMMAND_HELP } from "./help";
 import { type CliIo, writeOutput } from "./io";
 import { runsPruneCommand, runsRetentionCommand } from "./runs-prune";
@@ -17,22 +16,11 @@ const RUNS_USAGE = `usage: ${COMMAND_HELP.runs.usage}`;
 const ExportArgs = z.object({
   id: z.string({ error: RUNS_USAGE }).min(1, RUNS_USAGE),
   format: z.enum(["otlp", "json"], { error: "--format must be otlp or json" }).default("json"),
-  out: z.string().min(1).optional(),
+  out: OutFile,
 });
 
 function parseExportArgs(argv: string[]): z.output<typeof ExportArgs> {
-  const parsed = (() => {
-    try {
-      return parseArgs({
-        args: argv,
-        options: { format: { type: "string" }, out: { type: "string" } },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (err) {
-      throw usageError((err as Error).message.split("\n")[0] ?? RUNS_USAGE);
-    }
-  })();
+  const parsed = parseFlags(argv, { format: { type: "string" }, out: { type: "string" } });
   if (parsed.positionals.length > 1) throw usageError(RUNS_USAGE);
   return parseWith(ExportArgs, { ...parsed.values, id: parsed.positionals[0] });
 }

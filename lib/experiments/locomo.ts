@@ -16,6 +16,7 @@ import {
   type LocomoTurn,
 } from "@/lib/contracts/locomo";
 import { SUITE_LIMITS, type SuiteQuestion } from "@/lib/contracts/suites";
+import { MONTH_NAMES } from "@/lib/reflect/dates";
 
 export interface LocomoSession {
   /** 1, 2, … as LoCoMo numbers them. */
@@ -61,20 +62,7 @@ export interface LocomoConversation {
   repairs: LocomoRepair[];
 }
 
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 
 /** "1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00.000Z"; null when it does not read as such. */
 export function parseLocomoDate(text: string): string | null {

@@ -6,7 +6,8 @@
  * meant, and the experiment scorer matches a gold date written another way. Pure; UTC throughout.
  */
 
-const MONTH_NAMES = [
+/** The months as written in English, January first. */
+export const MONTH_NAMES: readonly string[] = [
   "January",
   "February",
   "March",

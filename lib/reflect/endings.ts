@@ -80,6 +80,8 @@ function probeRun(run: RunContext, speakers: readonly string[]) {
     modelQueries: run.modelQueries,
     evidence: run.evidence,
     seenInFull: run.seenInFull,
+    runSearches: run.runSearches,
+    questionSearches: run.questionSearches,
     speakers,
   });
 }

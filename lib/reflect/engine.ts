@@ -16,7 +16,7 @@ import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
 import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
-import { searchKey, seenInFull } from "./probe";
+import { deepEnough, probeHitsOf, searchKey, seenInFull, startQuestionSearches } from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import {
   failedRunResult,
@@ -131,6 +131,15 @@ class ReflectLoop {
     }
     // Nothing the scope can read: answer before any model call.
     if (inScope === 0) return endWithoutEvidence(run, { nothingInScope: true });
+    // The probe's searches of the question need nothing the run finds: they run while the model thinks.
+    run.questionSearches = startQuestionSearches({
+      memory: run.deps.memory,
+      bankId: run.req.bankId,
+      scope: run.req.scope,
+      tags: run.req.skill.retrieval.tags,
+      enabledTiers: run.enabledTiers,
+      question: run.req.question,
+    });
     try {
       return await this.loop();
     } catch (e) {
@@ -276,10 +285,15 @@ class ReflectLoop {
   private async recordResult(i: number, r: ExecutedCall): Promise<void> {
     if (r.retrieved) this.run.evidence.add(r.retrieved);
     const { tier, search } = r.prepared;
-    if (tier && search && r.retrieved && r.returned) {
+    if (tier && search && r.returned) {
       const limit = clampMaxResults(tier, search.max_results);
-      if (seenInFull({ limit, returned: r.returned.hits.length, seen: r.retrieved.hits.length })) {
-        this.run.seenInFull.add(searchKey(tier, search.query));
+      const returned = r.returned.hits.length;
+      const key = searchKey(tier, search.query);
+      if (r.retrieved && seenInFull({ limit, returned, seen: r.retrieved.hits.length })) {
+        this.run.seenInFull.add(key);
+      } else if (deepEnough({ limit, returned })) {
+        // The cap hid some of them: the probe reads this answer instead of asking the store again.
+        this.run.runSearches.set(key, probeHitsOf(r.returned));
       }
     }
     if (r.answered) {

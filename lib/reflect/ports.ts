@@ -87,6 +87,9 @@ export interface TierQuery {
   probe?: boolean;
 }
 
+/** One query's answer in `MemoryPort.probeSearchMany`: its hits, or why its search failed. */
+export type ProbeSearched = { hits: ProbeHitText[] } | { error: unknown };
+
 /** What the missed-evidence probe reads of a hit (probe.ts): a mental model's text is `name: content`. */
 export interface ProbeHitText extends SearchRank {
   id: string;
@@ -121,6 +124,13 @@ export interface MemoryPort {
    * it the probe calls the tier searches.
    */
   probeSearch?(tier: Tier, q: TierQuery): Promise<ProbeHitText[]>;
+  /**
+   * The probe's searches of one tier for several queries at once: for each query, what
+   * `probeSearch` would give (its hits, or the error it would fail with), in order. A store may
+   * share work between them (one statement for all the mental-model queries). Optional: without it
+   * the probe searches each query on its own. A rejection fails every query of the call.
+   */
+  probeSearchMany?(tier: Tier, queries: readonly string[], q: Omit<TierQuery, "query">): Promise<ProbeSearched[]>;
   /**
    * The speakers of the bank's conversation turns (none for a bank of plain facts): the probe reads
    * a turn as its speaker's (probe.ts `participantsOf`). Optional: without it the probe knows the

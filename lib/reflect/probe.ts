@@ -22,7 +22,7 @@ import { NothingToSearchError } from "./errors";
 import type { Evidence } from "./evidence";
 import { tierQuery } from "./execute";
 import { fuseRanked, rrfScore } from "./fusion";
-import type { Clock, HitOf, MemoryPort, ProbeHitText } from "./ports";
+import type { Clock, HitOf, MemoryPort, ProbeHitText, ProbeSearched, Retrieved, TierQuery } from "./ports";
 import { shapeQuery } from "./query-shape";
 import type { ProbeHit, ProbeResult, UnusedHit } from "./request";
 import { searchTerms, termCoverage } from "./terms";
@@ -169,6 +169,14 @@ export interface ProbeInput {
    * them, as everything they return is retrieved and dropped anyway.
    */
   seenInFull?: ReadonlySet<string>;
+  /**
+   * The run's own searches that went as deep as the probe's (`deepEnough`) but whose hits the model
+   * did not all see, by `searchKey`: the probe reads their first `PROBE_SEARCH_LIMIT` hits
+   * (`probeHitsOf`) instead of asking the store the same search again.
+   */
+  runSearches?: ReadonlyMap<string, readonly ProbeHitText[]>;
+  /** The question's searches, started with the run (`startQuestionSearches`): awaited, not made again. */
+  questionSearches?: QuestionSearches;
   /** The bank's conversation speakers (the memory port's `speakers`), when known. */
   speakers?: readonly string[];
 }
@@ -186,7 +194,27 @@ export function searchKey(tier: Tier, query: string): string {
  * the probe's depth.
  */
 export function seenInFull(search: { limit: number; returned: number; seen: number }): boolean {
-  return search.seen === search.returned && (search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT);
+  return search.seen === search.returned && deepEnough(search);
+}
+
+/**
+ * Whether a run's search answers the probe's search of the same query: it asked for at least the
+ * probe's depth, or the store returned all it had. Its first `PROBE_SEARCH_LIMIT` hits are then
+ * the probe's list (a conversation bank reranks the same 200 candidates at any depth).
+ */
+export function deepEnough(search: { limit: number; returned: number }): boolean {
+  return search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT;
+}
+
+/** A run's search result as the probe reads it: the first `PROBE_SEARCH_LIMIT` hits, each with its text. */
+export function probeHitsOf(returned: Retrieved): ProbeHitText[] {
+  return (returned.hits as HitOf<Tier>[]).slice(0, PROBE_SEARCH_LIMIT).map((h, i) => ({
+    id: h.id,
+    rank: h.rank ?? i + 1,
+    score: h.score,
+    text: fullTextOf(returned.tier, h),
+    speaker: speakerOf(returned.tier, h),
+  }));
 }
 
 /** The question, then each distinct model query (trimmed, case-folded), up to the cap. */
@@ -246,7 +274,7 @@ function previewOf(text: string): string {
 }
 
 /** One probe search: the store's light probe search when it has one, else the tier's own search. */
-async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise<ProbeHitText[]> {
+async function searchTier(input: SearchInput, tier: Tier, query: string): Promise<ProbeHitText[]> {
   const q = { ...tierQuery(input, tier, query, PROBE_SEARCH_LIMIT), probe: true };
   if (input.memory.probeSearch) return input.memory.probeSearch(tier, q);
   const texts = (hits: HitOf<Tier>[]) =>
@@ -271,6 +299,71 @@ async function searchTier(input: ProbeInput, tier: Tier, query: string): Promise
   }
 }
 
+/**
+ * Each search's hits (in `searches` order): from the run's own answer when it has one
+ * (`runSearches`), else from the store — one `probeSearchMany` call per tier when the store has it.
+ */
+type SearchInput = Pick<ProbeInput, "memory" | "bankId" | "scope" | "tags" | "runSearches" | "questionSearches">;
+
+function searchAll(input: SearchInput, searches: readonly { query: string; tier: Tier }[]): Promise<ProbeHitText[]>[] {
+  const started = searches.map(({ query, tier }) => input.questionSearches?.get(searchKey(tier, query)));
+  const reused = searches.map(({ query, tier }, i) => started[i] ?? input.runSearches?.get(searchKey(tier, query)));
+  // A port is outside the engine: a store that throws instead of rejecting fails its searches, not the run.
+  const many =
+    typeof input.memory.probeSearchMany === "function"
+      ? async (tier: Tier, queries: string[], q: Omit<TierQuery, "query">) =>
+          input.memory.probeSearchMany!(tier, queries, q)
+      : undefined;
+  const byTier = new Map<Tier, Promise<ProbeSearched[]>>();
+  if (many) {
+    for (const tier of new Set(searches.map((s) => s.tier))) {
+      const queries = searches.filter((s, i) => s.tier === tier && !reused[i]).map((s) => s.query);
+      if (queries.length === 0) continue;
+      const { query: _none, ...base } = tierQuery(input, tier, "", PROBE_SEARCH_LIMIT);
+      byTier.set(tier, many(tier, queries, { ...base, probe: true }));
+    }
+  }
+  return searches.map(async ({ query, tier }, i) => {
+    const early = started[i];
+    if (early) return early;
+    const own = reused[i];
+    if (own) return [...(own as readonly ProbeHitText[])];
+    const batch = byTier.get(tier);
+    if (!batch) return searchTier(input, tier, query);
+    const queries = searches.filter((s, j) => s.tier === tier && !reused[j]).map((s) => s.query);
+    const answer = (await batch)[queries.indexOf(query)];
+    if (!answer) throw new Error(`the store gave no answer for this search`);
+    if ("error" in answer) throw answer.error;
+    return answer.hits;
+  });
+}
+
+/** The probe's searches of the question, by `searchKey`, started with the run (`startQuestionSearches`). */
+export type QuestionSearches = ReadonlyMap<string, Promise<ProbeHitText[]>>;
+
+/**
+ * Starts the probe's searches of the question on every enabled tier
+ * (docs/engine.md#the-missed-evidence-probe). They need nothing the run finds, so the engine starts
+ * them before the run's first model call and they run while the model thinks; the probe after the
+ * answer only waits for them. They read the bank as it was when the run started searching. A failed
+ * search is kept for the probe to name (never an unhandled rejection).
+ */
+export function startQuestionSearches(
+  input: Pick<ProbeInput, "memory" | "bankId" | "scope" | "tags" | "enabledTiers" | "question">,
+): QuestionSearches {
+  const out = new Map<string, Promise<ProbeHitText[]>>();
+  const question = probeQueries(input.question, []).queries[0];
+  if (question === undefined) return out;
+  const searches = input.enabledTiers.map((tier) => ({ tier, query: question }));
+  const answers = searchAll(input, searches);
+  for (const [i, { tier, query }] of searches.entries()) {
+    const answer = answers[i]!;
+    answer.catch(() => undefined);
+    out.set(searchKey(tier, query), answer);
+  }
+  return out;
+}
+
 /** Runs the probe. Never throws: a failed search is named in `errors` and the rest still count. */
 export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const started = input.clock.now();
@@ -279,10 +372,11 @@ export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const searches = queries
     .flatMap((query) => input.enabledTiers.map((tier) => ({ query, tier })))
     .filter(({ query, tier }) => !input.seenInFull?.has(searchKey(tier, query)));
+  const answers = searchAll(input, searches);
   const lists = await Promise.all(
-    searches.map(async ({ query, tier }): Promise<Listed[]> => {
+    searches.map(async ({ query, tier }, n): Promise<Listed[]> => {
       try {
-        const hits = await searchTier(input, tier, query);
+        const hits = await answers[n]!;
         return hits.map((h, i) => ({
           id: h.id,
           tier,

@@ -5,7 +5,8 @@
 import type { DeadlineScope } from "./deadline";
 import type { RunFlag, Tier } from "./domain";
 import { Evidence } from "./evidence";
-import type { ChatMessage, ModelResponse, ReflectDeps } from "./ports";
+import type { ChatMessage, ModelResponse, ProbeHitText, ReflectDeps } from "./ports";
+import type { QuestionSearches } from "./probe";
 import type { ParsedReflectRequest } from "./request";
 import type { RunLog } from "./run-log";
 
@@ -52,6 +53,10 @@ export class RunContext {
   readonly modelQueries: string[] = [];
   /** Searches whose every hit the model saw (probe.ts `searchKey`): the probe need not repeat them. */
   readonly seenInFull = new Set<string>();
+  /** Searches as deep as the probe's whose hits the model did not all see (probe.ts `runSearches`). */
+  readonly runSearches = new Map<string, ProbeHitText[]>();
+  /** The probe's searches of the question, started before the first model call (probe.ts `startQuestionSearches`). */
+  questionSearches: QuestionSearches = new Map();
   /** Mental models whose freshness released forced retrieval; null while forcing. */
   released: string[] | null = null;
 

@@ -3,23 +3,29 @@
  * the engine runs it after an answer (lib/reflect/probe.ts) over the real store. Each simulated run
  * first searches two model queries in the three tiers with the tools' default depths (untimed), as
  * a run does; the probe then searches the question and those queries, skipping what the run saw in
- * full. A second figure probes without the run's searches (every query × tier: nine searches).
- * The load average is printed beside the figures: the machine is shared.
+ * full. As the engine runs it, the question's searches start before the run's own searches
+ * (`startQuestionSearches`) and the timed figure is the probe's wait after the answer; the whole
+ * probe back to back (its question searches included) is timed too, with the CPU of every thread
+ * (docs/performance.md#the-probe-at-100k). A further figure probes without the run's searches (every
+ * query × tier: nine searches). The load average is printed beside the figures: the machine is shared.
  */
 import { loadavg } from "node:os";
 import { createMemoryStore } from "@/db/queries/memory-store";
 import type { Tier } from "@/lib/reflect/domain";
 import { Evidence } from "@/lib/reflect/evidence";
-import type { MemoryPort, Retrieved } from "@/lib/reflect/ports";
+import type { MemoryPort, ProbeHitText, Retrieved } from "@/lib/reflect/ports";
 import {
+  deepEnough,
   isStrongMatchFor,
   matchText,
   PROBE_TOP_K,
   participantsOf,
   probe,
+  probeHitsOf,
   probeQueries,
   searchKey,
   seenInFull,
+  startQuestionSearches,
 } from "@/lib/reflect/probe";
 import { clampMaxResults } from "@/lib/reflect/tools";
 import { BENCH_BANK, createBenchBank, insertFacts, insertMentalModels, question } from "./corpus";
@@ -43,6 +49,7 @@ const ENABLED: Tier[] = ["mental_models", "observations", "raw_facts"];
 async function simulatedRun(memory: MemoryPort, queries: string[]) {
   const evidence = new Evidence();
   const seen = new Set<string>();
+  const runSearches = new Map<string, ProbeHitText[]>();
   for (const query of queries) {
     for (const tier of ENABLED) {
       const limit = clampMaxResults(tier, undefined);
@@ -55,9 +62,11 @@ async function simulatedRun(memory: MemoryPort, queries: string[]) {
             : await memory.recall(q);
       evidence.add({ tier, hits } as Retrieved);
       if (seenInFull({ limit, returned: hits.length, seen: hits.length })) seen.add(searchKey(tier, query));
+      else if (deepEnough({ limit, returned: hits.length }))
+        runSearches.set(searchKey(tier, query), probeHitsOf({ tier, hits } as Retrieved));
     }
   }
-  return { evidence, seenInFull: seen };
+  return { evidence, seenInFull: seen, runSearches };
 }
 
 export async function benchProbe(log: (line: string) => void): Promise<BenchRow[]> {
@@ -77,6 +86,8 @@ export async function benchProbe(log: (line: string) => void): Promise<BenchRow[
       const q = prng(size);
       const samples: number[] = [];
       const coldSamples: number[] = [];
+      const cpuSamples: number[] = [];
+      const wholeSamples: number[] = [];
       let hits = 0;
       let searches = 0;
       for (let i = 0; i < WARMUP + RUNS; i++) {
@@ -93,8 +104,17 @@ export async function benchProbe(log: (line: string) => void): Promise<BenchRow[
           question: asked,
           modelQueries,
         };
+        // The whole probe back to back (its question searches included): what it costs, whenever it runs.
+        const cpu = process.cpuUsage();
+        const wholeStarted = performance.now();
+        await probe({ ...base, ...run, questionSearches: startQuestionSearches(base) });
+        const wholeMs = performance.now() - wholeStarted;
+        const used = process.cpuUsage(cpu);
+        // As the engine runs it: the question's searches start with the run, the rest after the answer.
+        const early = startQuestionSearches(base);
+        const again = await simulatedRun(memory, modelQueries);
         const started = performance.now();
-        const result = await probe({ ...base, ...run });
+        const result = await probe({ ...base, ...again, questionSearches: early });
         const ms = performance.now() - started;
         const coldStarted = performance.now();
         await probe({ ...base, evidence: new Evidence() });
@@ -102,9 +122,15 @@ export async function benchProbe(log: (line: string) => void): Promise<BenchRow[
         if (result.errors.length > 0) throw new Error(`probe failed: ${result.errors.join("; ")}`);
         if (i < WARMUP) continue;
         samples.push(ms);
+        wholeSamples.push(wholeMs);
         coldSamples.push(coldMs);
+        // Every thread of the process (the SQL worker threads too): the probe's work, whatever the wait for a core.
+        cpuSamples.push((used.user + used.system) / 1000);
         hits += result.hits.length;
-        searches += probeQueries(asked, modelQueries).queries.length * ENABLED.length - run.seenInFull.size;
+        searches +=
+          probeQueries(asked, modelQueries).queries.length * ENABLED.length -
+          run.seenInFull.size -
+          run.runSearches.size;
       }
       const p50 = median(samples);
       const load = loadavg().map((l) => l.toFixed(2));
@@ -115,6 +141,22 @@ export async function benchProbe(log: (line: string) => void): Promise<BenchRow[
         row("probe", `probe per run @${label} p95`, percentile(samples, 95), "ms", undefined, note),
         row(
           "probe",
+          `probe per run, question searches included (back to back) @${label} p50`,
+          median(wholeSamples),
+          "ms",
+          undefined,
+          note,
+        ),
+        row(
+          "probe",
+          `probe CPU per run, back to back @${label} p50`,
+          median(cpuSamples),
+          "ms",
+          undefined,
+          "all threads",
+        ),
+        row(
+          "probe",
           `probe without the run's searches @${label} p50`,
           median(coldSamples),
           "ms",
@@ -123,7 +165,7 @@ export async function benchProbe(log: (line: string) => void): Promise<BenchRow[
         ),
       );
       log(
-        `  ${label}: p50 ${p50.toFixed(2)} ms, p95 ${percentile(samples, 95).toFixed(2)} ms (${(searches / RUNS).toFixed(1)} searches, ${(hits / RUNS).toFixed(1)} of ${PROBE_TOP_K} hits/run); all nine searches p50 ${median(coldSamples).toFixed(2)} ms; load ${load.join(" ")}`,
+        `  ${label}: after the answer p50 ${p50.toFixed(2)} ms, p95 ${percentile(samples, 95).toFixed(2)} ms; back to back p50 ${median(wholeSamples).toFixed(2)} ms, CPU p50 ${median(cpuSamples).toFixed(2)} ms (${(searches / RUNS).toFixed(1)} searches, ${(hits / RUNS).toFixed(1)} of ${PROBE_TOP_K} hits/run); all nine searches p50 ${median(coldSamples).toFixed(2)} ms; load ${load.join(" ")}`,
       );
     }
   } finally {

@@ -132,7 +132,7 @@ describe("UI kit review: skill editor and new-skill form", () => {
     await page.keyboard.press("Enter");
     const drawer = page.getByRole("dialog", { name: "Re-run with changes" });
     await drawer.waitFor();
-    for (const name of ["Question", "Budget", "Mode", "Scope", "Mission"]) {
+    for (const name of ["Question", "Budget", "Mode", "Scope", "Mission", "Disposition (comma-separated)"]) {
       expect(await drawer.getByLabel(name, { exact: true }).count(), name).toBe(1);
     }
   });

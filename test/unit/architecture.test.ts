@@ -106,8 +106,6 @@ const ADMITTING_DOORS: Record<string, string> = {
 
 /** Imports the runtime makes upward, with the reason. */
 const RUNTIME_EXCEPTIONS: Record<string, string> = {
-  "lib/server/http/errors":
-    "the database handle classifies a failed write (read-only, full disk) with the one error mapper's fault test",
   "lib/server/services/bundle-io":
     "the app's database handle seeds the demo bank on first open by importing its bundle",
   "lib/server/services/retention": "the app's database handle starts the run-retention schedule once per process",

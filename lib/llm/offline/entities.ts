@@ -4,6 +4,8 @@
  * one; two memories about the same subject that hold different ones disagree.
  */
 
+import { MONTH_NAMES } from "@/lib/reflect/dates";
+
 export type EntityKind = "date" | "money" | "number" | "name";
 
 export interface Entity {
@@ -14,20 +16,7 @@ export interface Entity {
   key: string;
 }
 
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 const MONTH =
   "(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\\.?";
 const DAY = "(\\d{1,2})(?:st|nd|rd|th)?";

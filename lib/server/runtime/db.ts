@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Db, getDb, isReadOnlyDb } from "@/db/client";
 import { listBanks } from "@/db/queries/banks";
-import { type DatabaseFault, isDatabaseFault, recentDatabaseFaults, toAppError } from "../http/errors";
 import { startRetentionSchedule } from "../services/retention";
+import { type DatabaseFault, isDatabaseFault, recentDatabaseFaults, toAppError } from "./errors";
 import { processWide } from "./process-wide";
 import { runOwner } from "./run-owner";
 

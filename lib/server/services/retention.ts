@@ -5,6 +5,7 @@
 import type { Db } from "@/db/client";
 import { getBank } from "@/db/queries/banks";
 import { getRunRetention, listRunRetention, pruneRuns, setRunRetention } from "@/db/queries/retention";
+import { packFinishedRuns } from "@/db/queries/runs";
 import { AppError } from "@/lib/contracts/errors";
 import type { PruneResult, PruneRunsInput, RetentionRule, RunRetentionSetting } from "@/lib/contracts/retention";
 import { processWide } from "../runtime/process-wide";
@@ -63,6 +64,9 @@ export function retentionIntervalMs(env: Record<string, string | undefined> = pr
   return Number.isFinite(n) && n >= 100 ? n : 60 * 60_000;
 }
 
+/** Finished runs whose rows one background pass packs at most: each is a short write of its own. */
+const PACK_PER_PASS = 500;
+
 const schedule = processWide("run-retention", () => ({ started: new WeakSet<Db>() }));
 
 /**
@@ -81,6 +85,14 @@ export function startRetentionSchedule(db: Db): void {
     busy = true;
     try {
       await applyRunRetention(db);
+      // Runs finished with their events still rows (stored before packs, or interrupted): packed
+      // a batch per pass, oldest first (docs/performance.md#stored-bytes-per-run).
+      const packed = await packFinishedRuns(db, PACK_PER_PASS);
+      if (packed.failed.length > 0) {
+        console.warn(
+          `run events: ${packed.failed.length} finished run(s) could not be packed and stay rows (read as before): ${packed.failed.slice(0, 5).join(", ")}`,
+        );
+      }
       timer = setTimeout(pass, every);
       timer.unref();
     } catch (err) {

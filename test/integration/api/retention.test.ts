@@ -1,7 +1,8 @@
 /**
  * Run retention over /api/v1 (route handlers called with real Requests, a temp libSQL file): bad
  * input is a 400 that changes nothing, a dry run changes nothing, a prune removes; a bank's
- * retention setting is read, set and removed, and the server applies it in the background.
+ * retention setting is read, set and removed, and the server applies it in the background (and
+ * packs the events finished runs still hold as rows).
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
@@ -62,8 +63,10 @@ async function addRuns(bankId: string, n: number, daysAgo: number) {
 
 async function state() {
   const db = await getAppDb();
+  // Events as rows or packed: the background pass packs finished runs' rows meanwhile.
   const { rows } = await db.$client.execute(
-    "SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM run_events) AS events",
+    `SELECT (SELECT count(*) FROM runs) AS runs,
+            (SELECT count(*) FROM run_events) + (SELECT coalesce(sum(events), 0) FROM run_event_packs) AS events`,
   );
   return { runs: Number(rows[0]?.runs), events: Number(rows[0]?.events) };
 }
@@ -146,6 +149,16 @@ describe("/api/v1/banks/{bank}/run-retention", () => {
     const sideRuns = async () =>
       (await db.$client.execute("SELECT id FROM runs WHERE bank_id = 'side' ORDER BY id")).rows.map((r) => r.id);
     await vi.waitFor(async () => expect(await sideRuns()).toEqual(["side-2-0"]), { timeout: 10_000, interval: 100 });
+    // The same pass packs the events of finished runs that are still rows (these were written as rows).
+    await vi.waitFor(
+      async () => {
+        const { rows } = await db.$client.execute(
+          "SELECT (SELECT count(*) FROM run_events) AS rows, (SELECT count(*) FROM run_event_packs) AS packs",
+        );
+        expect(rows[0]).toMatchObject({ rows: 0, packs: 3 });
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect((await db.$client.execute("SELECT count(*) AS n FROM runs WHERE bank_id = 'demo'")).rows[0]?.n).toBe(2);
 
     const removed = await call(retention.DELETE, { bank: "side" }, { method: "DELETE" });

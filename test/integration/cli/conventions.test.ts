@@ -93,6 +93,34 @@ describe("- is stdout", () => {
     expect(JSON.parse(out.stdout).run.id).toBe(run.id);
     expect(existsSync(join(process.cwd(), "-"))).toBe(false);
   });
+
+  it("a flag given twice is refused, not the last one taken; an empty --out names no file", async () => {
+    const run = ReflectJson.parse(
+      JSON.parse((await cli("reflect", "--bank", "demo", "--json", "Who owns SSO?")).stdout),
+    );
+    const file = join(dir, "twice.json");
+    for (const argv of [
+      ["export", "--bank", "demo", "--out", "-", "--out", file],
+      ["runs", "export", run.id, "--out", "-", "--out", file],
+      ["reflect", "--bank", "demo", "--bank", "demo", "Who owns SSO?"],
+      ["experiment", "run", "--bank", "demo", "--suite", "a", "--suite", "b"],
+    ]) {
+      const out = await cli(...argv);
+      expect(out.code, argv.join(" ")).toBe(2);
+      expect(out.stderr).toMatch(/--(out|bank|suite) was given twice; give it once/);
+      expect(out.stdout).toBe("");
+    }
+    expect(existsSync(file)).toBe(false);
+    for (const argv of [
+      ["export", "--bank", "demo", "--out", ""],
+      ["runs", "export", run.id, "--out", ""],
+    ]) {
+      const out = await cli(...argv);
+      expect(out.code, argv.join(" ")).toBe(2);
+      expect(out.stderr).toMatch(/--out needs a file name, or - for stdout/);
+      expect(out.stdout).toBe("");
+    }
+  });
 });
 
 describe("- is stdin", () => {

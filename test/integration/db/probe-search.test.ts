@@ -6,7 +6,7 @@
 import type { InArgs, InStatement } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "@/db/queries/memory-store";
-import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { NothingToSearchError, ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { MemoryPort, TierQuery } from "@/lib/reflect/ports";
 import { mentalModelProbeText } from "@/lib/reflect/probe";
 import { importBundle } from "@/lib/server/services/bundle-io";
@@ -86,5 +86,55 @@ describe("the store's probe search", () => {
     } finally {
       client.execute = execute;
     }
+  });
+
+  it("answers several queries of a tier at once exactly as one search each (mental models in one statement)", async () => {
+    const queries = ["billing Postgres launch", "team standups", "zeppelin hangar", "what is it", "Dana billing"];
+    const client = t.db.$client;
+    const execute = client.execute.bind(client);
+    for (const tier of ["mental_models", "observations", "raw_facts"] as const) {
+      for (const scope of ["personal", "team:core"] as const) {
+        const base = { bankId: "acme", limit: 10, tags: [] as string[], scope, probe: true };
+        const each = await Promise.all(
+          queries.map((query) =>
+            memory.probeSearch!(tier, { ...base, query }).then(
+              (hits) => ({ hits }),
+              (error: unknown) => ({ error }),
+            ),
+          ),
+        );
+        const sql: string[] = [];
+        client.execute = ((stmt: InStatement, args?: InArgs) => {
+          sql.push(typeof stmt === "string" ? stmt : stmt.sql);
+          return args === undefined ? execute(stmt) : execute(stmt as string, args);
+        }) as typeof client.execute;
+        let many: Awaited<ReturnType<NonNullable<MemoryPort["probeSearchMany"]>>>;
+        try {
+          many = await memory.probeSearchMany!(tier, queries, base);
+        } finally {
+          client.execute = execute;
+        }
+        expect(many).toEqual(each);
+        // A query of only common words fails as its own search does; the others answer.
+        expect(many[3]).toEqual({ error: expect.any(NothingToSearchError) });
+        expect(many.filter((m) => "hits" in m && m.hits.length > 0).length).toBeGreaterThanOrEqual(1);
+        if (tier === "mental_models") {
+          // One statement for the queries that match (a query matching nothing is checked on its own).
+          expect(sql.filter((s) => /UNION ALL/.test(s))).toHaveLength(1);
+        }
+      }
+    }
+  });
+
+  it("refuses every query of a scoped tier for a team the bank does not permit", async () => {
+    const base = { bankId: "acme", limit: 10, tags: [] as string[], scope: "team:growth" as const, probe: true };
+    for (const tier of ["observations", "raw_facts"] as const) {
+      expect(await memory.probeSearchMany!(tier, ["billing", "Postgres"], base)).toEqual([
+        { error: expect.any(ScopeNotPermittedError) },
+        { error: expect.any(ScopeNotPermittedError) },
+      ]);
+    }
+    const models = await memory.probeSearchMany!("mental_models", ["billing", "Postgres"], base);
+    expect(models.every((m) => "hits" in m && m.hits.length > 0)).toBe(true);
   });
 });

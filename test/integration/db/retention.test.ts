@@ -20,8 +20,20 @@ const DAY = 86_400_000;
 const NOW = Date.parse("2026-11-26T12:00:00Z");
 const model = { kind: "offline" as const, name: "offline-extractive" };
 const SOURCE_QUERY = "What is the Atlas launch date and what does the launch depend on?";
-/** A model request's size: what makes a stored run weigh tens of KB. */
-const FAT = "the conversation so far, repeated in every request. ".repeat(400);
+/**
+ * A model request's size: what makes a stored run weigh tens of KB. Text that does not compress
+ * (a finished run's events are stored compressed), the same in every run.
+ */
+const FAT = (() => {
+  let x = 7;
+  return Array.from({ length: 96_000 }, () => {
+    x = (x * 48271) % 2147483647;
+    return (x % 36).toString(36);
+  }).join("");
+})();
+/** Every event of the file, or of one run: rows, and those in packs (db/queries/run-event-codec.ts). */
+const EVENTS = `SELECT (SELECT count(*) FROM run_events WHERE run_id LIKE ?1)
+  + (SELECT coalesce(sum(events), 0) FROM run_event_packs WHERE run_id LIKE ?1) AS n`;
 
 let open: Awaited<ReturnType<typeof openTempDb>>[] = [];
 afterEach(() => {
@@ -138,7 +150,7 @@ describe("run retention", () => {
   it("a dry run reports what a prune would remove and keep, and changes nothing", async () => {
     const { db, path } = await fresh("retention-dry");
     await seed(db);
-    const before = { runs: await runIds(db), events: await count(db, "SELECT count(*) AS n FROM run_events") };
+    const before = { runs: await runIds(db), events: await count(db, EVENTS, ["%"]) };
     await db.$client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
     const size = statSync(path).size;
     const r = await pruneRuns(db, { rule: { olderThan: "30d" }, dryRun: true, now: NOW });
@@ -146,7 +158,7 @@ describe("run retention", () => {
     expect(r.kept.total).toBe(6);
     expect(r.storage.vacuum).toBe("none");
     expect(await runIds(db)).toEqual(before.runs);
-    expect(await count(db, "SELECT count(*) AS n FROM run_events")).toBe(before.events);
+    expect(await count(db, EVENTS, ["%"])).toBe(before.events);
     await db.$client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
     expect(statSync(path).size).toBe(size);
   });
@@ -173,8 +185,10 @@ describe("run retention", () => {
     expect(r.kept.total).toBe(6);
     expect(await runIds(db)).toEqual([...KEPT, "new-0", "new-1", "new-2"].sort());
     // No event outlives its run; the kept runs keep all of theirs.
-    expect(await count(db, "SELECT count(*) AS n FROM run_events WHERE run_id NOT IN (SELECT id FROM runs)")).toBe(0);
-    expect(await count(db, "SELECT count(*) AS n FROM run_events")).toBe(27);
+    for (const table of ["run_events", "run_event_packs", "run_mental_model_reads"]) {
+      expect(await count(db, `SELECT count(*) AS n FROM ${table} WHERE run_id NOT IN (SELECT id FROM runs)`)).toBe(0);
+    }
+    expect(await count(db, EVENTS, ["%"])).toBe(27);
 
     expect(r.storage.vacuum).toBe("incremental");
     expect(r.storage.bytesAfter).toBeLessThan(r.storage.bytesBefore / 2);
@@ -222,7 +236,7 @@ describe("run retention", () => {
     expect(raced).toBe(true);
     expect(r.deleted).toBe(1);
     expect(await runIds(db)).toEqual(["new-child", "old-a"]);
-    expect(await count(db, "SELECT count(*) AS n FROM run_events WHERE run_id = 'old-a'")).toBe(3);
+    expect(await count(db, EVENTS, ["old-a"])).toBe(3);
   });
 
   it("a database from before retention shrinks only after the one-time vacuum, which switches it to incremental", async () => {

@@ -22,8 +22,9 @@ import * as health from "@/app/api/health/route";
 import * as exportRoute from "@/app/api/v1/banks/[bank]/export/route";
 import * as facts from "@/app/api/v1/banks/[bank]/facts/route";
 import { createReadOnlyFileClient, isReadOnlyDb, openDb } from "@/db/client";
-import { clearDatabaseFaults, httpError } from "@/lib/server/http/errors";
+import { httpError } from "@/lib/server/http/errors";
 import { getAppDb } from "@/lib/server/runtime/db";
+import { clearDatabaseFaults } from "@/lib/server/runtime/errors";
 
 const root = resolve(import.meta.dirname, "../../..");
 

@@ -80,6 +80,13 @@ describe.skipIf(skipSqld)("libSQL server mode (sqld primary + replica)", () => {
     expect(events.at(-1)?.type).toBe("run.finished");
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect((await getRun(db, runId))?.status).toBe("done");
+    // Finished, its events are one pack (a BLOB, through the server's protocol) and no rows.
+    const { rows } = await db.$client.execute({
+      sql: `SELECT (SELECT count(*) FROM run_events WHERE run_id = ?1) AS rows,
+                   (SELECT sum(events) FROM run_event_packs WHERE run_id = ?1) AS packed`,
+      args: [runId],
+    });
+    expect(rows[0]).toMatchObject({ rows: 0, packed: events.length });
   });
 
   it("stores F32_BLOB vectors and fuses vector and BM25 rankings on the server", async () => {

@@ -10,6 +10,7 @@ import { NothingToSearchError } from "@/lib/reflect/errors";
 import { Evidence } from "@/lib/reflect/evidence";
 import type { FactHit, MemoryPort } from "@/lib/reflect/ports";
 import {
+  deepEnough,
   isNegativeAnswer,
   isStrongMatch,
   isStrongRank,
@@ -17,6 +18,7 @@ import {
   PROBE_TOP_K,
   type ProbeInput,
   probe,
+  probeHitsOf,
   probeQueries,
   STRONG_RANK,
   saysNothingFound,
@@ -389,5 +391,179 @@ describe("probe: searches the run already saw in full", () => {
     expect(memory.probeSearches.length - searchesBefore).toBe(searchesBefore - 1);
     expect(skipped.hits).toEqual(full.hits);
     expect(skipped.queries).toEqual(full.queries);
+  });
+});
+
+describe("probe: the run's own searches that the cap cut short", () => {
+  it("stand for the probe's search when they went as deep as it or returned all the store had", () => {
+    expect(deepEnough({ limit: 20, returned: 20 })).toBe(true);
+    expect(deepEnough({ limit: 10, returned: 10 })).toBe(true);
+    expect(deepEnough({ limit: 5, returned: 3 })).toBe(true);
+    // A shallow search that filled its limit: the store may hold more than it returned.
+    expect(deepEnough({ limit: 5, returned: 5 })).toBe(false);
+  });
+
+  it("are read instead of searched again, and give the same hits", async () => {
+    const facts = Array.from({ length: 14 }, (_, i) => fact(`f${i}`, `Atlas launch note ${i}`));
+    const memory = new InMemoryMemory({ facts, observations: ATLAS_OBSERVATIONS });
+    const evidence = new Evidence();
+    // The model saw the first three hits of its 20-deep search; the cap hid the rest.
+    const returned = await memory.recall({
+      bankId: "bank",
+      query: "Atlas launch",
+      limit: 20,
+      tags: [],
+      scope: "personal",
+    });
+    evidence.add({ tier: "raw_facts", hits: returned.slice(0, 3) });
+    const base = { evidence, modelQueries: ["Atlas launch"] };
+    const searched = await probe(input(memory, base));
+    const before = memory.probeSearches.length;
+    const runSearches = new Map([
+      [searchKey("raw_facts", "atlas launch"), probeHitsOf({ tier: "raw_facts", hits: returned })],
+    ]);
+    const reused = await probe(input(memory, { ...base, runSearches }));
+    const after = memory.probeSearches.slice(before);
+    expect(after.filter((s) => s.method === "recall").map((s) => s.query.query)).toEqual(["When is the Atlas launch?"]);
+    expect(after).toHaveLength(before - 1);
+    expect(reused.hits).toEqual(searched.hits);
+    expect(reused.hits.map((h) => h.id)).not.toContain("f0");
+  });
+
+  it("in a run: the probe reads the answer the cap hid instead of asking the store again", async () => {
+    const facts = Array.from({ length: 14 }, (_, i) =>
+      fact(`f${i}`, `Atlas launch note ${i}: ${"the launch checklist was reviewed again ".repeat(4)}`),
+    );
+    const memory = new InMemoryMemory({ facts });
+    const m = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      return reply(done("I could not find anything about that in the bank.", {}));
+    });
+    const { result, events } = await run(memory, m, {
+      toolResultCapChars: 600,
+      skill: { ...SKILL, retrieval: { ...SKILL.retrieval, types: ["episodic"] } },
+    });
+    const seen = ofType(events, "tool.result").flatMap((e) => e.payload.ids.raw_facts);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.length).toBeLessThan(14);
+    // The question is searched; the model's query is not searched again: its hidden hits are read from the run.
+    expect(memory.probeSearches.map((s) => s.query.query)).toEqual(["When is the Atlas launch?"]);
+    expect(result.probe?.hits.length).toBeGreaterThan(0);
+    expect(result.probe?.hits.filter((h) => seen.includes(h.id))).toEqual([]);
+  });
+});
+
+describe("probe: a store that searches a tier's queries at once", () => {
+  it("is asked once per tier, gives the same hits, and names each failed query", async () => {
+    const memory = new InMemoryMemory({
+      facts: ATLAS_FACTS,
+      observations: ATLAS_OBSERVATIONS,
+      mentalModels: [mentalModel("mm1", "Atlas launch", "Atlas launches on March 14.")],
+    });
+    const tiers = ["mental_models", "observations", "raw_facts"] as const;
+    const base = { modelQueries: ["Priya checklist", "security review"], enabledTiers: [...tiers] };
+    const one = await probe(input(bind(memory), base));
+    const calls: [string, string[]][] = [];
+    const batching: MemoryPort = {
+      ...bind(memory),
+      probeSearchMany: async (tier, queries, q) => {
+        calls.push([tier, [...queries]]);
+        return Promise.all(
+          queries.map(async (query) => {
+            if (tier === "observations" && query === "security review") return { error: new Error("disk I/O error") };
+            const hits =
+              tier === "mental_models"
+                ? (await memory.searchMentalModels({ ...q, query })).map((m) => ({
+                    ...m,
+                    text: `${m.name}: ${m.content}`,
+                  }))
+                : tier === "observations"
+                  ? (await memory.searchObservations({ ...q, query })).observations
+                  : await memory.recall({ ...q, query });
+            return { hits: hits.map((h, i) => ({ id: h.id, rank: h.rank ?? i + 1, score: h.score, text: h.text })) };
+          }),
+        );
+      },
+    };
+    const many = await probe(input(batching, base));
+    expect(calls.map(([tier]) => tier).sort()).toEqual([...tiers]);
+    for (const [, queries] of calls) expect(queries).toEqual(["When is the Atlas launch?", ...base.modelQueries]);
+    expect(many.errors).toEqual(['observations search for "security review" failed: disk I/O error']);
+    expect(many.hits.map((h) => [h.tier, h.id])).toEqual(one.hits.map((h) => [h.tier, h.id]));
+    // A rejected call fails every query of its tier, by name; the other tiers still count.
+    const rejecting: MemoryPort = {
+      ...batching,
+      probeSearchMany: (tier, queries, q) =>
+        tier === "raw_facts" ? Promise.reject(new Error("locked")) : batching.probeSearchMany!(tier, queries, q),
+    };
+    const partial = await probe(input(rejecting, base));
+    expect(partial.errors.filter((e) => e.startsWith("raw_facts"))).toHaveLength(3);
+    expect(partial.hits.length).toBeGreaterThan(0);
+  });
+});
+
+describe("probe: the question's searches start with the run", () => {
+  it("are made before the first model call, once per enabled tier, and the probe reads them", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    let beforeFirstCall: string[] | null = null;
+    const m = new ScriptedModel((req) => {
+      beforeFirstCall ??= memory.probeSearches.map((s) => `${s.method} ${s.query.query}`);
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "zeppelin" }));
+      return reply(done("I could not find anything about that in the bank.", {}));
+    });
+    const { result } = await run(memory, m);
+    expect(beforeFirstCall).toEqual([
+      "searchObservations When is the Atlas launch?",
+      "recall When is the Atlas launch?",
+    ]);
+    // Not searched again after the answer: the model's query is the only other probe search.
+    expect(memory.probeSearches.filter((s) => s.query.query === "When is the Atlas launch?")).toHaveLength(2);
+    expect(result.flags).toContain("missed_evidence");
+    expect(result.probe?.hits).toContainEqual(
+      expect.objectContaining({ id: "f1", tier: "raw_facts", strong: true, query: "When is the Atlas launch?" }),
+    );
+  });
+
+  it("a failed early search is named by the probe and never an unhandled rejection", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const failing: MemoryPort = {
+      ...bind(memory),
+      recall: (q) => (q.probe ? Promise.reject(new Error("disk I/O error")) : memory.recall(q)),
+    };
+    const m = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+    });
+    const h = harness(memory, m);
+    h.deps.memory = failing;
+    const result = await runReflect(h.deps, request());
+    expect(result.status).toBe("done");
+    expect(result.probe?.errors).toEqual(['raw_facts search for "When is the Atlas launch?" failed: disk I/O error']);
+  });
+
+  it("a store that throws instead of rejecting fails its searches, not the run", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const throwing: MemoryPort = {
+      ...bind(memory),
+      probeSearchMany: () => {
+        throw new Error("not today");
+      },
+    };
+    const m = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      return reply(done("Atlas launches on March 14.", { memory_ids: ["f1"] }));
+    });
+    const h = harness(memory, m);
+    h.deps.memory = throwing;
+    const result = await runReflect(h.deps, request());
+    expect(result.status).toBe("done");
+    expect(result.probe?.errors).toEqual([
+      'observations search for "When is the Atlas launch?" failed: not today',
+      'raw_facts search for "When is the Atlas launch?" failed: not today',
+    ]);
   });
 });

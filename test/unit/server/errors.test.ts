@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AppError, conflictCurrent, ERROR_CODES, type ErrorCode, errorBody, isAppError } from "@/lib/contracts/errors";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
-import { actionError, cliError, HTTP_STATUS, httpError, mcpError, toAppError } from "@/lib/server/http/errors";
+import { actionError, cliError, HTTP_STATUS, httpError, mcpError } from "@/lib/server/http/errors";
+import { toAppError } from "@/lib/server/runtime/errors";
 
 const quietLog = () => vi.spyOn(console, "error").mockImplementation(() => {});
 afterEach(() => vi.restoreAllMocks());
