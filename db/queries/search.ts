@@ -653,7 +653,14 @@ export async function searchMentalModelTextsMany(
     ).rows;
   } catch (error) {
     if (!isMissingIndexError(error, fts)) throw error;
-    return Promise.all(queries.map(one));
+    // No index: a bank without mental models has none (search-index.ts), so each query that
+    // searches finds nothing; models waiting for their first index get it from the first search.
+    const { rows: held } = await db.$client.execute({
+      sql: "SELECT EXISTS (SELECT 1 FROM mental_models WHERE bank_id = ?) AS held",
+      args: [q.bankId],
+    });
+    if (Number(held[0]?.held ?? 1) !== 0) return Promise.all(queries.map(one));
+    return Promise.all(queries.map((query, i) => (matches[i] === null ? one(query) : { hits: [] })));
   }
   if (Number(rows[0]?.fts_pending ?? 0) !== 0) return Promise.all(queries.map(one));
   return Promise.all(

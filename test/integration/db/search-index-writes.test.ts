@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { createReadOnlyFileClient, openDb } from "@/db/client";
 import { saveMentalModel } from "@/db/queries/mental-models";
 import { insertFacts } from "@/db/queries/retain";
-import { searchFacts, searchMentalModelIds, searchObservations } from "@/db/queries/search";
+import { searchFacts, searchMentalModelIds, searchMentalModelTextsMany, searchObservations } from "@/db/queries/search";
 import {
   ensureBankIndex,
   ftsTable,
@@ -198,6 +198,11 @@ describe("schema objects per bank (docs/performance.md#import-into-a-new-bank)",
       // The tiers without rows find nothing, and the offline model's statistics read what there is.
       expect(await searchObservations(t.db, { ...q, bankId: "a", query: "ship" })).toEqual([]);
       expect(await searchMentalModelIds(t.db, { ...q, bankId: "a", query: "ship" })).toEqual([]);
+      // The probe's batched mental-model search (one entry per query) finds nothing too.
+      expect(await searchMentalModelTextsMany(t.db, { ...q, bankId: "a" }, ["ship", "budget"])).toEqual([
+        { hits: [] },
+        { hits: [] },
+      ]);
       expect(await termDocumentFrequencies(t.db, "a", ["ship", "budget", "zebra"])).toEqual({
         documents: 2,
         frequencies: new Map([
@@ -225,6 +230,8 @@ describe("schema objects per bank (docs/performance.md#import-into-a-new-bank)",
       });
       expect(await searchMentalModelIds(t.db, { ...q, bankId: "a", query: "ship" })).toHaveLength(1);
       expect(await bankIndexes(t.db, "a")).toHaveLength(3);
+      const many = await searchMentalModelTextsMany(t.db, { ...q, bankId: "a" }, ["ship", "budget"]);
+      expect(many.map((m) => ("hits" in m ? m.hits.map((h) => h.name) : m))).toEqual([["Ship dates"], []]);
       expect((await termDocumentFrequencies(t.db, "a", ["ship"])).frequencies).toEqual(new Map([["ship", 3]]));
       const files = await t.db.$client.execute("SELECT name FROM sqlite_master WHERE name LIKE '%vocab%'");
       expect(files.rows).toEqual([]);
