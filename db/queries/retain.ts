@@ -85,6 +85,6 @@ export async function insertFacts(
       }),
   );
   if (first) await db.batch([first, ...rest]);
-  await flushAfterWrite(db, bankId);
+  await flushAfterWrite(db, bankId, ["facts"]);
   return { inserted: ids.filter((id) => !existing.has(id)), updated: ids.filter((id) => existing.has(id)) };
 }

@@ -13,14 +13,21 @@
  * `ensureFreshIndex` runs it before a search if anything is still pending (a write path that did
  * not flush, another process, raw SQL), so a search never reads a stale index.
  *
- * Objects per bank and tier (`<hex>` = the bank id in hex, so any id is a safe identifier):
- *   `<table>_fts_<hex>`       the FTS5 table, contentless with deletes by rowid (= the row's pk);
- *                             tags are indexed as their own column, ranked lower
- *   `<table>_fts_<hex>_vocab` fts5vocab over it: the bank's document frequencies (offline model)
- * Banks made by bundle import get them in the import's transaction; `syncSearchIndexes` (run when
- * a database is opened) builds missing or old-form ones — e.g. after an upgrade — drops those of
- * deleted banks and the per-bank triggers of the previous form. Every search still filters on
- * `bank_id`, so no index, however built, can leak another bank's memory.
+ * Schema objects cost every connection: a new bank's CREATEs change the schema, and each connection
+ * then re-reads all of it, at a cost that grows faster than the number of FTS5 tables in the file
+ * (docs/performance.md#import-into-a-new-bank). So a bank has as few as its rows need:
+ *   `<table>_fts_<hex>`       the FTS5 table of a tier (`<hex>` = the bank id in hex, so any id is a
+ *                             safe identifier), contentless with deletes by rowid (= the row's pk);
+ *                             tags are indexed as their own column, ranked lower. It exists only
+ *                             while the tier holds rows of the bank: a flush creates it with the
+ *                             tier's first row (until then every row of the tier is pending), and a
+ *                             search of a tier without one finds nothing.
+ *   `temp.<fts>_vocab`        fts5vocab over it (the bank's document frequencies, offline model),
+ *                             made per connection when read, never in the file.
+ * Banks made by bundle import get their indexes in the import's transaction; `syncSearchIndexes`
+ * (run when a database is opened) builds missing or old-form ones — e.g. after an upgrade — drops
+ * those of deleted banks, the empty ones, the vocab tables and per-bank triggers of earlier forms.
+ * Every search still filters on `bank_id`, so no index, however built, can leak another bank's memory.
  */
 import type { InStatement } from "@libsql/client";
 import { TIER_TABLES } from "@/lib/reflect/domain";
@@ -65,9 +72,13 @@ export function vocabTable(fts: string): string {
   return `${fts}_vocab`;
 }
 
-/** Creates the vocab table of an index (idempotent; it reads the index and stores nothing). */
+/**
+ * Creates the vocab table of an index in the connection's temp schema (idempotent; it reads the
+ * index and stores nothing). Per connection, so no other connection re-reads it, and it outlives
+ * rebuilds of its index: fts5vocab finds the index by name on each read.
+ */
 export function vocabTableStatement(fts: string): string {
-  return `CREATE VIRTUAL TABLE IF NOT EXISTS ${vocabTable(fts)} USING fts5vocab(${fts}, 'row')`;
+  return `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${vocabTable(fts)} USING fts5vocab(main, ${fts}, 'row')`;
 }
 
 /** `bm25(<fts>, w1, w2, …)` with the tier's column weights. */
@@ -75,23 +86,29 @@ export function bm25(table: SearchedTable, fts: string): string {
   return `bm25(${fts}, ${INDEXED_COLUMNS[table].map((c) => c.weight.toFixed(1)).join(", ")})`;
 }
 
+const createIndex = (table: SearchedTable, fts: string) =>
+  `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${INDEXED_COLUMNS[table]
+    .map((c) => c.name)
+    .join(", ")}, content='', contentless_delete=1, tokenize='porter unicode61')`;
+
 /**
- * Creates the bank's indexes (idempotent) and fills them from the rows the bank already holds.
- * Run inside the transaction that inserts the bank's first rows, or on its own for an existing bank
- * (after `dropBankIndexStatements`: filling an existing index would index its rows twice).
+ * Creates the indexes of the bank's `tiers` (idempotent) and fills them from the rows the bank
+ * already holds; then nothing of the bank is pending. Run inside a write transaction whose `tiers`
+ * are every tier holding rows of the bank (a tier without rows gets no index), either the one that
+ * inserts the bank's first rows or on its own (after `dropBankIndexStatements`: filling an
+ * existing index would index its rows twice).
  */
-export function createBankIndexStatements(bankId: string): InStatement[] {
+export function createBankIndexStatements(bankId: string, tiers: readonly SearchedTable[]): InStatement[] {
   return [
-    ...SEARCHED_TABLES.flatMap((table) => {
+    ...tiers.flatMap((table) => {
       const fts = ftsTable(table, bankId);
       const list = INDEXED_COLUMNS[table].map((c) => c.name).join(", ");
       return [
-        `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${list}, content='', contentless_delete=1, tokenize='porter unicode61')`,
+        createIndex(table, fts),
         {
           sql: `INSERT INTO ${fts}(rowid, ${list}) SELECT pk, ${list} FROM ${table} WHERE bank_id = ${bankKeySql(table)}`,
           args: [bankId],
         },
-        vocabTableStatement(fts),
       ];
     }),
     // Everything the bank holds is indexed now.
@@ -100,29 +117,33 @@ export function createBankIndexStatements(bankId: string): InStatement[] {
 }
 
 /**
- * Brings the bank's indexes up to date with its rows changed since the last flush: each noted row
- * is removed from the index by rowid and, if it is (still) the bank's, indexed with its current
- * text. Statements run in the caller's transaction: a write that appends them leaves nothing
- * pending. Costs what changed, whatever the number of banks; the bank's indexes must exist.
+ * Brings the indexes of the bank's `tiers` up to date with their rows changed since the last
+ * flush: each noted row is removed from the index by rowid and, if it is (still) the bank's,
+ * indexed with its current text; a tier's index is created with its first rows (all of them
+ * pending until then). Statements run in the caller's transaction: a write that appends them for
+ * the tiers it wrote leaves nothing of them pending. Costs what changed, whatever the number of banks.
  */
-export function flushStatements(bankId: string): InStatement[] {
-  return [
-    ...SEARCHED_TABLES.flatMap((table) => {
-      const fts = ftsTable(table, bankId);
-      const list = INDEXED_COLUMNS[table].map((c) => c.name).join(", ");
-      // Facts and observations are noted (and stored) under the bank's storage key (bank-storage.ts).
-      const key = bankKeySql(table);
-      const pending = `SELECT pk FROM ${PENDING_TABLE} WHERE bank_id = ${key} AND tbl = '${table}'`;
-      return [
-        { sql: `DELETE FROM ${fts} WHERE rowid IN (${pending})`, args: [bankId] },
-        {
-          sql: `INSERT INTO ${fts}(rowid, ${list}) SELECT pk, ${list} FROM ${table} WHERE bank_id = ${key} AND pk IN (${pending})`,
-          args: [bankId, bankId],
-        },
-      ];
-    }),
-    ...pendingDeleteStatements(bankId),
-  ];
+export function flushStatements(bankId: string, tiers: readonly SearchedTable[]): InStatement[] {
+  return tiers.flatMap((table) => {
+    const fts = ftsTable(table, bankId);
+    const list = INDEXED_COLUMNS[table].map((c) => c.name).join(", ");
+    // Facts and observations are noted (and stored) under the bank's storage key (bank-storage.ts).
+    const key = bankKeySql(table);
+    const pending = `SELECT pk FROM ${PENDING_TABLE} WHERE bank_id = ${key} AND tbl = '${table}'`;
+    return [
+      // A no-op (no schema change) once the index exists.
+      createIndex(table, fts),
+      { sql: `DELETE FROM ${fts} WHERE rowid IN (${pending})`, args: [bankId] },
+      {
+        sql: `INSERT INTO ${fts}(rowid, ${list}) SELECT pk, ${list} FROM ${table} WHERE bank_id = ${key} AND pk IN (${pending})`,
+        args: [bankId, bankId],
+      },
+      {
+        sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL}) AND tbl = '${table}'`,
+        args: [bankId, bankId],
+      },
+    ];
+  });
 }
 
 /** Forgets the bank's pending rows: those noted under its id and under its storage key. */
@@ -130,20 +151,24 @@ function pendingDeleteStatements(bankId: string): InStatement[] {
   return [{ sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL})`, args: [bankId, bankId] }];
 }
 
-/** Drops the bank's indexes (a no-op when absent), and the per-bank triggers and view of the previous form. */
+/**
+ * Drops the bank's indexes (a no-op when absent), the per-bank triggers and view of the first
+ * form, and the vocab tables an earlier release kept in the file.
+ */
 export function dropBankIndexStatements(bankId: string): InStatement[] {
   return SEARCHED_TABLES.flatMap((table) => {
     const fts = ftsTable(table, bankId);
     return [
-      ...LEGACY_TRIGGERS.map((t) => `DROP TRIGGER IF EXISTS ${fts}_${t}`),
-      `DROP TABLE IF EXISTS ${vocabTable(fts)}`,
-      `DROP TABLE IF EXISTS ${fts}`,
-      `DROP VIEW IF EXISTS ${fts}_rows`,
+      ...LEGACY_TRIGGERS.map((t) => `DROP TRIGGER IF EXISTS main.${fts}_${t}`),
+      `DROP TABLE IF EXISTS main.${vocabTable(fts)}`,
+      `DROP TABLE IF EXISTS main.${fts}`,
+      `DROP VIEW IF EXISTS main.${fts}_rows`,
     ];
   });
 }
 
 const INDEX_NAME = new RegExp(`^(${SEARCHED_TABLES.join("|")})_fts_([0-9a-f]+)$`);
+const LEGACY_VOCAB_NAME = new RegExp(`^(${SEARCHED_TABLES.join("|")})_fts_[0-9a-f]+_vocab$`);
 
 /**
  * FTS tables per bank id (decoded), and whether each is of the current (contentless) form.
@@ -198,7 +223,7 @@ export async function dropRetiredIndexes(db: Db, options: { latest?: boolean } =
   return dropped;
 }
 
-/** Per-bank triggers of the previous form (migration 0005), whatever bank they were for. */
+/** Per-bank triggers of the first form (migration 0005), whatever bank they were for. */
 async function legacyTriggers(db: Db): Promise<string[]> {
   const res = await db.$client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\\_fts\\_%' ESCAPE '\\'",
@@ -207,92 +232,153 @@ async function legacyTriggers(db: Db): Promise<string[]> {
   return res.rows.map((r) => String(r.name)).filter((name) => legacy.test(name));
 }
 
-/** (Re)builds the bank's indexes from its current rows. */
-export async function ensureBankIndex(db: Db, bankId: string): Promise<void> {
-  await db.$client.batch([...dropBankIndexStatements(bankId), ...createBankIndexStatements(bankId)], "write");
+/** Vocab tables an earlier release kept in the file (now per connection: `vocabTableStatement`). */
+async function legacyVocabTables(db: Db): Promise<string[]> {
+  const res = await db.$client.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%\\_fts\\_%\\_vocab' ESCAPE '\\'",
+  );
+  return res.rows.map((r) => String(r.name)).filter((name) => LEGACY_VOCAB_NAME.test(name));
 }
 
-/**
- * Applies the bank's pending changes to its indexes, if any (one indexed read when there are none).
- * Fails with a missing-table error (see `isMissingIndexError`) when the bank has no index.
- */
-export async function ensureFreshIndex(db: Db, bankId: string): Promise<void> {
+/** In a statement over `banks b`: the key the tier's rows of bank `b` are stored under (bank-storage.ts). */
+const storedKey = (table: SearchedTable) => (bankKeySql(table) === "?" ? "b.id" : "coalesce(b.storage_id, b.id)");
+
+/** Per tier, whether it holds rows of the bank (one indexed probe each). */
+const TIER_ROWS_SQL = `SELECT ${SEARCHED_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE bank_id = ${bankKeySql(t)}) AS ${t}`).join(", ")}`;
+
+function tiersOf(row: Record<string, unknown> | undefined): SearchedTable[] {
+  return SEARCHED_TABLES.filter((t) => Number(row?.[t] ?? 0) !== 0);
+}
+
+/** (Re)builds the bank's indexes from its current rows: one per tier that holds rows. */
+export async function ensureBankIndex(db: Db, bankId: string): Promise<void> {
+  // Which tiers hold rows is read in the rebuild's own write transaction, so no write slips in
+  // between (its rows would be pending no more, yet in no index).
+  const tx = await db.$client.transaction("write");
+  try {
+    const { rows } = await tx.execute({ sql: TIER_ROWS_SQL, args: SEARCHED_TABLES.map(() => bankId) });
+    await tx.batch([...dropBankIndexStatements(bankId), ...createBankIndexStatements(bankId, tiersOf(rows[0]))]);
+    await tx.commit();
+  } catch (err) {
+    await tx.rollback().catch(() => {});
+    throw err;
+  } finally {
+    tx.close();
+  }
+}
+
+/** The tiers with rows of the bank still to apply to its indexes. */
+async function pendingTiers(db: Db, bankId: string): Promise<SearchedTable[]> {
   const { rows } = await db.$client.execute({
-    sql: `SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL}) LIMIT 1`,
+    sql: `SELECT DISTINCT tbl FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL})`,
     args: [bankId, bankId],
   });
-  if (rows.length === 0) return;
+  return SEARCHED_TABLES.filter((t) => rows.some((r) => r.tbl === t));
+}
+
+/** Applies the bank's pending changes to its indexes, if any (one indexed read when there are none). */
+export async function ensureFreshIndex(db: Db, bankId: string): Promise<void> {
+  const tiers = await pendingTiers(db, bankId);
+  if (tiers.length === 0) return;
   try {
-    await db.$client.batch(flushStatements(bankId), "write");
+    await db.$client.batch(flushStatements(bankId, tiers), "write");
   } catch (err) {
     // A database opened read-only (db/client.ts): nobody can have written since the pending rows
     // were noted, so the search reads the index as it is rather than failing.
-    if (!/SQLITE_READONLY|readonly database/i.test(`${(err as { code?: unknown }).code} ${err}`)) throw err;
+    if (!isReadOnlyError(err)) throw err;
   }
 }
 
-/**
- * Applies the bank's pending changes right after a write, so the next search finds nothing to do.
- * A bank without an index (inserted by raw SQL) is left as it is: its first search builds it.
- */
-export async function flushAfterWrite(db: Db, bankId: string): Promise<void> {
-  try {
-    await db.$client.batch(flushStatements(bankId), "write");
-  } catch (error) {
-    if (!SEARCHED_TABLES.some((t) => isMissingIndexError(error, ftsTable(t, bankId)))) throw error;
-  }
+/** True when a write failed because the database was opened read-only (db/client.ts). */
+export function isReadOnlyError(err: unknown): boolean {
+  return /SQLITE_READONLY|readonly database/i.test(`${(err as { code?: unknown }).code} ${err}`);
+}
+
+/** The bank's tiers that have an index in the file. */
+export async function indexedTiers(db: Db, bankId: string): Promise<SearchedTable[]> {
+  const names = SEARCHED_TABLES.map((t) => ftsTable(t, bankId));
+  const { rows } = await db.$client.execute({
+    sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => "?").join(", ")})`,
+    args: names,
+  });
+  return SEARCHED_TABLES.filter((_, i) => rows.some((r) => r.name === names[i]));
+}
+
+/** Applies the bank's pending changes to the indexes of the tiers just written, so the next search finds nothing to do. */
+export async function flushAfterWrite(db: Db, bankId: string, tiers: readonly SearchedTable[]): Promise<void> {
+  await db.$client.batch(flushStatements(bankId, tiers), "write");
 }
 
 /**
- * Makes the indexes match the banks: drops the per-bank triggers of the previous form, builds the
- * missing, incomplete or old-form indexes, drops those of banks that no longer exist, and applies
- * what is pending. Cheap when nothing is to do (three catalog reads and one small read).
+ * Makes the indexes match the banks: drops the per-bank triggers and in-file vocab tables of
+ * earlier forms, builds the missing (a tier with rows but no index and nothing pending) and
+ * old-form indexes, drops those of banks that no longer exist and those of tiers left without rows,
+ * and applies what is pending. Cheap when nothing is to do (four catalog reads and two small reads).
  */
 export async function syncSearchIndexes(db: Db): Promise<{ built: string[]; dropped: string[] }> {
-  const triggers = await legacyTriggers(db);
-  if (triggers.length > 0)
-    await db.$client.batch(
-      triggers.map((t) => `DROP TRIGGER IF EXISTS ${t}`),
-      "write",
-    );
+  const legacy = [
+    ...(await legacyTriggers(db)).map((t) => `DROP TRIGGER IF EXISTS main.${t}`),
+    ...(await legacyVocabTables(db)).map((t) => `DROP TABLE IF EXISTS main.${t}`),
+  ];
+  if (legacy.length > 0) await db.$client.batch(legacy, "write");
+  const indexed = await indexedBanks(db);
   // Banks and import stagings have indexes; a replaced bank's storage row (`~…`, no owner) has none:
   // its rows are indexed under the bank's name (bank-storage.ts).
+  const pendingSql = SEARCHED_TABLES.map(
+    (t) =>
+      `EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id IN (b.id, coalesce(b.storage_id, b.id)) AND tbl = '${t}') AS p_${t}`,
+  ).join(", ");
   const banks = (
-    await db.$client.execute("SELECT id FROM banks WHERE id NOT LIKE '~%' OR import_owner IS NOT NULL")
-  ).rows.map((r) => String(r.id));
-  const indexed = await indexedBanks(db);
+    await db.$client.execute(
+      `SELECT b.id, ${SEARCHED_TABLES.map((t) => `EXISTS (SELECT 1 FROM ${t} WHERE bank_id = ${storedKey(t)}) AS ${t}`).join(", ")}, ${pendingSql}
+       FROM banks b WHERE b.id NOT LIKE '~%' OR b.import_owner IS NOT NULL`,
+    )
+  ).rows;
+  const bankIds = banks.map((r) => String(r.id));
   const built: string[] = [];
-  for (const bankId of banks) {
-    const tables = indexed.get(bankId);
-    if (tables && tables.size === SEARCHED_TABLES.length && [...tables.values()].every(Boolean)) continue;
-    await ensureBankIndex(db, bankId);
-    built.push(bankId);
+  const empty: { bankId: string; table: SearchedTable }[] = [];
+  for (const row of banks) {
+    const bankId = String(row.id);
+    const tables = indexed.get(bankId) ?? new Map<SearchedTable, boolean>();
+    const withRows = tiersOf(row);
+    const stale =
+      [...tables.values()].some((current) => !current) ||
+      withRows.some((t) => !tables.has(t) && Number(row[`p_${t}`] ?? 0) === 0);
+    if (stale) {
+      await ensureBankIndex(db, bankId);
+      built.push(bankId);
+      continue;
+    }
+    for (const table of tables.keys())
+      if (!withRows.includes(table) && Number(row[`p_${table}`] ?? 0) === 0) empty.push({ bankId, table });
   }
-  const dropped = [...indexed.keys()].filter((id) => !banks.includes(id));
+  if (empty.length > 0) await dropEmptyIndexes(db, empty);
+  const dropped = [...indexed.keys()].filter((id) => !bankIds.includes(id));
   if (dropped.length > 0) await db.$client.batch(dropped.flatMap(dropBankIndexStatements), "write");
   // Pending rows are noted under a bank's id or under its storage key (bank-storage.ts): each is
   // flushed into the bank that reads it; those of a bank or storage no bank reads are forgotten.
-  const pending = await db.$client.execute(`SELECT DISTINCT bank_id FROM ${PENDING_TABLE}`);
-  const keys = pending.rows.map((r) => String(r.bank_id));
+  const pending = await db.$client.execute(`SELECT DISTINCT bank_id, tbl FROM ${PENDING_TABLE}`);
   const readers = new Map<string, string>();
-  if (keys.length > 0) {
+  if (pending.rows.length > 0) {
     const stored = await db.$client.execute(
       `SELECT id, storage_id FROM banks WHERE storage_id IN (SELECT bank_id FROM ${PENDING_TABLE})`,
     );
     for (const r of stored.rows) readers.set(String(r.storage_id), String(r.id));
   }
-  const flushed = new Set<string>();
-  const forgotten: string[] = [];
-  for (const key of keys) {
-    const bankId = banks.includes(key) ? key : readers.get(key);
-    if (bankId !== undefined && banks.includes(bankId)) flushed.add(bankId);
-    else forgotten.push(key);
+  const flushes = new Map<string, SearchedTable[]>();
+  const forgotten = new Set<string>();
+  for (const r of pending.rows) {
+    const key = String(r.bank_id);
+    const bankId = bankIds.includes(key) ? key : readers.get(key);
+    const tier = SEARCHED_TABLES.find((t) => t === r.tbl);
+    if (bankId === undefined || !bankIds.includes(bankId)) forgotten.add(key);
+    else if (tier && !flushes.get(bankId)?.includes(tier)) flushes.set(bankId, [...(flushes.get(bankId) ?? []), tier]);
   }
-  if (keys.length > 0) {
+  if (flushes.size > 0 || forgotten.size > 0) {
     await db.$client.batch(
       [
-        ...[...flushed].flatMap((bankId) => flushStatements(bankId)),
-        ...forgotten.map((key) => ({ sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ?`, args: [key] })),
+        ...[...flushes].flatMap(([bankId, tiers]) => flushStatements(bankId, tiers)),
+        ...[...forgotten].map((key) => ({ sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ?`, args: [key] })),
       ],
       "write",
     );
@@ -300,7 +386,34 @@ export async function syncSearchIndexes(db: Db): Promise<{ built: string[]; drop
   return { built, dropped };
 }
 
+/**
+ * Drops the indexes of tiers that hold no rows of their bank (an earlier release made all three
+ * for every bank), each only if that is still so inside the write transaction.
+ */
+async function dropEmptyIndexes(db: Db, empty: { bankId: string; table: SearchedTable }[]): Promise<void> {
+  const tx = await db.$client.transaction("write");
+  try {
+    const drops: string[] = [];
+    for (const { bankId, table } of empty) {
+      const { rows } = await tx.execute({
+        sql: `SELECT EXISTS (SELECT 1 FROM ${table} WHERE bank_id = ${bankKeySql(table)}) OR EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL}) AND tbl = ?) AS used`,
+        args: [bankId, bankId, bankId, table],
+      });
+      if (Number(rows[0]?.used ?? 1) === 0) drops.push(`DROP TABLE IF EXISTS main.${ftsTable(table, bankId)}`);
+    }
+    if (drops.length > 0) await tx.batch(drops);
+    await tx.commit();
+  } catch (err) {
+    await tx.rollback().catch(() => {});
+    throw err;
+  } finally {
+    tx.close();
+  }
+}
+
 /** True when an error says a bank's FTS table does not exist (a bank created behind our back). */
 export function isMissingIndexError(error: unknown, fts: string): boolean {
-  return String(error).includes(`no such table: ${fts}`);
+  const text = String(error);
+  // The second form is fts5vocab's, reading a bank's index through its vocab table.
+  return text.includes(`no such table: ${fts}`) || text.includes(`no such fts5 table: main.${fts}`);
 }

@@ -12,8 +12,7 @@ import type { ObservationFreshness } from "@/lib/reflect/ports";
 import { shapeQuery } from "@/lib/reflect/query-shape";
 import { searchTerms } from "@/lib/reflect/terms";
 import type { Db } from "../client";
-import { STORAGE_KEY_SQL } from "./bank-storage";
-import { getBank } from "./banks";
+import { bankKeySql, STORAGE_KEY_SQL } from "./bank-storage";
 import {
   bankConversationProfile,
   CONVERSATION_TUNING,
@@ -29,6 +28,7 @@ import {
   ensureFreshIndex,
   ftsTable,
   isMissingIndexError,
+  isReadOnlyError,
   PENDING_TABLE,
   type SearchedTable,
 } from "./search-index";
@@ -130,22 +130,25 @@ async function lexicalRows(
   terms: readonly string[],
   filter: Filter,
   pruned = false,
+  repaired = 0,
+  flushed = false,
 ): Promise<Row[]> {
   const matches = ftsMatchesOf(terms);
   if (!matches) return [];
   const fts = ftsTable(table, q.bankId);
   try {
     const first = await firstRows(db, q.bankId, table, fts, columns, q.limit, matches, filter);
-    if (first.pending) {
-      // Something was written without its index update (another process, raw SQL): apply it, search again.
+    if (first.pending && !flushed) {
+      // Something was written without its index update (another process, raw SQL): apply it, search
+      // again — once: a read-only file keeps its pending rows, and its index is read as it is.
       await ensureFreshIndex(db, q.bankId);
-      return lexicalRows(db, table, columns, q, terms, filter, pruned);
+      return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired, true);
     }
     // Mental models are a few curated rows per bank: only the OR query, ranked directly.
     const tried = table !== "mental_models" && first.orMatches > OR_RANKED_AT_MOST ? matches : [matches.at(-1)!];
     if (tried.length > 1 && !pruned && first.rows.length < q.limit) {
       const held = await heldTerms(db, fts, terms);
-      if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true);
+      if (held.length < terms.length) return lexicalRows(db, table, columns, q, held, filter, true, repaired, flushed);
     }
     let every: Row[] = [];
     for (const [i, match] of tried.entries()) {
@@ -164,11 +167,25 @@ async function lexicalRows(
     }
     return [];
   } catch (error) {
-    if (!isMissingIndexError(error, fts)) throw error;
-    // A bank inserted without its index (raw SQL): build it once, or find nothing in a bank that does not exist.
-    if (!(await getBank(db, q.bankId))) return [];
-    await ensureBankIndex(db, q.bankId);
-    return lexicalRows(db, table, columns, q, terms, filter, pruned);
+    if (!isMissingIndexError(error, fts) || repaired >= 2) throw error;
+    // No index for the tier: a bank that does not exist, or a tier without rows, finds nothing
+    // (search-index.ts makes a tier's index with its first row). Rows still pending get it from
+    // the flush; rows without one (a bank inserted with raw SQL) from a rebuild.
+    const { rows } = await db.$client.execute({
+      sql: `SELECT EXISTS (SELECT 1 FROM banks WHERE id = ?) AS bank, EXISTS (SELECT 1 FROM ${table} WHERE bank_id = ${bankKeySql(table)}) AS held`,
+      args: [q.bankId, q.bankId],
+    });
+    if (Number(rows[0]?.bank ?? 0) === 0 || Number(rows[0]?.held ?? 0) === 0) return [];
+    if (repaired === 0) await ensureFreshIndex(db, q.bankId);
+    else
+      try {
+        await ensureBankIndex(db, q.bankId);
+      } catch (err) {
+        // A read-only file cannot build it: its index, as it is, has none of the tier's rows.
+        if (isReadOnlyError(err)) return [];
+        throw err;
+      }
+    return lexicalRows(db, table, columns, q, terms, filter, pruned, repaired + 1, flushed);
   }
 }
 
@@ -631,17 +648,24 @@ export async function searchMentalModelTextsMany(
   try {
     rows = (
       await db.$client.execute({
-        sql: `WITH s AS (SELECT EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id = ?) AS pending)
+        sql: `WITH s AS (SELECT EXISTS (SELECT 1 FROM ${PENDING_TABLE} WHERE bank_id IN (?, ${STORAGE_KEY_SQL})) AS pending)
               SELECT s.pending AS fts_pending, r.* FROM s LEFT JOIN (${batched
                 .map((i) => `SELECT ${i} AS fts_query, * FROM (${candidateSql("mental_models", fts, columns, filter)})`)
                 .join(" UNION ALL ")}) r ON 1
               ORDER BY r.fts_query, r.fts_score, r.id`,
-        args: [q.bankId, ...batched.flatMap((i) => [matches[i]!, n - 1, ...filter.args, q.limit])] as InArgs,
+        args: [q.bankId, q.bankId, ...batched.flatMap((i) => [matches[i]!, n - 1, ...filter.args, q.limit])] as InArgs,
       })
     ).rows;
   } catch (error) {
     if (!isMissingIndexError(error, fts)) throw error;
-    return Promise.all(queries.map(one));
+    // No index: a bank without mental models has none (search-index.ts), so each query that
+    // searches finds nothing; models waiting for their first index get it from the first search.
+    const { rows: held } = await db.$client.execute({
+      sql: "SELECT EXISTS (SELECT 1 FROM mental_models WHERE bank_id = ?) AS held",
+      args: [q.bankId],
+    });
+    if (Number(held[0]?.held ?? 1) !== 0) return Promise.all(queries.map(one));
+    return Promise.all(queries.map((query, i) => (matches[i] === null ? one(query) : { hits: [] })));
   }
   if (Number(rows[0]?.fts_pending ?? 0) !== 0) return Promise.all(queries.map(one));
   return Promise.all(

@@ -1,7 +1,7 @@
 /**
  * Term statistics for the offline model: how many memories a bank holds and how many of them
- * contain each porter stem, read from the bank's own FTS5 indexes through their fts5vocab tables
- * (db/queries/search-index.ts). Each bank is weighed by its own words, as if it were alone.
+ * contain each porter stem, read from the bank's own FTS5 indexes through fts5vocab tables made
+ * in the connection's temp schema (db/queries/search-index.ts). Each bank is weighed by its own words, as if it were alone.
  */
 import type { Db } from "../client";
 import { bankKeySql } from "./bank-storage";
@@ -9,8 +9,11 @@ import {
   ensureBankIndex,
   ensureFreshIndex,
   ftsTable,
+  indexedTiers,
   isMissingIndexError,
+  isReadOnlyError,
   SEARCHED_TABLES,
+  type SearchedTable,
   vocabTable,
   vocabTableStatement,
 } from "./search-index";
@@ -25,48 +28,56 @@ export async function termDocumentFrequencies(
   bankId: string,
   stems: readonly string[],
 ): Promise<TermDocumentFrequencies> {
+  await ensureFreshIndex(db, bankId);
   try {
-    await ensureFreshIndex(db, bankId);
     return await read(db, bankId, stems);
   } catch (error) {
-    if (SEARCHED_TABLES.some((t) => isMissingIndexError(error, ftsTable(t, bankId)))) {
-      // A bank inserted without its index (raw SQL): build it, then read.
+    if (!SEARCHED_TABLES.some((t) => isMissingIndexError(error, ftsTable(t, bankId)))) throw error;
+    // Rows without an index (a bank inserted with raw SQL): build it, then read.
+    try {
       await ensureBankIndex(db, bankId);
-      return read(db, bankId, stems);
+    } catch (err) {
+      // A read-only file cannot build it: read the indexes there are.
+      if (!isReadOnlyError(err)) throw err;
+      return read(db, bankId, stems, await indexedTiers(db, bankId));
     }
-    // An index built before vocab tables existed: add them (they store nothing) and read again.
-    const vocabs = SEARCHED_TABLES.map((t) => vocabTable(ftsTable(t, bankId)));
-    if (!vocabs.some((v) => isMissingIndexError(error, v))) throw error;
-    await db.$client.batch(
-      SEARCHED_TABLES.map((t) => vocabTableStatement(ftsTable(t, bankId))),
-      "write",
-    );
     return read(db, bankId, stems);
   }
 }
 
-async function read(db: Db, bankId: string, stems: readonly string[]): Promise<TermDocumentFrequencies> {
+async function read(
+  db: Db,
+  bankId: string,
+  stems: readonly string[],
+  indexed: readonly SearchedTable[] = SEARCHED_TABLES,
+): Promise<TermDocumentFrequencies> {
   const terms = [...new Set(stems)];
   const placeholders = terms.map(() => "?").join(", ");
-  const statements = [
-    {
-      sql: `SELECT ${SEARCHED_TABLES.map((t) => `(SELECT COUNT(*) FROM ${t} WHERE bank_id = ${bankKeySql(t)})`).join(" + ")} AS n`,
-      args: SEARCHED_TABLES.map(() => bankId),
-    },
-    ...(terms.length === 0
-      ? []
-      : SEARCHED_TABLES.map((t) => ({
-          sql: `SELECT term, doc FROM ${vocabTable(ftsTable(t, bankId))} WHERE term IN (${placeholders})`,
-          args: terms,
-        }))),
-  ];
-  const [count, ...vocabs] = await db.$client.batch(statements, "read");
+  const { rows } = await db.$client.execute({
+    sql: `SELECT ${SEARCHED_TABLES.map((t) => `(SELECT COUNT(*) FROM ${t} WHERE bank_id = ${bankKeySql(t)}) AS ${t}`).join(", ")}`,
+    args: SEARCHED_TABLES.map(() => bankId),
+  });
+  const counts = SEARCHED_TABLES.map((t) => Number(rows[0]?.[t] ?? 0));
+  const documents = counts.reduce((a, b) => a + b, 0);
+  // Only a tier with rows has an index (search-index.ts).
+  const tiers = SEARCHED_TABLES.filter((t, i) => counts[i]! > 0 && indexed.includes(t));
   const frequencies = new Map<string, number>();
-  for (const result of vocabs) {
+  if (terms.length === 0 || tiers.length === 0) return { documents, frequencies };
+  const results = await db.$client.batch(
+    tiers.flatMap((t) => {
+      const fts = ftsTable(t, bankId);
+      return [
+        vocabTableStatement(fts),
+        { sql: `SELECT term, doc FROM temp.${vocabTable(fts)} WHERE term IN (${placeholders})`, args: terms },
+      ];
+    }),
+    "read",
+  );
+  for (const result of results) {
     for (const row of result.rows) {
       const term = String(row.term);
       frequencies.set(term, (frequencies.get(term) ?? 0) + Number(row.doc));
     }
   }
-  return { documents: Number(count?.rows[0]?.n ?? 0), frequencies };
+  return { documents, frequencies };
 }

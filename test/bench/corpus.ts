@@ -332,7 +332,10 @@ export async function insertFacts(db: Db, r: Prng, from: number, to: number, ban
       });
     }
   }
-  await db.$client.batch([...statements, ...flushStatements(bankId)], "write");
+  const tiers = statements.some((s) => s.sql.startsWith("INSERT INTO observations"))
+    ? (["facts", "observations"] as const)
+    : (["facts"] as const);
+  await db.$client.batch([...statements, ...flushStatements(bankId, tiers)], "write");
 }
 
 /**
@@ -371,7 +374,7 @@ export async function insertMentalModels(db: Db, r: Prng, count = 50, bankId = B
         sql: `INSERT INTO mental_models (id, bank_id, name, source_query, content, tags, refreshed_at, stale_override, based_on_ids, version, updated_at) VALUES ${Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
         args: values,
       },
-      ...flushStatements(bankId),
+      ...flushStatements(bankId, ["mental_models"]),
     ],
     "write",
   );

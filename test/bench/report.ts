@@ -76,13 +76,15 @@ export type Prng = ReturnType<typeof prng>;
 export const TMP_DIR = join(import.meta.dirname, "..", ".tmp");
 
 /** A fresh, migrated libSQL file under test/.tmp (bench-<name>), removed by `cleanup`. */
-export async function openBenchDb(name: string): Promise<{ db: Db; cleanup: () => void }> {
+export async function openBenchDb(name: string): Promise<{ db: Db; path: string; cleanup: () => void }> {
   const dir = join(TMP_DIR, `bench-${name}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const db = await openDb(`file:${join(dir, "bench.db")}`);
+  const path = join(dir, "bench.db");
+  const db = await openDb(`file:${path}`);
   return {
     db,
+    path,
     cleanup: () => {
       db.$client.close();
       rmSync(dir, { recursive: true, force: true });

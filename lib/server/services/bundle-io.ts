@@ -23,8 +23,7 @@ import {
   ftsTable,
   PENDING_TABLE,
   SEARCHED_TABLES,
-  vocabTable,
-  vocabTableStatement,
+  type SearchedTable,
 } from "../../../db/queries/search-index";
 import {
   banks,
@@ -374,7 +373,15 @@ export async function importBundle(db: Db, json: unknown, options: { replace?: b
         ...observationStatements(db, existing ? storageKeyOf(bankId) : bankId, bundle.observations),
         ...modelAndSkillStatements(db, bankId, bundle),
         ...suiteStatements(db, bankId, bundle.suites),
-        ...createBankIndexStatements(bankId),
+        // A tier gets an index only when it holds rows (search-index.ts).
+        ...createBankIndexStatements(
+          bankId,
+          SEARCHED_TABLES.filter(
+            (t) =>
+              (t === "facts" ? bundle.facts : t === "observations" ? bundle.observations : bundle.mentalModels).length >
+              0,
+          ),
+        ),
       ],
       "write",
     );
@@ -618,13 +625,14 @@ export async function removeRetiredStorage(
  * the bank's storage key becomes the staging's (its facts and observations are read from there on;
  * db/queries/bank-storage.ts), and the staging's full-text indexes are renamed to the bank's, the
  * old ones out of the way (`~import-…~replaced`, dropped by `removeRetiredStorage` with the old rows).
- * `indexed`: the tiers the bank has an index for now.
+ * `indexed`: the names of the indexes the bank has now; `stagedTiers`: the tiers the staging holds rows of.
  */
 function replaceSwapStatements(
   db: Db,
   bank: Bundle["bank"],
   stageId: string,
   indexed: ReadonlySet<string>,
+  stagedTiers: ReadonlySet<SearchedTable>,
 ): InStatement[] {
   const bankId = bank.id;
   const retired = `${stageId}~replaced`;
@@ -632,15 +640,13 @@ function replaceSwapStatements(
     ...curatedReplaceStatements(db, bank),
     // The old models were indexed only in the old index (renamed below): nothing of them to apply.
     { sql: `DELETE FROM ${PENDING_TABLE} WHERE bank_id = ? AND tbl = 'mental_models'`, args: [bankId] },
+    // The bank's indexes move out of the way; only the tiers the staging holds rows of have an
+    // index to move in (search-index.ts makes a tier's index with its first rows).
     ...SEARCHED_TABLES.flatMap((table) => {
       const live = ftsTable(table, bankId);
-      const staged = ftsTable(table, stageId);
       return [
-        `DROP TABLE IF EXISTS ${vocabTable(live)}`,
         ...(indexed.has(live) ? [`ALTER TABLE ${live} RENAME TO ${ftsTable(table, retired)}`] : []),
-        `DROP TABLE IF EXISTS ${vocabTable(staged)}`,
-        `ALTER TABLE ${staged} RENAME TO ${live}`,
-        vocabTableStatement(live),
+        ...(stagedTiers.has(table) ? [`ALTER TABLE ${ftsTable(table, stageId)} RENAME TO ${live}`] : []),
       ];
     }),
     { sql: "UPDATE banks SET storage_id = ? WHERE id = ?", args: [stageId, bankId] },
@@ -775,8 +781,6 @@ export async function importBundleLines(
           importOwner: options.ownerId,
         }),
       ),
-      // Empty indexes, filled chunk by chunk: nothing is left to index at the end.
-      ...createBankIndexStatements(stageId),
     ],
     "write",
   );
@@ -807,6 +811,8 @@ export async function importBundleLines(
     }
   };
   try {
+    /** The tiers the staging holds rows of, so has an index of: each chunk's flush makes it with the tier's first rows. */
+    const stagedTiers = new Set<SearchedTable>();
     let factBatch: Bundle["facts"] = [];
     let observationBatch: Bundle["observations"] = [];
     let chunks = 0;
@@ -815,6 +821,9 @@ export async function importBundleLines(
         ...factStatements(db, stageId, factBatch),
         ...observationStatements(db, stageId, observationBatch),
       ];
+      const tiers = SEARCHED_TABLES.filter(
+        (t) => (t === "facts" ? factBatch : t === "observations" ? observationBatch : []).length > 0,
+      );
       factBatch = [];
       observationBatch = [];
       if (statements.length === 0) return;
@@ -822,7 +831,8 @@ export async function importBundleLines(
       if (chunks++ > 0) await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
       options.signal?.throwIfAborted();
       const started = performance.now();
-      await whileStaged([...statements, ...flushStatements(stageId)]);
+      await whileStaged([...statements, ...flushStatements(stageId, tiers)]);
+      for (const t of tiers) stagedTiers.add(t);
       const ms = performance.now() - started;
       // Aim at CHUNK_TARGET_MS per commit (see there); a fixed size from the caller stays fixed.
       if (options.rowsPerCommit === undefined) rowsPerCommit = nextChunkSize(rowsPerCommit, ms, maxRowsPerCommit);
@@ -861,10 +871,12 @@ export async function importBundleLines(
     // import's: one a sweep removed after the last chunk is never reported imported).
     await whileStaged(
       [
-        ...(existing ? replaceSwapStatements(db, header.bank, stageId, await existingIndexes(db, bankId)) : []),
+        ...(existing
+          ? replaceSwapStatements(db, header.bank, stageId, await existingIndexes(db, bankId), stagedTiers)
+          : []),
         ...modelAndSkillStatements(db, bankId, later),
         ...suiteStatements(db, bankId, later.suites),
-        ...flushStatements(bankId),
+        ...flushStatements(bankId, later.mentalModels.length > 0 ? ["mental_models"] : []),
         {
           sql: "UPDATE banks SET import_owner = NULL WHERE id = ? AND import_owner = ?",
           args: [bankId, options.ownerId],

@@ -5,15 +5,23 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { drizzle } from "drizzle-orm/libsql";
 import { describe, expect, it } from "vitest";
-import { openDb } from "@/db/client";
+import { createReadOnlyFileClient, openDb } from "@/db/client";
 import { saveMentalModel } from "@/db/queries/mental-models";
 import { insertFacts } from "@/db/queries/retain";
-import { searchFacts, searchMentalModelIds } from "@/db/queries/search";
-import { ensureBankIndex, ftsTable, PENDING_TABLE, SEARCHED_TABLES } from "@/db/queries/search-index";
+import { searchFacts, searchMentalModelIds, searchMentalModelTextsMany, searchObservations } from "@/db/queries/search";
+import {
+  ensureBankIndex,
+  ftsTable,
+  PENDING_TABLE,
+  SEARCHED_TABLES,
+  syncSearchIndexes,
+} from "@/db/queries/search-index";
 import { termDocumentFrequencies } from "@/db/queries/term-stats";
+import * as schema from "@/db/schema";
 import type { BundleInput } from "@/lib/contracts/bundle";
-import { importBundle } from "@/lib/server/services/bundle-io";
+import { importBundle, importBundleLines } from "@/lib/server/services/bundle-io";
 import { migratedUpTo, openTempDb } from "./temp-db";
 
 function bundle(id: string, texts: string[]): BundleInput {
@@ -38,11 +46,21 @@ const q = { limit: 10, tags: [], scopes: ["personal" as const] };
 const ids = async (db: Parameters<typeof searchFacts>[0], bankId: string, query: string) =>
   (await searchFacts(db, { ...q, bankId, query })).map((f) => f.id).sort();
 
+/** The bank's FTS5 tables in the file (one per tier that holds rows). */
+async function bankIndexes(db: Parameters<typeof searchFacts>[0], bankId: string): Promise<string[]> {
+  const names = SEARCHED_TABLES.map((table) => ftsTable(table, bankId));
+  const { rows } = await db.$client.execute({
+    sql: `SELECT name FROM sqlite_master WHERE name IN (${names.map(() => "?").join(", ")}) ORDER BY name`,
+    args: names,
+  });
+  return rows.map((r) => String(r.name));
+}
+
 /** Every stored byte of a bank's indexes (FTS5 shadow tables). */
 async function indexBytes(db: Parameters<typeof searchFacts>[0], bankId: string): Promise<string> {
   const parts: string[] = [];
-  for (const table of SEARCHED_TABLES) {
-    const fts = ftsTable(table, bankId);
+  for (const fts of await bankIndexes(db, bankId)) {
+    parts.push(fts);
     for (const shadow of ["data", "idx", "docsize", "config"]) {
       const { rows } = await db.$client.execute(`SELECT * FROM ${fts}_${shadow} ORDER BY 1, 2`);
       parts.push(JSON.stringify(rows, (_k, v) => (v instanceof ArrayBuffer ? Buffer.from(v).toString("hex") : v)));
@@ -74,6 +92,7 @@ describe("search index upkeep on writes", () => {
       await importBundle(t.db, bundle("a", ["We ship on the 20th.", "Budget approved."]));
       await importBundle(t.db, bundle("b", ["We ship on the 21st.", "Budget pending."]));
       const before = await indexBytes(t.db, "b");
+      expect(await bankIndexes(t.db, "b")).toEqual([ftsTable("facts", "b")]);
       await insertFacts(t.db, "a", [{ text: "Ship date moved.", kind: "world", tags: [], scope: "personal" }]);
       await t.db.$client.execute("UPDATE facts SET text = 'Budget cut.' WHERE bank_id = 'a' AND id = 'f2'");
       await t.db.$client.execute("DELETE FROM facts WHERE bank_id = 'a' AND id = 'f1'");
@@ -148,6 +167,216 @@ describe("search index upkeep on writes", () => {
         staleOverride: null,
       });
       expect(await searchMentalModelIds(t.db, { ...q, bankId: "a", query: "remains" })).toHaveLength(1);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+/** The bank's objects in the file: every sqlite_master row named after one of its indexes. */
+async function schemaRows(db: Parameters<typeof searchFacts>[0], bankId: string): Promise<string[]> {
+  const { rows } = await db.$client.execute("SELECT name FROM sqlite_master ORDER BY name");
+  const prefixes = SEARCHED_TABLES.map((table) => ftsTable(table, bankId));
+  return rows.map((r) => String(r.name)).filter((n) => prefixes.some((p) => n === p || n.startsWith(`${p}_`)));
+}
+
+const fact = (id: string, bankId: string, text: string) =>
+  `INSERT INTO facts (id, bank_id, text, kind, tags, scope, recorded_at, updated_at) VALUES ('${id}', '${bankId}', '${text}', 'world', '[]', 'personal', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`;
+const observation = (id: string, bankId: string, text: string) =>
+  `INSERT INTO observations (id, bank_id, text, tags, scope, source_fact_ids, updated_at) VALUES ('${id}', '${bankId}', '${text}', '[]', 'personal', '[]', '2026-01-02T00:00:00.000Z')`;
+
+describe("schema objects per bank (docs/performance.md#import-into-a-new-bank)", () => {
+  it("a new bank gets an index only for the tiers it holds rows of, and no vocab table in the file", async () => {
+    const t = await openTempDb("writes-lazy-tiers");
+    try {
+      await importBundle(t.db, bundle("a", ["We ship on the 20th.", "Budget approved."]));
+      // One FTS5 table and its four shadow tables: the facts tier only.
+      const fts = ftsTable("facts", "a");
+      expect(await schemaRows(t.db, "a")).toEqual(
+        [fts, ...["config", "data", "docsize", "idx"].map((s) => `${fts}_${s}`)].sort(),
+      );
+      // The tiers without rows find nothing, and the offline model's statistics read what there is.
+      expect(await searchObservations(t.db, { ...q, bankId: "a", query: "ship" })).toEqual([]);
+      expect(await searchMentalModelIds(t.db, { ...q, bankId: "a", query: "ship" })).toEqual([]);
+      // The probe's batched mental-model search (one entry per query) finds nothing too.
+      expect(await searchMentalModelTextsMany(t.db, { ...q, bankId: "a" }, ["ship", "budget"])).toEqual([
+        { hits: [] },
+        { hits: [] },
+      ]);
+      expect(await termDocumentFrequencies(t.db, "a", ["ship", "budget", "zebra"])).toEqual({
+        documents: 2,
+        frequencies: new Map([
+          ["ship", 1],
+          ["budget", 1],
+        ]),
+      });
+      expect(await schemaRows(t.db, "a")).toHaveLength(5);
+      // A tier's first row (written without a flush: raw SQL, as consolidation leaves it pending)
+      // makes its index, at the next search of any tier.
+      await t.db.$client.execute(observation("o1", "a", "Shipping dates hold."));
+      expect((await searchFacts(t.db, { ...q, bankId: "a", query: "budget" })).map((f) => f.id)).toEqual(["f2"]);
+      expect(await bankIndexes(t.db, "a")).toEqual([ftsTable("facts", "a"), ftsTable("observations", "a")]);
+      expect((await searchObservations(t.db, { ...q, bankId: "a", query: "ship" })).map((o) => o.id)).toEqual(["o1"]);
+      // Or at the search of that very tier, whose index does not exist yet.
+      await saveMentalModel(t.db, {
+        bankId: "a",
+        name: "Ship dates",
+        sourceQuery: "when do we ship",
+        content: "The 20th.",
+        tags: [],
+        expectedVersion: 0,
+        refreshedAt: null,
+        staleOverride: null,
+      });
+      expect(await searchMentalModelIds(t.db, { ...q, bankId: "a", query: "ship" })).toHaveLength(1);
+      expect(await bankIndexes(t.db, "a")).toHaveLength(3);
+      const many = await searchMentalModelTextsMany(t.db, { ...q, bankId: "a" }, ["ship", "budget"]);
+      expect(many.map((m) => ("hits" in m ? m.hits.map((h) => h.name) : m))).toEqual([["Ship dates"], []]);
+      expect((await termDocumentFrequencies(t.db, "a", ["ship"])).frequencies).toEqual(new Map([["ship", 3]]));
+      const files = await t.db.$client.execute("SELECT name FROM sqlite_master WHERE name LIKE '%vocab%'");
+      expect(files.rows).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a tier whose rows have no index and nothing pending (raw SQL with the triggers off) is built by its first search", async () => {
+    const t = await openTempDb("writes-lazy-raw");
+    try {
+      await importBundle(t.db, bundle("a", ["We ship on the 20th."]));
+      const triggers = await t.db.$client.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'observations'",
+      );
+      await t.db.$client.batch(
+        [
+          ...triggers.rows.map((r) => `DROP TRIGGER ${String(r.name)}`),
+          observation("o1", "a", "Shipping dates hold."),
+          ...triggers.rows.map((r) => String(r.sql)),
+        ],
+        "write",
+      );
+      expect((await searchObservations(t.db, { ...q, bankId: "a", query: "ship" })).map((o) => o.id)).toEqual(["o1"]);
+      expect((await termDocumentFrequencies(t.db, "a", ["ship"])).frequencies).toEqual(new Map([["ship", 2]]));
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a replace by JSON lines keeps only the tiers the new rows fill", async () => {
+    const t = await openTempDb("writes-lazy-replace");
+    try {
+      await importBundle(t.db, {
+        ...bundle("a", ["We ship on the 20th."]),
+        observations: [
+          {
+            id: "o1",
+            text: "Ship dates hold.",
+            tags: [],
+            scope: "personal",
+            sourceFactIds: ["f1"],
+            updatedAt: "2026-01-02T00:00:00Z",
+          },
+        ],
+      });
+      expect(await bankIndexes(t.db, "a")).toHaveLength(2);
+      const lines = [
+        JSON.stringify({ version: 1, bank: { id: "a", name: "a", permittedTeams: [] } }),
+        JSON.stringify({
+          fact: {
+            id: "g1",
+            text: "Zebras crossed.",
+            kind: "world",
+            tags: [],
+            scope: "personal",
+            recordedAt: "2026-01-01T00:00:00Z",
+          },
+        }),
+      ];
+      async function* source() {
+        yield* lines;
+      }
+      await importBundleLines(t.db, source(), { replace: true, ownerId: "test-owner" });
+      expect(await bankIndexes(t.db, "a")).toEqual([ftsTable("facts", "a")]);
+      expect((await searchFacts(t.db, { ...q, bankId: "a", query: "zebras" })).map((f) => f.id)).toEqual(["g1"]);
+      expect(await searchObservations(t.db, { ...q, bankId: "a", query: "ship" })).toEqual([]);
+      const left = await t.db.$client.execute(
+        "SELECT name FROM sqlite_master WHERE name LIKE '%\\_fts\\_%' ESCAPE '\\'",
+      );
+      expect(left.rows.map((r) => String(r.name)).filter((n) => !n.startsWith(ftsTable("facts", "a")))).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a read-only file with rows still pending is searched as its index is, without looping", async () => {
+    const t = await openTempDb("writes-readonly-pending");
+    try {
+      await importBundle(t.db, bundle("a", ["We ship on the 20th."]));
+      // A write left pending (as consolidation leaves it), then the file turns read-only.
+      await t.db.$client.execute(observation("o1", "a", "Shipping dates hold."));
+      await t.db.$client.execute(fact("f9", "a", "Ship the docs too."));
+      await t.db.$client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+      const client = createReadOnlyFileClient(t.path, 1_000, false);
+      const ro = drizzle({ client, schema }) as unknown as Parameters<typeof searchFacts>[0];
+      try {
+        // The index as it was: f1 (f9 is pending, and a read-only file cannot apply it).
+        expect((await searchFacts(ro, { ...q, bankId: "a", query: "ship" })).map((f) => f.id)).toEqual(["f1"]);
+        expect(await searchObservations(ro, { ...q, bankId: "a", query: "ship" })).toEqual([]);
+        // The offline model's statistics: every row counted, words from the indexes there are.
+        expect(await termDocumentFrequencies(ro, "a", ["ship"])).toEqual({
+          documents: 3,
+          frequencies: new Map([["ship", 1]]),
+        });
+      } finally {
+        client.close();
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("upgrades a file of the previous release: in-file vocab tables and empty tier indexes are dropped, answers unchanged", async () => {
+    const t = await openTempDb("writes-upgrade-vocab");
+    try {
+      await importBundle(t.db, bundle("a", ["We ship on the 20th.", "Budget approved.", "Ship ship ship."]));
+      await importBundle(t.db, bundle("b", ["Zebras ship."]));
+      // The previous release: all three tiers indexed for every bank, each with its vocab table in the file.
+      const columns = {
+        facts: "text, tags",
+        observations: "text, tags",
+        mental_models: "name, source_query, content, tags",
+      };
+      for (const bankId of ["a", "b"])
+        for (const table of SEARCHED_TABLES) {
+          const fts = ftsTable(table, bankId);
+          await t.db.$client.batch(
+            [
+              `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${columns[table]}, content='', contentless_delete=1, tokenize='porter unicode61')`,
+              `CREATE VIRTUAL TABLE main.${fts}_vocab USING fts5vocab(${fts}, 'row')`,
+            ],
+            "write",
+          );
+        }
+      expect(await schemaRows(t.db, "a")).toHaveLength(18);
+      const before = {
+        ranked: (await searchFacts(t.db, { ...q, bankId: "a", query: "ship budget" })).map((f) => f.id),
+        stats: await termDocumentFrequencies(t.db, "a", ["ship", "budget"]),
+      };
+      const db = await openDb(`file:${t.path}`);
+      try {
+        expect(await schemaRows(db, "a")).toHaveLength(5);
+        expect(await schemaRows(db, "b")).toHaveLength(5);
+        expect((await searchFacts(db, { ...q, bankId: "a", query: "ship budget" })).map((f) => f.id)).toEqual(
+          before.ranked,
+        );
+        expect(await termDocumentFrequencies(db, "a", ["ship", "budget"])).toEqual(before.stats);
+        expect(await ids(db, "b", "ship")).toEqual(["f1"]);
+        // Opening again finds nothing to do.
+        expect(await syncSearchIndexes(db)).toEqual({ built: [], dropped: [] });
+        expect(await schemaRows(db, "a")).toHaveLength(5);
+      } finally {
+        db.$client.close();
+      }
     } finally {
       t.cleanup();
     }
