@@ -81,6 +81,16 @@ export function vocabTableStatement(fts: string): string {
   return `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${vocabTable(fts)} USING fts5vocab(main, ${fts}, 'row')`;
 }
 
+/**
+ * The vocab table of an index in the file, as a libSQL server needs it: its SQL parser refuses a
+ * virtual table in `temp` ("unsupported statement"), so over a server each bank's vocab table is
+ * kept in the file, as the earlier release kept them (db/queries/term-stats.ts). Idempotent; it
+ * stores nothing, and reads its index by name.
+ */
+export function fileVocabTableStatement(fts: string): string {
+  return `CREATE VIRTUAL TABLE IF NOT EXISTS main.${vocabTable(fts)} USING fts5vocab(${fts}, 'row')`;
+}
+
 /** `bm25(<fts>, w1, w2, …)` with the tier's column weights. */
 export function bm25(table: SearchedTable, fts: string): string {
   return `bm25(${fts}, ${INDEXED_COLUMNS[table].map((c) => c.weight.toFixed(1)).join(", ")})`;

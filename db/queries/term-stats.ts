@@ -3,11 +3,13 @@
  * contain each porter stem, read from the bank's own FTS5 indexes through fts5vocab tables made
  * in the connection's temp schema (db/queries/search-index.ts). Each bank is weighed by its own words, as if it were alone.
  */
+import type { ResultSet } from "@libsql/client";
 import type { Db } from "../client";
 import { bankKeySql } from "./bank-storage";
 import {
   ensureBankIndex,
   ensureFreshIndex,
+  fileVocabTableStatement,
   ftsTable,
   indexedTiers,
   isMissingIndexError,
@@ -63,16 +65,19 @@ async function read(
   const tiers = SEARCHED_TABLES.filter((t, i) => counts[i]! > 0 && indexed.includes(t));
   const frequencies = new Map<string, number>();
   if (terms.length === 0 || tiers.length === 0) return { documents, frequencies };
-  const results = await db.$client.batch(
-    tiers.flatMap((t) => {
-      const fts = ftsTable(t, bankId);
-      return [
-        vocabTableStatement(fts),
-        { sql: `SELECT term, doc FROM temp.${vocabTable(fts)} WHERE term IN (${placeholders})`, args: terms },
-      ];
-    }),
-    "read",
-  );
+  const results =
+    db.$client.protocol === "file"
+      ? await db.$client.batch(
+          tiers.flatMap((t) => {
+            const fts = ftsTable(t, bankId);
+            return [
+              vocabTableStatement(fts),
+              { sql: `SELECT term, doc FROM temp.${vocabTable(fts)} WHERE term IN (${placeholders})`, args: terms },
+            ];
+          }),
+          "read",
+        )
+      : await readOnServer(db, bankId, tiers, terms);
   for (const result of results) {
     for (const row of result.rows) {
       const term = String(row.term);
@@ -80,4 +85,31 @@ async function read(
     }
   }
   return { documents, frequencies };
+}
+
+/**
+ * The same read over a libSQL server, whose SQL parser refuses a virtual table in `temp`: the vocab
+ * tables are in the file there (search-index.ts `fileVocabTableStatement`). Read as they are; one
+ * missing (never made, or dropped when a process opened the database) is made in a write batch
+ * that reads too (a read replica forwards it to its primary, which has what it makes).
+ */
+async function readOnServer(
+  db: Db,
+  bankId: string,
+  tiers: readonly SearchedTable[],
+  terms: readonly string[],
+): Promise<ResultSet[]> {
+  const placeholders = terms.map(() => "?").join(", ");
+  const reads = tiers.map((t) => ({
+    sql: `SELECT term, doc FROM main.${vocabTable(ftsTable(t, bankId))} WHERE term IN (${placeholders})`,
+    args: [...terms],
+  }));
+  try {
+    return await db.$client.batch(reads, "read");
+  } catch (error) {
+    if (!tiers.some((t) => String(error).includes(`no such table: main.${vocabTable(ftsTable(t, bankId))}`)))
+      throw error;
+    const made = tiers.map((t) => fileVocabTableStatement(ftsTable(t, bankId)));
+    return (await db.$client.batch([...made, ...reads], "write")).slice(made.length);
+  }
 }

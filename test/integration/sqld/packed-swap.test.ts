@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
 import { createRun, createRunSink, getLastRunEvent, getRun, getRunEvents, packRunEvents } from "@/db/queries/runs";
 import { searchFacts } from "@/db/queries/search";
+import { termDocumentFrequencies } from "@/db/queries/term-stats";
 import type { RunEvent } from "@/lib/reflect/events";
 import { ensureDemoBank } from "@/lib/server/runtime/db";
 import { runOwner } from "@/lib/server/runtime/run-owner";
@@ -177,6 +178,9 @@ describe.skipIf(skipSqld)("packed runs and the storage-key swap on a libSQL serv
     await importBundleLines(rdb, bankLines("quokka", 150), { ownerId, rowsPerCommit: 40 });
     // A replica applies the primary's log a moment later: the import is visible there once it has.
     await eventually(async () => (await exportBundle(rdb, "swapped")) !== null, "the replica to see the import");
+    // Term statistics read before the replace (their vocab tables made then) are not stale after it.
+    for (const reader of [db, rdb])
+      expect((await termDocumentFrequencies(reader, "swapped", ["quokka"])).frequencies.get("quokka")).toBe(150);
     await importBundleLines(rdb, bankLines("wombat", 130), { replace: true, ownerId, rowsPerCommit: 40 });
     const q = { bankId: "swapped", limit: 5, tags: [], scopes: ["personal" as const] };
     for (const reader of [db, rdb]) {
@@ -189,6 +193,10 @@ describe.skipIf(skipSqld)("packed runs and the storage-key swap on a libSQL serv
       expect(bundle?.bank.name).toBe("wombat");
       expect(bundle?.facts).toHaveLength(130);
       expect(bundle?.facts.every((f) => f.text.includes("wombat"))).toBe(true);
+      // The offline model's term statistics (vocab tables in the connection's temp schema).
+      const terms = await termDocumentFrequencies(reader, "swapped", ["wombat", "quokka", "review"]);
+      expect(terms.documents).toBe(130);
+      expect(Object.fromEntries(terms.frequencies)).toEqual({ wombat: 130, review: 130 });
     }
     const left = await db.$client.execute(
       "SELECT count(*) AS n FROM facts WHERE bank_id NOT IN ((SELECT storage_id FROM banks WHERE id = 'swapped'), 'demo')",
