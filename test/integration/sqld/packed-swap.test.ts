@@ -198,6 +198,15 @@ describe.skipIf(skipSqld)("packed runs and the storage-key swap on a libSQL serv
       expect(terms.documents).toBe(130);
       expect(Object.fromEntries(terms.frequencies)).toEqual({ wombat: 130, review: 130 });
     }
+    // A process opening the database later (its index upkeep drops in-file vocab tables of the
+    // earlier release) still reads them: they are made again on use.
+    const later = await openDb(primary!.url);
+    try {
+      const terms = await termDocumentFrequencies(later, "swapped", ["wombat"]);
+      expect(terms.frequencies.get("wombat")).toBe(130);
+    } finally {
+      later.$client.close();
+    }
     const left = await db.$client.execute(
       "SELECT count(*) AS n FROM facts WHERE bank_id NOT IN ((SELECT storage_id FROM banks WHERE id = 'swapped'), 'demo')",
     );
