@@ -4,7 +4,7 @@
  * kept as given, normalized to UTC `toISOString()` form so that stored strings compare correctly;
  * export emits the stored strings in a stable order, so export → import → export is identical.
  */
-import type { InStatement } from "@libsql/client";
+import type { InStatement, Transaction } from "@libsql/client";
 import { and, asc, eq, isNotNull, isNull, notInArray, notLike, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { ImportResult } from "@/lib/contracts/banks";
@@ -655,10 +655,14 @@ function replaceSwapStatements(
   ];
 }
 
-/** Which of the bank's index tables exist now (a bank made by raw SQL may have none yet). */
-async function existingIndexes(db: Db, bankId: string): Promise<Set<string>> {
+/**
+ * Which of the bank's index tables exist now (a tier gets one with its first rows; a bank made by
+ * raw SQL may have none yet). Read in the swap's own transaction (`reader`): a writer that gives the
+ * bank a tier's first rows just before would otherwise make an index the swap then collides with.
+ */
+async function existingIndexes(reader: Pick<Transaction, "execute">, bankId: string): Promise<Set<string>> {
   const names = SEARCHED_TABLES.map((t) => ftsTable(t, bankId));
-  const { rows } = await db.$client.execute({
+  const { rows } = await reader.execute({
     sql: `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => "?").join(", ")})`,
     args: names,
   });
@@ -789,7 +793,7 @@ export async function importBundleLines(
    * sweep that judged this process gone (wrongly: it was stopped for minutes, say) removed it, and
    * writing on would leave rows of no bank or report a bank that is not there.
    */
-  const whileStaged = async (statements: InStatement[]) => {
+  const whileStaged = async (statements: InStatement[] | ((tx: Transaction) => Promise<InStatement[]>)) => {
     const tx = await db.$client.transaction("write");
     try {
       const owned = await tx.execute({
@@ -801,7 +805,7 @@ export async function importBundleLines(
           "unavailable",
           "the import's staging was removed by another process (it judged this one stopped): nothing was imported; run the import again",
         );
-      await tx.batch(statements);
+      await tx.batch(typeof statements === "function" ? await statements(tx) : statements);
       await tx.commit();
     } catch (err) {
       await tx.rollback().catch(() => {});
@@ -869,10 +873,10 @@ export async function importBundleLines(
     validateBundle({ version: 1, bank: header.bank, ...later });
     // The one transaction that makes the import visible (only while the staging is still this
     // import's: one a sweep removed after the last chunk is never reported imported).
-    await whileStaged(
+    await whileStaged(async (tx) =>
       [
         ...(existing
-          ? replaceSwapStatements(db, header.bank, stageId, await existingIndexes(db, bankId), stagedTiers)
+          ? replaceSwapStatements(db, header.bank, stageId, await existingIndexes(tx, bankId), stagedTiers)
           : []),
         ...modelAndSkillStatements(db, bankId, later),
         ...suiteStatements(db, bankId, later.suites),

@@ -5,10 +5,12 @@
  * database brings its search indexes up to date: db/queries/search-index.ts `syncSearchIndexes`) —
  * whichever tiers the old and the new bank hold (a tier can be empty before or after the replace).
  */
+import type { TransactionMode } from "@libsql/client";
 import { describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
 import { tierCounts } from "@/db/queries/browse";
 import { listMentalModels } from "@/db/queries/mental-models";
+import { insertFacts } from "@/db/queries/retain";
 import { countMemories, searchFacts, searchMentalModelTexts, searchObservations } from "@/db/queries/search";
 import { syncSearchIndexes } from "@/db/queries/search-index";
 import { termDocumentFrequencies } from "@/db/queries/term-stats";
@@ -145,4 +147,47 @@ describe("a replaced bank searches as a new bank with the same file, now and aft
       }
     }, 120_000);
   }
+});
+
+describe("a replace racing a write that makes the bank's first index", () => {
+  it("a retain that gives an empty bank its first facts just before the swap: the replace still swaps whole", async () => {
+    const t = await openTempDb("replace-race");
+    try {
+      const ownerId = await runOwner(t.db);
+      // A bank with no memories yet: no index at all (a tier gets one with its first rows).
+      await importBundleLines(t.db, linesOf(bankLines("empty", 0, { observations: false, models: false })), {
+        ownerId,
+      });
+      // Just before the replace's last transaction (the swap: every row is staged), a writer
+      // retains the bank's first facts, which gives it its first index.
+      const client = t.db.$client;
+      const transaction = client.transaction.bind(client);
+      let raced = false;
+      client.transaction = (async (mode?: TransactionMode) => {
+        const staged = await client.execute("SELECT count(*) AS n FROM facts WHERE bank_id LIKE '~import-%'");
+        if (!raced && Number(staged.rows[0]?.n) === 120) {
+          raced = true;
+          await insertFacts(t.db, "twin", [{ text: "The platypus note.", kind: "world", scope: "personal", tags: [] }]);
+        }
+        return transaction(mode);
+      }) as typeof client.transaction;
+      try {
+        await importBundleLines(t.db, linesOf(bankLines("wombat", 120, { observations: false, models: false })), {
+          replace: true,
+          ownerId,
+          rowsPerCommit: 50,
+        });
+      } finally {
+        client.transaction = transaction;
+      }
+      expect(raced).toBe(true);
+      const q = { bankId: "twin", limit: 5, tags: [], scopes: ["personal" as const] };
+      expect(await searchFacts(t.db, { ...q, query: "wombat" })).toHaveLength(5);
+      // The retained fact went to the storage the swap retired: replaced with the rest.
+      expect(await searchFacts(t.db, { ...q, query: "platypus" })).toEqual([]);
+      expect((await exportBundle(t.db, "twin"))?.facts).toHaveLength(120);
+    } finally {
+      t.cleanup();
+    }
+  }, 60_000);
 });
