@@ -1,7 +1,7 @@
 /**
  * e2e harness. global-setup builds the app once and starts ONE app server (`next start`, temp
- * database seeded with the demo bank) and ONE Chromium for the whole run (e2e files run one after
- * another in one worker). A file uses the shared server through `useSharedApp()`, which seeds the
+ * database seeded with the demo bank) and ONE Chromium for the whole run (two e2e workers, each
+ * running files one after another, share them). A file uses the shared server through `useSharedApp()`, which seeds the
  * file's own copy of the demo bank under a unique id, so files never see each other's edits; a file
  * that needs its own server configuration (token mode, another database, other env) starts one
  * with `useAppAndBrowser(env)` / `startApp(env)` and says why in a comment. Every file gets its

@@ -168,7 +168,8 @@ describe("trace navigation", () => {
     const { page } = ctx.browser;
     const a = await run();
     const b = await startRunViaApi(ctx.app.url, { ...THREE_TIERS, budget: "mid", wait: true }, BANK);
-    await page.goto(`${ctx.app.url}/runs`);
+    // This bank's runs: files beside this one add runs to the shared server's list (50 a page).
+    await page.goto(`${ctx.app.url}/runs?bank=${BANK}`);
     await page.locator(`[data-testid=run-row][data-run-id="${a}"] [data-testid=run-compare-check]`).check();
     await page.locator(`[data-testid=run-row][data-run-id="${b}"] [data-testid=run-compare-check]`).check();
     await page.getByTestId("compare-selected").click();

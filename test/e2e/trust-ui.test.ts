@@ -98,7 +98,8 @@ describe("the UI says what actually happened", () => {
     expect(await versionLink.textContent()).toContain(`draft on v${saved.mentalModel.version}`);
 
     // The runs list.
-    await page.goto(`${url}/runs`);
+    // This bank's runs: files beside this one add runs to the shared server's list (50 a page).
+    await page.goto(`${url}/runs?bank=${BANK}`);
     const row = page.locator(`tr:has(a[href="/runs/${draftRunId}"])`);
     await row.getByTestId("mental-model-draft").filter({ hasText: label }).waitFor();
     await shots(page, "runs-list-draft");
