@@ -5,10 +5,19 @@ import { defineConfig } from "vitest/config";
 const alias = { "@": fileURLToPath(new URL(".", import.meta.url)) };
 
 /**
- * Integration files mostly wait (on SQLite, child processes, loopback servers): one per core, at
- * least two, where Vitest's default (cores − 1) runs them one at a time on a 2-core machine.
+ * Unit, slow and integration files run in one pool of workers: one per core, at least two, where
+ * Vitest's default (cores − 1) runs them one at a time on a 2-core machine. Integration files mostly
+ * wait (on SQLite, child processes, loopback servers); one group, so no core idles while the last
+ * file of one project finishes before the next project starts.
  */
-const integrationWorkers = Math.max(2, availableParallelism());
+const workers = Math.max(2, availableParallelism());
+
+/**
+ * e2e files share one app server and one Chromium (test/e2e/global-setup.ts) and each works on a
+ * bank of its own (test/e2e/harness.ts), so two run at once: most of a file's time is spent waiting
+ * on the browser and the server.
+ */
+const e2eWorkers = 2;
 
 export default defineConfig({
   resolve: { alias },
@@ -16,7 +25,13 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          maxWorkers: workers,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         // Randomised engine audits (issue 27): in memory, seconds, but too many runs for the unit tier.
@@ -26,6 +41,7 @@ export default defineConfig({
           include: ["test/slow/**/*.test.ts"],
           environment: "node",
           testTimeout: 120_000,
+          maxWorkers: workers,
           sequence: { groupOrder: 0 },
         },
       },
@@ -36,9 +52,8 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts"],
           environment: "node",
           testTimeout: 30_000,
-          maxWorkers: integrationWorkers,
-          // Its own group: Vitest runs projects with different worker counts one group after another.
-          sequence: { groupOrder: 1 },
+          maxWorkers: workers,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -49,9 +64,10 @@ export default defineConfig({
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
+          maxWorkers: e2eWorkers,
           globalSetup: ["test/e2e/global-setup.ts"],
-          sequence: { groupOrder: 2 },
+          // After the rest: its own group (a worker count of its own).
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -36,6 +36,7 @@ function wall(command: string, args: string[], env: Record<string, string> = {},
  */
 function cpu(args: string[], env: Record<string, string> = {}, runs = RUNS): number {
   const report =
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the child's code, not of this file
     "data:text/javascript,import{writeSync}from'node:fs';process.on('exit',()=>{const c=process.cpuUsage();writeSync(2,`\\ncpu-us ${c.user+c.system}\\n`)})";
   const times: number[] = [];
   for (let i = 0; i <= runs; i++) {

@@ -211,11 +211,15 @@ describe("accessibility (axe-core, light and dark)", () => {
 
     const report: string[] = [];
     let total = 0;
-    for (const colorScheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme });
-      for (const state of states) {
-        await state.open();
-        await page.waitForLoadState("load");
+    // Each state is reached once and audited in both schemes: the dark theme is CSS alone (a
+    // prefers-color-scheme block of colour tokens, app/globals.css; no script reads the scheme), so
+    // switching the emulated scheme on the open page is what loading it in the dark scheme shows.
+    for (const state of states) {
+      await page.emulateMedia({ colorScheme: SCHEMES[0] });
+      await state.open();
+      await page.waitForLoadState("load");
+      for (const colorScheme of SCHEMES) {
+        await page.emulateMedia({ colorScheme });
         const found = await audit(page);
         total += found.reduce((n, v) => n + v.nodes.length, 0);
         if (found.length > 0) report.push(describeViolations(`${colorScheme} · ${state.name}`, found));

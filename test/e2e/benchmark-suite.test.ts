@@ -9,11 +9,11 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Page } from "playwright-core";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BenchmarkImportResult } from "@/lib/contracts/benchmarks";
 import type { Experiment } from "@/lib/contracts/experiments";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
-import { useSharedApp } from "./harness";
+import { type RunningApp, startApp, useSharedApp } from "./harness";
 
 /** This file's own copy of the demo bank on the shared app server (harness.ts). */
 const BANK = "e2e-benchmark-suite";
@@ -138,20 +138,30 @@ describe("a LoCoMo conversation as a suite", () => {
     expect(guard.rows.map((r) => [r.question, r.passed])).toEqual([["What did Ana name her puppy?", true]]);
     await shot(page, "declined-run");
   });
+});
 
-  it.skipIf(!existsSync(SHARED))(
-    "the shared development file's first conversation imports and its suite scores by category",
-    async () => {
-      const url = ctx.app.url;
-      const [first] = JSON.parse(readFileSync(SHARED, "utf8")) as unknown[];
-      const imported = await post<BenchmarkImportResult>(`${url}/api/v1/benchmarks/locomo?prefix=dev-`, [first]);
-      const bank = imported.banks[0]?.bankId ?? "";
-      const e = await runSuite(url, bank, imported.banks[0]?.suite ?? "");
-      expect(e.status).toBe("done");
-      expect(e.scorecard.byTag.length).toBeGreaterThanOrEqual(4);
-      expect(
-        e.rows.filter((r) => r.passed === false).every((r) => r.failures.every((f) => !f.detail.includes("\n"))),
-      ).toBe(true);
-    },
-  );
+describe.skipIf(!existsSync(SHARED))("the shared development file's first conversation", () => {
+  // A server of its own: its suite makes 199 runs in seconds, which would crowd the shared
+  // server's global lists (the runs list's pages, the compare picker's 100 recent runs) under the
+  // files running beside this one.
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp();
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("imports and its suite scores by category", async () => {
+    const url = app.url;
+    const [first] = JSON.parse(readFileSync(SHARED, "utf8")) as unknown[];
+    const imported = await post<BenchmarkImportResult>(`${url}/api/v1/benchmarks/locomo?prefix=dev-`, [first]);
+    const bank = imported.banks[0]?.bankId ?? "";
+    const e = await runSuite(url, bank, imported.banks[0]?.suite ?? "");
+    expect(e.status).toBe("done");
+    expect(e.scorecard.byTag.length).toBeGreaterThanOrEqual(4);
+    expect(
+      e.rows.filter((r) => r.passed === false).every((r) => r.failures.every((f) => !f.detail.includes("\n"))),
+    ).toBe(true);
+  });
 });

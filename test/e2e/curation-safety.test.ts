@@ -84,7 +84,8 @@ describe("unsaved edits and drafts", () => {
     expect(await page.getByTestId("skill-mission").inputValue()).toBe("Draft mission: answer in one short paragraph.");
     expect(await page.getByTestId("skill-version").textContent()).toBe(version);
 
-    await page.goto(`${ctx.app.url}/runs`);
+    // This bank's runs: files beside this one add runs to the shared server's list (50 a page).
+    await page.goto(`${ctx.app.url}/runs?bank=${BANK}`);
     await page.locator(`[data-testid=run-row][data-run-id="${runId}"]`).getByTestId("draft-badge").waitFor();
 
     const otherId = await startRunViaApi(

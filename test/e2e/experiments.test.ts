@@ -3,27 +3,15 @@
  * suite"), run it as the baseline, run it again under a skill draft (a saved version other than
  * the current one), compare with the baseline, and open a regressed question's run compare.
  */
-import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { openRun, waitForStatus } from "./pages/run-page";
+import { screenshotWidths } from "./pages/shots";
 
 /** This file's own copy of the demo bank on the shared app server (harness.ts). */
 const BANK = "e2e-experiments";
-
-const SHOTS = "/work/shots/i15";
-
-/** The page at 1440 and 390 px, for a human to look at. */
-async function shots(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true });
-  for (const width of [1440, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
 
 async function api(url: string, method: string, body: unknown) {
   const res = await fetch(url, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -68,7 +56,7 @@ describe("suites and experiments on the demo bank", () => {
     await page.goto(`${url}/suites/e2e-gate?bank=${BANK}`);
     await expect(page.getByTestId("suite-question").count()).resolves.toBe(2);
     expect(await page.getByTestId("expect-must-cite").first().inputValue()).toContain("f-152");
-    await shots(page, "suite-editor");
+    await screenshotWidths(page, "suite-editor");
 
     // Baseline: the current state.
     await page.getByTestId("start-experiment").click();
@@ -99,7 +87,7 @@ describe("suites and experiments on the demo bank", () => {
     await expect(page.locator('[data-testid="experiment-row"][data-regressed="true"]').count()).resolves.toBe(2);
     await expect(page.locator('[data-testid="experiment-row"][data-passed="false"]').count()).resolves.toBe(2);
     await page.getByTestId("filter-failed").click();
-    await shots(page, "experiment");
+    await screenshotWidths(page, "experiment");
 
     // Compare the two experiments, then open a regressed question's step-aligned run compare.
     await page.getByTestId("baseline-summary").getByRole("link", { name: "compare" }).click();
@@ -108,7 +96,7 @@ describe("suites and experiments on the demo bank", () => {
     await page.getByTestId("compare-totals").filter({ hasText: "2 regressed" }).waitFor();
     // The head ran an older skill version: the page says a difference may come from the draft.
     expect(await page.getByTestId("compare-draft").textContent()).toContain("The head ran under a draft");
-    await shots(page, "experiment-compare");
+    await screenshotWidths(page, "experiment-compare");
     await page.getByTestId("open-run-compare").first().click();
     await page.waitForURL(/\/runs\/compare\?a=run_\w+&b=run_\w+/);
     // The baseline's run of the question against the draft's: two runs the experiments made, not the originals.

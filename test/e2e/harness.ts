@@ -1,8 +1,8 @@
 /**
  * e2e harness. global-setup builds the app once and starts ONE app server (`next start`, temp
- * database seeded with the demo bank) and ONE Chromium for the whole run (e2e files run one after
- * another in one worker). A file uses the shared server through `useSharedApp()`, which seeds the
- * file's own copy of the demo bank under a unique id, so files never see each other's edits; a file
+ * database seeded with the demo bank) and ONE Chromium for the whole run, shared by the two e2e
+ * workers. A file uses the shared server through `useSharedApp()`, which seeds the file's own
+ * copy of the demo bank under a unique id, so files never see each other's edits; a file
  * that needs its own server configuration (token mode, another database, other env) starts one
  * with `useAppAndBrowser(env)` / `startApp(env)` and says why in a comment. Every file gets its
  * own browser context (cookies, storage) on the shared Chromium.
@@ -61,8 +61,15 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
-/** Screenshots land in test/.tmp/screenshots for a human to look at. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * With E2E_SCREENSHOTS=1, screenshots land in test/.tmp/screenshots for a human to look at; without
+ * it they are skipped: no test reads them, and encoding some 60 full-page PNGs is CPU the run's
+ * two e2e workers need (docs/performance.md#test-suite). Returns the path, or null when skipped.
+ */
+export const SCREENSHOTS = process.env.E2E_SCREENSHOTS === "1";
+
+export async function screenshot(page: Page, name: string): Promise<string | null> {
+  if (!SCREENSHOTS) return null;
   const dir = join(TMP, "screenshots");
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${name}.png`);

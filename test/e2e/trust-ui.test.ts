@@ -5,30 +5,18 @@
  * leaves after a save, over-limit text disables Submit with the reason, no page overflows at 390 px,
  * and a row's memory chips are one Tab stop.
  */
-import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { waitForHydrated } from "./pages/hydrated";
 import { openRun, waitForStatus } from "./pages/run-page";
+import { screenshotWidths } from "./pages/shots";
 
 /** This file's own copy of the demo bank on the shared app server (harness.ts). */
 const BANK = "e2e-trust-ui";
 
-const SHOTS = "/work/shots/s23-trust-ui";
 const DRAFT = "DRAFT-ONLY pricing: the Team plan costs $59 per editor seat per month.";
-
-/** The page at 1440 and 390 px (light), for a human to look at. */
-async function shots(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true });
-  const before = page.viewportSize() ?? { width: 1440, height: 900 };
-  for (const width of [1440, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize(before);
-}
 
 async function api<T>(url: string, method = "GET", body?: unknown): Promise<T> {
   const res = await fetch(url, {
@@ -91,17 +79,18 @@ describe("the UI says what actually happened", () => {
     expect(await card.getByTestId("memory-card-draft").textContent()).toContain(
       `based on v${saved.mentalModel.version}`,
     );
-    await shots(page, "run-mental-model-draft");
+    await screenshotWidths(page, "run-mental-model-draft");
     await page.mouse.move(0, 0);
     // The freshness check's version link says the run read a draft on that version.
     const versionLink = page.locator('[data-testid="model-version-link"][href*="mm-pricing"]').first();
     expect(await versionLink.textContent()).toContain(`draft on v${saved.mentalModel.version}`);
 
     // The runs list.
-    await page.goto(`${url}/runs`);
+    // This bank's runs: files beside this one add runs to the shared server's list (50 a page).
+    await page.goto(`${url}/runs?bank=${BANK}`);
     const row = page.locator(`tr:has(a[href="/runs/${draftRunId}"])`);
     await row.getByTestId("mental-model-draft").filter({ hasText: label }).waitFor();
-    await shots(page, "runs-list-draft");
+    await screenshotWidths(page, "runs-list-draft");
 
     // Compare.
     const other = await startRunViaApi(
@@ -116,7 +105,7 @@ describe("the UI says what actually happened", () => {
     await page.goto(`${url}/runs/compare?a=${draftRunId}&b=${other}`);
     await page.getByTestId("compare-run-A").getByTestId("mental-model-draft").filter({ hasText: label }).waitFor();
     expect(await page.getByTestId("compare-run-B").getByTestId("mental-model-draft").count()).toBe(0);
-    await shots(page, "compare-draft");
+    await screenshotWidths(page, "compare-draft");
 
     // The saved model is unchanged, and its page shows the saved text.
     const after = await api<{ mentalModel: { version: number; content: string } }>(
@@ -193,7 +182,7 @@ describe("the UI says what actually happened", () => {
       .getByTestId("run-ref-outcome")
       .evaluateAll((els) => els.map((e) => e.textContent));
     expect(outcomes.slice(0, 2)).toEqual([`accepted as v${version + 1}`, "discarded"]);
-    await shots(page, "refresh-runs");
+    await screenshotWidths(page, "refresh-runs");
   });
 
   it("after a save conflict Versions show the other tab's version and the edit stays in the form", async () => {
@@ -224,7 +213,7 @@ describe("the UI says what actually happened", () => {
       expect(await second.getByTestId("over-limit-reason").textContent()).toContain(
         `Version ${loaded + 1} was saved meanwhile`,
       );
-      await shots(second, "model-conflict");
+      await screenshotWidths(second, "model-conflict");
       // Loading the newer version replaces the form and offers the edit back as a draft.
       await second.getByTestId("load-newer").click();
       await second.getByTestId("draft-offer").waitFor();
@@ -284,7 +273,7 @@ describe("the UI says what actually happened", () => {
     await waitForHydrated(page, "model-content");
     await page.getByTestId("model-content").fill("c".repeat(50_001));
     expect(await describedReason("save-model")).toContain("the content is 1 character over the limit");
-    await shots(page, "model-over-limit");
+    await screenshotWidths(page, "model-over-limit");
     await page.getByTestId("model-content").fill("c".repeat(50_000));
     expect(await page.getByTestId("save-model").isDisabled()).toBe(false);
     await page.getByTestId("model-content").fill("c".repeat(50_001));
