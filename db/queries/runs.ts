@@ -516,16 +516,20 @@ export async function packRunEvents(
 /**
  * Packs finished runs whose events are still rows — stored before packs existed, left by a process
  * that stopped (marked interrupted), or whose packing at finish failed — at most `limit` per call.
- * A run that cannot be packed is left as it is (its rows read as before) and counted in `failed`.
+ * A run that cannot be packed is left as it is (its rows read as before) and counted in `failed`;
+ * runs in `skip` (those that failed before) are passed over, so `limit` unpackable runs never stall
+ * the packing of the runs after them.
  */
 export async function packFinishedRuns(
   db: Db,
   limit = 200,
+  skip: ReadonlySet<string> = new Set(),
 ): Promise<{ runs: number; events: number; failed: string[] }> {
   const { rows } = await db.$client.execute({
     sql: `SELECT r.id FROM runs r WHERE r.status <> 'running'
-            AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id) ORDER BY r.created_at LIMIT ?`,
-    args: [limit],
+            AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id)
+            AND r.id NOT IN (SELECT value FROM json_each(?)) ORDER BY r.created_at LIMIT ?`,
+    args: [JSON.stringify([...skip]), limit],
   });
   const done = { runs: 0, events: 0, failed: [] as string[] };
   for (const r of rows) {

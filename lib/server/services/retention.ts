@@ -80,6 +80,8 @@ export function startRetentionSchedule(db: Db): void {
   const every = retentionIntervalMs();
   let busy = false;
   let timer: ReturnType<typeof setTimeout>;
+  // Runs whose packing failed in this process: not tried again until it restarts.
+  const unpackable = new Set<string>();
   const pass = async () => {
     if (busy) return;
     busy = true;
@@ -87,7 +89,8 @@ export function startRetentionSchedule(db: Db): void {
       await applyRunRetention(db);
       // Runs finished with their events still rows (stored before packs, or interrupted): packed
       // a batch per pass, oldest first (docs/performance.md#stored-bytes-per-run).
-      const packed = await packFinishedRuns(db, PACK_PER_PASS);
+      const packed = await packFinishedRuns(db, PACK_PER_PASS, unpackable);
+      for (const id of packed.failed) unpackable.add(id);
       if (packed.failed.length > 0) {
         console.warn(
           `run events: ${packed.failed.length} finished run(s) could not be packed and stay rows (read as before): ${packed.failed.slice(0, 5).join(", ")}`,

@@ -89,4 +89,39 @@ describe("runs prune and packing at once", () => {
       t.cleanup();
     }
   }, 120_000);
+
+  it("runs that cannot be packed, once skipped, do not stall the packing of later runs", async () => {
+    const t = await openTempDb("pack-skip");
+    try {
+      for (const id of ["run_bad", "run_good"]) {
+        await createRun(t.db, {
+          id,
+          bankId: "demo",
+          question: id,
+          skill: null,
+          budget: "low",
+          mode: "synthesize",
+          scope: "personal",
+          model: { kind: "offline", name: "offline" },
+        });
+        const sink = createRunSink(t.db, id);
+        for (const e of events(id, 5)) await sink.append(e);
+        await sink.flush();
+      }
+      await t.db.$client.execute("UPDATE runs SET status = 'done', finished_at = created_at");
+      await t.db.$client.execute("UPDATE runs SET created_at = '2020-01-01T00:00:00.000Z' WHERE id = 'run_bad'");
+      // A damaged row: its run cannot be packed (its rows stay as they are).
+      await t.db.$client.execute("UPDATE run_events SET payload = '{' WHERE run_id = 'run_bad' AND seq = 2");
+
+      const first = await packFinishedRuns(t.db, 1);
+      expect(first).toMatchObject({ runs: 0, failed: ["run_bad"] });
+      // Without the skip the oldest (bad) run is picked again and again; with it the next one is packed.
+      expect(await packFinishedRuns(t.db, 1)).toMatchObject({ runs: 0, failed: ["run_bad"] });
+      expect(await packFinishedRuns(t.db, 1, new Set(first.failed))).toMatchObject({ runs: 1, events: 5, failed: [] });
+      const left = await t.db.$client.execute("SELECT DISTINCT run_id FROM run_events");
+      expect(left.rows.map((r) => String(r.run_id))).toEqual(["run_bad"]);
+    } finally {
+      t.cleanup();
+    }
+  });
 });
