@@ -551,6 +551,20 @@ describe("runs", () => {
       String(seqs.length - 2),
       String(seqs.length - 1),
     ]);
+    // A Last-Event-ID that is no seq ("2abc", a fraction, below -1, far past the end of a number) is
+    // not read as one: the stream starts where `?after=` (or the start) says.
+    for (const bad of ["2abc", "1.5", "-7", "1e400", " "]) {
+      const again = await call(
+        runEvents.GET,
+        { id },
+        { headers: { accept: "text/event-stream", "last-event-id": bad }, query: `?after=${seqs.length - 2}` },
+      );
+      expect(again.status, bad).toBe(200);
+      expect(
+        eventFrames(again.text).map((f) => /^id: (\d+)/.exec(f)?.[1]),
+        bad,
+      ).toEqual([String(seqs.length - 1)]);
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { RunEventsQuery } from "@/lib/contracts/runs";
 import { endpoints } from "@/lib/server/http/api/endpoints";
 import { handle } from "@/lib/server/http/api/handle";
 import { otherMethods } from "@/lib/server/http/api/methods";
@@ -9,9 +10,10 @@ export const GET = handle(endpoints.getRunEvents, async ({ db, params, query, re
   if (!(request.headers.get("accept") ?? "").includes("text/event-stream")) {
     return Response.json(await runEventList(db, params.id, query.after));
   }
-  // A reconnecting EventSource sends the last seq it saw; it wins over `?after=`.
-  const lastEventId = Number.parseInt(request.headers.get("last-event-id") ?? "", 10);
-  return runEventStream(db, params.id, Number.isFinite(lastEventId) ? lastEventId : query.after, request);
+  // A reconnecting EventSource sends the last seq it saw; it wins over `?after=` when it is one
+  // (the same bounds as `after`: a header is as untrusted as a query parameter; "12abc" is none).
+  const lastEventId = RunEventsQuery.shape.after.safeParse(request.headers.get("last-event-id") || undefined);
+  return runEventStream(db, params.id, lastEventId.data ?? query.after, request);
 });
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
