@@ -15,12 +15,14 @@ import {
   isStrongMatch,
   isStrongRank,
   PROBE_MAX_QUERIES,
+  PROBE_SEARCH_LIMIT,
   PROBE_TOP_K,
   type ProbeInput,
   probe,
   probeHitsOf,
   probeQueries,
   STRONG_RANK,
+  sameAsProbeSearch,
   saysNothingFound,
   searchKey,
   seenInFull,
@@ -403,6 +405,17 @@ describe("probe: the run's own searches that the cap cut short", () => {
     expect(deepEnough({ limit: 5, returned: 5 })).toBe(false);
   });
 
+  it("are read only when they are the probe's own search: its depth, or fewer hits than either asks for", () => {
+    expect(sameAsProbeSearch({ limit: PROBE_SEARCH_LIMIT, returned: PROBE_SEARCH_LIMIT })).toBe(true);
+    expect(sameAsProbeSearch({ limit: 20, returned: 7 })).toBe(true);
+    expect(sameAsProbeSearch({ limit: 5, returned: 3 })).toBe(true);
+    // Deeper: a plain bank past the OR's limit, or a hybrid search, ranks by the depth asked
+    // (test/integration/db/probe-reuse.test.ts); shallower and full: the store may hold more.
+    expect(sameAsProbeSearch({ limit: 20, returned: 20 })).toBe(false);
+    expect(sameAsProbeSearch({ limit: 20, returned: 12 })).toBe(false);
+    expect(sameAsProbeSearch({ limit: 5, returned: 5 })).toBe(false);
+  });
+
   it("are read instead of searched again, and give the same hits", async () => {
     const facts = Array.from({ length: 14 }, (_, i) => fact(`f${i}`, `Atlas launch note ${i}`));
     const memory = new InMemoryMemory({ facts, observations: ATLAS_OBSERVATIONS });
@@ -437,7 +450,8 @@ describe("probe: the run's own searches that the cap cut short", () => {
     const memory = new InMemoryMemory({ facts });
     const m = new ScriptedModel((req) => {
       const forced = forcedTool(req);
-      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      if (forced && forced !== "done")
+        return reply(call(forced, { reason: "forced", query: "Atlas launch", max_results: PROBE_SEARCH_LIMIT }));
       return reply(done("I could not find anything about that in the bank.", {}));
     });
     const { result, events } = await run(memory, m, {
