@@ -38,7 +38,7 @@ beforeAll(async () => {
   // "gravel" in more memories than the OR ranks as is; 15 hold both words (AND: ≥ 10, < 20), in long
   // texts; 30 short ones hold only the rarer "quarry", which bm25 ranks above them in the OR.
   const filler = " and the site office logged the weekly delivery notes for the depot team".repeat(3);
-  bundle.facts.push(
+  bundle.facts?.push(
     ...Array.from({ length: OR_RANKED_AT_MOST + 100 }, (_, i) => fact(`g${i}`, `Gravel load ${i}${filler}.`)),
     ...Array.from({ length: 15 }, (_, i) => fact(`b${i}`, `Quarry gravel shipment ${i}${filler}.`)),
     ...Array.from({ length: 30 }, (_, i) => fact(`q${i}`, `Quarry ${i}.`)),
