@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
-import type { RunFlag } from "@/lib/reflect/domain";
+import type { RunFlag, Tier } from "@/lib/reflect/domain";
 import { runReflect } from "@/lib/reflect/engine";
 import { NothingToSearchError } from "@/lib/reflect/errors";
 import { Evidence } from "@/lib/reflect/evidence";
@@ -514,6 +514,38 @@ describe("probe: a store that searches a tier's queries at once", () => {
     const partial = await probe(input(rejecting, base));
     expect(partial.errors.filter((e) => e.startsWith("raw_facts"))).toHaveLength(3);
     expect(partial.hits.length).toBeGreaterThan(0);
+  });
+});
+
+describe("probe: a store whose batched answer is broken", () => {
+  it.each([
+    ["answers fewer queries than it was asked", (n: number) => Array.from({ length: n - 1 }, () => ({ hits: [] }))],
+    ["answers null", () => null],
+    ["answers an entry that is neither hits nor an error", (n: number) => Array.from({ length: n }, () => ({}))],
+  ])("%s: each search it did not answer is named, the rest still count", async (_name, answer) => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const base = { modelQueries: ["Priya checklist"], enabledTiers: ["observations", "raw_facts"] as Tier[] };
+    const broken: MemoryPort = {
+      ...bind(memory),
+      probeSearchMany: async (tier, queries, q) =>
+        tier === "observations"
+          ? (answer(queries.length) as never)
+          : Promise.all(
+              queries.map(async (query) => ({
+                hits: (await memory.recall({ ...q, query })).map((h, i) => ({
+                  id: h.id,
+                  rank: h.rank ?? i + 1,
+                  score: h.score,
+                  text: h.text,
+                })),
+              })),
+            ),
+    };
+    const result = await probe(input(broken, base));
+    expect(result.errors.length).toBeGreaterThan(0);
+    expect(result.errors.every((e) => e.startsWith("observations search for"))).toBe(true);
+    expect(result.hits.filter((h) => h.tier === "raw_facts").length).toBeGreaterThan(0);
+    expect(result.hits.filter((h) => h.tier === "observations")).toEqual([]);
   });
 });
 
