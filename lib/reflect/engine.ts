@@ -16,7 +16,7 @@ import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
 import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
-import { deepEnough, probeHitsOf, searchKey, seenInFull, startQuestionSearches } from "./probe";
+import { probeHitsOf, sameAsProbeSearch, searchKey, seenInFull, startQuestionSearches } from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import {
   failedRunResult,
@@ -291,7 +291,7 @@ class ReflectLoop {
       const key = searchKey(tier, search.query);
       if (r.retrieved && seenInFull({ limit, returned, seen: r.retrieved.hits.length })) {
         this.run.seenInFull.add(key);
-      } else if (deepEnough({ limit, returned })) {
+      } else if (sameAsProbeSearch({ limit, returned })) {
         // The cap hid some of them: the probe reads this answer instead of asking the store again.
         this.run.runSearches.set(key, probeHitsOf(r.returned));
       }

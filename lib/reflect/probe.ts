@@ -170,7 +170,7 @@ export interface ProbeInput {
    */
   seenInFull?: ReadonlySet<string>;
   /**
-   * The run's own searches that went as deep as the probe's (`deepEnough`) but whose hits the model
+   * The run's own searches that are the probe's own (`sameAsProbeSearch`) but whose hits the model
    * did not all see, by `searchKey`: the probe reads their first `PROBE_SEARCH_LIMIT` hits
    * (`probeHitsOf`) instead of asking the store the same search again.
    */
@@ -204,6 +204,19 @@ export function seenInFull(search: { limit: number; returned: number; seen: numb
  */
 export function deepEnough(search: { limit: number; returned: number }): boolean {
   return search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT;
+}
+
+/**
+ * Whether a run's search is the probe's own search of the same query, so the probe may read it
+ * instead of asking the store again (`runSearches`): it asked for the probe's depth, or it returned
+ * fewer hits than it asked for and than the probe asks for (every match the store holds, at any
+ * depth). A deeper search's first hits need not be the probe's: a plain bank ranks a query with
+ * more than `OR_RANKED_AT_MOST` matches by the depth asked (the AND answer when at least that many
+ * memories hold every word, else the OR; db/queries/search.ts), and a hybrid search fuses each
+ * side's top `limit`. docs/engine.md#the-missed-evidence-probe.
+ */
+export function sameAsProbeSearch(search: { limit: number; returned: number }): boolean {
+  return search.limit === PROBE_SEARCH_LIMIT || search.returned < Math.min(search.limit, PROBE_SEARCH_LIMIT);
 }
 
 /** A run's search result as the probe reads it: the first `PROBE_SEARCH_LIMIT` hits, each with its text. */

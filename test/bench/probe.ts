@@ -15,7 +15,6 @@ import type { Tier } from "@/lib/reflect/domain";
 import { Evidence } from "@/lib/reflect/evidence";
 import type { MemoryPort, ProbeHitText, Retrieved } from "@/lib/reflect/ports";
 import {
-  deepEnough,
   isStrongMatchFor,
   matchText,
   PROBE_TOP_K,
@@ -23,6 +22,7 @@ import {
   probe,
   probeHitsOf,
   probeQueries,
+  sameAsProbeSearch,
   searchKey,
   seenInFull,
   startQuestionSearches,
@@ -62,7 +62,7 @@ async function simulatedRun(memory: MemoryPort, queries: string[]) {
             : await memory.recall(q);
       evidence.add({ tier, hits } as Retrieved);
       if (seenInFull({ limit, returned: hits.length, seen: hits.length })) seen.add(searchKey(tier, query));
-      else if (deepEnough({ limit, returned: hits.length }))
+      else if (sameAsProbeSearch({ limit, returned: hits.length }))
         runSearches.set(searchKey(tier, query), probeHitsOf({ tier, hits } as Retrieved));
     }
   }

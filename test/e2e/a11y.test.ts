@@ -90,7 +90,12 @@ describe("accessibility (axe-core, light and dark)", () => {
       return href.replace("/runs/", "");
     };
     const states: { name: string; open: () => Promise<void> }[] = [
-      { name: "runs list", open: () => page.goto(`${url}/runs`).then(() => page.getByTestId("run-table").waitFor()) },
+      {
+        name: "runs list",
+        // This bank's runs: the whole server's list holds whatever the file beside this one is
+        // running at that moment (live rows changing under the audit), never the same page twice.
+        open: () => page.goto(`${url}/runs?bank=${BANK}`).then(() => page.getByTestId("run-table").waitFor()),
+      },
       {
         name: "run page with detail drawer",
         open: async () => {
@@ -218,12 +223,23 @@ describe("accessibility (axe-core, light and dark)", () => {
       await page.emulateMedia({ colorScheme: SCHEMES[0] });
       await state.open();
       await page.waitForLoadState("load");
+      const surfaces: string[] = [];
       for (const colorScheme of SCHEMES) {
         await page.emulateMedia({ colorScheme });
+        // The page now draws with this scheme's colour tokens (the card surface differs per scheme),
+        // so the audit below reads this scheme's contrast, not the one the page was loaded in.
+        surfaces.push(
+          await page.evaluate(() =>
+            getComputedStyle(document.documentElement).getPropertyValue("--color-white").trim(),
+          ),
+        );
         const found = await audit(page);
         total += found.reduce((n, v) => n + v.nodes.length, 0);
         if (found.length > 0) report.push(describeViolations(`${colorScheme} · ${state.name}`, found));
       }
+      expect(new Set(surfaces).size, `${state.name}: one surface colour for ${SCHEMES.join(" and ")}`).toBe(
+        SCHEMES.length,
+      );
     }
     await page.emulateMedia({ colorScheme: "light" });
     console.log(`a11y: ${total} critical/serious nodes\n${report.join("\n")}`);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
-import type { RunFlag } from "@/lib/reflect/domain";
+import type { RunFlag, Tier } from "@/lib/reflect/domain";
 import { runReflect } from "@/lib/reflect/engine";
 import { NothingToSearchError } from "@/lib/reflect/errors";
 import { Evidence } from "@/lib/reflect/evidence";
@@ -15,12 +15,14 @@ import {
   isStrongMatch,
   isStrongRank,
   PROBE_MAX_QUERIES,
+  PROBE_SEARCH_LIMIT,
   PROBE_TOP_K,
   type ProbeInput,
   probe,
   probeHitsOf,
   probeQueries,
   STRONG_RANK,
+  sameAsProbeSearch,
   saysNothingFound,
   searchKey,
   seenInFull,
@@ -403,6 +405,17 @@ describe("probe: the run's own searches that the cap cut short", () => {
     expect(deepEnough({ limit: 5, returned: 5 })).toBe(false);
   });
 
+  it("are read only when they are the probe's own search: its depth, or fewer hits than either asks for", () => {
+    expect(sameAsProbeSearch({ limit: PROBE_SEARCH_LIMIT, returned: PROBE_SEARCH_LIMIT })).toBe(true);
+    expect(sameAsProbeSearch({ limit: 20, returned: 7 })).toBe(true);
+    expect(sameAsProbeSearch({ limit: 5, returned: 3 })).toBe(true);
+    // Deeper: a plain bank past the OR's limit, or a hybrid search, ranks by the depth asked
+    // (test/integration/db/probe-reuse.test.ts); shallower and full: the store may hold more.
+    expect(sameAsProbeSearch({ limit: 20, returned: 20 })).toBe(false);
+    expect(sameAsProbeSearch({ limit: 20, returned: 12 })).toBe(false);
+    expect(sameAsProbeSearch({ limit: 5, returned: 5 })).toBe(false);
+  });
+
   it("are read instead of searched again, and give the same hits", async () => {
     const facts = Array.from({ length: 14 }, (_, i) => fact(`f${i}`, `Atlas launch note ${i}`));
     const memory = new InMemoryMemory({ facts, observations: ATLAS_OBSERVATIONS });
@@ -437,7 +450,8 @@ describe("probe: the run's own searches that the cap cut short", () => {
     const memory = new InMemoryMemory({ facts });
     const m = new ScriptedModel((req) => {
       const forced = forcedTool(req);
-      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "Atlas launch" }));
+      if (forced && forced !== "done")
+        return reply(call(forced, { reason: "forced", query: "Atlas launch", max_results: PROBE_SEARCH_LIMIT }));
       return reply(done("I could not find anything about that in the bank.", {}));
     });
     const { result, events } = await run(memory, m, {
@@ -500,6 +514,38 @@ describe("probe: a store that searches a tier's queries at once", () => {
     const partial = await probe(input(rejecting, base));
     expect(partial.errors.filter((e) => e.startsWith("raw_facts"))).toHaveLength(3);
     expect(partial.hits.length).toBeGreaterThan(0);
+  });
+});
+
+describe("probe: a store whose batched answer is broken", () => {
+  it.each([
+    ["answers fewer queries than it was asked", (n: number) => Array.from({ length: n - 1 }, () => ({ hits: [] }))],
+    ["answers null", () => null],
+    ["answers an entry that is neither hits nor an error", (n: number) => Array.from({ length: n }, () => ({}))],
+  ])("%s: each search it did not answer is named, the rest still count", async (_name, answer) => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    const base = { modelQueries: ["Priya checklist"], enabledTiers: ["observations", "raw_facts"] as Tier[] };
+    const broken: MemoryPort = {
+      ...bind(memory),
+      probeSearchMany: async (tier, queries, q) =>
+        tier === "observations"
+          ? (answer(queries.length) as never)
+          : Promise.all(
+              queries.map(async (query) => ({
+                hits: (await memory.recall({ ...q, query })).map((h, i) => ({
+                  id: h.id,
+                  rank: h.rank ?? i + 1,
+                  score: h.score,
+                  text: h.text,
+                })),
+              })),
+            ),
+    };
+    const result = await probe(input(broken, base));
+    expect(result.errors.length).toBeGreaterThan(0);
+    expect(result.errors.every((e) => e.startsWith("observations search for"))).toBe(true);
+    expect(result.hits.filter((h) => h.tier === "raw_facts").length).toBeGreaterThan(0);
+    expect(result.hits.filter((h) => h.tier === "observations")).toEqual([]);
   });
 });
 

@@ -11,6 +11,9 @@ import { hasNoContent } from "@/lib/reflect/no-content";
 import { inspectAnswer } from "@/lib/reflect/output-guard";
 import type { MentalModelHit, ModelRequest, ModelResponse, RunSink } from "@/lib/reflect/ports";
 import { unusableRefresh } from "@/lib/server/services/refresh-outcome";
+// Imported with the file, not inside the test: it loads the server's module graph (the database,
+// the run service), seconds of a loaded machine's time that counted against the test's 5 s limit.
+import { replayResponses } from "@/lib/server/services/rerun";
 import { fact, InMemoryMemory, mentalModel } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel, say } from "@/test/fixtures/scripted-model";
 import { ATLAS_MODEL, atlasMemory, harness, ofType, request, run } from "./harness";
@@ -464,7 +467,6 @@ describe("27.7: forks keep the parent's reasoning", () => {
       return { ...r, reasoning: `thinking about ${forced ?? "auto"}` };
     };
     const parent = await run(atlasMemory({ mentalModels: [] }), new ScriptedModel(thinking));
-    const { replayResponses } = await import("@/lib/server/services/rerun");
     const responses = replayResponses(parent.events, 2);
     const fork = await run(
       atlasMemory({ mentalModels: [] }),
