@@ -60,14 +60,14 @@ describe("unsaved edits and drafts", () => {
     await page.getByTestId("discard-draft").click();
     await page.getByTestId("draft-offer").waitFor({ state: "detached" });
     await page.reload();
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "mental-model-editor");
     expect(await page.getByTestId("draft-offer").count()).toBe(0);
   });
 
   it("a tried skill draft is a draft run everywhere, and Back returns to the editor with the draft", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/skills/skill-recap?bank=${BANK}`);
-    await page.getByTestId("skill-editor").waitFor();
+    await waitForHydrated(page, "skill-editor");
     const version = await page.getByTestId("skill-version").textContent();
     await page.getByTestId("skill-mission").fill("Draft mission: answer in one short paragraph.");
     await page.getByTestId("try-question").fill("What did we decide about the launch date?");
@@ -79,7 +79,7 @@ describe("unsaved edits and drafts", () => {
     expect(await page.getByTestId("run-view").textContent()).toContain(`recap draft (based on ${version})`);
 
     await page.goBack();
-    await page.getByTestId("skill-editor").waitFor();
+    await waitForHydrated(page, "skill-editor");
     await page.getByTestId("draft-restored").waitFor();
     expect(await page.getByTestId("skill-mission").inputValue()).toBe("Draft mission: answer in one short paragraph.");
     expect(await page.getByTestId("skill-version").textContent()).toBe(version);
@@ -131,7 +131,7 @@ describe("unsaved edits and drafts", () => {
     try {
       for (const page of [first, second]) {
         await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=${BANK}`);
-        await page.getByTestId("mental-model-editor").waitFor();
+        await waitForHydrated(page, "mental-model-editor");
         // A draft left by an earlier test of this model is not this test's edit.
         if (await page.getByTestId("discard-draft").count()) await page.getByTestId("discard-draft").click();
       }
@@ -207,7 +207,7 @@ describe("unsaved edits and drafts", () => {
     const page = await ctx.browser.context.newPage();
     try {
       await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=${BANK}`);
-      await page.getByTestId("mental-model-editor").waitFor();
+      await waitForHydrated(page, "mental-model-editor");
       const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
       const content = page.getByTestId("model-content");
       await content.fill("Unsaved launch edit.");
@@ -246,7 +246,7 @@ describe("unsaved edits and drafts", () => {
         content: "Saved text.",
       });
       await b.goto(a.url());
-      await b.getByTestId("mental-model-editor").waitFor();
+      await waitForHydrated(b, "mental-model-editor");
 
       await a.getByTestId("model-content").fill("Tab A's unsaved edit.");
       await b.getByTestId("model-content").fill("Tab B's edit, saved.");

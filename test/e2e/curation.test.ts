@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { screenshot, useSharedApp } from "./harness";
 import { waitForFocus } from "./pages/focus";
+import { waitForHydrated } from "./pages/hydrated";
 import { screenshotWidths } from "./pages/shots";
 
 /** This file's own copy of the demo bank on the shared app server (harness.ts). */
@@ -33,7 +34,7 @@ describe("curation loop on the demo bank", () => {
   it("refresh proposes a diff; accept saves the next version and discard changes nothing", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=${BANK}`);
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "mental-model-editor");
     const before = Number((await page.getByTestId("model-version").textContent())?.slice(1));
     // Discard: the proposal goes away and nothing was saved.
     await page.getByTestId("refresh-now").click();
@@ -42,7 +43,7 @@ describe("curation loop on the demo bank", () => {
     await page.getByTestId("discard-refresh").click();
     await page.getByTestId("refresh-proposal").waitFor({ state: "detached" });
     await page.reload();
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "mental-model-editor");
     expect(await page.getByTestId("model-version").textContent()).toBe(`v${before}`);
     // Accept: the diff shows the proposed lines, then it is saved as the next version, fresh.
     await page.getByTestId("refresh-now").click();
@@ -66,6 +67,7 @@ describe("curation loop on the demo bank", () => {
   it("shows an unusable refresh as such and offers no accept", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/mental-models/new?bank=${BANK}`);
+    await waitForHydrated(page, "model-name");
     await page.getByTestId("model-name").fill("Swallow airspeed");
     await page.getByTestId("model-source-query").fill("What is the airspeed velocity of an unladen swallow?");
     await page.getByTestId("model-content").fill("Curated by hand: about 11 metres per second.");
@@ -78,7 +80,7 @@ describe("curation loop on the demo bank", () => {
     expect(await page.getByTestId("accept-refresh").count()).toBe(0);
     await page.getByTestId("discard-refresh").click();
     await page.reload();
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "mental-model-editor");
     expect(await page.getByTestId("model-version").textContent()).toBe("v1");
     expect(await page.getByTestId("model-content").inputValue()).toBe("Curated by hand: about 11 metres per second.");
   });
@@ -86,7 +88,7 @@ describe("curation loop on the demo bank", () => {
   it("restores an old version as a new version with its content", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/mental-models/mm-swallow-airspeed?bank=${BANK}`);
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "mental-model-editor");
     await page.getByTestId("model-content").fill("Second thoughts: African or European?");
     await page.getByTestId("save-model").click();
     await page.locator('[data-testid="model-version"]', { hasText: "v2" }).waitFor();
@@ -102,7 +104,7 @@ describe("curation loop on the demo bank", () => {
     await page.getByTestId("skill-row").first().waitFor();
     await screenshot(page, "curation-skills");
     await page.getByRole("link", { name: "recap", exact: true }).click();
-    await page.getByTestId("skill-editor").waitFor();
+    await waitForHydrated(page, "skill-editor");
     const before = await skillVersion(page);
     const mission = page.getByTestId("skill-mission");
     const original = (await mission.inputValue()) ?? "";
@@ -128,7 +130,7 @@ describe("curation loop on the demo bank", () => {
     try {
       for (const page of [first, second]) {
         await page.goto(`${ctx.app.url}/skills/skill-decisions?bank=${BANK}`);
-        await page.getByTestId("skill-editor").waitFor();
+        await waitForHydrated(page, "skill-editor");
       }
       const loaded = await skillVersion(second);
 
@@ -163,14 +165,14 @@ describe("curation loop on the demo bank", () => {
   it("tries an unsaved skill draft in a run and leaves the saved skill alone", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/skills/skill-recap?bank=${BANK}`);
-    await page.getByTestId("skill-editor").waitFor();
+    await waitForHydrated(page, "skill-editor");
     const version = await page.getByTestId("skill-version").textContent();
     await page.getByTestId("skill-mission").fill("Answer in one short paragraph.");
     await page.getByTestId("try-question").fill("What did we decide about the launch date?");
     await page.getByTestId("try-skill").click();
     await page.waitForURL(/\/runs\/run_/);
     await page.goto(`${ctx.app.url}/skills/skill-recap?bank=${BANK}`);
-    await page.getByTestId("skill-editor").waitFor();
+    await waitForHydrated(page, "skill-editor");
     expect(await page.getByTestId("skill-version").textContent()).toBe(version);
     // The editor brings the tried draft back (said so); the saved skill is unchanged.
     await page.getByTestId("draft-restored").waitFor();
@@ -184,6 +186,7 @@ describe("curation loop on the demo bank", () => {
   it("creates a mental model and deletes it after confirming", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/mental-models?bank=${BANK}`);
+    await waitForHydrated(page, "new-model");
     await page.getByTestId("new-model").click();
     await page.getByTestId("model-name").fill("Onboarding checklist");
     await page.getByTestId("model-source-query").fill("What must a new Atlas engineer do in week one?");

@@ -7,6 +7,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydratedPage } from "./pages/hydrated";
 import { openRun, waitForStatus } from "./pages/run-page";
 import { screenshotWidths } from "./pages/shots";
 
@@ -76,6 +77,7 @@ describe("suites and experiments on the demo bank", () => {
 
     // The experiment under the draft (the narrow version), compared with the baseline.
     await page.goto(`${url}/suites/e2e-gate?bank=${BANK}`);
+    await waitForHydratedPage(page);
     const form = page.getByTestId("run-experiment");
     await form.getByRole("combobox", { name: "Skill draft" }).selectOption("recap");
     await form.getByRole("combobox", { name: "Version" }).selectOption(String(narrow.version));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { screenshot, useSharedApp } from "./harness";
 import { focusedTestId } from "./pages/focus";
+import { waitForHydrated } from "./pages/hydrated";
 
 describe("memory page on the demo bank", () => {
   const ctx = useSharedApp("e2e-memory-page");
@@ -23,6 +24,7 @@ describe("memory page on the demo bank", () => {
   it("searches raw facts with BM25 and labels a team the bank does not permit", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/memory?bank=${ctx.bank}`);
+    await waitForHydrated(page, "memory-search");
     await page.getByTestId("tier-tab-raw_facts").click();
     await page.getByTestId("memory-search").fill("SSO blocker");
     await page.waitForURL(/q=SSO/);

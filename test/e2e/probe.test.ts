@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { useAppAndBrowser } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydratedPage } from "./pages/hydrated";
 
 const QUESTION = "Who owns SAML SSO for Atlas v1?";
 /** Where the lead looks at the section (1440 and 390 px wide). */
@@ -82,6 +83,7 @@ describe("missed-evidence probe (scripted model)", () => {
 
     // The runs list's badge filter (a plain GET form) finds the flagged run.
     await page.goto(`${ctx.app.url}/runs`);
+    await waitForHydratedPage(page);
     await page.getByLabel("Badge").selectOption("missed_evidence");
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL(/badge=missed_evidence/);

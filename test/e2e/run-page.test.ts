@@ -11,6 +11,7 @@ import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
 import { screenshot, useAppAndBrowser, useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
 import { focusedTestId, waitForFocus } from "./pages/focus";
+import { waitForHydratedPage } from "./pages/hydrated";
 import { startRunFromForm } from "./pages/new-run-form";
 import { openRun, timelineRowIds, waitForEventCount, waitForStatus } from "./pages/run-page";
 import { seedFinishedRun, seedRun } from "./seed-run";
@@ -214,6 +215,7 @@ describe("run inspector (offline model)", () => {
   it("shows field errors from the server for a malformed start-run form and writes nothing", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/runs/new`);
+    await waitForHydratedPage(page);
     await page.getByRole("combobox", { name: "Scope" }).fill("team:");
     await page.getByTestId("start-run").click();
     await page.getByTestId("field-error-question").waitFor();
@@ -342,6 +344,7 @@ describe("run inspector (a model slow enough that the page opens mid-run)", () =
   it("once the run stops, the re-run drawer lists the mental models it read", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/runs/new`);
+    await waitForHydratedPage(page);
     await page.locator("textarea[name=question]").fill("What did we decide about the launch date?");
     await page.locator("select[name=skill]").selectOption("recap");
     await page.getByTestId("start-run").click();

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
 import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydratedPage } from "./pages/hydrated";
 import { openRun, waitForEventCount } from "./pages/run-page";
 import { seedFinishedRun } from "./seed-run";
 
@@ -170,6 +171,7 @@ describe("trace navigation", () => {
     const b = await startRunViaApi(ctx.app.url, { ...THREE_TIERS, budget: "mid", wait: true }, BANK);
     // This bank's runs: files beside this one add runs to the shared server's list (50 a page).
     await page.goto(`${ctx.app.url}/runs?bank=${BANK}`);
+    await waitForHydratedPage(page);
     await page.locator(`[data-testid=run-row][data-run-id="${a}"] [data-testid=run-compare-check]`).check();
     await page.locator(`[data-testid=run-row][data-run-id="${b}"] [data-testid=run-compare-check]`).check();
     await page.getByTestId("compare-selected").click();

@@ -160,7 +160,7 @@ describe("the UI says what actually happened", () => {
   it("refresh runs say what became of each proposal: open, discarded, accepted as vN", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/mental-models/mm-launch-plan?bank=${BANK}`);
-    await page.getByTestId("mental-model-editor").waitFor();
+    await waitForHydrated(page, "mental-model-editor");
     const version = Number((await page.getByTestId("model-version").textContent())?.slice(1));
     const newest = page.getByTestId("refresh-runs").getByTestId("run-ref-outcome").first();
 
@@ -191,7 +191,7 @@ describe("the UI says what actually happened", () => {
     try {
       for (const page of [first, second]) {
         await page.goto(`${ctx.app.url}/mental-models/mm-hiring?bank=${BANK}`);
-        await page.getByTestId("mental-model-editor").waitFor();
+        await waitForHydrated(page, "mental-model-editor");
       }
       const loaded = Number((await second.getByTestId("model-version").textContent())?.slice(1));
       await first.getByTestId("model-content").fill("Saved by the other tab.");
@@ -230,7 +230,7 @@ describe("the UI says what actually happened", () => {
     for (const how of ["saved", "reverted"] as const) {
       await page.goto(`${url}/mental-models?bank=${BANK}`);
       await page.goto(`${url}/mental-models/mm-quality?bank=${BANK}`);
-      await page.getByTestId("mental-model-editor").waitFor();
+      await waitForHydrated(page, "mental-model-editor");
       if (await page.getByTestId("discard-draft").count()) await page.getByTestId("discard-draft").click();
       const content = page.getByTestId("model-content");
       const original = await content.inputValue();

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { useSharedApp } from "./harness";
 import { startRunViaApi } from "./pages/api";
+import { waitForHydrated } from "./pages/hydrated";
 import { openRun } from "./pages/run-page";
 
 describe("UI kit review: skill editor and new-skill form", () => {
@@ -14,11 +15,12 @@ describe("UI kit review: skill editor and new-skill form", () => {
   it("finds every skill-editor field by its label and reaches them with Tab", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/skills?bank=${ctx.bank}`);
+    await waitForHydrated(page, "new-skill-name");
     await page.getByTestId("new-skill-name").fill("kbd");
     await page.getByTestId("new-skill-mission").fill("Answer in one line.");
     await page.getByTestId("new-skill-mission").press("Enter");
     await page.waitForURL(new RegExp(`/skills/[^/?]+\\?bank=${ctx.bank}`));
-    await page.getByTestId("skill-editor").waitFor();
+    await waitForHydrated(page, "skill-editor");
     for (const name of ["Mission", "Disposition", "Output format", "Scope default", "Budget", "Answer format"]) {
       expect(await page.getByLabel(name, { exact: true }).count(), name).toBe(1);
     }
@@ -42,12 +44,14 @@ describe("UI kit review: skill editor and new-skill form", () => {
   it("marks the field a refusal names invalid, with the message in its description; a taken name is refused", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/skills?bank=${ctx.bank}`);
+    await waitForHydrated(page, "new-skill-name");
     await page.getByTestId("new-skill-name").fill("taken-twice");
     await page.getByTestId("new-skill-mission").fill("Say it once.");
     await page.getByTestId("create-skill").click();
     await page.waitForURL(new RegExp(`/skills/[^/?]+\\?bank=${ctx.bank}`));
     // No mission: refused, and the mission field says so.
     await page.goto(`${ctx.app.url}/skills?bank=${ctx.bank}`);
+    await waitForHydrated(page, "new-skill-name");
     await page.getByTestId("new-skill-name").fill("no-mission");
     // Two quick submits: the busy button blocks the second; one refusal is shown.
     await page.getByTestId("create-skill").dblclick();
@@ -73,7 +77,7 @@ describe("UI kit review: skill editor and new-skill form", () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/skills?bank=${ctx.bank}`);
     await page.getByRole("link", { name: "kbd", exact: true }).click();
-    await page.getByTestId("skill-editor").waitFor();
+    await waitForHydrated(page, "skill-editor");
     await page.getByLabel("Output format", { exact: true }).fill("bullets, please");
     const before = page.url();
     await page.locator("nav a[href]").first().click();
@@ -84,6 +88,7 @@ describe("UI kit review: skill editor and new-skill form", () => {
   it("mental-model editor: each field found by its label once; a name error marks the name invalid and describes it", async () => {
     const { page } = ctx.browser;
     await page.goto(`${ctx.app.url}/mental-models/mm-pricing?bank=${ctx.bank}`);
+    await waitForHydrated(page, "model-name");
     for (const name of ["Name", "Tags", "Source query", "Content"]) {
       expect(await page.getByLabel(name, { exact: true }).count(), name).toBe(1);
     }
@@ -102,9 +107,11 @@ describe("UI kit review: skill editor and new-skill form", () => {
     const { page, context } = ctx.browser;
     const url = `${ctx.app.url}/mental-models/mm-pricing?bank=${ctx.bank}`;
     await page.goto(url);
+    await waitForHydrated(page, "model-name");
     const other = await context.newPage();
     try {
       await other.goto(url);
+      await waitForHydrated(other, "model-name");
       await other.getByTestId("model-name").fill("Pricing (other tab)");
       await other.getByTestId("save-model").click();
       await other.waitForFunction(

@@ -9,3 +9,8 @@ export async function waitForHydrated(page: Page, testId: string): Promise<void>
   await page.getByTestId(testId).first().waitFor();
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 }
+
+/** The same wait for a page whose control is found by role or label rather than a test id. */
+export async function waitForHydratedPage(page: Page): Promise<void> {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
