@@ -33,6 +33,7 @@ import type { InStatement } from "@libsql/client";
 import { TIER_TABLES } from "@/lib/reflect/domain";
 import type { Db } from "../client";
 import { bankKeySql, STORAGE_KEY_SQL } from "./bank-storage";
+import { inWriteTransaction } from "./transaction";
 
 /** Every tier's table has an FTS5 index per bank (lib/reflect/domain.ts TIER_REGISTRY `table`). */
 export const SEARCHED_TABLES = [...TIER_TABLES].reverse() as ["facts", "observations", "mental_models"];
@@ -212,8 +213,7 @@ export async function dropRetiredIndexes(db: Db, options: { latest?: boolean } =
   const indexed = [...(await indexedBanks(db, options.latest)).keys()].filter((key) => key.startsWith("~"));
   const dropped: string[] = [];
   for (const key of indexed) {
-    const tx = await db.$client.transaction("write");
-    try {
+    await inWriteTransaction(db, async (tx) => {
       const { rows } = await tx.execute({
         sql: "SELECT 1 FROM banks WHERE id = ? AND import_owner IS NOT NULL",
         args: [key],
@@ -222,13 +222,7 @@ export async function dropRetiredIndexes(db: Db, options: { latest?: boolean } =
         await tx.batch(dropBankIndexStatements(key));
         dropped.push(key);
       }
-      await tx.commit();
-    } catch (err) {
-      await tx.rollback().catch(() => {});
-      throw err;
-    } finally {
-      tx.close();
-    }
+    });
   }
   return dropped;
 }
@@ -264,17 +258,10 @@ function tiersOf(row: Record<string, unknown> | undefined): SearchedTable[] {
 export async function ensureBankIndex(db: Db, bankId: string): Promise<void> {
   // Which tiers hold rows is read in the rebuild's own write transaction, so no write slips in
   // between (its rows would be pending no more, yet in no index).
-  const tx = await db.$client.transaction("write");
-  try {
+  await inWriteTransaction(db, async (tx) => {
     const { rows } = await tx.execute({ sql: TIER_ROWS_SQL, args: SEARCHED_TABLES.map(() => bankId) });
     await tx.batch([...dropBankIndexStatements(bankId), ...createBankIndexStatements(bankId, tiersOf(rows[0]))]);
-    await tx.commit();
-  } catch (err) {
-    await tx.rollback().catch(() => {});
-    throw err;
-  } finally {
-    tx.close();
-  }
+  });
 }
 
 /** The tiers with rows of the bank still to apply to its indexes. */
@@ -401,8 +388,7 @@ export async function syncSearchIndexes(db: Db): Promise<{ built: string[]; drop
  * for every bank), each only if that is still so inside the write transaction.
  */
 async function dropEmptyIndexes(db: Db, empty: { bankId: string; table: SearchedTable }[]): Promise<void> {
-  const tx = await db.$client.transaction("write");
-  try {
+  await inWriteTransaction(db, async (tx) => {
     const drops: string[] = [];
     for (const { bankId, table } of empty) {
       const { rows } = await tx.execute({
@@ -412,13 +398,7 @@ async function dropEmptyIndexes(db: Db, empty: { bankId: string; table: Searched
       if (Number(rows[0]?.used ?? 1) === 0) drops.push(`DROP TABLE IF EXISTS main.${ftsTable(table, bankId)}`);
     }
     if (drops.length > 0) await tx.batch(drops);
-    await tx.commit();
-  } catch (err) {
-    await tx.rollback().catch(() => {});
-    throw err;
-  } finally {
-    tx.close();
-  }
+  });
 }
 
 /** True when an error says a bank's FTS table does not exist (a bank created behind our back). */

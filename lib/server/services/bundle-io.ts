@@ -7,6 +7,7 @@
 import type { InStatement, Transaction } from "@libsql/client";
 import { and, asc, eq, isNotNull, isNull, notInArray, notLike, type SQL } from "drizzle-orm";
 import type { z } from "zod";
+import { inWriteTransaction } from "@/db/queries/transaction";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { Bundle, BundleFact, BundleMentalModel, BundleObservation, BundleSkill } from "@/lib/contracts/bundle";
 import { AppError, fieldErrorsOf, formatPath, gotValue } from "@/lib/contracts/errors";
@@ -491,8 +492,7 @@ export async function removeStagedImport(db: Db, bankId: string, owner: string):
     if ((results[0]?.rowsAffected ?? 0) + (results[1]?.rowsAffected ?? 0) === 0) break;
     await new Promise((r) => setTimeout(r, LOCK_PAUSE_MS));
   }
-  const tx = await db.$client.transaction("write");
-  try {
+  await inWriteTransaction(db, async (tx) => {
     const owned = await tx.execute({
       sql: "SELECT 1 FROM banks WHERE id = ? AND import_owner = ?",
       args: [bankId, importOwner],
@@ -508,13 +508,7 @@ export async function removeStagedImport(db: Db, bankId: string, owner: string):
         { sql: "DELETE FROM banks WHERE id = ? AND import_owner = ?", args: [bankId, importOwner] },
       ]);
     }
-    await tx.commit();
-  } catch (err) {
-    await tx.rollback().catch(() => {});
-    throw err;
-  } finally {
-    tx.close();
-  }
+  });
 }
 
 /**
@@ -794,8 +788,7 @@ export async function importBundleLines(
    * writing on would leave rows of no bank or report a bank that is not there.
    */
   const whileStaged = async (statements: InStatement[] | ((tx: Transaction) => Promise<InStatement[]>)) => {
-    const tx = await db.$client.transaction("write");
-    try {
+    await inWriteTransaction(db, async (tx) => {
       const owned = await tx.execute({
         sql: "SELECT 1 FROM banks WHERE id = ? AND import_owner = ?",
         args: [stageId, options.ownerId],
@@ -806,13 +799,7 @@ export async function importBundleLines(
           "the import's staging was removed by another process (it judged this one stopped): nothing was imported; run the import again",
         );
       await tx.batch(typeof statements === "function" ? await statements(tx) : statements);
-      await tx.commit();
-    } catch (err) {
-      await tx.rollback().catch(() => {});
-      throw err;
-    } finally {
-      tx.close();
-    }
+    });
   };
   try {
     /** The tiers the staging holds rows of, so has an index of: each chunk's flush makes it with the tier's first rows. */
