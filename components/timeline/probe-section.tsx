@@ -48,7 +48,9 @@ export function ProbeSection({ probe, bankId }: { probe: ProbeView; bankId: stri
         )}
         <span className="text-2xs text-slate-600">
           probe · {probe.queries.length} {probe.queries.length === 1 ? "query" : "queries"} · no model call ·{" "}
-          {Math.round(probe.durationMs)} ms
+          <span title="How long the run waited for the probe after its answer; the question's searches start with the run, so the probe's own work can be longer">
+            {Math.round(probe.durationMs)} ms after the answer
+          </span>
         </span>
       </div>
       <p className="mb-2 text-slate-700">{summary(probe)}</p>

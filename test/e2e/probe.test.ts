@@ -53,6 +53,8 @@ describe("missed-evidence probe (scripted model)", () => {
     await section.waitFor();
     expect(await section.getAttribute("data-missed")).toBe("true");
     expect(await section.getByRole("heading", { name: "What the run didn't see" }).count()).toBe(1);
+    // The time shown is the run's wait after its answer (the question's searches start with the run), and says so.
+    expect(await section.textContent()).toMatch(/\d+ ms after the answer/);
     const hits = section.getByTestId("probe-hit");
     const texts = await hits.allInnerTexts();
     expect(texts.some((t) => t.includes("Jonah Weiss owns it"))).toBe(true);
