@@ -4,11 +4,9 @@
 // both are checked first, before any build work.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { appBuildStale } from "./app-build.mjs";
 import { ensureCli } from "./build-cli.mjs";
 import { isLoopback } from "./loopback.mjs";
-import { isStale } from "./stale.mjs";
 
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT ?? "3000";
@@ -37,12 +35,9 @@ if (!isLoopback(host) && !process.env.INSPECTOR_PUBLIC_URL) {
 }
 
 const root = new URL("..", import.meta.url).pathname;
-const buildId = join(root, ".next", "BUILD_ID");
 
-const sources = ["app", "components", "lib", "db", "public"].map((d) => join(root, d)).filter((d) => existsSync(d));
-const stale = isStale(buildId, sources);
-
-if (stale) {
+// Stale when a source or a build setting (next.config, tsconfig, .env…) changed after the build.
+if (appBuildStale(root)) {
   console.log("Building the app (first start or sources changed)…");
   const build = spawnSync("npx", ["next", "build"], { cwd: root, stdio: "inherit" });
   if (build.status !== 0) process.exit(build.status ?? 1);

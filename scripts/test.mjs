@@ -1,10 +1,12 @@
-// `npm test`: every test layer (unit, integration, e2e) in one vitest run, then a plain
-// "N passed, N failed" line that any CI can read. Installs Debian's Chromium for e2e when missing.
+// `npm test`: every test layer (unit, slow, integration, e2e), then a plain "N passed, N failed"
+// line that any CI can read (the counts of every vitest run it made). Installs Debian's Chromium
+// for e2e when missing.
 // `npm run test:unit|test:integration|test:e2e` pass `--project`: a run without e2e needs no
 // Chromium, and the unit tier needs no sqld either.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { appBuildStale, buildApp } from "./app-build.mjs";
 import { ensureSqld } from "./sqld.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -53,31 +55,72 @@ if (process.env.SKIP_SQLD !== "1" && (runs("integration") || runs("e2e"))) {
 
 const tmp = join(root, "test", ".tmp");
 mkdirSync(tmp, { recursive: true });
-const report = join(tmp, "vitest-report.json");
-rmSync(report, { force: true });
 
-const args = [
-  "vitest",
-  "run",
-  "--reporter=default",
-  "--reporter=json",
-  `--outputFile.json=${report}`,
-  ...process.argv.slice(2),
-];
-const run = spawnSync("npx", args, { cwd: root, stdio: "inherit" });
+const extraArgs = process.argv.slice(2);
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-if (existsSync(report)) {
-  const summary = JSON.parse(readFileSync(report, "utf8"));
-  passed = summary.numPassedTests ?? 0;
-  // A file that fails to load has no failed tests but is a failure all the same.
-  failed = summary.numFailedTests || summary.numFailedTestSuites || 0;
-  skipped = (summary.numPendingTests ?? 0) + (summary.numTodoTests ?? 0);
-} else {
-  failed = 1;
+/** One `vitest run` with `args`, its JSON report written to `report`; resolves with its exit status. */
+function vitest(args, report) {
+  rmSync(report, { force: true });
+  const child = spawn(
+    "npx",
+    ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...args],
+    { cwd: root, stdio: "inherit" },
+  );
+  return new Promise((resolve) => {
+    child.on("error", () => resolve(1));
+    child.on("close", (status) => resolve(status ?? 1));
+  });
 }
+
+/** The counts of one JSON report; a missing report (vitest did not get that far) is a failure. */
+function countsOf(report) {
+  if (!existsSync(report)) return { passed: 0, failed: 1, skipped: 0 };
+  const summary = JSON.parse(readFileSync(report, "utf8"));
+  return {
+    passed: summary.numPassedTests ?? 0,
+    // A file that fails to load has no failed tests but is a failure all the same.
+    failed: summary.numFailedTests || summary.numFailedTestSuites || 0,
+    skipped: (summary.numPendingTests ?? 0) + (summary.numTodoTests ?? 0),
+  };
+}
+
+const vitestRuns = [];
+let buildFailed = false;
+if (extraArgs.length === 0 && appBuildStale(root)) {
+  // A plain `npm test` with a stale build: `next build` (about 20 s, what e2e needs first) runs
+  // beside the unit, slow and integration projects instead of before every test; e2e follows.
+  console.log("Building the app for e2e beside the unit, slow and integration tests…");
+  const [build, status] = await Promise.all([
+    buildApp(root),
+    vitest(["--project", "unit", "--project", "slow", "--project", "integration"], join(tmp, "vitest-report.json")),
+  ]);
+  vitestRuns.push({ status, report: join(tmp, "vitest-report.json") });
+  if (build.status === 0) {
+    console.log(`next build took ${build.seconds.toFixed(1)} s (beside the tests above)`);
+    vitestRuns.push({
+      status: await vitest(["--project", "e2e"], join(tmp, "vitest-report-e2e.json")),
+      report: join(tmp, "vitest-report-e2e.json"),
+    });
+  } else {
+    console.error(`next build failed, so the e2e tests did not run:\n${build.output}`);
+    buildFailed = true;
+  }
+} else {
+  // One run of what was asked (e2e builds first in its setup when the build is stale).
+  vitestRuns.push({
+    status: await vitest(extraArgs, join(tmp, "vitest-report.json")),
+    report: join(tmp, "vitest-report.json"),
+  });
+}
+
+const total = { passed: 0, failed: buildFailed ? 1 : 0, skipped: 0 };
+for (const { report } of vitestRuns) {
+  const counts = countsOf(report);
+  total.passed += counts.passed;
+  total.failed += counts.failed;
+  total.skipped += counts.skipped;
+}
+const ok = !buildFailed && vitestRuns.every((r) => r.status === 0) && total.failed === 0;
 console.log(`\ntests took ${Math.round((Date.now() - startedAt) / 1000)} s`);
-console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(run.status === 0 && failed === 0 ? 0 : 1);
+console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(ok ? 0 : 1);

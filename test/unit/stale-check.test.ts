@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { appBuildStale, BUILD_INPUTS } from "@/scripts/app-build.mjs";
 import { isStale, newestMtime } from "@/scripts/stale.mjs";
 
 const dirs: string[] = [];
@@ -43,5 +44,27 @@ describe("stale-check", () => {
     file(join(dir, ".cache", "y"), 9_000);
     expect(newestMtime(dir)).toBe(1_000_000);
     expect(newestMtime(join(dir, "missing"))).toBe(0);
+  });
+
+  it("the app build (npm start, npm test, e2e): stale after a source, a build setting or a new .env file", () => {
+    const root = mkdtempSync(join(tmpdir(), "stale-app-"));
+    dirs.push(root);
+    for (const input of BUILD_INPUTS) {
+      if (input.includes(".")) file(join(root, input), 1_000);
+      else {
+        mkdirSync(join(root, input));
+        file(join(root, input, "page.tsx"), 1_000);
+      }
+    }
+    expect(appBuildStale(root)).toBe(true);
+    mkdirSync(join(root, ".next"));
+    file(join(root, ".next", "BUILD_ID"), 2_000);
+    expect(appBuildStale(root)).toBe(false);
+    file(join(root, ".env.local"), 3_000);
+    expect(appBuildStale(root)).toBe(true);
+    file(join(root, ".env.local"), 1_500);
+    expect(appBuildStale(root)).toBe(false);
+    file(join(root, "next.config.mjs"), 3_000);
+    expect(appBuildStale(root)).toBe(true);
   });
 });
