@@ -189,21 +189,13 @@ export function searchKey(tier: Tier, query: string): string {
 }
 
 /**
- * Whether a run's search leaves nothing for the probe to find under the same query: the model saw
- * every hit the store returned (the cap hid none), and the store returned all it had or at least
- * the probe's depth.
+ * Whether a run's search leaves nothing for the probe to find under the same query: it is the
+ * probe's own search (`sameAsProbeSearch`) and the model saw every hit the store returned (the cap
+ * hid none). A deeper search the model saw in full is not enough: its first hits need not be the
+ * probe's (see `sameAsProbeSearch`), so the probe searches that query itself.
  */
 export function seenInFull(search: { limit: number; returned: number; seen: number }): boolean {
-  return search.seen === search.returned && deepEnough(search);
-}
-
-/**
- * Whether a run's search answers the probe's search of the same query: it asked for at least the
- * probe's depth, or the store returned all it had. Its first `PROBE_SEARCH_LIMIT` hits are then
- * the probe's list (a conversation bank reranks the same 200 candidates at any depth).
- */
-export function deepEnough(search: { limit: number; returned: number }): boolean {
-  return search.returned < search.limit || search.limit >= PROBE_SEARCH_LIMIT;
+  return search.seen === search.returned && sameAsProbeSearch(search);
 }
 
 /**

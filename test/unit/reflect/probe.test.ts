@@ -10,7 +10,6 @@ import { NothingToSearchError } from "@/lib/reflect/errors";
 import { Evidence } from "@/lib/reflect/evidence";
 import type { FactHit, MemoryPort } from "@/lib/reflect/ports";
 import {
-  deepEnough,
   isNegativeAnswer,
   isStrongMatch,
   isStrongRank,
@@ -372,12 +371,17 @@ function bind(memory: InMemoryMemory): MemoryPort {
 }
 
 describe("probe: searches the run already saw in full", () => {
-  it("are skipped only when nothing past what the model saw could come back", () => {
-    expect(seenInFull({ limit: 20, returned: 20, seen: 20 })).toBe(true);
+  it("are skipped only when they are the probe's own search and the model saw every hit", () => {
+    expect(seenInFull({ limit: PROBE_SEARCH_LIMIT, returned: PROBE_SEARCH_LIMIT, seen: PROBE_SEARCH_LIMIT })).toBe(
+      true,
+    );
     expect(seenInFull({ limit: 5, returned: 3, seen: 3 })).toBe(true);
+    expect(seenInFull({ limit: 20, returned: 7, seen: 7 })).toBe(true);
+    // Deeper and full: its first hits need not be the probe's (test/integration/db/probe-reuse.test.ts).
+    expect(seenInFull({ limit: 20, returned: 20, seen: 20 })).toBe(false);
     // The store may hold more than a shallow search returned, or the cap hid some hits.
     expect(seenInFull({ limit: 5, returned: 5, seen: 5 })).toBe(false);
-    expect(seenInFull({ limit: 20, returned: 20, seen: 12 })).toBe(false);
+    expect(seenInFull({ limit: 20, returned: 7, seen: 5 })).toBe(false);
   });
 
   it("skips them and finds the same hits", async () => {
@@ -397,14 +401,6 @@ describe("probe: searches the run already saw in full", () => {
 });
 
 describe("probe: the run's own searches that the cap cut short", () => {
-  it("stand for the probe's search when they went as deep as it or returned all the store had", () => {
-    expect(deepEnough({ limit: 20, returned: 20 })).toBe(true);
-    expect(deepEnough({ limit: 10, returned: 10 })).toBe(true);
-    expect(deepEnough({ limit: 5, returned: 3 })).toBe(true);
-    // A shallow search that filled its limit: the store may hold more than it returned.
-    expect(deepEnough({ limit: 5, returned: 5 })).toBe(false);
-  });
-
   it("are read only when they are the probe's own search: its depth, or fewer hits than either asks for", () => {
     expect(sameAsProbeSearch({ limit: PROBE_SEARCH_LIMIT, returned: PROBE_SEARCH_LIMIT })).toBe(true);
     expect(sameAsProbeSearch({ limit: 20, returned: 7 })).toBe(true);
