@@ -66,7 +66,9 @@ export default defineConfig({
           hookTimeout: 600_000,
           maxWorkers: e2eWorkers,
           globalSetup: ["test/e2e/global-setup.ts"],
-          // After the rest: its own group (a worker count of its own).
+          // After the rest when one vitest run holds every project (`npx vitest run`, `npm test --
+          // <filter>`): its own group, with a worker count of its own. A plain `npm test` runs it
+          // as a vitest run of its own beside the others (scripts/test.mjs).
           sequence: { groupOrder: 1 },
         },
       },

@@ -86,25 +86,27 @@ function countsOf(report) {
 
 const vitestRuns = [];
 let buildFailed = false;
-if (extraArgs.length === 0 && appBuildStale(root)) {
-  // A plain `npm test` with a stale build: `next build` (about 20 s, what e2e needs first) runs
-  // beside the unit, slow and integration projects instead of before every test; e2e follows.
-  console.log("Building the app for e2e beside the unit, slow and integration tests…");
-  const [build, status] = await Promise.all([
-    buildApp(root),
-    vitest(["--project", "unit", "--project", "slow", "--project", "integration"], join(tmp, "vitest-report.json")),
-  ]);
-  vitestRuns.push({ status, report: join(tmp, "vitest-report.json") });
-  if (build.status === 0) {
-    console.log(`next build took ${build.seconds.toFixed(1)} s (beside the tests above)`);
-    vitestRuns.push({
-      status: await vitest(["--project", "e2e"], join(tmp, "vitest-report-e2e.json")),
-      report: join(tmp, "vitest-report-e2e.json"),
-    });
-  } else {
+if (extraArgs.length === 0) {
+  // A plain `npm test`: the e2e project runs beside the unit, slow and integration projects. The
+  // e2e files mostly wait on the browser and the app server, the others mostly compute: together
+  // they keep both cores busy. A stale build (a clean checkout, CI) is built first beside the
+  // others (about 20 s). Two vitest runs, so their lines interleave; each line names its project,
+  // and each run ends with its own summary.
+  const rest = join(tmp, "vitest-report.json");
+  const e2e = join(tmp, "vitest-report-e2e.json");
+  const restRun = vitest(["--project", "unit", "--project", "slow", "--project", "integration"], rest);
+  const build = appBuildStale(root) ? await buildApp(root) : null;
+  let e2eRun = Promise.resolve(null);
+  if (build && build.status !== 0) {
     console.error(`next build failed, so the e2e tests did not run:\n${build.output}`);
     buildFailed = true;
+  } else {
+    if (build) console.log(`next build took ${build.seconds.toFixed(1)} s; the e2e tests start beside the others`);
+    e2eRun = vitest(["--project", "e2e"], e2e);
   }
+  const [restStatus, e2eStatus] = await Promise.all([restRun, e2eRun]);
+  vitestRuns.push({ status: restStatus, report: rest });
+  if (e2eStatus !== null) vitestRuns.push({ status: e2eStatus, report: e2e });
 } else {
   // One run of what was asked (e2e builds first in its setup when the build is stale).
   vitestRuns.push({
