@@ -3,7 +3,8 @@
  * Chromium for a 5k-event run served by `next start` (navigation start → first timeline row in the
  * DOM, recorded in the page by a MutationObserver installed before any page script runs). The first
  * rows come in the page's HTML; the time the list is ready (hydrated: keys and clicks work) is
- * reported beside it.
+ * reported beside it. The same for an imported run: a 5k-span GenAI trace posted to the OTLP
+ * receiver (/v1/traces; its ingest rate is a row too), then its run page.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -14,6 +15,8 @@ import { createRun, finishRun } from "@/db/queries/runs";
 import type { EventPayload } from "@/lib/reflect/events";
 import { foldRun } from "@/lib/timeline/fold";
 import { launchBrowser, startApp } from "@/test/e2e/harness";
+import { toProtobuf } from "@/test/fixtures/otlp/protobuf";
+import { LARGE_TRACE_ID, largeGenAiTrace } from "@/test/fixtures/otlp/traces";
 import { RECAP_SKILL } from "@/test/fixtures/timeline/builder";
 import { makeLargeRun } from "@/test/fixtures/timeline/large-run";
 import { atMost, type BenchRow, median, row } from "./report";
@@ -81,6 +84,14 @@ export async function insertLargeRun(dbUrl: string, runId: string): Promise<void
   }
 }
 
+interface ImportedTimes {
+  /** Spans per second of one 5k-span protobuf POST to /v1/traces. */
+  spansPerSecond: number;
+  /** Navigation start → first timeline row of the imported run. */
+  cold: number;
+  warm: number;
+}
+
 interface RenderTimes {
   /** Navigation start → first timeline row in the DOM. */
   cold: number;
@@ -88,6 +99,7 @@ interface RenderTimes {
   /** Navigation start → the list is virtualized and answers keys and clicks. */
   coldReady: number;
   warmReady: number;
+  imported: ImportedTimes;
 }
 
 async function firstRender(log: (line: string) => void): Promise<RenderTimes> {
@@ -108,8 +120,8 @@ async function firstRender(log: (line: string) => void): Promise<RenderTimes> {
         }
       }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-ready"] });
     `);
-    const visit = async () => {
-      await browser.page.goto(`${app.url}/runs/${runId}`, { waitUntil: "commit" });
+    const visit = async (path = `/runs/${runId}`) => {
+      await browser.page.goto(`${app.url}${path}`, { waitUntil: "commit" });
       await browser.page.waitForSelector('[data-testid="timeline"][data-ready] [data-testid="timeline-row"]', {
         timeout: 30_000,
       });
@@ -122,11 +134,33 @@ async function firstRender(log: (line: string) => void): Promise<RenderTimes> {
     const ms = (xs: number[]) => xs.map((w) => w.toFixed(0)).join(", ");
     log(`  first row: first visit ${cold.first.toFixed(0)} ms, repeat ${ms(warm.map((w) => w.first))} ms`);
     log(`  list ready: first visit ${cold.ready.toFixed(0)} ms, repeat ${ms(warm.map((w) => w.ready))} ms`);
+
+    // An imported run: a 5k-span GenAI trace posted to the OTLP receiver, then its run page.
+    const body = Buffer.from(toProtobuf(largeGenAiTrace(RENDER_EVENTS)));
+    const posted = performance.now();
+    const res = await fetch(`${app.url}/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/x-protobuf" },
+      body,
+    });
+    const ingestMs = performance.now() - posted;
+    if (res.status !== 200 || (await res.arrayBuffer()).byteLength !== 0)
+      throw new Error(`the 5k-span trace was not taken whole: ${res.status}`);
+    const importedUrl = `/runs/otlp_${LARGE_TRACE_ID}`;
+    const importedCold = await visit(importedUrl);
+    const importedWarm: { first: number; ready: number }[] = [];
+    for (let i = 0; i < WARM_VISITS; i++) importedWarm.push(await visit(importedUrl));
+    const spansPerSecond = (RENDER_EVENTS / ingestMs) * 1000;
+    log(
+      `  imported: ${RENDER_EVENTS} spans (${(body.length / 1e6).toFixed(2)} MB) in ${ingestMs.toFixed(0)} ms = ${spansPerSecond.toFixed(0)} spans/s; ` +
+        `first row: first visit ${importedCold.first.toFixed(0)} ms, repeat ${ms(importedWarm.map((w) => w.first))} ms`,
+    );
     return {
       cold: cold.first,
       warm: median(warm.map((w) => w.first)),
       coldReady: cold.ready,
       warmReady: median(warm.map((w) => w.ready)),
+      imported: { spansPerSecond, cold: importedCold.first, warm: median(importedWarm.map((w) => w.first)) },
     };
   } finally {
     await browser.close();
@@ -153,5 +187,14 @@ export async function benchTimeline(log: (line: string) => void): Promise<BenchR
     row(section, "run page first timeline row, 5k events, repeat visits p50", render.warm, "ms"),
     row(section, "run page timeline ready (hydrated), 5k events, first visit", render.coldReady, "ms"),
     row(section, "run page timeline ready (hydrated), 5k events, repeat visits p50", render.warmReady, "ms"),
+    row(section, "OTLP receiver: one 5k-span protobuf trace ingested", render.imported.spansPerSecond, "spans/s"),
+    row(
+      section,
+      "imported run (5k spans) page first timeline row, first visit",
+      render.imported.cold,
+      "ms",
+      atMost(render.imported.cold, 600, "ms"),
+    ),
+    row(section, "imported run (5k spans) page first timeline row, repeat visits p50", render.imported.warm, "ms"),
   ];
 }
