@@ -20,7 +20,8 @@ import { BUNDLE_MAX_BYTES } from "@/lib/server/http/api/endpoints";
 import { getAppDb } from "@/lib/server/runtime/db";
 import { exportBundle } from "@/lib/server/services/bundle-io";
 
-const header = (id: string, name = `Bank ${id}`) => JSON.stringify({ version: 1, bank: { id, name, permittedTeams: [] } });
+const header = (id: string, name = `Bank ${id}`) =>
+  JSON.stringify({ version: 1, bank: { id, name, permittedTeams: [] } });
 const fact = (i: number) =>
   JSON.stringify({
     fact: {

@@ -156,9 +156,9 @@ describe("JSON writes to the API", () => {
     const lines = { pathname: "/api/v1/banks/import", contentType: "application/x-ndjson" };
     expect(code(lines)).toBe("ok");
     expect(code({ ...lines, pathname: "/api/v1/banks/import/" })).toBe("ok");
-    expect(code({ ...lines, contentType: "Application/X-NDJSON; charset=utf-8", origin: "http://127.0.0.1:3000" })).toBe(
-      "ok",
-    );
+    expect(
+      code({ ...lines, contentType: "Application/X-NDJSON; charset=utf-8", origin: "http://127.0.0.1:3000" }),
+    ).toBe("ok");
     // Another page may not send it, with or without a forged type.
     expect(code({ ...lines, origin: "http://evil.example" })).toBe("forbidden_origin");
     expect(code({ ...lines, secFetchSite: "cross-site" })).toBe("forbidden_origin");
