@@ -10,7 +10,7 @@ import { BUNDLE_MAX_BYTES } from "./endpoints";
 
 export { bankList, exportBank, importBank } from "../../services/banks";
 
-/** The media type of a JSON-lines bundle body (one record per line, docs/api.md#import-a-bank). */
+/** The media type of a JSON-lines bundle body (one record per line, docs/api.md). */
 export const JSON_LINES_TYPE = "application/x-ndjson";
 
 export function isJsonLinesBody(request: Request): boolean {

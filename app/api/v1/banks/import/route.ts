@@ -9,7 +9,7 @@ const importJson = handle(endpoints.importBundle, async ({ db, query, rawBody })
   Response.json(await importBank(db, rawBody, query.replace === "true"), { status: 201 }),
 );
 
-/** One bundle document as JSON, or a `.jsonl` bundle as `application/x-ndjson` (docs/api.md#import-a-bank). */
+/** One bundle document as JSON, or a `.jsonl` bundle as `application/x-ndjson` (docs/api.md). */
 export function POST(request: Request, ctx: Parameters<typeof importJson>[1]): Promise<Response> {
   return isJsonLinesBody(request) ? importBankLines(request) : importJson(request, ctx);
 }
