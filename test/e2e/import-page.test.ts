@@ -5,6 +5,8 @@
  * file's own that lists the loopback fake's origin (test/fixtures/fake-hindsight-server.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -131,32 +133,43 @@ describe("import page on the shared server", () => {
     await screenshot(page, "import-hindsight-refused");
   });
 
-  it("another origin's page cannot import (JSON lines need a preflight this server never grants)", async () => {
+  it("another site's page cannot import: a preflighted type is blocked, a simple one refused by the server", async () => {
     const { page } = ctx.browser;
-    // localhost and 127.0.0.1 are two origins: a page on one is a foreign site to the other.
-    const foreign = ctx.app.url.replace("127.0.0.1", "localhost");
-    await page.goto(`${foreign}/glossary`);
-    const target = `${ctx.app.url}/api/v1/banks/import`;
-    const body = `${JSON.stringify({ version: 1, bank: { id: "e2e-import-csrf", name: "X", permittedTeams: [] } })}\n`;
-    const outcomes = await page.evaluate(
-      async ({ target, body }) => {
-        const tries: Record<string, string> = {};
-        for (const type of ["application/x-ndjson", "application/json"]) {
-          try {
-            const res = await fetch(target, { method: "POST", headers: { "content-type": type }, body });
-            tries[type] = `answered ${res.status}`;
-          } catch {
-            tries[type] = "blocked";
+    // A foreign site of its own (no CSP of this app's in the way), on another loopback port.
+    const evil = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<p>hi</p>"));
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    try {
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const target = `${ctx.app.url}/api/v1/banks/import`;
+      const bank = { id: "e2e-import-csrf", name: "X", permittedTeams: [] };
+      const lines = `${JSON.stringify({ version: 1, bank })}\n${JSON.stringify({ fact: fact("f1", "x") })}\n`;
+      const json = JSON.stringify(bundle(bank.id, bank.name));
+      const outcomes = await page.evaluate(
+        async ({ target, lines, json }) => {
+          const tries: Record<string, string> = {};
+          for (const [type, body] of [
+            ["application/x-ndjson", lines],
+            ["application/json", json],
+          ] as const) {
+            try {
+              const res = await fetch(target, { method: "POST", headers: { "content-type": type }, body });
+              tries[type] = `answered ${res.status}`;
+            } catch {
+              tries[type] = "blocked";
+            }
           }
-        }
-        // A "simple" request needs no preflight: it is sent, and the request policy refuses it.
-        await fetch(target, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body });
-        return tries;
-      },
-      { target, body },
-    );
-    expect(outcomes).toEqual({ "application/x-ndjson": "blocked", "application/json": "blocked" });
-    expect(await bankIds(ctx.app.url)).not.toContain("e2e-import-csrf");
+          // A "simple" request needs no preflight: it is sent, and the request policy must refuse it.
+          const simple = await fetch(target, { method: "POST", mode: "no-cors", body: json });
+          tries.simple = simple.type;
+          return tries;
+        },
+        { target, lines, json },
+      );
+      expect(outcomes).toEqual({ "application/x-ndjson": "blocked", "application/json": "blocked", simple: "opaque" });
+      expect(await bankIds(ctx.app.url)).not.toContain("e2e-import-csrf");
+    } finally {
+      await new Promise((resolve) => evil.close(resolve));
+    }
   });
 });
 
