@@ -25,7 +25,7 @@ export function ImportForms({
   ignoredEntries: string[];
 }) {
   return (
-    <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+    <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-2">
       <BundleForm />
       <HindsightForm origins={hindsightOrigins} ignored={ignoredEntries} />
     </div>
@@ -62,7 +62,13 @@ function ImportError({ error, testId }: { error: Error; testId: string }) {
   const shown = named.slice(0, 8);
   return (
     <div role="alert" className="mt-2 text-xs text-red-700" data-testid={testId}>
-      <p>{error.message}</p>
+      <p>
+        {error.message}
+        {/* The server answered: an import is all or nothing. Unreached, it cannot be told. */}
+        {isAppError(error) && error.code !== "unavailable" && !/nothing was imported/i.test(error.message)
+          ? " Nothing was imported."
+          : null}
+      </p>
       {shown.length > 0 ? (
         <ul className="mt-1 list-disc pl-4">
           {shown.map(([path, messages]) => (

@@ -2,7 +2,8 @@
  * "Import a bank" in the browser (/memory/import): a bundle file (.json and .jsonl) through the
  * shared server, with its errors and replace, and a bank from a Hindsight server — refused up front
  * on the shared server (started without HINDSIGHT_IMPORT_ORIGINS), imported on a server of this
- * file's own that lists the loopback fake's origin (test/fixtures/fake-hindsight-server.ts).
+ * file's own that lists the loopback fake's origin (test/fixtures/fake-hindsight-server.ts) and runs
+ * in token mode (the one extra server start covers both: the page's fetch signs in by its cookie).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -12,7 +13,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeHindsight, sampleBank, startFakeHindsight } from "../fixtures/fake-hindsight-server";
 import { screenshot, TMP, useAppAndBrowser, useSharedApp } from "./harness";
-import { waitForHydrated } from "./pages/hydrated";
+import { waitForHydrated, waitForHydratedPage } from "./pages/hydrated";
 
 const fact = (id: string, text: string) => ({
   id,
@@ -41,8 +42,8 @@ function file(name: string, content: string): string {
   return path;
 }
 
-async function bankIds(url: string): Promise<string[]> {
-  const res = await fetch(`${url}/api/v1/banks`);
+async function bankIds(url: string, token?: string): Promise<string[]> {
+  const res = await fetch(`${url}/api/v1/banks`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   return ((await res.json()) as { banks: { id: string }[] }).banks.map((b) => b.id);
 }
 
@@ -173,8 +174,9 @@ describe("import page on the shared server", () => {
   });
 });
 
-describe("import from a Hindsight server (a server of this file's own: HINDSIGHT_IMPORT_ORIGINS lists the fake)", () => {
+describe("import from a Hindsight server, in token mode (a server of this file's own: HINDSIGHT_IMPORT_ORIGINS lists the fake, INSPECTOR_TOKEN is set)", () => {
   const KEY = "hs-e2e-secret-key";
+  const TOKEN = "e2e-import-token-0123456789";
   let fake: FakeHindsight;
   let stallDirectives = 0;
   beforeAll(async () => {
@@ -187,7 +189,21 @@ describe("import from a Hindsight server (a server of this file's own: HINDSIGHT
   });
   afterAll(async () => fake?.close());
   // The fake starts first (beforeAll above), so its origin is known when the app starts.
-  const ctx = useAppAndBrowser(() => ({ HINDSIGHT_IMPORT_ORIGINS: fake.url }));
+  const ctx = useAppAndBrowser(() => ({ HINDSIGHT_IMPORT_ORIGINS: fake.url, INSPECTOR_TOKEN: TOKEN }));
+
+  it("signs in, then imports a bundle file with the session cookie (the page's fetch carries it)", async () => {
+    const { page } = ctx.browser;
+    await page.goto(`${ctx.app.url}/memory/import`);
+    await page.waitForURL(/\/login\?next=%2Fmemory%2Fimport$/);
+    await waitForHydratedPage(page);
+    await page.getByTestId("login-token").fill(TOKEN);
+    await page.getByTestId("login-submit").click();
+    await page.waitForURL(`${ctx.app.url}/memory/import`);
+    await waitForHydrated(page, "bundle-file");
+    await importFile(page, file("token.json", JSON.stringify(bundle("e2e-import-token", "Token mode"))));
+    await page.getByTestId("bundle-import-result").waitFor();
+    expect(await bankIds(ctx.app.url, TOKEN)).toContain("e2e-import-token");
+  });
 
   it("imports a bank: busy while it runs, one request only, counts and what was not carried; the key never shown", async () => {
     const { page } = ctx.browser;
@@ -257,7 +273,7 @@ describe("import from a Hindsight server (a server of this file's own: HINDSIGHT
       .getByText(/exists/)
       .first()
       .waitFor();
-    const ids = await bankIds(ctx.app.url);
+    const ids = await bankIds(ctx.app.url, TOKEN);
     expect(ids).not.toContain("e2e-hs-wrong-key");
     await page.getByTestId("hindsight-replace").check();
     await page.getByTestId("hindsight-import").click();
