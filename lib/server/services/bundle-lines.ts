@@ -12,13 +12,20 @@ import { importBundleLines, removeAbandonedImports } from "./bundle-io";
 /** No record of a bundle comes near this; a longer line is refused rather than held in memory. */
 export const MAX_LINE_CHARS = 16 * 1_048_576;
 
+/** Lines between two turns of the event loop (see readLines). */
+const LINES_PER_TURN = 1024;
+
 /**
  * The source's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the
  * import); `name` is what errors call the source (a file name, "stdin", "the request body").
+ * Every LINES_PER_TURN lines it lets the event loop turn: a request body is already in memory, so
+ * its reads resolve at once, and 50 MB of blank lines (50 million lines, minutes of work) would
+ * otherwise hold the server's one thread from every other request until the last.
  */
 export async function* readLines(source: AsyncIterable<unknown>, name: string): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let rest = "";
+  let sinceTurn = 0;
   const decode = (chunk?: Uint8Array) => {
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
@@ -34,6 +41,10 @@ export async function* readLines(source: AsyncIterable<unknown>, name: string): 
       rest = "";
       start = nl + 1;
       yield line.endsWith("\r") ? line.slice(0, -1) : line;
+      if (++sinceTurn >= LINES_PER_TURN) {
+        sinceTurn = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
     rest += text.slice(start);
     if (rest.length > MAX_LINE_CHARS) {
