@@ -6,6 +6,7 @@ import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Check, Input } from "@/components/ui/input";
+import { bundleContentType, checkBundleFile } from "@/lib/client/import";
 import { postApi } from "@/lib/client/unwrap";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { type FieldErrors, isAppError } from "@/lib/contracts/errors";
@@ -20,13 +21,16 @@ import { plural } from "@/lib/timeline/format";
 export function ImportForms({
   hindsightOrigins,
   ignoredEntries,
+  bundleMaxBytes,
 }: {
   hindsightOrigins: string[];
   ignoredEntries: string[];
+  /** The import route's body limit (BUNDLE_MAX_BYTES). */
+  bundleMaxBytes: number;
 }) {
   return (
     <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-2">
-      <BundleForm />
+      <BundleForm maxBytes={bundleMaxBytes} />
       <HindsightForm origins={hindsightOrigins} ignored={ignoredEntries} />
     </div>
   );
@@ -83,23 +87,21 @@ function ImportError({ error, testId }: { error: Error; testId: string }) {
   );
 }
 
-/** The media type the import route reads a file as: JSON lines for `.jsonl`, one JSON document otherwise. */
-export function bundleContentType(fileName: string): string {
-  return fileName.toLowerCase().endsWith(".jsonl") ? "application/x-ndjson" : "application/json";
-}
-
-function BundleForm() {
+function BundleForm({ maxBytes }: { maxBytes: number }) {
   const [file, setFile] = useState<File | null>(null);
   const [replace, setReplace] = useState(false);
   const replaceId = useId();
   const mutation = useMutation({
-    mutationFn: (input: { file: File; replace: boolean }) =>
-      postApi<ImportResult>(
+    mutationFn: async (input: { file: File; replace: boolean }) => {
+      const refused = checkBundleFile(input.file, maxBytes);
+      if (refused) throw refused;
+      return postApi<ImportResult>(
         `/api/v1/banks/import${input.replace ? "?replace=true" : ""}`,
         // The file itself is the body: the browser streams it, nothing reads it into the page first.
         input.file,
         bundleContentType(input.file.name),
-      ),
+      );
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -120,8 +122,9 @@ function BundleForm() {
           hint={
             <>
               What <code className="font-mono">npm run cli -- export</code> writes, or JSON lines (line 1{" "}
-              <code className="font-mono">{'{"version":1,"bank":…}'}</code>, then one record a line). Up to 50 MB; a
-              bigger one: <code className="font-mono">npm run cli -- import bundle.jsonl</code>.
+              <code className="font-mono">{'{"version":1,"bank":…}'}</code>, then one record a line). Up to{" "}
+              {(maxBytes / 1_000_000).toLocaleString("en-US")} MB; a bigger one:{" "}
+              <code className="font-mono">npm run cli -- import bundle.jsonl</code>.
             </>
           }
         >

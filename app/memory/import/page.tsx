@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { ImportForms } from "@/components/memory/import-forms";
+import { BUNDLE_MAX_BYTES } from "@/lib/server/http/api/endpoints";
 import { readImportOrigins } from "@/lib/server/services/hindsight-import";
 
 export const dynamic = "force-dynamic";
@@ -21,7 +22,7 @@ export default function ImportBankPage() {
           Back to memory
         </Link>
       </div>
-      <ImportForms hindsightOrigins={origins} ignoredEntries={unusable} />
+      <ImportForms hindsightOrigins={origins} ignoredEntries={unusable} bundleMaxBytes={BUNDLE_MAX_BYTES} />
     </div>
   );
 }

@@ -174,6 +174,34 @@ describe("POST /api/v1/banks/import as JSON lines", () => {
     expect(ticks).toBeGreaterThanOrEqual(10);
   });
 
+  it("a client that goes away mid-body (the page closed) stops the import: nothing imported, its staging gone", async () => {
+    const stop = new AbortController();
+    const head = new TextEncoder().encode(`${header("lines-gone")}\n${fact(1)}\n${fact(2)}\n`);
+    // The body sends its first lines, then waits (a slow upload) until the client goes.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(head);
+        stop.signal.addEventListener("abort", () => controller.error(new Error("client gone")));
+      },
+    });
+    const request = new Request("http://127.0.0.1/api/v1/banks/import", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/x-ndjson" },
+      signal: stop.signal,
+      duplex: "half",
+    } as RequestInit);
+    const answer = importRoute.POST(request, { params: Promise.resolve(undefined) });
+    await new Promise((r) => setTimeout(r, 200));
+    stop.abort();
+    const res = await answer;
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Answer).error.message).toMatch(/stopped: nothing was imported/);
+    expect(await exists("lines-gone")).toBe(false);
+    const staged = await (await getAppDb()).$client.execute("SELECT id FROM banks WHERE import_owner IS NOT NULL");
+    expect(staged.rows).toEqual([]);
+  });
+
   it("bytes that are not UTF-8 are refused and import nothing", async () => {
     const head = new TextEncoder().encode(`${header("lines-utf")}\n`);
     const res = await post(streamOf([head, new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x0a])]));
