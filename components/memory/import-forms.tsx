@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { type FormEvent, type ReactNode, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Check, Input } from "@/components/ui/input";
@@ -91,7 +91,12 @@ function BundleForm({ maxBytes }: { maxBytes: number }) {
   const [file, setFile] = useState<File | null>(null);
   const [replace, setReplace] = useState(false);
   const replaceId = useId();
+  // Set at once on submit: two submits in one task (before React shows the busy button) send one import.
+  const sending = useRef(false);
   const mutation = useMutation({
+    onSettled: () => {
+      sending.current = false;
+    },
     mutationFn: async (input: { file: File; replace: boolean }) => {
       const refused = checkBundleFile(input.file, maxBytes);
       if (refused) throw refused;
@@ -105,7 +110,8 @@ function BundleForm({ maxBytes }: { maxBytes: number }) {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!file || mutation.isPending) return;
+    if (!file || sending.current) return;
+    sending.current = true;
     mutation.mutate({ file, replace });
   };
   const result = mutation.data;
@@ -221,7 +227,11 @@ function HindsightForm({ origins, ignored }: { origins: string[]; ignored: strin
   const [replace, setReplace] = useState(false);
   const noticeId = useId();
   const replaceId = useId();
+  const sending = useRef(false);
   const mutation = useMutation({
+    onSettled: () => {
+      sending.current = false;
+    },
     mutationFn: (body: { baseUrl: string; bankId: string; localBankId?: string; apiKey?: string; replace: boolean }) =>
       // The key goes in the JSON body only: never in the URL, never kept past this request.
       postApi<HindsightImportResult>("/api/v1/banks/import/hindsight", JSON.stringify(body), "application/json"),
@@ -230,7 +240,8 @@ function HindsightForm({ origins, ignored }: { origins: string[]; ignored: strin
   const closed = origins.length === 0;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (closed || mutation.isPending) return;
+    if (closed || sending.current) return;
+    sending.current = true;
     mutation.mutate({
       baseUrl: baseUrl.trim(),
       bankId: bankId.trim(),
