@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { MemoryBrowser } from "@/components/memory/memory-browser";
 import { MemoryQuery } from "@/lib/contracts/memory";
@@ -12,7 +13,16 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
   const db = await getAppDb();
   const bankId = queryValue(params, "bank") ?? (await defaultBankId(db));
   if (!bankId)
-    return <p className="text-slate-500">No bank yet: import one with `npm run cli -- import bundle.json`.</p>;
+    return (
+      <p className="text-slate-500" data-testid="no-bank">
+        No bank yet:{" "}
+        <Link href="/memory/import" className="text-indigo-700 underline">
+          import one
+        </Link>{" "}
+        (a bundle file or a Hindsight server), or with{" "}
+        <code className="font-mono">npm run cli -- import bundle.json</code>.
+      </p>
+    );
   const parsed = MemoryQuery.safeParse({
     tier: queryValue(params, "tier"),
     q: queryValue(params, "q"),
@@ -31,6 +41,13 @@ export default async function MemoryPage({ searchParams }: { searchParams: Promi
         <span className="text-2xs text-slate-500">
           scopes: {bank.scopes.join(", ")} · permitted teams: {bank.permittedTeams.join(", ") || "none"}
         </span>
+        <Link
+          href="/memory/import"
+          className="ml-auto text-xs text-indigo-700 underline"
+          data-testid="import-bank-link"
+        >
+          Import a bank
+        </Link>
       </div>
       <MemoryBrowser
         // A link to other memories (an observation's facts) starts the browser afresh on them.

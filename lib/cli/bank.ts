@@ -1,12 +1,12 @@
 /** `import` and `export`: a bank bundle in or out (see main.ts); `reflect` is in reflect.ts. */
 import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
-import { AppError, isAppError } from "@/lib/contracts/errors";
+import { isAppError } from "@/lib/contracts/errors";
 import { decodeUtf8 } from "@/lib/contracts/text";
 import { getCliDb } from "@/lib/server/runtime/db";
 import { embedAfterImport } from "@/lib/server/runtime/embeddings";
-import { ownerGone, runOwner } from "@/lib/server/runtime/run-owner";
-import { exportBundle, importBundle, importBundleLines, removeAbandonedImports } from "@/lib/server/services/bundle-io";
+import { exportBundle, importBundle } from "@/lib/server/services/bundle-io";
+import { importStagedLines, readLines } from "@/lib/server/services/bundle-lines";
 import { importFromHindsight } from "@/lib/server/services/hindsight-import";
 import { askHindsight } from "@/lib/server/services/hindsight-reflect";
 import { plural } from "@/lib/timeline/format";
@@ -32,59 +32,19 @@ async function importLines(file: string, replace: boolean) {
   return importStaged(readLines(createReadStream(file), file), replace);
 }
 
-/** A JSON-lines import, staged in chunks (db/bundle-io.ts importBundleLines): a file's or stdin's lines. */
+/** A JSON-lines import, staged in chunks (lib/server/services/bundle-lines.ts): a file's or stdin's lines. */
 async function importStaged(lines: AsyncIterable<string>, replace: boolean) {
-  const db = await getCliDb();
-  // The import's staging belongs to this process as a run owner (its heartbeat says it lives); an
-  // earlier import whose process stopped is removed first (docs/operations.md#big-imports).
-  const ownerId = await runOwner(db, "cli");
-  await removeAbandonedImports(db, (owner) => ownerGone(db, owner));
   // Ctrl-C or a TERM stops it between two chunks and removes what it staged.
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    return await importBundleLines(db, lines, { replace, ownerId, signal: stop.signal });
+    return await importStagedLines(await getCliDb(), lines, { replace, owner: "cli", signal: stop.signal });
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-/** No record of a bundle comes near this; a longer line is refused rather than held in memory. */
-const MAX_LINE_CHARS = 16 * 1_048_576;
-
-/** The source's lines, decoded as strict UTF-8 chunk by chunk (bytes that are not UTF-8 fail the import). */
-async function* readLines(source: AsyncIterable<unknown>, file: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let rest = "";
-  const decode = (chunk?: Buffer) => {
-    try {
-      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
-    } catch {
-      throw new AppError("invalid_text", `${file} is not UTF-8 text; nothing was imported.`);
-    }
-  };
-  for await (const chunk of source) {
-    const text = decode(chunk as Buffer);
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
-      const line = rest + text.slice(start, nl);
-      rest = "";
-      start = nl + 1;
-      yield line.endsWith("\r") ? line.slice(0, -1) : line;
-    }
-    rest += text.slice(start);
-    if (rest.length > MAX_LINE_CHARS) {
-      throw new AppError(
-        "invalid_input",
-        `${file}: a line is longer than ${MAX_LINE_CHARS / 1_048_576} Mi characters; nothing was imported.`,
-      );
-    }
-  }
-  rest += decode();
-  if (rest) yield rest;
 }
 
 /** `import --from hindsight …`: the bank read from a Hindsight server (lib/server/services/hindsight-import.ts). */

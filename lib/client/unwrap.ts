@@ -21,3 +21,31 @@ export async function getJson<T>(url: string): Promise<T> {
   }
   return (await res.json()) as T;
 }
+
+/**
+ * POST a body to an /api/v1 route from the page (same origin: the browser sends the `Origin` and
+ * `Sec-Fetch-Site` the request policy checks, and in token mode the session cookie); its `{error}`
+ * body becomes an `AppError`, a server that cannot be reached one too.
+ */
+export async function postApi<T>(url: string, body: BodyInit, contentType: string, signal?: AbortSignal): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": contentType },
+      body,
+      cache: "no-store",
+      signal,
+    });
+  } catch (err) {
+    throw new AppError("unavailable", `The server could not be reached: ${(err as Error).message}`);
+  }
+  const json = (await res.json().catch(() => null)) as { error?: unknown } | null;
+  if (!res.ok) {
+    const error = ErrorBody.safeParse(json?.error);
+    throw error.success
+      ? AppError.fromBody(error.data)
+      : new AppError("internal", `POST ${url} failed with ${res.status}`);
+  }
+  return json as T;
+}

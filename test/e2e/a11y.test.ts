@@ -2,7 +2,7 @@
  * Accessibility: axe-core (injected from node_modules, no network) in Chromium on every page and
  * state a user reaches — runs list, a run with its detail drawer open, a forked run with dimmed
  * replayed rows, compare, each memory tier and the tabs switched in the page, an observation's
- * facts, home, glossary, a refresh run's open proposal, the re-run drawer's save dialog, a
+ * facts, the import page with an error, home, glossary, a refresh run's open proposal, the re-run drawer's save dialog, a
  * deleted skill, both editors, new run, login — in the light and the
  * dark colour scheme. No critical and no serious violation may remain.
  */
@@ -162,6 +162,20 @@ describe("accessibility (axe-core, light and dark)", () => {
           await page.goto(`${url}/memory?bank=${BANK}&tier=observations`);
           await page.getByTestId("observation-sources").first().click();
           await page.getByTestId("memory-focus").waitFor();
+        },
+      },
+      {
+        name: "import a bank, with a bundle's error shown",
+        open: async () => {
+          await page.goto(`${url}/memory/import`);
+          await waitForHydrated(page, "bundle-file");
+          await page.getByTestId("bundle-file").setInputFiles({
+            name: "bad.json",
+            mimeType: "application/json",
+            buffer: Buffer.from("{ not json"),
+          });
+          await page.getByTestId("bundle-import").click();
+          await page.getByTestId("bundle-import-error").waitFor();
         },
       },
       { name: "home", open: () => page.goto(`${url}/`).then(() => page.getByTestId("home-loop").waitFor()) },

@@ -81,6 +81,22 @@ describe.skipIf(!dir)("screenshots", () => {
       { name: "compare-picker", open: async () => void (await page.goto(`${url}/runs/compare`)) },
       { name: "memory-models", open: async () => void (await page.goto(`${url}/memory?bank=${BANK}`)) },
       { name: "memory-facts", open: async () => void (await page.goto(`${url}/memory?bank=${BANK}&tier=facts`)) },
+      {
+        name: "memory-import",
+        open: async () => {
+          await page.goto(`${url}/memory/import`);
+          await waitForHydrated(page, "bundle-file");
+          await page.getByTestId("bundle-file").setInputFiles({
+            name: "bad.json",
+            mimeType: "application/json",
+            buffer: Buffer.from(
+              JSON.stringify({ version: 1, bank: { id: "x", name: "X", permittedTeams: [] }, facts: [{}] }),
+            ),
+          });
+          await page.getByTestId("bundle-import").click();
+          await page.getByTestId("bundle-import-error").waitFor();
+        },
+      },
       { name: "home", open: async () => void (await page.goto(`${url}/`)) },
       { name: "glossary", open: async () => void (await page.goto(`${url}/glossary#short-circuited`)) },
       {

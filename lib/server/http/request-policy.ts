@@ -8,7 +8,9 @@
  *   `same-origin` or `none`. Browsers send both; curl, the CLI and SDKs send neither and pass;
  * - a write to /api/** is `Content-Type: application/json`, which a web page cannot send to
  *   another origin without a CORS preflight this server never grants (a method the path lacks
- *   gets the route's 405 first; /api/mcp refuses other types itself, as a JSON-RPC error).
+ *   gets the route's 405 first; /api/mcp refuses other types itself, as a JSON-RPC error). The one
+ *   other type taken is `application/x-ndjson` by the bundle import (a `.jsonl` bundle): like JSON,
+ *   it is not a type a cross-site form or a "simple" fetch may send without that preflight.
  */
 import { AppError } from "@/lib/contracts/errors";
 import { v1MethodsFor } from "./api/route-methods";
@@ -16,6 +18,10 @@ import { v1MethodsFor } from "./api/route-methods";
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const JSON_METHODS = new Set(["POST", "PUT", "PATCH"]);
+/** API writes that also take a body of another type than JSON, none of them CORS-safelisted. */
+const OTHER_BODY_TYPES: Record<string, readonly string[]> = {
+  "/api/v1/banks/import": ["application/x-ndjson"],
+};
 
 export interface RequestFacts {
   method: string;
@@ -131,7 +137,9 @@ export function checkRequest(
       `Writes from origin "${req.origin}" are refused: only this site may write.`,
     );
   }
-  if (takesJsonBody(req.pathname, method) && mediaType(req.contentType) !== "application/json") {
+  const type = mediaType(req.contentType);
+  const otherTypes = OTHER_BODY_TYPES[req.pathname.replace(/\/+$/, "")] ?? [];
+  if (takesJsonBody(req.pathname, method) && type !== "application/json" && !otherTypes.includes(type)) {
     return new AppError(
       "unsupported_media_type",
       `Send the body as JSON with "Content-Type: application/json" (got "${req.contentType ?? "none"}").`,

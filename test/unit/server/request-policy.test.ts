@@ -152,6 +152,24 @@ describe("JSON writes to the API", () => {
     ).toBe("forbidden_origin");
   });
 
+  it("takes a .jsonl bundle (application/x-ndjson) at the bundle import only, with the same origin rules", () => {
+    const lines = { pathname: "/api/v1/banks/import", contentType: "application/x-ndjson" };
+    expect(code(lines)).toBe("ok");
+    expect(code({ ...lines, pathname: "/api/v1/banks/import/" })).toBe("ok");
+    expect(
+      code({ ...lines, contentType: "Application/X-NDJSON; charset=utf-8", origin: "http://127.0.0.1:3000" }),
+    ).toBe("ok");
+    // Another page may not send it, with or without a forged type.
+    expect(code({ ...lines, origin: "http://evil.example" })).toBe("forbidden_origin");
+    expect(code({ ...lines, secFetchSite: "cross-site" })).toBe("forbidden_origin");
+    expect(code({ ...lines, secFetchSite: "same-site" })).toBe("forbidden_origin");
+    // The types a cross-site form may send stay refused there, and the type nowhere else.
+    for (const contentType of ["text/plain", "multipart/form-data", "application/x-www-form-urlencoded", null])
+      expect(code({ ...lines, contentType })).toBe("unsupported_media_type");
+    expect(code({ ...lines, pathname: "/api/v1/banks/import/hindsight" })).toBe("unsupported_media_type");
+    expect(code({ ...lines, pathname: "/api/v1/banks/demo/facts" })).toBe("unsupported_media_type");
+  });
+
   it("accepts application/json with parameters, in any case", () => {
     expect(code({ contentType: "Application/JSON; charset=utf-8" })).toBe("ok");
   });

@@ -42,6 +42,8 @@ export interface Endpoint {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** The same body in another media type the route also takes (chosen by the request's Content-Type). */
+  bodyAlternative?: { contentType: string; description: string };
   /** The admission class whose full queue refuses the request before its body is read; the service takes the slot (lib/server/runtime/admission.ts). */
   admission?: WorkClass;
   /** Largest accepted request body; bigger ones get 413. */

@@ -101,10 +101,15 @@ export const endpoints = {
     operationId: "importBundle",
     summary: "Import a bank bundle (atomic: a bad bundle changes nothing)",
     description:
-      "Imports a bundle (bank, facts, observations, mental models, skills) in one transaction: a bundle that fails validation changes nothing and the 400 names each bad value by its JSON path. An existing bank is refused unless `replace=true`, which replaces it whole.",
+      "Imports a bundle (bank, facts, observations, mental models, skills) in one transaction: a bundle that fails validation changes nothing and the 400 names each bad value by its JSON path (a JSON-lines body, by its line). An existing bank is refused unless `replace=true`, which replaces it whole.",
     tag: "banks",
     query: ImportQuery,
     body: Bundle,
+    bodyAlternative: {
+      contentType: "application/x-ndjson",
+      description:
+        "The bundle as JSON lines (a `.jsonl` file): line 1 `{version, bank}`, then one `{fact}`, `{observation}`, `{mentalModel}`, `{skill}` or `{suite}` per line; read line by line, and a bad line (named by its number) imports nothing.",
+    },
     maxBodyBytes: BUNDLE_MAX_BYTES,
     responses: {
       201: { description: "imported", schema: ImportResult },

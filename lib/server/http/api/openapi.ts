@@ -124,7 +124,14 @@ export function buildOpenApiDocument() {
     let requestBody: unknown;
     if (endpoint.body) {
       requests.add(endpoint.body, { id: `${op}Body` });
-      requestBody = { required: true, content: { "application/json": { schema: ref(`${op}Body`) } } };
+      const alt = endpoint.bodyAlternative;
+      requestBody = {
+        required: true,
+        content: {
+          "application/json": { schema: ref(`${op}Body`) },
+          ...(alt ? { [alt.contentType]: { schema: { type: "string", description: alt.description } } } : {}),
+        },
+      };
     }
     const responseObjects = Object.fromEntries(
       Object.entries(endpoint.responses).map(([status, spec]) => {
