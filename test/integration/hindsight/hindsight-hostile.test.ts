@@ -78,6 +78,23 @@ describe("hostile Hindsight: the key", () => {
     expect(err.message).not.toContain(KEY);
   });
 
+  it("an error detail cut at its 200 characters never leaves a piece of the key (cut after redacting)", async () => {
+    for (const at of [180, 190, 195]) {
+      fake = await startFakeHindsight({
+        banks: [sampleBank("echo")],
+        apiKey: KEY,
+        override: (path) =>
+          path.endsWith("/mental-models") ? { status: 500, body: { detail: `${"x".repeat(at)}${KEY}` } } : undefined,
+      });
+      const err = await failure(importFromHindsight(db, { baseUrl: fake.url, bankId: "echo", apiKey: KEY }));
+      expect(isAppError(err, "upstream_failed")).toBe(true);
+      // No 6 characters of the key in a row (the key's first characters were what survived the cut).
+      for (let i = 0; i + 6 <= KEY.length; i++) expect(err.message, `at ${at}`).not.toContain(KEY.slice(i, i + 6));
+      await fake.close();
+      fake = undefined;
+    }
+  });
+
   it("a reflect answer that echoes the key stores no row holding it", async () => {
     fake = await startFakeHindsight({
       banks: [sampleBank("echo")],
