@@ -1246,9 +1246,10 @@ function verdictOf(name: string, a: Attrs, doneArgs: unknown): Item["event"][] {
       for (const t of TIER_REGISTRY) kept[t.citationKey] = list(a, `reflect.citations.${t.citationKey}`) ?? [];
       const claimed = doneLists(doneArgs);
       const reasons = list(a, "reflect.citations.dropped_reasons") ?? [];
+      const tiers = list(a, "reflect.citations.dropped_tiers") ?? [];
       const dropped: DroppedCitation[] = (list(a, "reflect.citations.dropped_ids") ?? []).flatMap((id, i) => {
-        // The claimed tier is the `done` list that named the id (the export does not carry it).
-        const tier = TIER_REGISTRY.find((t) => claimed[t.citationKey]?.includes(id))?.id;
+        // The claimed tier as exported; from an older export, the `done` list that named the id.
+        const tier = asTier(tiers[i]) ?? TIER_REGISTRY.find((t) => claimed[t.citationKey]?.includes(id))?.id;
         const reason = reasons[i];
         return tier && (reason === "never_retrieved" || reason === "wrong_tier")
           ? [{ id, claimedTier: tier, reason }]
