@@ -115,10 +115,20 @@ function readNanos(v: unknown, what: string): string {
 }
 
 /** An OTLP AnyValue as a plain value; unknown shapes read as null, too deep a nesting is refused. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what is replaced
+const NOT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A trace's string as valid text (SECURITY.md: stored text has no NUL and no lone surrogate): each
+ * becomes U+FFFD. SQLite would cut a string at a NUL, and the page would not hydrate (HTML drops a
+ * NUL and cannot encode a lone surrogate, so the server's text and the browser's differ).
+ */
+const textOf = (s: string): string => s.replace(NOT_TEXT, "\ufffd");
+
 function readValue(v: unknown, depth: number): AttrValue {
   if (depth > MAX_VALUE_DEPTH) throw new SpanProblem(`an attribute value is nested deeper than ${MAX_VALUE_DEPTH}`);
   if (!isRecord(v)) return null;
-  if (typeof v.stringValue === "string") return v.stringValue;
+  if (typeof v.stringValue === "string") return textOf(v.stringValue);
   if (typeof v.boolValue === "boolean") return v.boolValue;
   if (v.intValue !== undefined) {
     const n = Number(v.intValue);
@@ -143,7 +153,7 @@ function readAttrs(list: unknown, depth = 0): Attrs {
   for (const kv of list) {
     if (!isRecord(kv) || typeof kv.key !== "string") continue;
     // A key named like an Object.prototype member must stay data.
-    Object.defineProperty(out, kv.key, {
+    Object.defineProperty(out, textOf(kv.key), {
       value: readValue(kv.value, depth),
       enumerable: true,
       writable: true,
@@ -157,7 +167,7 @@ function readStatus(v: unknown): ImportedSpan["status"] {
   if (!isRecord(v)) return { code: 0, message: null };
   const raw = v.code;
   const code = raw === 1 || raw === "STATUS_CODE_OK" ? 1 : raw === 2 || raw === "STATUS_CODE_ERROR" ? 2 : (0 as const);
-  return { code, message: typeof v.message === "string" && v.message !== "" ? v.message : null };
+  return { code, message: typeof v.message === "string" && v.message !== "" ? textOf(v.message) : null };
 }
 
 const SPAN_KINDS: Record<string, number> = {
@@ -187,13 +197,13 @@ function readSpan(s: unknown, resource: Attrs, scope: ImportedSpan["scope"]): Im
     } catch {
       timeNs = startNs;
     }
-    return [{ name: e.name, timeNs, attributes: readAttrs(e.attributes) }];
+    return [{ name: textOf(e.name), timeNs, attributes: readAttrs(e.attributes) }];
   });
   return {
     traceId,
     spanId,
     parentSpanId,
-    name: s.name,
+    name: textOf(s.name),
     kind,
     startNs,
     endNs,
@@ -222,8 +232,8 @@ export function spansFromOtlpJson(body: unknown): SpanBatch {
       if (!isRecord(ss)) return;
       const sc = isRecord(ss.scope) ? ss.scope : {};
       const scope = {
-        name: typeof sc.name === "string" ? sc.name : "",
-        version: typeof sc.version === "string" ? sc.version : null,
+        name: typeof sc.name === "string" ? textOf(sc.name) : "",
+        version: typeof sc.version === "string" ? textOf(sc.version) : null,
       };
       const spans = Array.isArray(ss.spans) ? ss.spans : [];
       spans.forEach((s, k) => {
