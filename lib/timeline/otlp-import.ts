@@ -123,7 +123,17 @@ const NOT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])
  * becomes U+FFFD. SQLite would cut a string at a NUL, and the page would not hydrate (HTML drops a
  * NUL and cannot encode a lone surrogate, so the server's text and the browser's differ).
  */
-const textOf = (s: string): string => s.replace(NOT_TEXT, "\ufffd");
+export const textOf = (s: string): string => s.replace(NOT_TEXT, "\ufffd");
+
+/** Every string in a JSON value (keys included) through `textOf`. */
+export function textOfDeep<T>(v: T): T {
+  if (typeof v === "string") return textOf(v) as T;
+  if (Array.isArray(v)) return v.map(textOfDeep) as T;
+  if (v && typeof v === "object") {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [textOf(k), textOfDeep(x)])) as T;
+  }
+  return v;
+}
 
 function readValue(v: unknown, depth: number): AttrValue {
   if (depth > MAX_VALUE_DEPTH) throw new SpanProblem(`an attribute value is nested deeper than ${MAX_VALUE_DEPTH}`);

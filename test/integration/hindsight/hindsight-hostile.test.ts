@@ -118,6 +118,33 @@ describe("hostile Hindsight: the key", () => {
   });
 });
 
+describe("hostile Hindsight: text that is not valid text", () => {
+  it("a reflect answer with a NUL or a lone surrogate is stored whole, each as U+FFFD (not cut at the NUL)", async () => {
+    fake = await startFakeHindsight({
+      banks: [sampleBank("nul")],
+      override: (path) =>
+        path.endsWith("/reflect")
+          ? {
+              body: {
+                text: "first\u0000second \udfff end",
+                trace: {
+                  tool_calls: [
+                    { tool: "recall", input: { query: "q\u0000" }, output: { x: "\ud800" }, duration_ms: 3 },
+                  ],
+                  llm_calls: [],
+                },
+              },
+            }
+          : undefined,
+    });
+    const result = await askHindsight(db, { baseUrl: fake.url, bankId: "nul", question: "what?" });
+    expect(result.answer).toBe("first\ufffdsecond \ufffd end");
+    expect((await getRun(db, result.runId))?.answer).toBe("first\ufffdsecond \ufffd end");
+    const events = JSON.stringify(await getRunEvents(db, result.runId));
+    expect(events).not.toMatch(/\\u0000|\\ud800|\\udfff/);
+  });
+});
+
 describe("hostile Hindsight: endless and huge answers", () => {
   it("pages of fresh ids that never end are refused by the bytes read in all, writing nothing", async () => {
     let n = 0;
