@@ -564,6 +564,35 @@ describe("real responses match the OpenAPI document", () => {
     }
   });
 
+  it("every GET answers what the document says whatever the Accept header (an event stream, XML, anything)", async () => {
+    const gets: [string, Handler, Record<string, string>, string][] = [
+      ["listBanks", banks.GET as Handler, {}, "/banks"],
+      ["exportBundle", bankExport.GET as Handler, { bank: "demo" }, "/banks/demo/export"],
+      ["listMentalModels", mentalModels.GET as Handler, { bank: "demo" }, "/banks/demo/mental-models"],
+      ["getMentalModel", mentalModel.GET as Handler, { bank: "demo", id: "nope" }, "/banks/demo/mental-models/nope"],
+      ["listSkills", skills.GET as Handler, { bank: "demo" }, "/banks/demo/skills"],
+      ["getSkill", skill.GET as Handler, { bank: "demo", id: "nope" }, "/banks/demo/skills/nope"],
+      ["listRuns", runs.GET as Handler, {}, "/runs?limit=2"],
+      ["getRun", run.GET as Handler, { id: runId }, `/runs/${runId}`],
+      ["getRunEvents", runEvents.GET as Handler, { id: runId }, `/runs/${runId}/events`],
+      ["getRunOtlp", runOtlp.GET as Handler, { id: runId }, `/runs/${runId}/otlp`],
+      ["getRunRetention", runRetention.GET as Handler, { bank: "demo" }, "/banks/demo/run-retention"],
+      ["listSuites", suites.GET as Handler, { bank: "demo" }, "/banks/demo/suites"],
+      ["getSuite", suite.GET as Handler, { bank: "demo", suite: "nope" }, "/banks/demo/suites/nope"],
+      ["exportSuite", suiteExport.GET as Handler, { bank: "demo", suite: "nope" }, "/banks/demo/suites/nope/export"],
+      ["listExperiments", experiments.GET as Handler, {}, "/experiments?bank=demo"],
+      ["compareExperiments", experimentCompare.GET as Handler, {}, "/experiments/compare"],
+      ["getExperiment", experiment.GET as Handler, { id: "exp_nope" }, "/experiments/exp_nope"],
+    ];
+    expect(runId).not.toBe("");
+    for (const accept of ["text/event-stream", "application/xml", "text/html, */*;q=0.1", "application/x-ndjson", ""]) {
+      for (const [operationId, handler, params, path] of gets) {
+        const res = await call(handler, params, path, { headers: { accept } });
+        await expectDocumented(operationId, res);
+      }
+    }
+  });
+
   it("covered every documented operation and the error statuses that matter", () => {
     expect([...covered].sort()).toEqual(operations.map((o) => o.op.operationId).sort());
     for (const status of [400, 401, 403, 404, 405, 409, 413, 415, 500]) {
