@@ -183,6 +183,34 @@ describe("hostile Hindsight: endless and huge answers", () => {
     expect(await exportBundle(db, "endless")).toBeNull();
   });
 
+  it("a body that drips one byte at a time (never stalling) and headers that never come both end at the timeout", async () => {
+    const sockets = new Set<import("node:net").Socket>();
+    let mode: "no headers" | "drip" = "no headers";
+    const server = createServer((_req, res) => {
+      if (mode === "no headers") return;
+      res.writeHead(200, { "content-type": "application/json" });
+      const drip = setInterval(() => res.write(" "), 20);
+      res.on("close", () => clearInterval(drip));
+    });
+    server.on("connection", (s) => sockets.add(s));
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const m of ["no headers", "drip"] as const) {
+        mode = m;
+        const started = Date.now();
+        const err = await failure(importFromHindsight(db, { baseUrl: url, bankId: "drip", timeoutMs: 400 }));
+        expect(isAppError(err, "upstream_failed")).toBe(true);
+        expect(err.message).toMatch(/no complete answer within 400 ms/);
+        expect(Date.now() - started).toBeLessThan(5_000);
+      }
+      expect(await exportBundle(db, "drip")).toBeNull();
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  });
+
   it("pages that each come just inside the per-request timeout still end at the total timeout", async () => {
     let n = 0;
     const server = createServer((req, res) => {
