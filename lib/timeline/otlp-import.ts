@@ -68,6 +68,8 @@ export interface SpanBatch {
 /** Nesting of attribute values (arrays in key-value lists in arrays …) deeper than this is refused. */
 export const MAX_VALUE_DEPTH = 8;
 const MAX_REASONS = 10;
+/** An imported run's question, at most: a native question's limit (docs/tracing.md#receiving-traces). */
+export const MAX_QUESTION_CHARS = 4000;
 
 const HEX_TRACE = /^[0-9a-f]{32}$/;
 const HEX_SPAN = /^[0-9a-f]{16}$/;
@@ -981,7 +983,7 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     return undefined;
   })();
   const rootInput = jsonValue(ra["input.value"]);
-  const question =
+  const fullQuestion =
     (typeof rootInput === "string"
       ? rootInput
       : isRecord(rootInput) && typeof rootInput.query === "string"
@@ -991,6 +993,10 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     genAiMessages(jsonValue(ra["gen_ai.input.messages"])).find((m) => m.role === "user")?.content ??
     firstUser ??
     "";
+  // Cut to a native question's length: the runs list shows every row's question, and one trace's
+  // 9 MB prompt must not make each visit of the list that heavy (the whole text is in its model calls).
+  const question =
+    fullQuestion.length > MAX_QUESTION_CHARS ? `${fullQuestion.slice(0, MAX_QUESTION_CHARS)}…` : fullQuestion;
   const bankId = (
     str(ra, "reflect.bank.id", "hindsight.bank_id", "gen_ai.memory.store.id") ?? `otlp:${serviceName ?? "unknown"}`
   ).slice(0, 200);
@@ -1005,6 +1011,11 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
   const warnings = [
     `Imported over OTLP from ${serviceName ? `service "${serviceName}"` : "an unnamed service"}${sdk ? ` (SDK ${sdk})` : ""}, trace ${traceId}: read-only.`,
     ...(unknown.length > 0 ? [`Not in the trace, shown with defaults: ${unknown.join(", ")}.`] : []),
+    ...(question !== fullQuestion
+      ? [
+          `The question is ${fullQuestion.length.toLocaleString("en-US")} characters; the first ${MAX_QUESTION_CHARS.toLocaleString("en-US")} are shown.`,
+        ]
+      : []),
   ];
 
   const answer =

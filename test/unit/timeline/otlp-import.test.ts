@@ -300,6 +300,18 @@ describe("text a trace carries", () => {
   });
 });
 
+describe("a huge question", () => {
+  it("is cut to a native question's 4,000 characters, and the warnings say how long it was", () => {
+    const body = genAiTrace();
+    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans as unknown as { attributes: unknown[] }[];
+    spans[0]!.attributes.push({ key: "input.value", value: { stringValue: "q".repeat(1_000_000) } });
+    const { run, view } = imported(body);
+    expect(run.question).toBe(`${"q".repeat(4000)}…`);
+    expect(view.header.question).toBe(run.question);
+    expect(view.header.warnings.join(" ")).toMatch(/The question is 1,000,000 characters; the first 4,000 are shown/);
+  });
+});
+
 describe("a run that ended in error, round trip", () => {
   it.each([
     ["interrupted", { message: "interrupted: the cli that ran it stopped", phase: "interrupted" }],
