@@ -277,6 +277,15 @@ describe("- is stdin", () => {
     }
   });
 
+  it("a document nested a million levels deep on stdin is refused as input (exit 2), not a stack overflow (exit 1)", async () => {
+    const n = 1_000_000;
+    const deep = `[${"[".repeat(n)}${"]".repeat(n)}]`;
+    const out = await cliStdin(deep, "bench", "import", "locomo", "-");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^error: not a LoCoMo file, nothing was imported: \[0\]: .*\(got \[\[\[/);
+    expect(out.stderr).not.toMatch(/call stack/);
+  });
+
   it("a bad flag is refused before stdin is read", async () => {
     const out = await cliStdin("never read", "reflect", "--bank", "demo", "--budget", "huge", "-");
     expect(out.code).toBe(2);
