@@ -327,6 +327,20 @@ describe("refusals", () => {
     });
   }, 120_000);
 
+  it("another method is 405 with Allow: POST, OPTIONS (not Next's bare 405), and OPTIONS lists the same", async () => {
+    const route = traces as unknown as Record<string, ((r: Request) => Response | Promise<Response>) | undefined>;
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+      const handler = route[method];
+      expect(handler, `${method} is answered by the route`).toBeTypeOf("function");
+      const res = await handler!(new Request("http://127.0.0.1/v1/traces", { method }));
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+    }
+    const options = await route.OPTIONS!(new Request("http://127.0.0.1/v1/traces", { method: "OPTIONS" }));
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("POST, OPTIONS");
+  });
+
   it("an empty request is a success with nothing stored", async () => {
     const { res, text } = await json({ resourceSpans: [] });
     expect(res.status).toBe(200);
