@@ -23,7 +23,7 @@ export class DecodeLimitError extends Error {}
  */
 export interface DecodeLimits {
   spans: number;
-  /** Key-values and AnyValues (attributes, event attributes, array items, nested lists). */
+  /** Attributes, event attributes, array items and nested key-values, each counted once; and events. */
   values: number;
 }
 
@@ -146,7 +146,6 @@ function sub(r: Reader, depth: number): Reader {
 type Json = Record<string, unknown>;
 
 function anyValue(r: Reader, depth: number): Json {
-  countValue();
   let out: Json = {};
   r.fields((f, w) => {
     if (f === 1 && w === 2) out = { stringValue: r.string() };
@@ -154,7 +153,14 @@ function anyValue(r: Reader, depth: number): Json {
     else if (f === 3 && w === 0) out = { intValue: BigInt.asIntN(64, r.varint()).toString() };
     else if (f === 4 && w === 1) out = { doubleValue: r.double() };
     else if (f === 5 && w === 2)
-      out = { arrayValue: { values: repeated(sub(r, depth + 1), 1, (x) => anyValue(x, depth + 2)) } };
+      out = {
+        arrayValue: {
+          values: repeated(sub(r, depth + 1), 1, (x) => {
+            countValue();
+            return anyValue(x, depth + 2);
+          }),
+        },
+      };
     else if (f === 6 && w === 2)
       out = { kvlistValue: { values: repeated(sub(r, depth + 1), 1, (x) => keyValue(x, depth + 2)) } };
     else if (f === 7 && w === 2) out = { bytesValue: Buffer.from(r.bytes()).toString("base64") };

@@ -34,7 +34,7 @@ export const OTLP_MAX_DECODED_BYTES = 50_000_000;
 /** Spans in one request. */
 export const OTLP_MAX_SPANS = 50_000;
 /**
- * Attribute values in one request (key-values and AnyValues: 40 a span at the span limit). With the
+ * Attribute values in one request (attributes, array items, events: 40 a span at the span limit). With the
  * span limit it bounds what a small gzip body can unpack to in memory; counted while decoding.
  */
 export const OTLP_MAX_VALUES = 2_000_000;
