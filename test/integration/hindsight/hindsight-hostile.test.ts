@@ -95,6 +95,19 @@ describe("hostile Hindsight: the key", () => {
     }
   });
 
+  it("a bank whose memories, models, tags and mission echo the key imports with no row holding it", async () => {
+    const bank = sampleBank("echoed");
+    bank.memories[0]!.text = `note: ${KEY}`;
+    bank.memories[1]!.tags = [`key:${KEY}`];
+    bank.mentalModels[0]!.content = `# Keys\n${KEY}`;
+    bank.mission = `Mission ${KEY}`;
+    fake = await startFakeHindsight({ banks: [bank], apiKey: KEY });
+    const result = await importFromHindsight(db, { baseUrl: fake.url, bankId: "echoed", apiKey: KEY });
+    expect(JSON.stringify(result)).not.toContain(KEY);
+    expect(await rowsHolding(KEY)).toEqual([]);
+    expect(JSON.stringify(await exportBundle(db, "echoed"))).toContain("[redacted]");
+  });
+
   it("a reflect answer that echoes the key stores no row holding it", async () => {
     fake = await startFakeHindsight({
       banks: [sampleBank("echo")],
