@@ -1,6 +1,6 @@
 /**
  * OTLP receiver (docs/tracing.md#receiving-traces): ingest throughput of a 5k-span GenAI trace sent
- * as protobuf (decode, read and store, in process over a temp database), and how long the receiver
+ * as protobuf, in process over a temp database (the timeline bench times it over HTTP), and how long the receiver
  * takes to refuse a gzip body of a few kilobytes that unpacks to millions of empty spans or JSON
  * objects — refused while it is decoded (protobuf) or before it is parsed (JSON), not after.
  */
@@ -8,43 +8,11 @@ import { loadavg } from "node:os";
 import { gzipSync } from "node:zlib";
 import { receiveTraces } from "@/lib/server/http/otlp-receiver";
 import { toProtobuf } from "@/test/fixtures/otlp/protobuf";
-import { type SpanSpec, trace } from "@/test/fixtures/otlp/traces";
+import { largeGenAiTrace } from "@/test/fixtures/otlp/traces";
 import { atMost, type BenchRow, median, openBenchDb, row } from "./report";
 
 const SPANS = 5_000;
 const REPEATS = 3;
-
-function bigTrace(traceId: string): Uint8Array {
-  const root = "e000000000000001";
-  const spans: SpanSpec[] = [
-    {
-      id: root,
-      name: "invoke_agent big",
-      start: 0,
-      end: SPANS + 10,
-      attributes: { "gen_ai.operation.name": "invoke_agent", "input.value": "Everything?" },
-    },
-  ];
-  for (let i = 1; i < SPANS; i++) {
-    const chat = i % 2 === 1;
-    spans.push({
-      id: (0xe000000000000001n + BigInt(i)).toString(16),
-      parent: root,
-      name: chat ? "chat m" : "execute_tool recall",
-      start: i,
-      end: i + 0.5,
-      attributes: chat
-        ? { "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 5 }
-        : {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": "recall",
-            "gen_ai.tool.call.arguments": JSON.stringify({ query: `q${i}` }),
-            "gen_ai.tool.call.result": JSON.stringify({ memories: [{ id: `f${i}`, text: `fact ${i}` }] }),
-          },
-    });
-  }
-  return toProtobuf(trace(traceId, { "service.name": "bench-agent" }, spans));
-}
 
 /** ExportTraceServiceRequest{resource_spans{scope_spans{`inner`}}} as protobuf bytes. */
 function wrap(inner: Buffer): Buffer {
@@ -75,7 +43,9 @@ export async function benchOtlp(log: (line: string) => void): Promise<BenchRow[]
     };
     const ingest: number[] = [];
     for (let i = 0; i < REPEATS; i++) {
-      const body = bigTrace((0xe0f7651916cd43dd8448eb211c803100n + BigInt(i)).toString(16).padStart(32, "0"));
+      const body = toProtobuf(
+        largeGenAiTrace(SPANS, (0xe0f7651916cd43dd8448eb211c803100n + BigInt(i)).toString(16).padStart(32, "0")),
+      );
       const { ms, status } = await post(body, { "content-type": "application/x-protobuf" });
       if (status !== 200) throw new Error(`ingest answered ${status}`);
       ingest.push(ms);
@@ -99,7 +69,7 @@ export async function benchOtlp(log: (line: string) => void): Promise<BenchRow[]
     return [
       row(
         "otlp",
-        `ingest of a ${SPANS.toLocaleString("en-US")}-span protobuf trace`,
+        `ingest of a ${SPANS.toLocaleString("en-US")}-span protobuf trace, in process`,
         Math.round((SPANS / ingestMs) * 1000),
         "spans/s",
         undefined,
