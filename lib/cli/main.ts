@@ -60,14 +60,14 @@ export async function runCli(
   if (command === "--help" || command === "-h" || command === "help") {
     const topic = rest[0];
     if (topic !== undefined && !isCommandName(topic)) {
-      warn(io, `error: unknown command "${topic}"; run \`cli --help\` for the list`);
+      warn(io, terminalSafe(`error: unknown command "${topic}"; run \`cli --help\` for the list`));
       return 2;
     }
     io.stdout.write(topic ? commandHelp(topic) : overviewHelp());
     return 0;
   }
   if (!isCommandName(command)) {
-    warn(io, `error: unknown command "${command}"; run \`cli --help\` for the list`);
+    warn(io, terminalSafe(`error: unknown command "${command}"; run \`cli --help\` for the list`));
     return 2;
   }
   if (wantsHelp(rest)) {

@@ -158,8 +158,45 @@ export function gotValue(input: unknown, path: readonly PropertyKey[]): string {
     v = (v as Record<PropertyKey, unknown>)[key];
   }
   if (v === undefined) return " (missing)";
-  const text = JSON.stringify(v) ?? String(v);
+  const text = jsonPrefix(v, GOT_CHARS);
   return ` (got ${text.length > GOT_CHARS ? `${text.slice(0, GOT_CHARS)}…` : text})`;
+}
+
+/**
+ * `JSON.stringify(v)`, but only its first `max` characters and a little more: it stops once that many
+ * are written, so a value a million levels deep (JSON.stringify would overflow the stack) or of
+ * millions of items is quoted at the cost of its first few dozen characters.
+ */
+function jsonPrefix(v: unknown, max: number): string {
+  let out = "";
+  const full = (piece: string) => {
+    out += piece;
+    return out.length > max;
+  };
+  const walk = (x: unknown, inArray: boolean): boolean => {
+    if (x === null || typeof x !== "object") {
+      if (typeof x === "string") return full(JSON.stringify(x.length > max ? x.slice(0, max + 1) : x));
+      if (typeof x === "bigint") return full(String(x));
+      return full(JSON.stringify(x) ?? (inArray ? "null" : String(x)));
+    }
+    if (Array.isArray(x)) {
+      if (full("[")) return true;
+      for (let i = 0; i < x.length; i++) {
+        if ((i > 0 && full(",")) || walk(x[i], true)) return true;
+      }
+      return full("]");
+    }
+    if (full("{")) return true;
+    let first = true;
+    for (const [key, item] of Object.entries(x)) {
+      if (item === undefined || typeof item === "function") continue;
+      if ((!first && full(",")) || full(`${JSON.stringify(key)}:`) || walk(item, false)) return true;
+      first = false;
+    }
+    return full("}");
+  };
+  walk(v, false);
+  return out;
 }
 
 /** A zod failure as the one error: `invalid_input` with every message by path (quoting the values refused). */

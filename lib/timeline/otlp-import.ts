@@ -68,6 +68,8 @@ export interface SpanBatch {
 /** Nesting of attribute values (arrays in key-value lists in arrays …) deeper than this is refused. */
 export const MAX_VALUE_DEPTH = 8;
 const MAX_REASONS = 10;
+/** An imported run's question, at most: a native question's limit (docs/tracing.md#receiving-traces). */
+export const MAX_QUESTION_CHARS = 4000;
 
 const HEX_TRACE = /^[0-9a-f]{32}$/;
 const HEX_SPAN = /^[0-9a-f]{16}$/;
@@ -115,10 +117,30 @@ function readNanos(v: unknown, what: string): string {
 }
 
 /** An OTLP AnyValue as a plain value; unknown shapes read as null, too deep a nesting is refused. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what is replaced
+const NOT_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A trace's string as valid text (SECURITY.md: stored text has no NUL and no lone surrogate): each
+ * becomes U+FFFD. SQLite would cut a string at a NUL, and the page would not hydrate (HTML drops a
+ * NUL and cannot encode a lone surrogate, so the server's text and the browser's differ).
+ */
+export const textOf = (s: string): string => s.replace(NOT_TEXT, "\ufffd");
+
+/** Every string in a JSON value (keys included) through `textOf`. */
+export function textOfDeep<T>(v: T): T {
+  if (typeof v === "string") return textOf(v) as T;
+  if (Array.isArray(v)) return v.map(textOfDeep) as T;
+  if (v && typeof v === "object") {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [textOf(k), textOfDeep(x)])) as T;
+  }
+  return v;
+}
+
 function readValue(v: unknown, depth: number): AttrValue {
   if (depth > MAX_VALUE_DEPTH) throw new SpanProblem(`an attribute value is nested deeper than ${MAX_VALUE_DEPTH}`);
   if (!isRecord(v)) return null;
-  if (typeof v.stringValue === "string") return v.stringValue;
+  if (typeof v.stringValue === "string") return textOf(v.stringValue);
   if (typeof v.boolValue === "boolean") return v.boolValue;
   if (v.intValue !== undefined) {
     const n = Number(v.intValue);
@@ -143,7 +165,7 @@ function readAttrs(list: unknown, depth = 0): Attrs {
   for (const kv of list) {
     if (!isRecord(kv) || typeof kv.key !== "string") continue;
     // A key named like an Object.prototype member must stay data.
-    Object.defineProperty(out, kv.key, {
+    Object.defineProperty(out, textOf(kv.key), {
       value: readValue(kv.value, depth),
       enumerable: true,
       writable: true,
@@ -157,7 +179,7 @@ function readStatus(v: unknown): ImportedSpan["status"] {
   if (!isRecord(v)) return { code: 0, message: null };
   const raw = v.code;
   const code = raw === 1 || raw === "STATUS_CODE_OK" ? 1 : raw === 2 || raw === "STATUS_CODE_ERROR" ? 2 : (0 as const);
-  return { code, message: typeof v.message === "string" && v.message !== "" ? v.message : null };
+  return { code, message: typeof v.message === "string" && v.message !== "" ? textOf(v.message) : null };
 }
 
 const SPAN_KINDS: Record<string, number> = {
@@ -187,13 +209,13 @@ function readSpan(s: unknown, resource: Attrs, scope: ImportedSpan["scope"]): Im
     } catch {
       timeNs = startNs;
     }
-    return [{ name: e.name, timeNs, attributes: readAttrs(e.attributes) }];
+    return [{ name: textOf(e.name), timeNs, attributes: readAttrs(e.attributes) }];
   });
   return {
     traceId,
     spanId,
     parentSpanId,
-    name: s.name,
+    name: textOf(s.name),
     kind,
     startNs,
     endNs,
@@ -222,8 +244,8 @@ export function spansFromOtlpJson(body: unknown): SpanBatch {
       if (!isRecord(ss)) return;
       const sc = isRecord(ss.scope) ? ss.scope : {};
       const scope = {
-        name: typeof sc.name === "string" ? sc.name : "",
-        version: typeof sc.version === "string" ? sc.version : null,
+        name: typeof sc.name === "string" ? textOf(sc.name) : "",
+        version: typeof sc.version === "string" ? textOf(sc.version) : null,
       };
       const spans = Array.isArray(ss.spans) ? ss.spans : [];
       spans.forEach((s, k) => {
@@ -961,7 +983,7 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     return undefined;
   })();
   const rootInput = jsonValue(ra["input.value"]);
-  const question =
+  const fullQuestion =
     (typeof rootInput === "string"
       ? rootInput
       : isRecord(rootInput) && typeof rootInput.query === "string"
@@ -971,6 +993,10 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
     genAiMessages(jsonValue(ra["gen_ai.input.messages"])).find((m) => m.role === "user")?.content ??
     firstUser ??
     "";
+  // Cut to a native question's length: the runs list shows every row's question, and one trace's
+  // 9 MB prompt must not make each visit of the list that heavy (the whole text is in its model calls).
+  const question =
+    fullQuestion.length > MAX_QUESTION_CHARS ? `${fullQuestion.slice(0, MAX_QUESTION_CHARS)}…` : fullQuestion;
   const bankId = (
     str(ra, "reflect.bank.id", "hindsight.bank_id", "gen_ai.memory.store.id") ?? `otlp:${serviceName ?? "unknown"}`
   ).slice(0, 200);
@@ -985,6 +1011,11 @@ export function traceToRun(spans: readonly ImportedSpan[]): ImportedRun {
   const warnings = [
     `Imported over OTLP from ${serviceName ? `service "${serviceName}"` : "an unnamed service"}${sdk ? ` (SDK ${sdk})` : ""}, trace ${traceId}: read-only.`,
     ...(unknown.length > 0 ? [`Not in the trace, shown with defaults: ${unknown.join(", ")}.`] : []),
+    ...(question !== fullQuestion
+      ? [
+          `The question is ${fullQuestion.length.toLocaleString("en-US")} characters; the first ${MAX_QUESTION_CHARS.toLocaleString("en-US")} are shown.`,
+        ]
+      : []),
   ];
 
   const answer =
@@ -1246,9 +1277,10 @@ function verdictOf(name: string, a: Attrs, doneArgs: unknown): Item["event"][] {
       for (const t of TIER_REGISTRY) kept[t.citationKey] = list(a, `reflect.citations.${t.citationKey}`) ?? [];
       const claimed = doneLists(doneArgs);
       const reasons = list(a, "reflect.citations.dropped_reasons") ?? [];
+      const tiers = list(a, "reflect.citations.dropped_tiers") ?? [];
       const dropped: DroppedCitation[] = (list(a, "reflect.citations.dropped_ids") ?? []).flatMap((id, i) => {
-        // The claimed tier is the `done` list that named the id (the export does not carry it).
-        const tier = TIER_REGISTRY.find((t) => claimed[t.citationKey]?.includes(id))?.id;
+        // The claimed tier as exported; from an older export, the `done` list that named the id.
+        const tier = asTier(tiers[i]) ?? TIER_REGISTRY.find((t) => claimed[t.citationKey]?.includes(id))?.id;
         const reason = reasons[i];
         return tier && (reason === "never_retrieved" || reason === "wrong_tier")
           ? [{ id, claimedTier: tier, reason }]

@@ -382,6 +382,7 @@ export function verdictEvent(ev: VerdictEvent): { name: string; record: Record<s
           "reflect.citations.mental_model_ids": ev.payload.kept.mental_model_ids,
           "reflect.citations.dropped_ids": ev.payload.dropped.map((d) => d.id),
           "reflect.citations.dropped_reasons": ev.payload.dropped.map((d) => d.reason),
+          "reflect.citations.dropped_tiers": ev.payload.dropped.map((d) => d.claimedTier),
           "reflect.ungrounded": ev.payload.ungrounded,
           ...(ev.payload.declined ? { "reflect.declined": true } : {}),
         },

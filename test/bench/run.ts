@@ -17,6 +17,7 @@ import { benchLoad } from "./load";
 import { benchLocomo } from "./locomo";
 import { benchMillion } from "./million";
 import { benchOffline } from "./offline";
+import { benchOtlp } from "./otlp";
 import { benchOverhead } from "./overhead";
 import { benchProbe } from "./probe";
 import { type BenchRow, formatTable } from "./report";
@@ -43,6 +44,7 @@ const SECTIONS: Record<string, (log: (line: string) => void, args: readonly stri
   "import-lock": benchImportLock,
   cli: benchCliStart,
   locomo: benchLocomo,
+  otlp: benchOtlp,
 };
 
 /** Sections that take many minutes: run only when named (`npm run bench -- million`). */

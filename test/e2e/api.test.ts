@@ -74,6 +74,17 @@ describe("API without a token (loopback)", () => {
       expect(write.status, `${method} ${type}`).toBe(404);
       expect((await write.json()).error.code).toBe("not_found");
     }
+    // OPTIONS and HEAD too: no Allow list for a path that does not exist (Next's own OPTIONS
+    // answered 204 allowing every method the catch-all exports).
+    const unknownOptions = await fetch(`${app.url}/api/v1/nope`, { method: "OPTIONS" });
+    expect(unknownOptions.status).toBe(404);
+    expect(unknownOptions.headers.get("allow")).toBeNull();
+    expect((await unknownOptions.json()).error.code).toBe("not_found");
+    expect((await fetch(`${app.url}/api/v1/nope`, { method: "HEAD" })).status).toBe(404);
+    // The OTLP receiver names its one method.
+    const traces = await fetch(`${app.url}/v1/traces`);
+    expect(traces.status).toBe(405);
+    expect(traces.headers.get("allow")).toBe("POST, OPTIONS");
     // A declared path still reaches its route.
     expect((await fetch(`${app.url}/api/v1/banks`)).status).toBe(200);
   });

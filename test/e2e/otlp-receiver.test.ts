@@ -88,6 +88,87 @@ describe("OTLP receiver", () => {
     expect(native.length).toBeGreaterThan(0);
   });
 
+  it("a hostile trace (parent cycles, missing parents, wrong attribute types, NUL and lone surrogates, a 1 MB value) opens, compares and exports without an error", async () => {
+    const { page } = ctx.browser;
+    const traceId = "c7f7651916cd43dd8448eb211c80319d";
+    const span = (id: string, parent: string | undefined, name: string, attributes: Record<string, unknown>) => ({
+      traceId,
+      spanId: id,
+      parentSpanId: parent,
+      name,
+      kind: 1,
+      startTimeUnixNano: "1700000000000000000",
+      endTimeUnixNano: "1700000001000000000",
+      attributes: Object.entries(attributes).map(([key, value]) => ({ key, value })),
+    });
+    const spans = [
+      span("c700000000000001", undefined, "invoke_agent hostile", {
+        "gen_ai.operation.name": { stringValue: "invoke_agent" },
+        "input.value": { stringValue: "Who \u0000 is \ud800 here?" },
+        "output.value": { kvlistValue: { values: [{ key: "x", value: { intValue: "1" } }] } },
+        "openinference.span.kind": { intValue: "7" },
+        "gen_ai.usage.input_tokens": { stringValue: "lots" },
+      }),
+      // Two spans that are each other's parent, one its own parent, one under a span never sent.
+      span("c700000000000002", "c700000000000003", "chat m", {
+        "gen_ai.operation.name": { stringValue: "chat" },
+        "gen_ai.usage.input_tokens": { doubleValue: -1e308 },
+        "gen_ai.usage.output_tokens": { intValue: "9223372036854775807" },
+        "gen_ai.input.messages": { intValue: "3" },
+        "gen_ai.output.messages": { stringValue: "{not json" },
+      }),
+      span("c700000000000003", "c700000000000002", "execute_tool search_observations", {
+        "gen_ai.tool.name": { stringValue: "search_observations" },
+        "gen_ai.tool.call.arguments": { stringValue: "[[[[" },
+        "gen_ai.tool.call.result": { stringValue: "\udfff\u0000".repeat(10) },
+      }),
+      span("c700000000000004", "c700000000000004", "retrieval self", {
+        "openinference.span.kind": { stringValue: "RETRIEVER" },
+        "retrieval.documents.0.document.score": { stringValue: "NaN" },
+        "retrieval.documents.0.document.id": { intValue: "12" },
+        "retrieval.documents.0.document.content": { stringValue: "x".repeat(1_000_000) },
+      }),
+      span("c700000000000005", "ffff000000000005", "execute_tool done", {
+        "gen_ai.tool.name": { stringValue: "done" },
+        "gen_ai.tool.call.arguments": { stringValue: '{"answer":5,"memory_ids":"x"}' },
+      }),
+    ];
+    const body = JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] });
+    const res = await fetch(`${ctx.app.url}/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(res.status).toBe(200);
+    const importedId = `otlp_${traceId}`;
+    expect(res.headers.get("x-imported-runs")).toBe(importedId);
+
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    const html = await fetch(`${ctx.app.url}/runs/${importedId}`);
+    expect(html.status).toBe(200);
+    await page.goto(`${ctx.app.url}/runs/${importedId}`);
+    await page.locator('[data-testid=run-badge][data-flag="imported"]').waitFor();
+    await page.locator("[data-testid=timeline-row]").first().waitFor();
+
+    const nativeId = await startRunViaApi(ctx.app.url, { question: "Who is here?", wait: true }, BANK);
+    await page.goto(`${ctx.app.url}/runs/compare?a=${nativeId}&b=${importedId}`);
+    await page.getByTestId("compare-run-B").waitFor();
+    await page.getByTestId("compare-run-A").waitFor();
+    expect(errors).toEqual([]);
+
+    // Exported again, and that export ingested again.
+    const exported = await fetch(`${ctx.app.url}/api/v1/runs/${importedId}/otlp`);
+    expect(exported.status).toBe(200);
+    const again = await fetch(`${ctx.app.url}/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: await exported.text(),
+    });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({});
+  });
+
   it("a 5k-span trace ingested over HTTP is taken whole and opens in the timeline (timed in the timeline bench)", async () => {
     const { page } = ctx.browser;
     const res = await fetch(`${ctx.app.url}/v1/traces`, {

@@ -13,6 +13,34 @@
 
 export class ProtobufError extends Error {}
 
+/** A body that decodes but holds more than the receiver reads at once (an HTTP 413, not a 400). */
+export class DecodeLimitError extends Error {}
+
+/**
+ * How much one request may unpack to: checked as each message is decoded, so a few kilobytes of
+ * gzip that unpack to millions of empty spans or attributes stop at the limit instead of being
+ * materialised first.
+ */
+export interface DecodeLimits {
+  spans: number;
+  /** Attributes, event attributes, array items and nested key-values, each counted once; and events. */
+  values: number;
+}
+
+let budget: { spans: number; values: number; limits: DecodeLimits } | null = null;
+
+function countSpan(): void {
+  if (budget && ++budget.spans > budget.limits.spans) {
+    throw new DecodeLimitError(`more than ${budget.limits.spans.toLocaleString("en-US")} spans`);
+  }
+}
+
+function countValue(): void {
+  if (budget && ++budget.values > budget.limits.values) {
+    throw new DecodeLimitError(`more than ${budget.limits.values.toLocaleString("en-US")} attribute values`);
+  }
+}
+
 /** Nested messages deeper than this are refused (an AnyValue can nest arrays and key-value lists). */
 const MAX_DEPTH = 16;
 
@@ -125,7 +153,14 @@ function anyValue(r: Reader, depth: number): Json {
     else if (f === 3 && w === 0) out = { intValue: BigInt.asIntN(64, r.varint()).toString() };
     else if (f === 4 && w === 1) out = { doubleValue: r.double() };
     else if (f === 5 && w === 2)
-      out = { arrayValue: { values: repeated(sub(r, depth + 1), 1, (x) => anyValue(x, depth + 2)) } };
+      out = {
+        arrayValue: {
+          values: repeated(sub(r, depth + 1), 1, (x) => {
+            countValue();
+            return anyValue(x, depth + 2);
+          }),
+        },
+      };
     else if (f === 6 && w === 2)
       out = { kvlistValue: { values: repeated(sub(r, depth + 1), 1, (x) => keyValue(x, depth + 2)) } };
     else if (f === 7 && w === 2) out = { bytesValue: Buffer.from(r.bytes()).toString("base64") };
@@ -147,6 +182,7 @@ function repeated(r: Reader, field: number, read: (x: Reader) => Json, depth = 0
 }
 
 function keyValue(r: Reader, depth: number): Json {
+  countValue();
   const out: Json = { key: "", value: {} };
   r.fields((f, w) => {
     if (f === 1 && w === 2) out.key = r.string();
@@ -171,6 +207,7 @@ function span(r: Reader): Json {
     else if (f === 8 && w === 1) out.endTimeUnixNano = r.fixed64().toString();
     else if (f === 9 && w === 2) attributes.push(keyValue(sub(r, 1), 2));
     else if (f === 11 && w === 2) {
+      countValue();
       const e: Json = {};
       const eventAttributes: Json[] = [];
       const er = sub(r, 1);
@@ -201,8 +238,20 @@ function span(r: Reader): Json {
   return out;
 }
 
-/** An `ExportTraceServiceRequest` as the OTLP/JSON object it stands for. */
-export function decodeTraceRequest(bytes: Uint8Array): { resourceSpans: Json[] } {
+/**
+ * An `ExportTraceServiceRequest` as the OTLP/JSON object it stands for. With `limits`, a body
+ * holding more spans or values throws `DecodeLimitError` as soon as the count is passed.
+ */
+export function decodeTraceRequest(bytes: Uint8Array, limits?: DecodeLimits): { resourceSpans: Json[] } {
+  budget = limits ? { spans: 0, values: 0, limits } : null;
+  try {
+    return decodeRequest(bytes);
+  } finally {
+    budget = null;
+  }
+}
+
+function decodeRequest(bytes: Uint8Array): { resourceSpans: Json[] } {
   const root = new Reader(bytes);
   const resourceSpans = repeated(root, 1, (rs) => {
     const out: Json = { resource: { attributes: [] }, scopeSpans: [] };
@@ -223,8 +272,10 @@ export function decodeTraceRequest(bytes: Uint8Array): { resourceSpans: Json[] }
               else return false;
               return true;
             });
-          } else if (sf === 2 && sw === 2) spans.push(span(sub(ss, 2)));
-          else return false;
+          } else if (sf === 2 && sw === 2) {
+            countSpan();
+            spans.push(span(sub(ss, 2)));
+          } else return false;
           return true;
         });
         scopeSpans.push({ scope, spans });

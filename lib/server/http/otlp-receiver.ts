@@ -6,7 +6,8 @@
  * `ExportTraceServiceResponse` in the request's encoding (with `partial_success` naming how many
  * spans were rejected and why), a `google.rpc.Status` body for errors (400 for a body that is not a
  * request, 413 too large, 415 an encoding or media type not served), 503 with Retry-After when the
- * per-process ingest queue is full. The proxy applies the same host, origin and token rules as the API.
+ * per-process ingest queue is full; a body is unpacked and decoded inside its ingest slot, with
+ * its spans and values counted as they are decoded. The proxy applies the same host, origin and token rules as the API.
  */
 
 import { promisify } from "node:util";
@@ -16,7 +17,13 @@ import { AppError } from "@/lib/contracts/errors";
 import { groupByTrace, spansFromOtlpJson } from "@/lib/timeline/otlp-import";
 import { admit, refuseIfFull, TOO_BUSY_RETRY_AFTER_SECONDS } from "../runtime/admission";
 import { MAX_TRACE_SPANS, storeTrace } from "../services/imported-traces";
-import { decodeTraceRequest, encodeRpcStatus, encodeTraceResponse, ProtobufError } from "./otlp-decode";
+import {
+  DecodeLimitError,
+  decodeTraceRequest,
+  encodeRpcStatus,
+  encodeTraceResponse,
+  ProtobufError,
+} from "./otlp-decode";
 
 const gunzipAsync = promisify(gunzip);
 
@@ -26,6 +33,13 @@ export const OTLP_MAX_BODY_BYTES = 10_000_000;
 export const OTLP_MAX_DECODED_BYTES = 50_000_000;
 /** Spans in one request. */
 export const OTLP_MAX_SPANS = 50_000;
+/**
+ * Attribute values in one request (attributes, array items, events: 40 a span at the span limit). With the
+ * span limit it bounds what a small gzip body can unpack to in memory; counted while decoding.
+ */
+export const OTLP_MAX_VALUES = 2_000_000;
+/** JSON objects and arrays in one request (an attribute is two): counted before the body is parsed. */
+export const OTLP_MAX_JSON_CONTAINERS = 2 * OTLP_MAX_VALUES + 4 * OTLP_MAX_SPANS;
 /** Traces in one request (each is a write transaction); the spans of traces past it are rejected. */
 export const OTLP_MAX_TRACES = 1_000;
 
@@ -111,16 +125,45 @@ async function decompress(body: Uint8Array, contentEncoding: string | null): Pro
   }
 }
 
+const tooMany = (what: string) =>
+  new AppError(
+    "body_too_large",
+    `The request holds ${what}; at most ${OTLP_MAX_SPANS.toLocaleString("en-US")} spans and ${OTLP_MAX_VALUES.toLocaleString("en-US")} attribute values are read at once.`,
+  );
+
+/**
+ * JSON objects and arrays in `bytes` (outside strings), stopping past `limit`: a linear scan, so a
+ * body of millions of empty objects is refused before JSON.parse builds them.
+ */
+export function jsonContainersOver(bytes: Uint8Array, limit: number): boolean {
+  let count = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === 0x5c)
+        i++; // a backslash escapes the next byte
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if ((b === 0x7b || b === 0x5b) && ++count > limit) return true;
+  }
+  return false;
+}
+
 function parse(bytes: Uint8Array, encoding: Encoding): unknown {
   if (encoding === "protobuf") {
     try {
-      return decodeTraceRequest(bytes);
+      return decodeTraceRequest(bytes, { spans: OTLP_MAX_SPANS, values: OTLP_MAX_VALUES });
     } catch (err) {
+      if (err instanceof DecodeLimitError) throw tooMany(err.message);
       if (err instanceof ProtobufError) {
         throw new AppError("invalid_input", `The body is not an ExportTraceServiceRequest: ${err.message}.`);
       }
       throw err;
     }
+  }
+  if (jsonContainersOver(bytes, OTLP_MAX_JSON_CONTAINERS)) {
+    throw tooMany(`more than ${OTLP_MAX_JSON_CONTAINERS.toLocaleString("en-US")} JSON objects and arrays`);
   }
   let text: string;
   try {
@@ -145,8 +188,31 @@ export interface IngestOutcome {
   reasons: string[];
 }
 
+/** How many spans a decoded request lists (whatever each entry is). */
+function listedSpans(body: unknown): number {
+  const rs = (body as { resourceSpans?: unknown } | null)?.resourceSpans;
+  if (!Array.isArray(rs)) return 0;
+  let n = 0;
+  for (const r of rs) {
+    const ss = (r as { scopeSpans?: unknown } | null)?.scopeSpans;
+    if (!Array.isArray(ss)) continue;
+    for (const s of ss) {
+      const spans = (s as { spans?: unknown } | null)?.spans;
+      if (Array.isArray(spans)) n += spans.length;
+    }
+  }
+  return n;
+}
+
 /** Spans of an already-decoded request into imported runs, one per trace. */
 export async function ingestTraces(db: Db, body: unknown): Promise<IngestOutcome> {
+  // Counted from the lists' lengths before any span is read (reading each costs far more).
+  if (listedSpans(body) > OTLP_MAX_SPANS) {
+    throw new AppError(
+      "body_too_large",
+      `The request holds more than ${OTLP_MAX_SPANS.toLocaleString("en-US")} spans; at most ${OTLP_MAX_SPANS.toLocaleString("en-US")} are read at once.`,
+    );
+  }
   let batch: ReturnType<typeof spansFromOtlpJson>;
   try {
     batch = spansFromOtlpJson(body);
@@ -207,11 +273,13 @@ export async function receiveTraces(request: Request, db: () => Promise<Db>): Pr
     // A full queue turns the request away before its body is read; a slot is taken once it is in.
     refuseIfFull("ingest");
     const raw = await readCapped(request);
-    const bytes = await decompress(raw, request.headers.get("content-encoding"));
-    const body = parse(bytes, encoding);
+    // Unpacking and decoding are the costly part: they run inside the slot, so the ingest
+    // concurrency bounds how many bodies are unpacked in memory at once.
     const slot = await admit("ingest", request.signal);
     let outcome: IngestOutcome;
     try {
+      const bytes = await decompress(raw, request.headers.get("content-encoding"));
+      const body = parse(bytes, encoding);
       outcome = await ingestTraces(await db(), body);
     } finally {
       slot.release();

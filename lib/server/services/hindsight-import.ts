@@ -230,7 +230,7 @@ export class HindsightClient {
         `Hindsight has no bank "${decodeURIComponent(path.split("/")[4] ?? "")}" at ${shown(this.base)}.`,
       );
     if (status < 200 || status > 299) {
-      const err = fail(`HTTP ${status}${this.redact(detail(text))}`);
+      const err = fail(`HTTP ${status}${detail(text, (s) => this.redact(s))}`);
       throw new AppError("upstream_failed", err.message, { fieldErrors: { status: [String(status)] } });
     }
     let json: unknown;
@@ -249,11 +249,14 @@ export class HindsightClient {
   }
 }
 
-/** FastAPI's `{"detail": "…"}`, shortened, for a refused request. */
-function detail(text: string): string {
+/**
+ * FastAPI's `{"detail": "…"}`, shortened, for a refused request: redacted before it is cut, so a
+ * key that straddles the cut leaves no piece of itself behind.
+ */
+function detail(text: string, redact: (s: string) => string): string {
   try {
     const d = (JSON.parse(text) as { detail?: unknown }).detail;
-    if (typeof d === "string") return `: ${d.slice(0, 200)}`;
+    if (typeof d === "string") return `: ${redact(d).slice(0, 200)}`;
   } catch {}
   return "";
 }

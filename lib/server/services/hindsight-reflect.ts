@@ -13,7 +13,7 @@ import { storeImportedTrace } from "@/db/queries/imported-runs";
 import { AppError } from "@/lib/contracts/errors";
 import { type AskHindsightResult, HsReflectResponse } from "@/lib/contracts/hindsight";
 import type { Budget } from "@/lib/reflect/domain";
-import { type Attrs, type AttrValue, type ImportedSpan, traceToRun } from "@/lib/timeline/otlp-import";
+import { type Attrs, type AttrValue, type ImportedSpan, textOfDeep, traceToRun } from "@/lib/timeline/otlp-import";
 import { checkLocalBankId, checkRemoteInput, HindsightClient, parseHindsightBaseUrl } from "./hindsight-import";
 
 export interface AskHindsightOptions {
@@ -44,10 +44,13 @@ export async function askHindsight(db: Db, options: AskHindsightOptions): Promis
   const budget = options.budget ?? "mid";
   const client = new HindsightClient(base, options.apiKey || undefined, options.timeoutMs ?? 120_000);
   const started = Date.now();
-  const answer = await client.post(
-    `/v1/default/banks/${encodeURIComponent(options.bankId)}/reflect`,
-    { query: question, budget, include: { facts: {}, tool_calls: {} } },
-    HsReflectResponse,
+  // Stored as an imported run, its text valid text as a trace's is (a NUL would cut the answer).
+  const answer = textOfDeep(
+    await client.post(
+      `/v1/default/banks/${encodeURIComponent(options.bankId)}/reflect`,
+      { query: question, budget, include: { facts: {}, tool_calls: {} } },
+      HsReflectResponse,
+    ),
   );
   const finished = Math.max(Date.now(), started + 1);
 

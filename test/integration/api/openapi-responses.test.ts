@@ -39,6 +39,7 @@ import * as suites from "@/app/api/v1/banks/[bank]/suites/route";
 import * as hindsightImport from "@/app/api/v1/banks/import/hindsight/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
 import * as banks from "@/app/api/v1/banks/route";
+import * as locomo from "@/app/api/v1/benchmarks/locomo/route";
 import * as experimentCancel from "@/app/api/v1/experiments/[id]/cancel/route";
 import * as experiment from "@/app/api/v1/experiments/[id]/route";
 import * as experimentCompare from "@/app/api/v1/experiments/compare/route";
@@ -561,6 +562,96 @@ describe("real responses match the OpenAPI document", () => {
       }
     } finally {
       delete process.env.INSPECTOR_TOKEN;
+    }
+  });
+
+  it("every path answers each method it lacks with 405 and an Allow naming exactly its documented methods; OPTIONS the same", async () => {
+    const modules: Record<string, Record<string, unknown>> = {
+      "/banks": banks,
+      "/banks/import": importRoute,
+      "/banks/import/hindsight": hindsightImport,
+      "/banks/{bank}/export": bankExport,
+      "/banks/{bank}/reflect": reflect,
+      "/banks/{bank}/recall": recall,
+      "/banks/{bank}/facts": facts,
+      "/banks/{bank}/mental-models": mentalModels,
+      "/banks/{bank}/mental-models/{id}": mentalModel,
+      "/banks/{bank}/skills": skills,
+      "/banks/{bank}/skills/{id}": skill,
+      "/runs": runs,
+      "/runs/stream": runStream,
+      "/runs/{id}": run,
+      "/runs/{id}/events": runEvents,
+      "/runs/{id}/otlp": runOtlp,
+      "/runs/prune": runPrune,
+      "/banks/{bank}/run-retention": runRetention,
+      "/banks/{bank}/suites": suites,
+      "/banks/{bank}/suites/{suite}": suite,
+      "/banks/{bank}/suites/{suite}/import": suiteImport,
+      "/banks/{bank}/suites/{suite}/export": suiteExport,
+      "/experiments": experiments,
+      "/experiments/compare": experimentCompare,
+      "/experiments/{id}": experiment,
+      "/experiments/{id}/cancel": experimentCancel,
+      "/openapi.json": openapi,
+      "/benchmarks/locomo": locomo,
+    };
+    const error = ajv.compile({ $ref: "openapi.json#/components/schemas/Error" });
+    let checked = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      const mod = modules[path];
+      expect(mod, `the sweep knows the route of ${path}`).toBeDefined();
+      if (!mod) continue;
+      const documented = Object.keys(methods).map((m) => m.toUpperCase());
+      const allow = [...documented, ...(documented.includes("GET") ? ["HEAD"] : []), "OPTIONS"];
+      const concrete = path.replace(/\{[^}]+\}/g, "x");
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !documented.includes(m))) {
+        const handler = mod[method] as Handler | undefined;
+        expect(handler, `${path} exports ${method} (else Next answers a bare 405 without Allow)`).toBeTypeOf(
+          "function",
+        );
+        const res = await call(handler!, {}, concrete, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(new Set(res.headers.get("allow")?.split(", ")), `${method} ${path}`).toEqual(new Set(allow));
+        const body = await res.json();
+        expect(error(body), `${method} ${path}: ${ajv.errorsText(error.errors)}`).toBe(true);
+        checked++;
+      }
+      const options = mod.OPTIONS as Handler | undefined;
+      expect(options, `${path} exports OPTIONS`).toBeTypeOf("function");
+      const res = await call(options!, {}, concrete, { method: "OPTIONS" });
+      expect(res.status, `OPTIONS ${path}`).toBe(204);
+      expect(new Set(res.headers.get("allow")?.split(", ")), `OPTIONS ${path}`).toEqual(new Set(allow));
+    }
+    expect(checked).toBeGreaterThan(60);
+  });
+
+  it("every GET answers what the document says whatever the Accept header (an event stream, XML, anything)", async () => {
+    const gets: [string, Handler, Record<string, string>, string][] = [
+      ["listBanks", banks.GET as Handler, {}, "/banks"],
+      ["exportBundle", bankExport.GET as Handler, { bank: "demo" }, "/banks/demo/export"],
+      ["listMentalModels", mentalModels.GET as Handler, { bank: "demo" }, "/banks/demo/mental-models"],
+      ["getMentalModel", mentalModel.GET as Handler, { bank: "demo", id: "nope" }, "/banks/demo/mental-models/nope"],
+      ["listSkills", skills.GET as Handler, { bank: "demo" }, "/banks/demo/skills"],
+      ["getSkill", skill.GET as Handler, { bank: "demo", id: "nope" }, "/banks/demo/skills/nope"],
+      ["listRuns", runs.GET as Handler, {}, "/runs?limit=2"],
+      ["getRun", run.GET as Handler, { id: runId }, `/runs/${runId}`],
+      ["getRunEvents", runEvents.GET as Handler, { id: runId }, `/runs/${runId}/events`],
+      ["getRunOtlp", runOtlp.GET as Handler, { id: runId }, `/runs/${runId}/otlp`],
+      ["getRunRetention", runRetention.GET as Handler, { bank: "demo" }, "/banks/demo/run-retention"],
+      ["listSuites", suites.GET as Handler, { bank: "demo" }, "/banks/demo/suites"],
+      ["getSuite", suite.GET as Handler, { bank: "demo", suite: "nope" }, "/banks/demo/suites/nope"],
+      ["exportSuite", suiteExport.GET as Handler, { bank: "demo", suite: "nope" }, "/banks/demo/suites/nope/export"],
+      ["listExperiments", experiments.GET as Handler, {}, "/experiments?bank=demo"],
+      ["compareExperiments", experimentCompare.GET as Handler, {}, "/experiments/compare"],
+      ["getExperiment", experiment.GET as Handler, { id: "exp_nope" }, "/experiments/exp_nope"],
+    ];
+    expect(runId).not.toBe("");
+    for (const accept of ["text/event-stream", "application/xml", "text/html, */*;q=0.1", "application/x-ndjson", ""]) {
+      for (const [operationId, handler, params, path] of gets) {
+        const res = await call(handler, params, path, { headers: { accept } });
+        await expectDocumented(operationId, res);
+      }
     }
   });
 

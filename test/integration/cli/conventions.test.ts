@@ -266,6 +266,26 @@ describe("- is stdin", () => {
     }
   });
 
+  it("an unknown command or help topic is named with its control characters escaped (no raw ESC on the terminal)", async () => {
+    for (const args of [["\x1b]0;pwned\x07"], ["help", "\x1b[2J"], ["--help", "\u009b31m"]]) {
+      const out = await cli(...args);
+      expect(out.code, JSON.stringify(args)).toBe(2);
+      expect(out.stderr).toMatch(/^error: unknown command "/);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the raw control characters are what must not appear
+      expect(out.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(out.stderr).toMatch(/\\x(1b|9b)/);
+    }
+  });
+
+  it("a document nested a million levels deep on stdin is refused as input (exit 2), not a stack overflow (exit 1)", async () => {
+    const n = 1_000_000;
+    const deep = `[${"[".repeat(n)}${"]".repeat(n)}]`;
+    const out = await cliStdin(deep, "bench", "import", "locomo", "-");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^error: not a LoCoMo file, nothing was imported: \[0\]: .*\(got \[\[\[/);
+    expect(out.stderr).not.toMatch(/call stack/);
+  });
+
   it("a bad flag is refused before stdin is read", async () => {
     const out = await cliStdin("never read", "reflect", "--bank", "demo", "--budget", "huge", "-");
     expect(out.code).toBe(2);

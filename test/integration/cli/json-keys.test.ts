@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TIERS } from "@/lib/reflect/domain";
 import { TOOL_DEFINITIONS } from "@/lib/reflect/tools";
+import { sampleBank, startFakeHindsight } from "@/test/fixtures/fake-hindsight-server";
 import { type FakeOpenAI, serverProfile, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
 import { MINI_LOCOMO } from "@/test/fixtures/locomo/mini";
 import { type CliResult, cliInProcess, cliInProcessWith, root } from "./cli-process";
@@ -104,6 +105,18 @@ describe("--json keys: camelCase, wire names as the tool schema has them", { tim
     const file = join(dir, "mini.json");
     writeFileSync(file, JSON.stringify(MINI_LOCOMO));
     expect(offending(json(await cli("bench", "import", "locomo", file, "--json")))).toEqual([]);
+  });
+
+  it("import --from hindsight --json, reflect --hindsight --json", async () => {
+    const hindsight = await startFakeHindsight({ banks: [sampleBank("alice")] });
+    try {
+      const imported = json(await cli("import", "--from", "hindsight", hindsight.url, "--bank", "alice", "--json"));
+      expect(offending(imported)).toEqual([]);
+      const asked = json(await cli("reflect", "--hindsight", hindsight.url, "--bank", "alice", "--json", "Hi?"));
+      expect(offending(asked)).toEqual([]);
+    } finally {
+      await hindsight.close();
+    }
   });
 
   it("model check --json, version --json", async () => {

@@ -78,6 +78,36 @@ describe("hostile Hindsight: the key", () => {
     expect(err.message).not.toContain(KEY);
   });
 
+  it("an error detail cut at its 200 characters never leaves a piece of the key (cut after redacting)", async () => {
+    for (const at of [180, 190, 195]) {
+      fake = await startFakeHindsight({
+        banks: [sampleBank("echo")],
+        apiKey: KEY,
+        override: (path) =>
+          path.endsWith("/mental-models") ? { status: 500, body: { detail: `${"x".repeat(at)}${KEY}` } } : undefined,
+      });
+      const err = await failure(importFromHindsight(db, { baseUrl: fake.url, bankId: "echo", apiKey: KEY }));
+      expect(isAppError(err, "upstream_failed")).toBe(true);
+      // No 6 characters of the key in a row (the key's first characters were what survived the cut).
+      for (let i = 0; i + 6 <= KEY.length; i++) expect(err.message, `at ${at}`).not.toContain(KEY.slice(i, i + 6));
+      await fake.close();
+      fake = undefined;
+    }
+  });
+
+  it("a bank whose memories, models, tags and mission echo the key imports with no row holding it", async () => {
+    const bank = sampleBank("echoed");
+    bank.memories[0]!.text = `note: ${KEY}`;
+    bank.memories[1]!.tags = [`key:${KEY}`];
+    bank.mentalModels[0]!.content = `# Keys\n${KEY}`;
+    bank.mission = `Mission ${KEY}`;
+    fake = await startFakeHindsight({ banks: [bank], apiKey: KEY });
+    const result = await importFromHindsight(db, { baseUrl: fake.url, bankId: "echoed", apiKey: KEY });
+    expect(JSON.stringify(result)).not.toContain(KEY);
+    expect(await rowsHolding(KEY)).toEqual([]);
+    expect(JSON.stringify(await exportBundle(db, "echoed"))).toContain("[redacted]");
+  });
+
   it("a reflect answer that echoes the key stores no row holding it", async () => {
     fake = await startFakeHindsight({
       banks: [sampleBank("echo")],
@@ -98,6 +128,33 @@ describe("hostile Hindsight: the key", () => {
     const result = await askHindsight(db, { baseUrl: fake.url, bankId: "echo", apiKey: KEY, question: "key?" });
     expect(result.answer).not.toContain(KEY);
     expect(await rowsHolding(KEY)).toEqual([]);
+  });
+});
+
+describe("hostile Hindsight: text that is not valid text", () => {
+  it("a reflect answer with a NUL or a lone surrogate is stored whole, each as U+FFFD (not cut at the NUL)", async () => {
+    fake = await startFakeHindsight({
+      banks: [sampleBank("nul")],
+      override: (path) =>
+        path.endsWith("/reflect")
+          ? {
+              body: {
+                text: "first\u0000second \udfff end",
+                trace: {
+                  tool_calls: [
+                    { tool: "recall", input: { query: "q\u0000" }, output: { x: "\ud800" }, duration_ms: 3 },
+                  ],
+                  llm_calls: [],
+                },
+              },
+            }
+          : undefined,
+    });
+    const result = await askHindsight(db, { baseUrl: fake.url, bankId: "nul", question: "what?" });
+    expect(result.answer).toBe("first\ufffdsecond \ufffd end");
+    expect((await getRun(db, result.runId))?.answer).toBe("first\ufffdsecond \ufffd end");
+    const events = JSON.stringify(await getRunEvents(db, result.runId));
+    expect(events).not.toMatch(/\\u0000|\\ud800|\\udfff/);
   });
 });
 
@@ -137,6 +194,34 @@ describe("hostile Hindsight: endless and huge answers", () => {
     // Stopped near the cap: about 25 pages of 20 KB, not the 40,000 the memory cap would allow.
     expect(fake.requests.length).toBeLessThan(40);
     expect(await exportBundle(db, "endless")).toBeNull();
+  });
+
+  it("a body that drips one byte at a time (never stalling) and headers that never come both end at the timeout", async () => {
+    const sockets = new Set<import("node:net").Socket>();
+    let mode: "no headers" | "drip" = "no headers";
+    const server = createServer((_req, res) => {
+      if (mode === "no headers") return;
+      res.writeHead(200, { "content-type": "application/json" });
+      const drip = setInterval(() => res.write(" "), 20);
+      res.on("close", () => clearInterval(drip));
+    });
+    server.on("connection", (s) => sockets.add(s));
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const m of ["no headers", "drip"] as const) {
+        mode = m;
+        const started = Date.now();
+        const err = await failure(importFromHindsight(db, { baseUrl: url, bankId: "drip", timeoutMs: 400 }));
+        expect(isAppError(err, "upstream_failed")).toBe(true);
+        expect(err.message).toMatch(/no complete answer within 400 ms/);
+        expect(Date.now() - started).toBeLessThan(5_000);
+      }
+      expect(await exportBundle(db, "drip")).toBeNull();
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
   });
 
   it("pages that each come just inside the per-request timeout still end at the total timeout", async () => {

@@ -246,6 +246,70 @@ describe("refusals", () => {
     expect(JSON.parse(exploded.text).message).toMatch(/decompressed/);
   });
 
+  /** An ExportTraceServiceRequest (protobuf) of one resource and one scope holding `inner` as its spans' bytes. */
+  function protobufRequest(inner: Buffer): Buffer {
+    const ld = (field: number, b: Buffer) => {
+      const len: number[] = [];
+      let n = b.length;
+      while (n > 127) {
+        len.push((n & 127) | 128);
+        n >>>= 7;
+      }
+      len.push(n);
+      return Buffer.concat([Buffer.from([(field << 3) | 2, ...len]), b]);
+    };
+    return ld(1, ld(2, inner));
+  }
+
+  // A few kilobytes of gzip that unpack to millions of empty messages: the limits are counted while
+  // decoding, so the request is refused without materialising them (before, each was decoded, read
+  // and only then counted: minutes of CPU and gigabytes of heap for one request).
+  it("413 for millions of empty protobuf spans, refused while decoding, not after", async () => {
+    const spans = Buffer.alloc(2 * 3_000_000);
+    for (let i = 0; i < spans.length; i += 2) spans[i] = 0x12; // ScopeSpans.spans, length 0
+    const bomb = gzipSync(protobufRequest(spans));
+    expect(bomb.length).toBeLessThan(100_000);
+    const { res, bytes } = await protobuf(bomb, { "content-encoding": "gzip" });
+    expect(res.status).toBe(413);
+    const message = new TextDecoder().decode(bytes);
+    expect(message).toMatch(/more than 50,000 spans/);
+    expect(message).not.toMatch(/3000000/);
+  });
+
+  it("413 for one protobuf span with millions of empty attributes", async () => {
+    const attributes = Buffer.alloc(2 * 3_000_000);
+    for (let i = 0; i < attributes.length; i += 2) attributes[i] = 0x4a; // Span.attributes, length 0
+    const len: number[] = [];
+    let n = attributes.length;
+    while (n > 127) {
+      len.push((n & 127) | 128);
+      n >>>= 7;
+    }
+    len.push(n);
+    const span = Buffer.concat([Buffer.from([0x12, ...len]), attributes]);
+    const { res, bytes } = await protobuf(gzipSync(protobufRequest(span)), { "content-encoding": "gzip" });
+    expect(res.status).toBe(413);
+    expect(new TextDecoder().decode(bytes)).toMatch(/more than 2,000,000 attribute values/);
+  });
+
+  it("413 for a JSON request of millions of empty objects, refused before it is parsed", async () => {
+    const text = `{"resourceSpans":[{"scopeSpans":[{"spans":[${Array(5_000_000).fill("{}").join(",")}]}]}]}`;
+    const { res, text: answer } = await post(gzipSync(text), {
+      "content-type": "application/json",
+      "content-encoding": "gzip",
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(answer).message).toMatch(/more than [\d,]+ JSON objects and arrays/);
+  });
+
+  it("a request past the span limit is refused before its spans are read one by one (JSON)", async () => {
+    const spans = Array.from({ length: 50_001 }, () => ({}));
+    const { res, text } = await json({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+    expect(res.status).toBe(413);
+    // Counted from the lists' lengths: every one of these spans would be rejected if it were read.
+    expect(JSON.parse(text).message).toBe("The request holds more than 50,000 spans; at most 50,000 are read at once.");
+  });
+
   it("past 1,000 traces in one request, the rest are rejected as a partial success", async () => {
     const spans = Array.from({ length: 1002 }, (_, i) => ({
       traceId: (0x7000000000000000000000000000000n + BigInt(i)).toString(16).padStart(32, "0"),
@@ -262,6 +326,20 @@ describe("refusals", () => {
       errorMessage: "more than 1000 traces in one request: the rest were not read",
     });
   }, 120_000);
+
+  it("another method is 405 with Allow: POST, OPTIONS (not Next's bare 405), and OPTIONS lists the same", async () => {
+    const route = traces as unknown as Record<string, ((r: Request) => Response | Promise<Response>) | undefined>;
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+      const handler = route[method];
+      expect(handler, `${method} is answered by the route`).toBeTypeOf("function");
+      const res = await handler!(new Request("http://127.0.0.1/v1/traces", { method }));
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST, OPTIONS");
+    }
+    const options = await route.OPTIONS!(new Request("http://127.0.0.1/v1/traces", { method: "OPTIONS" }));
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("POST, OPTIONS");
+  });
 
   it("an empty request is a success with nothing stored", async () => {
     const { res, text } = await json({ resourceSpans: [] });

@@ -1,5 +1,6 @@
 /** Traces other systems send (GenAI, OpenInference, Hindsight) read as imported runs; bad spans rejected with the reason. */
 import { describe, expect, it } from "vitest";
+import { textProblem } from "@/lib/contracts/text";
 import { allRows, foldRun, type TierRow } from "@/lib/timeline/fold";
 import { runToOtlp } from "@/lib/timeline/otlp";
 import { spansFromOtlpJson, tierFromName, traceToRun } from "@/lib/timeline/otlp-import";
@@ -254,6 +255,60 @@ describe("hostile traces", () => {
     const { run } = imported(body);
     expect(run.source.serviceName).toHaveLength(200);
     expect(run.bankId.length).toBeLessThanOrEqual(200);
+  });
+});
+
+describe("text a trace carries", () => {
+  it("is stored as valid text: a NUL or a lone surrogate anywhere becomes U+FFFD (HTML would drop or replace it, breaking the page's hydration)", () => {
+    const bad = "a\u0000b\ud800c\udfffd";
+    const body = genAiTrace();
+    body.resourceSpans[0]!.resource.attributes.push({ key: "service.name", value: { stringValue: bad } } as never);
+    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans as unknown as Record<string, unknown>[];
+    const s = spans[1]!;
+    s.name = `chat ${bad}`;
+    s.status = { code: 2, message: bad };
+    (s.attributes as unknown[]).push(
+      { key: `k${bad}`, value: { stringValue: bad } },
+      {
+        key: "nested",
+        value: {
+          arrayValue: {
+            values: [{ stringValue: bad }, { kvlistValue: { values: [{ key: "x", value: { stringValue: bad } }] } }],
+          },
+        },
+      },
+    );
+    s.events = [
+      {
+        name: `e${bad}`,
+        timeUnixNano: String(s.startTimeUnixNano),
+        attributes: [{ key: "m", value: { stringValue: bad } }],
+      },
+    ];
+    (spans[0]!.attributes as unknown[]).push({ key: "input.value", value: { stringValue: `Where ${bad}?` } });
+    const batch = spansFromOtlpJson(body);
+    const text = JSON.stringify(batch.spans);
+    expect(text).toContain("a\ufffdb\ufffdc\ufffdd");
+    const run = traceToRun(batch.spans);
+    const strings: string[] = [];
+    JSON.stringify({ spans: batch.spans, run }, (_k, v) => {
+      if (typeof v === "string") strings.push(v);
+      return v;
+    });
+    for (const str of strings) expect(textProblem(str), JSON.stringify(str.slice(0, 80))).toBeNull();
+    expect(run.question).toBe("Where a\ufffdb\ufffdc\ufffdd?");
+  });
+});
+
+describe("a huge question", () => {
+  it("is cut to a native question's 4,000 characters, and the warnings say how long it was", () => {
+    const body = genAiTrace();
+    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans as unknown as { attributes: unknown[] }[];
+    spans[0]!.attributes.push({ key: "input.value", value: { stringValue: "q".repeat(1_000_000) } });
+    const { run, view } = imported(body);
+    expect(run.question).toBe(`${"q".repeat(4000)}…`);
+    expect(view.header.question).toBe(run.question);
+    expect(view.header.warnings.join(" ")).toMatch(/The question is 1,000,000 characters; the first 4,000 are shown/);
   });
 });
 

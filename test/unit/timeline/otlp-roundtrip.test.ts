@@ -14,6 +14,7 @@ import { allRows, foldRun, type RunView, type TimelineRow } from "@/lib/timeline
 import { runToOtlp } from "@/lib/timeline/otlp";
 import { groupByTrace, spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
 import { encodeTraceProtobuf } from "@/lib/timeline/otlp-protobuf";
+import { staleRun } from "@/test/fixtures/timeline/scenarios";
 
 const dir = fileURLToPath(new URL("../../fixtures/golden/", import.meta.url));
 const GOLDEN = readdirSync(dir)
@@ -166,5 +167,38 @@ describe("a decline exported and imported again", () => {
       declined: false,
     });
     expect(verdict(imported(withVerdict({ ungrounded: false, declined: true })))).toMatchObject({ declined: false });
+  });
+});
+
+describe("dropped citations exported and imported again", () => {
+  const roundTrip = (events: RunEvent[]) =>
+    traceToRun(spansFromOtlpJson(JSON.parse(JSON.stringify(runToOtlp(events, { epochMs: EPOCH })))).spans).events;
+
+  it("keep their claimed tier when one id was claimed under two tiers", () => {
+    const dropped = [
+      { id: "x9", claimedTier: "raw_facts", reason: "never_retrieved" },
+      { id: "x9", claimedTier: "observations", reason: "wrong_tier" },
+    ];
+    const events = golden("fresh").map((e) => {
+      if (e.type === "tool.call" && e.payload.tool === "done") {
+        return RunEvent.parse({
+          ...e,
+          payload: {
+            ...e.payload,
+            args: { ...(e.payload.args as Record<string, unknown>), memory_ids: ["x9"], observation_ids: ["x9"] },
+          },
+        });
+      }
+      if (e.type === "citations.validated") return RunEvent.parse({ ...e, payload: { ...e.payload, dropped } });
+      if (e.type === "run.finished") return RunEvent.parse({ ...e, payload: { ...e.payload, dropped } });
+      return e;
+    });
+    expectSameRun(events, roundTrip(events));
+  });
+
+  it("keep their claimed tier when the trace carries no done span", () => {
+    const events = staleRun();
+    expect(events.some((e) => e.type === "tool.call" && e.payload.tool === "done")).toBe(false);
+    expectSameRun(events, roundTrip(events));
   });
 });

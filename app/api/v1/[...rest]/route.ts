@@ -19,3 +19,5 @@ export const POST = notFound;
 export const PUT = notFound;
 export const PATCH = notFound;
 export const DELETE = notFound;
+// Next's own OPTIONS would answer 204 with an Allow listing the methods above for a path that is none.
+export const OPTIONS = notFound;
