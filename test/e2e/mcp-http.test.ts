@@ -81,9 +81,12 @@ describe("MCP over Streamable HTTP", () => {
     await screenshot(page, "mcp-run-page");
   });
 
-  it("answers GET with 405: the endpoint is stateless", async () => {
-    const res = await fetch(`${app.url}/api/mcp`);
-    expect(res.status).toBe(405);
+  it("answers GET, PUT, PATCH and DELETE with a JSON-RPC 405 naming POST: the endpoint is stateless", async () => {
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+      const res = await fetch(`${app.url}/api/mcp`, { method });
+      expect([method, res.status, res.headers.get("allow")]).toEqual([method, 405, "POST"]);
+      expect(((await res.json()) as { jsonrpc: string }).jsonrpc).toBe("2.0");
+    }
   });
 
   it("answers a text/plain POST with a JSON-RPC error, not the app's REST error", async () => {

@@ -83,7 +83,7 @@ function requestOrigin(request: Request): string {
   return host ? `${proto}://${host}` : url.origin;
 }
 
-/** Stateless: no standalone SSE stream to open and no session to delete. */
+/** Stateless: no standalone SSE stream to open and no session to delete; every other method is refused too. */
 function methodNotAllowed() {
   return Response.json(
     { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: POST JSON-RPC to /api/mcp." }, id: null },
@@ -93,3 +93,5 @@ function methodNotAllowed() {
 
 export const GET = methodNotAllowed;
 export const DELETE = methodNotAllowed;
+export const PUT = methodNotAllowed;
+export const PATCH = methodNotAllowed;
