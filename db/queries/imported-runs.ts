@@ -10,7 +10,7 @@ import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeli
 import type { Db } from "../client";
 import { runs } from "../schema";
 import { encodePacks } from "./run-event-codec";
-import { eventFacts, resultColumns, retrievedBy } from "./runs";
+import { eventFacts, resultColumns, retrievedBy, storableText } from "./runs";
 
 /**
  * Spans one imported run keeps; spans of a trace past this are rejected. Each batch rebuilds the
@@ -99,6 +99,11 @@ export async function storeImportedTrace(
       retrieved: retrievedBy(run.events),
       enabledTiers: facts.enabledTiers as Tier[] | null,
     } satisfies typeof runs.$inferInsert;
+    // Text from the trace (a span's question, model name) is stored as a run's own model-written
+    // text is: a lone surrogate becomes U+FFFD, or a libSQL server refuses the whole statement.
+    for (const key of Object.keys(values) as (keyof typeof values)[])
+      if (typeof values[key] === "string")
+        (values as Record<string, unknown>)[key] = storableText(values[key] as string);
     const { id: _id, ...updates } = values;
     const upsert = db.insert(runs).values(values).onConflictDoUpdate({ target: runs.id, set: updates }).toSQL();
     // The run row first: the spans and events reference it.

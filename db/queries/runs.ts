@@ -100,7 +100,7 @@ export type RunResult = ReflectResultInput & { finishedAt?: string; durationMs?:
  * UTF-8 stored it anyway) instead of a libSQL server refusing the whole statement, which left the
  * run `running` for as long as its process lived. JSON columns need nothing: JSON escapes it.
  */
-const storableText = (text: string): string =>
+export const storableText = (text: string): string =>
   text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
 
 /** The columns a run's result fills, for a run of this engine or an imported one. */
