@@ -14,10 +14,23 @@ export function clampMaxResults(tier: Tier, requested: number | undefined): numb
   return Math.min(MAX_RESULTS_LIMIT, Math.max(1, n));
 }
 
+/**
+ * The longest search query a model may send: a question's length (docs/engine.md#tools). A search
+ * costs what its words cost, and a faulty or hostile model sent 100,000 words in one query.
+ */
+export const MAX_SEARCH_QUERY_CHARS = 4_000;
+
 export const SearchArgs = z.object({
   // Asked for by the schema but not worth failing a search over.
   reason: z.string().default(""),
-  query: z.string().trim().min(1, "query must not be empty"),
+  query: z
+    .string()
+    .trim()
+    .min(1, "query must not be empty")
+    .max(
+      MAX_SEARCH_QUERY_CHARS,
+      `query is longer than ${MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US")} characters: search with fewer words`,
+    ),
   max_results: z.number().optional(),
 });
 export type SearchArgs = z.infer<typeof SearchArgs>;

@@ -3,6 +3,7 @@ import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
 import { runReflect } from "@/lib/reflect/engine";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import type { ModelRequest, ModelResponse } from "@/lib/reflect/ports";
+import { MAX_SEARCH_QUERY_CHARS } from "@/lib/reflect/tools";
 import { fact, InMemoryMemory } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { atlasMemory, harness, ofType, request, run, SKILL, toolsCalled } from "./harness";
@@ -386,5 +387,26 @@ describe("a model that cannot call tools", () => {
     const { result } = await run(atlasMemory({ mentalModels: [] }), model);
     expect(result.status).toBe("failed");
     expect(result.error?.message).toContain('"textonly-7b" never called a tool');
+  });
+});
+
+describe("a model's search query past MAX_SEARCH_QUERY_CHARS", () => {
+  it("is the call's error, named, never searched (100,000 words ran a server out of memory)", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    const searched: string[] = [];
+    const recall = memory.recall.bind(memory);
+    memory.recall = (q) => {
+      searched.push(q.query);
+      return recall(q);
+    };
+    const huge = Array.from({ length: 100_000 }, (_, i) => `w${i.toString(36)}`).join(" ");
+    const model = scripted([reply(call("recall", { query: huge })), reply(done("March 14.", { memory_ids: ["f1"] }))]);
+    const { result, events } = await run(memory, model);
+    expect(result.status).not.toBe("failed");
+    const refused = ofType(events, "tool.result").find((e) => e.payload.error?.includes("search with fewer words"));
+    expect(refused?.payload.error).toMatch(
+      new RegExp(`query is longer than ${MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US")} characters`),
+    );
+    expect(searched.some((q) => q.length > MAX_SEARCH_QUERY_CHARS)).toBe(false);
   });
 });
