@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
 import { runReflect } from "@/lib/reflect/engine";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { MAX_CALLS_PER_RESPONSE } from "@/lib/reflect/model-turns";
 import type { ModelRequest, ModelResponse } from "@/lib/reflect/ports";
 import { MAX_SEARCH_QUERY_CHARS } from "@/lib/reflect/tools";
 import { fact, InMemoryMemory } from "@/test/fixtures/in-memory-memory";
@@ -408,5 +409,36 @@ describe("a model's search query past MAX_SEARCH_QUERY_CHARS", () => {
       new RegExp(`query is longer than ${MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US")} characters`),
     );
     expect(searched.some((q) => q.length > MAX_SEARCH_QUERY_CHARS)).toBe(false);
+  });
+});
+
+describe("a model response with more tool calls than MAX_CALLS_PER_RESPONSE", () => {
+  it("reads the first ones, ignores the rest with a warning (5,000 calls were 5,000 searches at once)", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    let searches = 0;
+    const recall = memory.recall.bind(memory);
+    memory.recall = (q) => {
+      searches++;
+      return recall(q);
+    };
+    const flood = reply(call("recall", { query: "Atlas" }));
+    flood.toolCalls = Array.from({ length: 5_000 }, (_, i) => ({
+      id: `c${i}`,
+      type: "function" as const,
+      function: { name: "recall", arguments: JSON.stringify({ query: `Atlas launch ${i}` }) },
+    }));
+    const { result, events } = await run(memory, scripted([flood, reply(done("March 14.", { memory_ids: ["f1"] }))]));
+    expect(result.status).toBe("done");
+    const floodSearches = ofType(events, "tool.call").filter((e) => /^c\d+$/.test(e.payload.callId));
+    expect(floodSearches).toHaveLength(MAX_CALLS_PER_RESPONSE);
+    // The forced turns' searches and the flood's first ones; the rest never reached the store.
+    expect(searches).toBeLessThanOrEqual(MAX_CALLS_PER_RESPONSE + 3);
+    expect(result.warnings).toContain(
+      `the model sent 5000 tool calls in one response: the first ${MAX_CALLS_PER_RESPONSE} were read, ${5_000 - MAX_CALLS_PER_RESPONSE} ignored`,
+    );
+    expect(ofType(events, "llm.warning").map((e) => e.payload.message)).toContain(result.warnings.at(-1));
+    // Every later request answers exactly the calls it read: each tool_call id has its tool message.
+    const next = ofType(events, "llm.request").at(-1)!.payload.messages as { role: string; tool_calls?: unknown[] }[];
+    expect(next.every((m) => (m.tool_calls?.length ?? 0) <= MAX_CALLS_PER_RESPONSE)).toBe(true);
   });
 });
