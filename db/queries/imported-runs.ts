@@ -123,7 +123,7 @@ export async function storeImportedTrace(
     for (const table of ["run_events", "run_event_packs", "run_mental_model_reads"]) {
       statements.push({ sql: `DELETE FROM ${table} WHERE run_id = ?`, args: [runId] });
     }
-    for (const p of encodePacks(run.events)) {
+    for (const p of await encodePacks(run.events)) {
       statements.push({
         sql: "INSERT INTO run_event_packs (run_id, first_seq, last_seq, events, format, data) VALUES (?, ?, ?, ?, ?, ?)",
         args: [runId, p.firstSeq, p.lastSeq, p.events, p.format, p.data],
