@@ -35,10 +35,24 @@ export const SearchArgs = z.object({
 });
 export type SearchArgs = z.infer<typeof SearchArgs>;
 
+/**
+ * The most memories an answer cites from one tier, and the longest id: an answer cites a few. A
+ * faulty or hostile model's `done` citing 300,000 made ids (2.7 MB) was stored as 51 MB of events
+ * (each id a dropped citation, in three events and the run's row); past these it is refused as
+ * invalid arguments, like any malformed `done`, and the model is told why.
+ */
+export const MAX_CITED_IDS = 100;
+export const MAX_CITED_ID_CHARS = 200;
+
 /** Id lists default to empty: a model that omits one still gets its answer through validation. */
 export const DoneArgs = z.object({
   answer: z.string(),
-  ...perCitationKey(() => z.array(z.string()).default([])),
+  ...perCitationKey((tier) =>
+    z
+      .array(z.string().max(MAX_CITED_ID_CHARS, `an id is at most ${MAX_CITED_ID_CHARS} characters`))
+      .max(MAX_CITED_IDS, `cite at most ${MAX_CITED_IDS} ${tier.label} in one answer`)
+      .default([]),
+  ),
 });
 export type DoneArgs = z.infer<typeof DoneArgs>;
 

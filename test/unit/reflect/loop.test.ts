@@ -4,7 +4,7 @@ import { runReflect } from "@/lib/reflect/engine";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import { MAX_CALLS_PER_RESPONSE } from "@/lib/reflect/model-turns";
 import type { ModelRequest, ModelResponse } from "@/lib/reflect/ports";
-import { MAX_SEARCH_QUERY_CHARS } from "@/lib/reflect/tools";
+import { MAX_CITED_IDS, MAX_SEARCH_QUERY_CHARS } from "@/lib/reflect/tools";
 import { fact, InMemoryMemory } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { atlasMemory, harness, ofType, request, run, SKILL, toolsCalled } from "./harness";
@@ -440,5 +440,23 @@ describe("a model response with more tool calls than MAX_CALLS_PER_RESPONSE", ()
     // Every later request answers exactly the calls it read: each tool_call id has its tool message.
     const next = ofType(events, "llm.request").at(-1)!.payload.messages as { role: string; tool_calls?: unknown[] }[];
     expect(next.every((m) => (m.tool_calls?.length ?? 0) <= MAX_CALLS_PER_RESPONSE)).toBe(true);
+  });
+});
+
+describe("a done citing more than MAX_CITED_IDS memories of a tier", () => {
+  it("is refused as invalid arguments, named, never recorded as 300,000 dropped citations", async () => {
+    const flood = Array.from({ length: 300_000 }, (_, i) => `f${i}`);
+    const model = scripted([
+      reply(done("March 14.", { memory_ids: ["f1", ...flood] })),
+      reply(done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    const refused = ofType(events, "tool.result").filter((e) => e.payload.tool === "done" && e.payload.error);
+    expect(refused[0]?.payload.error).toMatch(new RegExp(`cite at most ${MAX_CITED_IDS} raw facts in one answer`));
+    // The model's next done is accepted; nothing of the flood is a citation.
+    expect(result.status).toBe("done");
+    for (const v of ofType(events, "citations.validated"))
+      expect(v.payload.dropped.length).toBeLessThanOrEqual(MAX_CITED_IDS);
+    expect(result.dropped.length).toBeLessThanOrEqual(MAX_CITED_IDS);
   });
 });
