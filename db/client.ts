@@ -122,6 +122,19 @@ export function isReadOnlyDb(db: Db): boolean {
   return readOnlyDbs.has(db);
 }
 
+/** Per read-only database: memories written without their search-index update, counted when opened. */
+const unindexedOnOpen = new WeakMap<object, number>();
+
+/**
+ * How many memories a database opened read-only holds that its search indexes do not (rows written
+ * by raw SQL or another tool, never applied: db/queries/search-index.ts). A search cannot apply them
+ * on a read-only file, so it does not find them; this says so (the open logs it, /api/health reports
+ * it) instead of answering as if the bank held nothing more. 0 for a writable database.
+ */
+export function unindexedRows(db: Db): number {
+  return unindexedOnOpen.get(db) ?? 0;
+}
+
 /** Reader threads of a local file's client, beside its writer thread (worker-client.ts). */
 const READER_THREADS = 2;
 
@@ -229,6 +242,14 @@ async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> 
   if (readOnly) {
     await assertMigrated(client);
     readOnlyDbs.add(db);
+    const { rows } = await client.execute("SELECT count(*) AS n FROM search_index_pending");
+    const unindexed = Number(rows[0]?.n ?? 0);
+    if (unindexed > 0) {
+      unindexedOnOpen.set(db, unindexed);
+      console.warn(
+        `warning: the database is read-only and ${unindexed} memor${unindexed === 1 ? "y was" : "ies were"} written without ${unindexed === 1 ? "its" : "their"} search-index update (raw SQL or another tool): searches do not find ${unindexed === 1 ? "it" : "them"} until the database is opened writable once (any command then indexes them)`,
+      );
+    }
     return db;
   }
   await migrate(db, { migrationsFolder: resolve(process.cwd(), "db/migrations") });

@@ -15,7 +15,18 @@ export function buildFtsMatches(text: string): string[] | null {
   return ftsMatchesOf(searchTerms(text));
 }
 
-/** `buildFtsMatches` of terms already chosen (search.ts drops the words a bank holds nowhere). */
+/**
+ * The most words the "every word but one" level takes (search.ts ranks it in pieces, one per word
+ * left out); past it a search goes from every word to any word.
+ */
+export const ALL_BUT_ONE_AT_MOST = 8;
+
+/**
+ * `buildFtsMatches` of terms already chosen (search.ts drops the words a bank holds nowhere). The
+ * "every word but one" expression repeats each word once per other word, so it is written only up
+ * to ALL_BUT_ONE_AT_MOST words: a model's search of 10,000 words made it 800 MB (a RangeError after
+ * 6 s) and of 100,000 ran the process out of memory.
+ */
 export function ftsMatchesOf(terms: readonly string[]): string[] | null {
   if (terms.length === 0) return null;
   const words = terms.map((t) => `"${t}"`);
@@ -23,7 +34,9 @@ export function ftsMatchesOf(terms: readonly string[]): string[] | null {
   const allBut = (skip: number) => words.filter((_, i) => i !== skip).join(" AND ");
   return [
     words.join(" AND "),
-    ...(words.length >= 3 ? [words.map((_, skip) => `(${allBut(skip)})`).join(" OR ")] : []),
+    ...(words.length >= 3 && words.length <= ALL_BUT_ONE_AT_MOST
+      ? [words.map((_, skip) => `(${allBut(skip)})`).join(" OR ")]
+      : []),
     words.join(" OR "),
   ];
 }

@@ -10,7 +10,7 @@ import { type ImportedRun, type ImportedSpan, importedRunId } from "@/lib/timeli
 import type { Db } from "../client";
 import { runs } from "../schema";
 import { encodePacks } from "./run-event-codec";
-import { eventFacts, resultColumns, retrievedBy } from "./runs";
+import { eventFacts, resultColumns, retrievedBy, storableText } from "./runs";
 
 /**
  * Spans one imported run keeps; spans of a trace past this are rejected. Each batch rebuilds the
@@ -99,6 +99,11 @@ export async function storeImportedTrace(
       retrieved: retrievedBy(run.events),
       enabledTiers: facts.enabledTiers as Tier[] | null,
     } satisfies typeof runs.$inferInsert;
+    // Text from the trace (a span's question, model name) is stored as a run's own model-written
+    // text is: a lone surrogate becomes U+FFFD, or a libSQL server refuses the whole statement.
+    for (const key of Object.keys(values) as (keyof typeof values)[])
+      if (typeof values[key] === "string")
+        (values as Record<string, unknown>)[key] = storableText(values[key] as string);
     const { id: _id, ...updates } = values;
     const upsert = db.insert(runs).values(values).onConflictDoUpdate({ target: runs.id, set: updates }).toSQL();
     // The run row first: the spans and events reference it.
@@ -118,7 +123,7 @@ export async function storeImportedTrace(
     for (const table of ["run_events", "run_event_packs", "run_mental_model_reads"]) {
       statements.push({ sql: `DELETE FROM ${table} WHERE run_id = ?`, args: [runId] });
     }
-    for (const p of encodePacks(run.events)) {
+    for (const p of await encodePacks(run.events)) {
       statements.push({
         sql: "INSERT INTO run_event_packs (run_id, first_seq, last_seq, events, format, data) VALUES (?, ?, ?, ?, ?, ?)",
         args: [runId, p.firstSeq, p.lastSeq, p.events, p.format, p.data],

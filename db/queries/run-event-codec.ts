@@ -4,7 +4,16 @@
  * run's events are stored in. Every decoder here returns the events exactly as the engine emitted
  * them (same JSON, key order included); db/queries/runs.ts reads the rows and packs and calls these.
  */
-import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from "node:zlib";
+import { promisify } from "node:util";
+import {
+  brotliCompress,
+  brotliCompressSync,
+  brotliDecompress,
+  brotliDecompressSync,
+  constants,
+  deflateRawSync,
+  inflateRawSync,
+} from "node:zlib";
 import type { RunEvent } from "@/lib/reflect/events";
 
 /** One stored event: a `run_events` row, or one entry of a pack. */
@@ -246,21 +255,36 @@ export const PACK_MAX_CHARS = 256 * 1024;
  */
 export const PACK_FORMAT_BROTLI = 1;
 
-function compress(json: string): Buffer {
-  return brotliCompressSync(Buffer.from(json, "utf8"), {
+/**
+ * A pack bigger than this (one oversized event: a model's 30 MB answer took 0.45 s to compress and
+ * 0.2 s to read back) is compressed and decompressed on libuv's thread pool, not the server's
+ * thread; a typical pack (kilobytes) stays synchronous, which is quicker for it.
+ */
+const OFF_THREAD_OVER_BYTES = 1024 * 1024;
+const brotliCompressAsync = promisify(brotliCompress);
+const brotliDecompressAsync = promisify(brotliDecompress);
+
+async function compress(json: string): Promise<Buffer> {
+  const input = Buffer.from(json, "utf8");
+  const options = {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: 5,
       [constants.BROTLI_PARAM_LGWIN]: 18,
       [constants.BROTLI_PARAM_SIZE_HINT]: json.length,
     },
-  });
+  };
+  return input.length > OFF_THREAD_OVER_BYTES
+    ? brotliCompressAsync(input, options)
+    : brotliCompressSync(input, options);
 }
 
-function decompress(runId: string, format: number, data: Uint8Array): string {
+async function decompress(runId: string, format: number, data: Uint8Array): Promise<string> {
   if (format !== PACK_FORMAT_BROTLI) {
     throw new Error(`run ${runId}: events stored in pack format ${format}, which this version cannot read`);
   }
-  return brotliDecompressSync(data).toString("utf8");
+  const out =
+    data.byteLength > OFF_THREAD_OVER_BYTES / 8 ? await brotliDecompressAsync(data) : brotliDecompressSync(data);
+  return out.toString("utf8");
 }
 
 export interface Pack {
@@ -272,8 +296,9 @@ export interface Pack {
 }
 
 /** The packs of events as emitted (seq order): split at PACK_MAX_EVENTS or PACK_MAX_CHARS. */
-export function encodePacks(events: readonly RunEvent[]): Pack[] {
-  const packs: Pack[] = [];
+export async function encodePacks(events: readonly RunEvent[]): Promise<Pack[]> {
+  const packs: Omit<Pack, "data">[] = [];
+  const json: string[] = [];
   let part: string[] = [];
   let chars = 0;
   let first = 0;
@@ -281,13 +306,8 @@ export function encodePacks(events: readonly RunEvent[]): Pack[] {
   let encode = createDeltaEncoder();
   const close = () => {
     if (part.length === 0) return;
-    packs.push({
-      firstSeq: first,
-      lastSeq: last,
-      events: part.length,
-      format: PACK_FORMAT_BROTLI,
-      data: compress(`[${part.join(",")}]`),
-    });
+    packs.push({ firstSeq: first, lastSeq: last, events: part.length, format: PACK_FORMAT_BROTLI });
+    json.push(`[${part.join(",")}]`);
     part = [];
     chars = 0;
     encode = createDeltaEncoder();
@@ -306,12 +326,20 @@ export function encodePacks(events: readonly RunEvent[]): Pack[] {
     chars += json.length + 1;
   }
   close();
-  return packs;
+  const data: Buffer[] = [];
+  for (const text of json) data.push(await compress(text));
+  return packs.map((p, i) => ({ ...p, data: data[i]! }));
 }
 
 /** A pack's events as emitted, in seq order. */
-export function decodePack(runId: string, format: number, data: Uint8Array): RunEvent[] {
-  const entries = JSON.parse(decompress(runId, format, data)) as [number, number, string, number | null, unknown][];
+export async function decodePack(runId: string, format: number, data: Uint8Array): Promise<RunEvent[]> {
+  const entries = JSON.parse(await decompress(runId, format, data)) as [
+    number,
+    number,
+    string,
+    number | null,
+    unknown,
+  ][];
   const rows: StoredEvent[] = entries.map(([seq, at, type, iteration, payload]) => ({
     seq,
     at,

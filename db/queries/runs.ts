@@ -100,7 +100,7 @@ export type RunResult = ReflectResultInput & { finishedAt?: string; durationMs?:
  * UTF-8 stored it anyway) instead of a libSQL server refusing the whole statement, which left the
  * run `running` for as long as its process lived. JSON columns need nothing: JSON escapes it.
  */
-const storableText = (text: string): string =>
+export const storableText = (text: string): string =>
   text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
 
 /** The columns a run's result fills, for a run of this engine or an imported one. */
@@ -418,7 +418,7 @@ async function readEvents(
   const known = noEarlierEvents();
   for (const pack of packs) {
     if (events.length >= limit) break;
-    for (const e of decodePack(runId, pack.format, pack.data)) {
+    for (const e of await decodePack(runId, pack.format, pack.data)) {
       noteEarlier(known, e);
       if (e.seq > after && e.seq < before) events.push(e);
     }
@@ -458,7 +458,7 @@ export async function getLastRunEvent<T extends RunEvent["type"]>(
     return event && match(event) ? event : null;
   }
   for (const pack of parts.packs.reverse()) {
-    const found = decodePack(runId, pack.format, pack.data).findLast(match);
+    const found = (await decodePack(runId, pack.format, pack.data)).findLast(match);
     if (found) return found;
   }
   return null;
@@ -494,7 +494,7 @@ export async function packRunEvents(
     unpacked = await readEvents(db, runId, { after: Number(rows[0]?.last ?? -1) });
   }
   if (unpacked.length === 0) return { packs: 0, events: 0 };
-  const packs = encodePacks(unpacked);
+  const packs = await encodePacks(unpacked);
   const finished = "EXISTS (SELECT 1 FROM runs WHERE id = ? AND status <> 'running')";
   const statements = packs.flatMap((p) => [
     {

@@ -21,7 +21,7 @@ import {
   rerankConversation,
 } from "./conversation-rank";
 import { getEmbeddingDim, toVectorLiteral } from "./embeddings";
-import { ftsMatchesOf } from "./fts-query";
+import { ALL_BUT_ONE_AT_MOST, ftsMatchesOf } from "./fts-query";
 import {
   bm25,
   ensureBankIndex,
@@ -225,9 +225,10 @@ async function allButOneRows(
 
 /**
  * Words up to which the every-word-but-one level runs (one AND per word); a longer query goes from
- * the AND to the OR, so a pasted paragraph costs two rankings, not one per word.
+ * the AND to the OR, so a pasted paragraph costs two rankings, not one per word (fts-query.ts
+ * writes that level's expression only up to it).
  */
-export const ALL_BUT_ONE_AT_MOST = 8;
+export { ALL_BUT_ONE_AT_MOST };
 
 /** The terms that at least one memory of the index holds (one statement; each check stops at its first match). */
 async function heldTerms(db: Db, fts: string, terms: readonly string[]): Promise<string[]> {

@@ -16,6 +16,29 @@ export interface QueryRead {
   repeated: string[];
 }
 
+/**
+ * A number as a client writes one: decimal digits, maybe a minus and a fraction (the field's schema
+ * then says whether it must be whole). `z.coerce.number()` would also read " " as 0, "0x10" as 16
+ * and "1e3" as 1000 — a seq or cursor nobody sent.
+ */
+const DECIMAL_NUMBER = /^-?\d{1,20}(\.\d{1,20})?$/;
+
+/** Whether a query field takes a number (`z.coerce.number()`, maybe optional or with a default). */
+function takesNumber(field: z.ZodType | undefined): boolean {
+  let def = field?._zod.def as { type: string; innerType?: z.ZodType } | undefined;
+  while (def && (def.type === "optional" || def.type === "default" || def.type === "prefault") && def.innerType)
+    def = def.innerType._zod.def as typeof def;
+  return def?.type === "number";
+}
+
+/**
+ * A numeric request header (`Last-Event-ID`) as text fit for its query field's schema, or
+ * undefined when it is not decimal digits: a header is read no more leniently than `?after=`.
+ */
+export function decimalHeader(value: string | null): string | undefined {
+  return value !== null && DECIMAL_NUMBER.test(value) ? value : undefined;
+}
+
 export function allowedParams(schema: z.ZodObject | undefined): string[] {
   return schema ? Object.keys(schema.shape) : [];
 }
@@ -61,6 +84,18 @@ export function parseQuery(search: URLSearchParams, schema: z.ZodObject | undefi
     throw new AppError("invalid_input", `Empty query parameter: ${empty.join(", ")}.`, { fieldErrors });
   }
   if (!schema) return undefined;
+  const notDecimal = Object.keys(read.values).filter(
+    (k) => takesNumber(schema.shape[k] as z.ZodType | undefined) && !DECIMAL_NUMBER.test(read.values[k] ?? ""),
+  );
+  if (notDecimal.length) {
+    for (const key of notDecimal)
+      fieldErrors[key] = [`a number in decimal digits (got ${JSON.stringify(read.values[key])})`];
+    throw new AppError(
+      "invalid_input",
+      `Invalid query parameter ${notDecimal.map((k) => `${k}: a number in decimal digits (got ${JSON.stringify(read.values[k])})`).join("; ")}.`,
+      { fieldErrors },
+    );
+  }
   const parsed = schema.safeParse(read.values);
   if (parsed.success) return parsed.data;
   const errors = fieldErrorsOf(parsed.error.issues);

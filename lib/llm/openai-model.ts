@@ -162,7 +162,10 @@ function requestLog(client: OpenAI, config: OpenAIModelConfig, caller?: AbortSig
     const attempt: Attempt = { form: log.form, ok: false, status: null, error: null, timedOut: false };
     log.attempts.push(attempt);
     try {
-      const res = await fetch(input, init);
+      // The whole body, under the per-call timeout and the size cap (wholeBodyFetch): a plain
+      // fetch here let a server that sends headers and then a byte a second hold a run's call
+      // until the run's wall clock.
+      const res = await wholeBodyFetch(input, init);
       attempt.ok = res.ok;
       attempt.status = res.status;
       if (!res.ok) attempt.error = await statusLine(res, config.apiKey);
@@ -243,6 +246,46 @@ export function createOpenAIClient(config: OpenAIModelConfig): OpenAI {
 }
 
 /**
+ * The most a model server's response body may hold, unpacked. A chat completion is kilobytes (a
+ * reasoning model's a few MB); a faulty or hostile server sending 100 MB would be held in memory,
+ * stored in the run's events, packed on the server's one thread and drawn on the run page.
+ */
+export const MAX_MODEL_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** A response body past MAX_MODEL_RESPONSE_BYTES: refused, read no further. */
+export class ModelResponseTooLargeError extends Error {
+  constructor() {
+    super(`the response is larger than ${MAX_MODEL_RESPONSE_BYTES / 1024 / 1024} MiB: refused, read no further`);
+    this.name = "ModelResponseTooLargeError";
+  }
+}
+
+/** The body's bytes (as fetch unpacked them), refused past MAX_MODEL_RESPONSE_BYTES without reading on. */
+async function boundedBody(res: Response): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = res.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_MODEL_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new ModelResponseTooLargeError();
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.byteLength;
+  }
+  return body;
+}
+
+/**
  * The SDK's timeout stops at the response headers: a server that sends them and then one byte a
  * second held a call (and `model check`) for minutes. Reading the whole body inside `fetch` puts it
  * under the same per-call timeout (the SDK aborts this fetch, body included, when it runs out).
@@ -250,7 +293,7 @@ export function createOpenAIClient(config: OpenAIModelConfig): OpenAI {
  */
 export async function wholeBodyFetch(url: string | URL | Request, init?: RequestInit): Promise<Response> {
   const res = await fetch(url, init);
-  const body = await res.arrayBuffer();
+  const body = await boundedBody(res);
   return new Response(res.status === 204 || res.status === 304 ? null : body, {
     status: res.status,
     statusText: res.statusText,
@@ -355,6 +398,12 @@ export function toModelCallError(
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ModelCallError(`${head}: timed out after ${config.timeoutMs} ms`, config.model);
   }
+  if (
+    error instanceof OpenAI.APIConnectionError &&
+    causesOf(error).some((e) => e instanceof ModelResponseTooLargeError)
+  ) {
+    return new ModelCallError(`${head}: ${new ModelResponseTooLargeError().message}`, config.model);
+  }
   if (error instanceof OpenAI.APIConnectionError) {
     return new ModelCallError(
       `${head}: connection failed (${withoutKey(connectionCause(error), config.apiKey)})`,
@@ -375,6 +424,12 @@ export function toModelCallError(
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelCallError(`${head} failed: ${withoutKey(message, config.apiKey)}`, config.model);
+}
+
+function causesOf(error: Error): unknown[] {
+  const out: unknown[] = [];
+  for (let at: unknown = error; at instanceof Error && out.length < 6; at = at.cause) out.push(at);
+  return out;
 }
 
 /**

@@ -15,6 +15,13 @@ import { cutAtCodePoint, TOOL_DEFINITIONS } from "./tools";
 /** The most reasoning text one `llm.response` keeps; its full length is recorded beside it. */
 export const REASONING_CAP_CHARS = 16_000;
 
+/**
+ * Tool calls read from one model response; the rest are ignored, with a warning. Models call a
+ * few tools at once; a faulty or hostile one sent 5,000 in one response, and each was a search
+ * (all at once), two events and a message in every later request.
+ */
+export const MAX_CALLS_PER_RESPONSE = 16;
+
 const FORMAT_WORDS = {
   hermes: "Hermes <tool_call> blocks",
   mistral: "Mistral [TOOL_CALLS]",
@@ -132,11 +139,11 @@ export class ModelTurns {
     }
   }
 
-  /** Normalized calls; ids the model left out are generated once per response. */
+  /** Normalized calls (the first MAX_CALLS_PER_RESPONSE); ids the model left out are generated once per response. */
   readCalls(response: ModelResponse): ModelCall[] {
     let calls = this.callIds.get(response);
     if (!calls) {
-      calls = response.toolCalls.map((c) => {
+      calls = response.toolCalls.slice(0, MAX_CALLS_PER_RESPONSE).map((c) => {
         // Servers send broken calls (no function, no name, object arguments): each is still one
         // call, answered with a tool error, never a crash.
         const fn: Partial<ToolCall["function"]> = c?.function ?? {};
@@ -193,6 +200,11 @@ export class ModelTurns {
       },
       i,
     );
+    const ignored = response.toolCalls.length - MAX_CALLS_PER_RESPONSE;
+    if (ignored > 0) {
+      const warning = `the model sent ${response.toolCalls.length} tool calls in one response: the first ${MAX_CALLS_PER_RESPONSE} were read, ${ignored} ignored`;
+      if (run.warn(warning)) await run.log.emit("llm.warning", { message: warning }, i);
+    }
   }
 }
 

@@ -26,6 +26,7 @@ import type { Clock, HitOf, MemoryPort, ProbeHitText, ProbeSearched, Retrieved, 
 import { shapeQuery } from "./query-shape";
 import type { ProbeHit, ProbeResult, UnusedHit } from "./request";
 import { searchTerms, termCoverage } from "./terms";
+import { MAX_SEARCH_QUERY_CHARS } from "./tools";
 
 export { saysNothingFound };
 
@@ -232,7 +233,9 @@ export function probeQueries(
   for (const q of [question, ...modelQueries]) {
     const key = normalizedQuery(q);
     // A query with no search term can place no strong hit (see isStrongMatch), and a full-text
-    // store refuses it: it is not a probe search, and takes no place under the cap.
+    // store refuses it: it is not a probe search, and takes no place under the cap. Nor is one
+    // the run refused as too long to search (tools.ts MAX_SEARCH_QUERY_CHARS).
+    if (q.trim().length > MAX_SEARCH_QUERY_CHARS) continue;
     if (key === "" || seen.has(key) || searchTerms(q).length === 0) continue;
     seen.add(key);
     distinct.push(q.trim());

@@ -14,18 +14,45 @@ export function clampMaxResults(tier: Tier, requested: number | undefined): numb
   return Math.min(MAX_RESULTS_LIMIT, Math.max(1, n));
 }
 
+/**
+ * The longest search query a model may send: a question's length (docs/engine.md#tools). A search
+ * costs what its words cost, and a faulty or hostile model sent 100,000 words in one query.
+ */
+export const MAX_SEARCH_QUERY_CHARS = 4_000;
+
 export const SearchArgs = z.object({
   // Asked for by the schema but not worth failing a search over.
   reason: z.string().default(""),
-  query: z.string().trim().min(1, "query must not be empty"),
+  query: z
+    .string()
+    .trim()
+    .min(1, "query must not be empty")
+    .max(
+      MAX_SEARCH_QUERY_CHARS,
+      `query is longer than ${MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US")} characters: search with fewer words`,
+    ),
   max_results: z.number().optional(),
 });
 export type SearchArgs = z.infer<typeof SearchArgs>;
 
+/**
+ * The most memories an answer cites from one tier, and the longest id: an answer cites a few. A
+ * faulty or hostile model's `done` citing 300,000 made ids (2.7 MB) was stored as 51 MB of events
+ * (each id a dropped citation, in three events and the run's row); past these it is refused as
+ * invalid arguments, like any malformed `done`, and the model is told why.
+ */
+export const MAX_CITED_IDS = 100;
+export const MAX_CITED_ID_CHARS = 200;
+
 /** Id lists default to empty: a model that omits one still gets its answer through validation. */
 export const DoneArgs = z.object({
   answer: z.string(),
-  ...perCitationKey(() => z.array(z.string()).default([])),
+  ...perCitationKey((tier) =>
+    z
+      .array(z.string().max(MAX_CITED_ID_CHARS, `an id is at most ${MAX_CITED_ID_CHARS} characters`))
+      .max(MAX_CITED_IDS, `cite at most ${MAX_CITED_IDS} ${tier.label} in one answer`)
+      .default([]),
+  ),
 });
 export type DoneArgs = z.infer<typeof DoneArgs>;
 

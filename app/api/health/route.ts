@@ -1,7 +1,7 @@
 import { otherMethods } from "@/lib/server/http/api/methods";
 import { httpError } from "@/lib/server/http/errors";
 import { admissionState } from "@/lib/server/runtime/admission";
-import { databaseFaults, getAppDb } from "@/lib/server/runtime/db";
+import { databaseFaults, getAppDb, unindexedMemories } from "@/lib/server/runtime/db";
 import { eventLoopDelay } from "@/lib/server/runtime/event-loop";
 
 export const dynamic = "force-dynamic";
@@ -18,10 +18,12 @@ export async function GET() {
     // A write refused lately because the database is read-only or the disk full, or a database
     // opened read-only (its file or file system cannot be written): reads still work.
     const faults = databaseFaults(db);
+    const unindexed = unindexedMemories(db);
     // Never queued behind recall or reflect (lib/server/runtime/admission.ts); says how full their queues are.
     return Response.json({
       ok: faults.length === 0,
-      database: { writable: faults.length === 0, faults },
+      // A read-only file holding memories its indexes lack: searches miss them (docs/operations.md#a-read-only-database).
+      database: { writable: faults.length === 0, faults, ...(unindexed > 0 ? { unindexed } : {}) },
       eventLoopDelay: eventLoopDelay(),
       admission: admissionState(),
     });

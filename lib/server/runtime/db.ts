@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Db, getDb, isReadOnlyDb } from "@/db/client";
+import { type Db, getDb, isReadOnlyDb, unindexedRows } from "@/db/client";
 import { listBanks } from "@/db/queries/banks";
 import { startRetentionSchedule } from "../services/retention";
 import { type DatabaseFault, isDatabaseFault, recentDatabaseFaults, toAppError } from "./errors";
@@ -73,4 +73,12 @@ export function databaseFaults(db: Db): DatabaseFault[] {
   const faults = recentDatabaseFaults();
   if (isReadOnlyDb(db) && !faults.includes("read-only")) faults.push("read-only");
   return faults;
+}
+
+/**
+ * Memories a read-only database holds that its search indexes lack (written by raw SQL, never
+ * indexed): searches miss them, so health reports them (docs/operations.md#a-read-only-database).
+ */
+export function unindexedMemories(db: Db): number {
+  return unindexedRows(db);
 }

@@ -769,19 +769,34 @@ export async function importBundleLines(
   const later: Pick<Bundle, "mentalModels" | "skills" | "suites"> = { mentalModels: [], skills: [], suites: [] };
   // A new bank stages under its own id; a replace beside the bank it replaces.
   const stageId = existing ? stagingBankId() : bankId;
-  await db.$client.batch(
-    [
-      toStatement(
-        db.insert(banks).values({
-          id: stageId,
-          name: header.bank.name,
-          permittedTeams: header.bank.permittedTeams,
-          importOwner: options.ownerId,
-        }),
-      ),
-    ],
-    "write",
-  );
+  try {
+    await db.$client.batch(
+      [
+        toStatement(
+          db.insert(banks).values({
+            id: stageId,
+            name: header.bank.name,
+            permittedTeams: header.bank.permittedTeams,
+            importOwner: options.ownerId,
+          }),
+        ),
+      ],
+      "write",
+    );
+  } catch (err) {
+    // Another import (lines or bundle) made the same new bank between the check above and this
+    // write: refused by name — being imported, or already there — never as a raw SQL error.
+    if (!existing && isConstraintViolation(err)) {
+      await bankExists(db, bankId, options.replace);
+      throw invalidBundle([
+        {
+          path: "bank.id",
+          message: `bank "${bankId}" already exists: another import made it at the same time (import again${options.replace ? "" : " with replace"} to overwrite it)`,
+        },
+      ]);
+    }
+    throw err;
+  }
   /**
    * Runs statements in one write transaction, only while the staging is still this import's: a
    * sweep that judged this process gone (wrongly: it was stopped for minutes, say) removed it, and

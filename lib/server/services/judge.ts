@@ -4,6 +4,7 @@ import type { Judgement } from "@/lib/experiments/evaluate";
 import { judgeMessages, readVerdict, recordedVerdict, verdictText } from "@/lib/experiments/judge";
 import type { ModelPort, RunEvent, SkillSnapshot } from "@/lib/reflect";
 import { emptyCitations } from "@/lib/reflect/domain";
+import { admit } from "../runtime/admission";
 import { runOwner } from "../runtime/run-owner";
 import { newRunId } from "./runs";
 
@@ -43,6 +44,32 @@ export async function judgeRun(
     scope: "personal",
     model: model.info,
   } as const;
+  // A judge run is a run: it holds a reflect slot while it runs, as every run does whatever started
+  // it (lib/server/runtime/admission.ts), waiting in line like its experiment's questions.
+  const slot = await admit("reflect", undefined, { patient: true });
+  try {
+    return await judgeWithSlot(db, model, judged, runId, setup, messages);
+  } finally {
+    slot.release();
+  }
+}
+
+async function judgeWithSlot(
+  db: Db,
+  model: ModelPort,
+  judged: { id: string; bankId: string; question: string; answer: string | null },
+  runId: string,
+  setup: {
+    bankId: string;
+    question: string;
+    skill: SkillSnapshot;
+    budget: "low";
+    mode: "synthesize";
+    scope: "personal";
+    model: ModelPort["info"];
+  },
+  messages: ReturnType<typeof judgeMessages>,
+): Promise<Judgement> {
   await createRun(db, {
     id: runId,
     ...setup,

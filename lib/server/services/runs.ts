@@ -365,9 +365,9 @@ export async function runEventList(db: Db, id: string, after: number | undefined
 }
 
 /** The run's status as it is now and its events after `afterSeq` (status first: see the event stream). */
-export async function runEventsAfter(db: Db, id: string, afterSeq: number | undefined) {
+export async function runEventsAfter(db: Db, id: string, afterSeq: number | undefined, limit?: number) {
   const run = await getRun(db, id);
-  const events = await getRunEvents(db, id, { afterSeq });
+  const events = await getRunEvents(db, id, { afterSeq, limit });
   return { run, events };
 }
 

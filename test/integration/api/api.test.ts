@@ -553,7 +553,8 @@ describe("runs", () => {
     ]);
     // A Last-Event-ID that is no seq ("2abc", a fraction, below -1, far past the end of a number) is
     // not read as one: the stream starts where `?after=` (or the start) says.
-    for (const bad of ["2abc", "1.5", "-7", "1e400", " "]) {
+    // Nor is a number in another notation ("0x1" read as 1, "1e1" as 10: seqs no server sent).
+    for (const bad of ["2abc", "1.5", "-7", "1e400", " ", "0x1", "1e1", "+1", "0b1"]) {
       const again = await call(
         runEvents.GET,
         { id },
@@ -565,6 +566,17 @@ describe("runs", () => {
         bad,
       ).toEqual([String(seqs.length - 1)]);
     }
+    // `?after=` is read as strictly: decimal digits or a 400 naming it, never " " as 0 or "0x1" as 1.
+    for (const bad of ["%20", "%201", "0x1", "1e1", "+1", "0o7"]) {
+      for (const accept of ["text/event-stream", "application/json"]) {
+        const refused = await call(runEvents.GET, { id }, { headers: { accept }, query: `?after=${bad}` });
+        expect(refused.status, `${bad} ${accept}`).toBe(400);
+        expect(refused.json.error.fieldErrors.after[0], bad).toMatch(/a number in decimal digits/);
+      }
+    }
+    expect((await call(runEvents.GET, { id }, { query: "?after=-1" })).status).toBe(200);
+    expect((await call(runs.GET, {}, { query: "?limit=0x2" })).status).toBe(400);
+    expect((await call(runs.GET, {}, { query: "?limit=1.5" })).status).toBe(400);
   });
 });
 

@@ -191,6 +191,7 @@ describe("GET /runs/stream", () => {
     const s = await openStream(`?since=${since}`);
     await s.next(about(id));
     expect((await openStream("?since=yesterday")).status).toBe(400);
+    for (const notation of ["1e3", "0x10", "%20"]) expect((await openStream(`?since=${notation}`)).status).toBe(400);
     expect((await openStream("?status=bogus")).status).toBe(400);
     expect((await openStream("?kind=bogus")).status).toBe(400);
   });
@@ -204,7 +205,8 @@ describe("GET /runs/stream", () => {
       sql: "UPDATE runs SET created_at = ? WHERE id = ?",
       args: [anHourAgo, old],
     });
-    for (const id of ["99999999999999999999", String(Date.now() + 86_400_000)]) {
+    // A cursor in another notation ("1e3" read as 1000 ms, "0x10" as 16) is none either.
+    for (const id of ["99999999999999999999", String(Date.now() + 86_400_000), "1e3", "0x10"]) {
       const s = await openStream("", { "last-event-id": id });
       expect(s.status).toBe(200);
       const hello = await s.next(() => true);

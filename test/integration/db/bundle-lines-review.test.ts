@@ -4,9 +4,10 @@
  * two imports racing to create the same bank.
  */
 import { describe, expect, it } from "vitest";
+import type { Db } from "@/db/client";
 import { getBank } from "@/db/queries/banks";
 import { isAppError } from "@/lib/contracts/errors";
-import { importBundleLines, removeStagedImport } from "@/lib/server/services/bundle-io";
+import { importBundle, importBundleLines, removeStagedImport } from "@/lib/server/services/bundle-io";
 import { openTempDb } from "./temp-db";
 
 const header = (id: string) => JSON.stringify({ version: 1, bank: { id, name: `Bank ${id}`, permittedTeams: [] } });
@@ -117,6 +118,83 @@ describe("a staged JSONL import under review", () => {
         expect(models.rows).toEqual([]);
         expect(await getBank(db, "late")).toEqual(replace ? expect.objectContaining({ id: "late" }) : null);
       } finally {
+        t.cleanup();
+      }
+    },
+  );
+
+  /**
+   * The database as the import sees it, where `competitor` runs once, just before the import's
+   * first write: another import makes the bank after this one checked it was free.
+   */
+  const racedBy = (db: Db, competitor: () => Promise<unknown>): Db => {
+    let raced = false;
+    const client = new Proxy(db.$client, {
+      get(target, key, receiver) {
+        if (key !== "batch") return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<Db["$client"]["batch"]>) => {
+          if (!raced) {
+            raced = true;
+            await competitor();
+          }
+          return target.batch(...args);
+        };
+      },
+    });
+    return new Proxy(db, {
+      get: (target, key, receiver) => (key === "$client" ? client : Reflect.get(target, key, receiver)),
+    });
+  };
+  const emptyBundle = (id: string) => ({
+    version: 1,
+    bank: { id, name: `Bundle ${id}`, permittedTeams: [] },
+    facts: [],
+    observations: [],
+    mentalModels: [],
+    skills: [],
+    suites: [],
+  });
+
+  it.each([
+    ["another JSONL import finished it", "done", false, /bank "twin" already exists \(import with replace/],
+    ["another JSONL import is staging it", "staging", false, /being imported by another process/],
+    ["a bundle import made it", "bundle", false, /bank "twin" already exists \(import with replace/],
+    [
+      "another import finished it (this one a replace of a bank not there yet)",
+      "done",
+      true,
+      /already exists: another import made it at the same time \(import again to overwrite/,
+    ],
+  ])(
+    "two imports of one new bank, both checked before either wrote (%s): refused by name, not a raw UNIQUE error; the other's bank is whole",
+    async (_n, competitor, replace, message) => {
+      const t = await openTempDb("lines-race-checked");
+      const gate = stalled([header("twin"), fact(7)]);
+      let staging: Promise<unknown> = Promise.resolve();
+      try {
+        const other =
+          competitor === "bundle"
+            ? () => importBundle(t.db, emptyBundle("twin"))
+            : competitor === "done"
+              ? () => importBundleLines(t.db, stalledDone([header("twin"), fact(7)]), { ownerId: "owner-b" })
+              : async () => {
+                  staging = importBundleLines(t.db, gate.lines, { ownerId: "owner-b" }).catch(() => {});
+                  await expect.poll(() => stagedRows(t)).toEqual(["twin"]);
+                };
+        const error = await importBundleLines(racedBy(t.db, other), stalledDone([header("twin"), fact(1), fact(2)]), {
+          ownerId: "owner-a",
+          replace,
+        }).catch((e: unknown) => e);
+        expect(isAppError(error, "invalid_bundle"), String(error)).toBe(true);
+        expect((error as Error).message).toMatch(message);
+        expect((error as Error).message).not.toMatch(/SQLITE|UNIQUE/);
+        // The winner's rows only: this import wrote nothing.
+        const facts = await t.db.$client.execute("SELECT id FROM facts ORDER BY id");
+        expect(facts.rows.map((r) => String(r.id))).toEqual(competitor === "done" ? ["f7"] : []);
+        if (competitor !== "staging") expect(await stagedRows(t)).toEqual([]);
+      } finally {
+        gate.release();
+        await staging;
         t.cleanup();
       }
     },

@@ -13,6 +13,7 @@ import type { SuiteQuestion } from "@/lib/contracts/suites";
 import { readVerdict } from "@/lib/experiments/judge";
 import { createOfflineModel, createOpenAIModel } from "@/lib/llm";
 import { forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
+import { ADMISSION_LIMITS, admissionState } from "@/lib/server/runtime/admission";
 import { startExperiment } from "@/lib/server/services/experiments";
 import { judgeLinksOf } from "@/lib/server/services/judge";
 import { listRunItems } from "@/lib/server/services/runs";
@@ -154,6 +155,55 @@ describe("judge expectation", { timeout: 120_000 }, () => {
     // The scorecard counts the judge's calls apart from the runs' own.
     expect(e.totals.judgeCalls).toBe(4);
     expect(e.scorecard.overall.judgeCalls).toBe(4);
+  });
+
+  it("a judge run takes a reflect slot like every run: running runs never exceed the slots (issue #28 item 2)", async () => {
+    // Eight judged questions at concurrency 8; each judge call is slow, so without a slot eight
+    // judge runs would run at once beside the questions' runs.
+    const questions = Array.from({ length: 8 }, (_, i) => `What is the Alpha code name? (${i})`);
+    const reflect = followForced(() => toolCall("done", { answer: "Alpha answer", memory_ids: [] }));
+    let judgeCalls = 0;
+    let slotsAtJudgeCall = Number.POSITIVE_INFINITY;
+    fake.setScript((raw: ChatRequestBody, i: number) => {
+      const body = raw as unknown as WireBody;
+      if (body.tools?.length) return reflect(raw, i);
+      judgeCalls++;
+      // The judge run's own slot is taken while it calls the model.
+      slotsAtJudgeCall = Math.min(slotsAtJudgeCall, admissionState().reflect.active);
+      return { content: '{"reason": "same", "label": "CORRECT"}', delayMs: 150 };
+    });
+    await suite(questions.map(judged));
+    const model = createOpenAIModel({
+      kind: "openai",
+      apiKey: "sk-test",
+      baseURL: fake.url,
+      model: "judge-model",
+      forcedToolChoice: "named",
+      timeoutMs: 5000,
+      maxRetries: 0,
+    });
+    let peak = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        peak = Math.max(peak, (await listRuns(db, { bankId: "demo", status: "running" })).runs.length);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    const { finished } = await startExperiment(
+      db,
+      StartExperimentInput.parse({ bankId: "demo", suite: "judged", concurrency: 8 }),
+      { model },
+    );
+    const e = await finished;
+    watching = false;
+    await watch;
+    expect(judgeCalls).toBe(8);
+    expect(e.rows.every((r) => r.passed)).toBe(true);
+    expect(slotsAtJudgeCall).toBeGreaterThanOrEqual(1);
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(ADMISSION_LIMITS.reflect.concurrency);
+    expect(admissionState().reflect).toMatchObject({ active: 0, waiting: 0 });
   });
 
   it("under the offline model: no judge call, reported not judged, never passed", async () => {

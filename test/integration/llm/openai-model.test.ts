@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OpenAIModelConfig } from "@/lib/llm/config";
-import { createOpenAIModel, forgetForcedToolChoiceForms } from "@/lib/llm/openai-model";
+import { createOpenAIModel, forgetForcedToolChoiceForms, MAX_MODEL_RESPONSE_BYTES } from "@/lib/llm/openai-model";
 import { ModelCallError } from "@/lib/reflect/errors";
 import type { ModelRequest, ToolDefinition } from "@/lib/reflect/ports";
 import { type FakeOpenAI, startFakeOpenAI } from "@/test/fixtures/fake-openai-server";
@@ -150,6 +150,23 @@ describe("OpenAI-compatible model over the real SDK", () => {
     expect(response.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
     expect(response.finishReason).toBe("stop");
   });
+
+  it("refuses a response body past MAX_MODEL_RESPONSE_BYTES by name, without holding it (a faulty server's 40 MB)", async () => {
+    const huge = "x".repeat(MAX_MODEL_RESPONSE_BYTES + 8 * 1024 * 1024);
+    fake.setScript([{ content: huge }, { content: "small again" }]);
+    const error = await model({ maxRetries: 0 })
+      .complete(autoRequest)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect((error as Error).message).toMatch(
+      /^model test-model at 127\.0\.0\.1:\d+: the response is larger than 32 MiB: refused/,
+    );
+    // The next call reads as before; a body just under the cap is read whole.
+    expect((await model({ maxRetries: 0 }).complete(autoRequest)).content).toBe("small again");
+    const under = "y".repeat(MAX_MODEL_RESPONSE_BYTES - 4096);
+    fake.setScript([{ content: under }]);
+    expect((await model({ maxRetries: 0 }).complete(autoRequest)).content).toBe(under);
+  }, 60_000);
 
   it("retries a 429 and then succeeds", async () => {
     fake.setScript([{ status: 429 }, { content: "ok" }]);

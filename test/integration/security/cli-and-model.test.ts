@@ -8,6 +8,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOpenAIModel } from "@/lib/llm/openai-model";
+import { ModelCallError } from "@/lib/reflect/errors";
 import { cliAsync, cliRunner, root } from "../cli/cli-process";
 
 const dir = resolve(root, "test/.tmp", `cli-hostile-${process.pid}-${Date.now()}`);
@@ -125,4 +127,28 @@ describe("item 5: the per-call timeout covers the whole response, body included"
     // One probe times out (3 s, no retries) and the rest are not sent: well under a minute.
     expect(seconds).toBeLessThan(25);
   }, 120_000);
+
+  it("a run's model call (the client every run uses) against headers-then-a-byte-a-second ends at its timeout too", async () => {
+    mode = "drip";
+    const model = createOpenAIModel({
+      kind: "openai",
+      apiKey: "k",
+      baseURL: url,
+      model: "m",
+      forcedToolChoice: "named",
+      timeoutMs: 2_000,
+      maxRetries: 0,
+    });
+    const started = Date.now();
+    const outcome = await Promise.race([
+      model.complete({ messages: [{ role: "user", content: "q" }], tools: [], toolChoice: "auto" }).then(
+        () => "answered",
+        (e: unknown) => e,
+      ),
+      new Promise((r) => setTimeout(() => r("still reading the body after 15 s"), 15_000)),
+    ]);
+    expect(outcome).toBeInstanceOf(ModelCallError);
+    expect((outcome as Error).message).toMatch(/timed out after 2000 ms/);
+    expect((Date.now() - started) / 1000).toBeLessThan(10);
+  }, 60_000);
 });

@@ -245,3 +245,82 @@ describe("a database only this process may not write (permissions, not a read-on
     }
   });
 });
+
+describe.skipIf(!mounted)("a read-only database holding memories its search indexes lack", () => {
+  it("the open warns, /api/health counts them (`unindexed`), and reads still work", async () => {
+    const ro = `${mnt}-unindexed`;
+    mkdirSync(ro, { recursive: true });
+    expect(mount("-t", "tmpfs", "-o", "size=16m", "tmpfs", ro)).toBe(true);
+    const appUrl = process.env.DATABASE_URL;
+    const appDbKey = Symbol.for("reflect-inspector:app-db");
+    const store = globalThis as unknown as Record<symbol, unknown>;
+    const previousApp = store[appDbKey];
+    const warn = vi.spyOn(console, "warn");
+    try {
+      const url = `file:${ro}/inspector.db`;
+      // A server ran on it (migrated, seeded) in a process of its own, then another tool wrote a
+      // fact by raw SQL: noted as pending, never applied to the index.
+      const seeded = spawnSync(
+        process.execPath,
+        [
+          join(root, "node_modules/tsx/dist/cli.mjs"),
+          "lib/cli/main.ts",
+          "export",
+          "--bank",
+          "demo",
+          "--out",
+          "/dev/null",
+        ],
+        { cwd: root, env: { ...process.env, DATABASE_URL: url }, encoding: "utf8", timeout: 90_000 },
+      );
+      expect(seeded.status, seeded.stderr).toBe(0);
+      const raw = spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import { createClient } from "@libsql/client";
+           const c = createClient({ url: ${JSON.stringify(url)} });
+           await c.execute("INSERT INTO facts (id, bank_id, text, kind, tags, scope, recorded_at, updated_at) VALUES ('raw-1', 'demo', 'The zebracorn budget was approved.', 'world', '[]', 'personal', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')");
+           await c.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+           c.close();`,
+        ],
+        { cwd: root, encoding: "utf8", timeout: 30_000 },
+      );
+      expect(raw.status, raw.stderr).toBe(0);
+      expect(mount("-o", "remount,ro", ro)).toBe(true);
+
+      process.env.DATABASE_URL = url;
+      delete store[appDbKey];
+      clearDatabaseFaults();
+      vi.resetModules();
+      const fresh = {
+        health: await import("@/app/api/health/route"),
+        client: await import("@/db/client"),
+        db: await import("@/lib/server/runtime/db"),
+      };
+      const db = await fresh.db.getAppDb();
+      expect(fresh.client.isReadOnlyDb(db)).toBe(true);
+      expect(fresh.client.unindexedRows(db)).toBe(1);
+      expect(warn.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(
+        /read-only and 1 memory was written without its search-index update.*searches do not find it/,
+      );
+      const h = await fresh.health.GET();
+      expect(h.status).toBe(200);
+      expect(await h.json()).toMatchObject({
+        ok: false,
+        database: { writable: false, faults: ["read-only"], unindexed: 1 },
+      });
+      // Reads work: the fact is there, though a search cannot find it until the file is writable again.
+      const { rows } = await db.$client.execute("SELECT text FROM facts WHERE id = 'raw-1'");
+      expect(rows[0]?.text).toBe("The zebracorn budget was approved.");
+      db.$client.close();
+    } finally {
+      warn.mockRestore();
+      store[appDbKey] = previousApp;
+      process.env.DATABASE_URL = appUrl;
+      execFileSync("umount", ["-l", ro]);
+      rmSync(ro, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

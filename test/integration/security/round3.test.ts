@@ -175,6 +175,26 @@ const ACTIONS: [string, () => Promise<ActionResult<unknown>>, string][] = [
     () => experimentActions.startExperimentAction({ bankId: "acme", suite: "nope", config: { skil: {} } } as never),
     "config.skil",
   ],
+  // Actions added after the first pass: the same rule.
+  [
+    "saveSuiteAction",
+    () =>
+      experimentActions.saveSuiteAction({
+        bankId: "acme",
+        name: "s",
+        description: "",
+        questions: [],
+        expectedVersion: 0,
+        x: 1,
+      } as never),
+    "x",
+  ],
+  ["addToSuiteAction", () => experimentActions.addToSuiteAction({ runId: "nope", suite: "s", x: 1 } as never), "x"],
+  ["createSkillAction", () => curation.createSkillAction({ bankId: "acme", name: "n", x: 1 } as never), "x"],
+  ["saveSkillAction", () => curation.saveSkillAction({ bankId: "acme", id: "nope", x: 1 } as never), "x"],
+  ["trySkillAction", () => curation.trySkillAction({ bankId: "acme", question: "q", x: 1 } as never), "x"],
+  ["rerunAction", () => rerunActions.rerunAction({ runId: "nope", x: 1 } as never), "x"],
+  ["saveRerunChangesAction", () => rerunActions.saveRerunChangesAction({ runId: "nope", x: 1 } as never), "x"],
 ];
 
 describe("item 8: every server action refuses a field it does not take, by name", () => {

@@ -7,6 +7,7 @@
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "@/db/client";
+import { storeImportedTrace } from "@/db/queries/imported-runs";
 import { createRun, createRunSink, getLastRunEvent, getRun, getRunEvents, packRunEvents } from "@/db/queries/runs";
 import { searchFacts } from "@/db/queries/search";
 import { termDocumentFrequencies } from "@/db/queries/term-stats";
@@ -15,6 +16,8 @@ import { ensureDemoBank } from "@/lib/server/runtime/db";
 import { runOwner } from "@/lib/server/runtime/run-owner";
 import { exportBundle, importBundleLines } from "@/lib/server/services/bundle-io";
 import { startRun } from "@/lib/server/services/runs";
+import { spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
+import { GENAI_TRACE_ID, genAiTrace } from "@/test/fixtures/otlp/traces";
 import { done, followForced, reply, ScriptedModel } from "../../fixtures/scripted-model";
 import { eventually, type SqldNode, skipSqld, startSqldPrimary, startSqldReplica } from "./sqld-server";
 
@@ -171,6 +174,22 @@ describe.skipIf(skipSqld)("packed runs and the storage-key swap on a libSQL serv
       args: [runId],
     });
     expect(stored.rows[0]).toMatchObject({ rows: 0, packed: events.length });
+  }, 60_000);
+
+  it("an OTLP trace whose question and answer hold lone surrogates is stored (as U+FFFD), not refused by the server", async () => {
+    // The receiver cannot refuse it as invalid text: an exporter sends what its agent saw.
+    const body = JSON.parse(
+      JSON.stringify(genAiTrace())
+        .replaceAll("Where does Ana work?", "Where does Ana work\\ud800?")
+        .replaceAll("Ana works at Globex.", "Ana works \\udfff at Globex."),
+    );
+    const { spans } = spansFromOtlpJson(body);
+    const stored = await storeImportedTrace(db, GENAI_TRACE_ID, spans, traceToRun);
+    const run = await getRun(db, stored.runId);
+    expect(run?.question).toBe("Where does Ana work\ufffd?");
+    expect(run?.answer).toBe("Ana works \ufffd at Globex.");
+    // Its events keep the text as the trace had it (JSON escapes a lone surrogate).
+    expect(JSON.stringify(await getRunEvents(db, stored.runId))).toContain("work\\ud800?");
   }, 60_000);
 
   it("a JSONL replace made through the replica swaps the bank whole for the primary and the replica", async () => {

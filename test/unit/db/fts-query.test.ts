@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildFtsMatches, buildFtsQuery } from "@/db/queries/fts-query";
+import { ALL_BUT_ONE_AT_MOST, buildFtsMatches, buildFtsQuery } from "@/db/queries/fts-query";
 
 describe("FTS query builder", () => {
   it("quotes each meaningful token and ORs them, dropping stop words and duplicates", () => {
@@ -42,5 +42,15 @@ describe("FTS query builder", () => {
     expect(buildFtsMatches("SSO rollout")).toEqual(['"sso" AND "rollout"', '"sso" OR "rollout"']);
     expect(buildFtsMatches("What about pricing?")).toEqual(['"pricing"']);
     expect(buildFtsMatches("the?")).toBeNull();
+  });
+
+  it("writes the every-word-but-one level only up to ALL_BUT_ONE_AT_MOST words: a long query's expressions grow with its words, not their square", () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i.toString(36)}x`);
+    expect(buildFtsMatches(words(ALL_BUT_ONE_AT_MOST).join(" "))).toHaveLength(3);
+    const long = words(3_000);
+    const matches = buildFtsMatches(long.join(" "));
+    // Every word, then any word: what search.ts ranks past ALL_BUT_ONE_AT_MOST words.
+    expect(matches).toEqual([long.map((w) => `"${w}"`).join(" AND "), long.map((w) => `"${w}"`).join(" OR ")]);
+    for (const m of matches ?? []) expect(m.length).toBeLessThan(long.join(" ").length * 4);
   });
 });

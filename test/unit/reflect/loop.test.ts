@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { NO_EVIDENCE_ANSWER } from "@/lib/reflect/digest";
 import { runReflect } from "@/lib/reflect/engine";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
+import { MAX_CALLS_PER_RESPONSE } from "@/lib/reflect/model-turns";
 import type { ModelRequest, ModelResponse } from "@/lib/reflect/ports";
+import { MAX_CITED_IDS, MAX_SEARCH_QUERY_CHARS } from "@/lib/reflect/tools";
 import { fact, InMemoryMemory } from "@/test/fixtures/in-memory-memory";
 import { call, done, forcedTool, reply, ScriptedModel } from "@/test/fixtures/scripted-model";
 import { atlasMemory, harness, ofType, request, run, SKILL, toolsCalled } from "./harness";
@@ -386,5 +388,75 @@ describe("a model that cannot call tools", () => {
     const { result } = await run(atlasMemory({ mentalModels: [] }), model);
     expect(result.status).toBe("failed");
     expect(result.error?.message).toContain('"textonly-7b" never called a tool');
+  });
+});
+
+describe("a model's search query past MAX_SEARCH_QUERY_CHARS", () => {
+  it("is the call's error, named, never searched (100,000 words ran a server out of memory)", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    const searched: string[] = [];
+    const recall = memory.recall.bind(memory);
+    memory.recall = (q) => {
+      searched.push(q.query);
+      return recall(q);
+    };
+    const huge = Array.from({ length: 100_000 }, (_, i) => `w${i.toString(36)}`).join(" ");
+    const model = scripted([reply(call("recall", { query: huge })), reply(done("March 14.", { memory_ids: ["f1"] }))]);
+    const { result, events } = await run(memory, model);
+    expect(result.status).not.toBe("failed");
+    const refused = ofType(events, "tool.result").find((e) => e.payload.error?.includes("search with fewer words"));
+    expect(refused?.payload.error).toMatch(
+      new RegExp(`query is longer than ${MAX_SEARCH_QUERY_CHARS.toLocaleString("en-US")} characters`),
+    );
+    expect(searched.some((q) => q.length > MAX_SEARCH_QUERY_CHARS)).toBe(false);
+  });
+});
+
+describe("a model response with more tool calls than MAX_CALLS_PER_RESPONSE", () => {
+  it("reads the first ones, ignores the rest with a warning (5,000 calls were 5,000 searches at once)", async () => {
+    const memory = atlasMemory({ mentalModels: [] });
+    let searches = 0;
+    const recall = memory.recall.bind(memory);
+    memory.recall = (q) => {
+      searches++;
+      return recall(q);
+    };
+    const flood = reply(call("recall", { query: "Atlas" }));
+    flood.toolCalls = Array.from({ length: 5_000 }, (_, i) => ({
+      id: `c${i}`,
+      type: "function" as const,
+      function: { name: "recall", arguments: JSON.stringify({ query: `Atlas launch ${i}` }) },
+    }));
+    const { result, events } = await run(memory, scripted([flood, reply(done("March 14.", { memory_ids: ["f1"] }))]));
+    expect(result.status).toBe("done");
+    const floodSearches = ofType(events, "tool.call").filter((e) => /^c\d+$/.test(e.payload.callId));
+    expect(floodSearches).toHaveLength(MAX_CALLS_PER_RESPONSE);
+    // The forced turns' searches and the flood's first ones; the rest never reached the store.
+    expect(searches).toBeLessThanOrEqual(MAX_CALLS_PER_RESPONSE + 3);
+    expect(result.warnings).toContain(
+      `the model sent 5000 tool calls in one response: the first ${MAX_CALLS_PER_RESPONSE} were read, ${5_000 - MAX_CALLS_PER_RESPONSE} ignored`,
+    );
+    expect(ofType(events, "llm.warning").map((e) => e.payload.message)).toContain(result.warnings.at(-1));
+    // Every later request answers exactly the calls it read: each tool_call id has its tool message.
+    const next = ofType(events, "llm.request").at(-1)!.payload.messages as { role: string; tool_calls?: unknown[] }[];
+    expect(next.every((m) => (m.tool_calls?.length ?? 0) <= MAX_CALLS_PER_RESPONSE)).toBe(true);
+  });
+});
+
+describe("a done citing more than MAX_CITED_IDS memories of a tier", () => {
+  it("is refused as invalid arguments, named, never recorded as 300,000 dropped citations", async () => {
+    const flood = Array.from({ length: 300_000 }, (_, i) => `f${i}`);
+    const model = scripted([
+      reply(done("March 14.", { memory_ids: ["f1", ...flood] })),
+      reply(done("March 14.", { memory_ids: ["f1"] })),
+    ]);
+    const { result, events } = await run(atlasMemory({ mentalModels: [] }), model);
+    const refused = ofType(events, "tool.result").filter((e) => e.payload.tool === "done" && e.payload.error);
+    expect(refused[0]?.payload.error).toMatch(new RegExp(`cite at most ${MAX_CITED_IDS} raw facts in one answer`));
+    // The model's next done is accepted; nothing of the flood is a citation.
+    expect(result.status).toBe("done");
+    for (const v of ofType(events, "citations.validated"))
+      expect(v.payload.dropped.length).toBeLessThanOrEqual(MAX_CITED_IDS);
+    expect(result.dropped.length).toBeLessThanOrEqual(MAX_CITED_IDS);
   });
 });

@@ -1,3 +1,4 @@
+import { decimalHeader } from "@/lib/contracts/query";
 import { RunListStreamQuery } from "@/lib/contracts/runs";
 import { endpoints } from "@/lib/server/http/api/endpoints";
 import { handle } from "@/lib/server/http/api/handle";
@@ -10,7 +11,7 @@ export const GET = handle(endpoints.streamRuns, async ({ db, query, request }) =
   const { since, ...filter } = query;
   // A reconnecting client sends the last cursor it saw; it wins over `?since=` when it is one
   // (the same bounds as `since`: a header is as untrusted as a query parameter).
-  const lastEventId = RunListStreamQuery.shape.since.safeParse(request.headers.get("last-event-id") ?? undefined);
+  const lastEventId = RunListStreamQuery.shape.since.safeParse(decimalHeader(request.headers.get("last-event-id")));
   return runListStream(db, filter, lastEventId.data ?? since, request);
 });
 
