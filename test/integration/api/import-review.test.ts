@@ -18,6 +18,7 @@ const dbFile = vi.hoisted(() => {
 });
 
 import * as health from "@/app/api/health/route";
+import * as hindsightRoute from "@/app/api/v1/banks/import/hindsight/route";
 import * as importRoute from "@/app/api/v1/banks/import/route";
 import { ADMISSION_LIMITS, admissionState, admit, type Slot } from "@/lib/server/runtime/admission";
 import { getAppDb } from "@/lib/server/runtime/db";
@@ -171,5 +172,27 @@ describe("odd bundle files", () => {
     const { error } = await res.json();
     expect(JSON.stringify(error)).toMatch(/line 1/);
     expect(await exists("one-line")).toBe(false);
+  });
+});
+
+describe("the Hindsight form's API key", () => {
+  it("a key the body's schema refuses (too long, not a string) is never quoted back in the error", async () => {
+    const secret = `sk-live-${"S3cr3t".repeat(700)}`; // past the 4096 characters a key may have
+    for (const apiKey of [secret, [secret], { key: secret }]) {
+      const res = await hindsightRoute.POST(
+        new Request("http://127.0.0.1/api/v1/banks/import/hindsight", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ baseUrl: "http://127.0.0.1:9", bankId: "b", apiKey }),
+        }),
+        { params: Promise.resolve(undefined) },
+      );
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(JSON.parse(text).error.fieldErrors.apiKey).toBeDefined();
+      expect(text).not.toContain("S3cr3t");
+      expect(text).not.toContain("sk-live");
+    }
+    expect(await exists("b")).toBe(false);
   });
 });
