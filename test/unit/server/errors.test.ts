@@ -265,7 +265,11 @@ describe("AppError", () => {
 
 describe("quoting refused values", () => {
   it("quotes a refused value, but never a secret's (apiKey, token, password, secret), however it is refused", () => {
-    const schema = z.object({ name: z.string().max(3), apiKey: z.string().max(3), auth: z.object({ token: z.string() }) });
+    const schema = z.object({
+      name: z.string().max(3),
+      apiKey: z.string().max(3),
+      auth: z.object({ token: z.string() }),
+    });
     const input = { name: "toolong", apiKey: "sk-hunter2", auth: { token: ["hunter3"] } };
     const parsed = schema.safeParse(input);
     expect(parsed.success).toBe(false);
