@@ -18,6 +18,7 @@ import type { Db } from "@/db/client";
 import { deleteMentalModel } from "@/db/queries/mental-models";
 import { getRun, getRunEvents } from "@/db/queries/runs";
 import { isAppError } from "@/lib/contracts/errors";
+import { admissionState } from "@/lib/server/runtime/admission";
 import { exportBundle } from "@/lib/server/services/bundle-io";
 import { importFromHindsight, importFromHindsightApi, readImportOrigins } from "@/lib/server/services/hindsight-import";
 import { askHindsight } from "@/lib/server/services/hindsight-reflect";
@@ -382,5 +383,30 @@ describe("hostile Hindsight: a malformed reflect trace", () => {
     expect(isAppError(err, "upstream_failed")).toBe(true);
     expect(err.message).toContain("trace.tool_calls[0].duration_ms");
     expect(err.message).toMatch(/no run was stored\.$/);
+  });
+});
+
+describe("the API's import when its caller goes away", () => {
+  it("a page closed mid-import stops reading the Hindsight server, imports nothing and frees its ingest slot", async () => {
+    // Every memories page is held 10 s: the import is mid-read when its caller leaves.
+    fake = await startFakeHindsight({
+      banks: [sampleBank("gone")],
+      override: (path) => (path.endsWith("/memories/list") ? { stallBodyMs: 10_000 } : undefined),
+    });
+    const env = { HINDSIGHT_IMPORT_ORIGINS: fake.url };
+    const left = new AbortController();
+    const started = Date.now();
+    const pending = failure(
+      importFromHindsightApi(db, { baseUrl: fake.url, bankId: "gone", replace: false }, env, left.signal),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(admissionState().ingest.active).toBe(1);
+    left.abort();
+    const err = await pending;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toMatch(/abandoned/);
+    expect(admissionState().ingest.active).toBe(0);
+    expect(await exportBundle(db, "gone")).toBeNull();
   });
 });
