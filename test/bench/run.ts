@@ -11,6 +11,7 @@ import { withoutAdmission } from "@/lib/server/runtime/admission";
 import { benchCliStart } from "./cli-start";
 import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";
+import { benchImportFlood } from "./import-flood";
 import { benchImportLock } from "./import-lock";
 import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
@@ -41,12 +42,13 @@ const SECTIONS: Record<string, (log: (line: string) => void, args: readonly stri
   storage: benchStorage,
   million: benchMillion,
   "import-lock": benchImportLock,
+  "import-flood": benchImportFlood,
   cli: benchCliStart,
   locomo: benchLocomo,
 };
 
 /** Sections that take many minutes: run only when named (`npm run bench -- million`). */
-const OPT_IN = new Set(["million", "import-lock"]);
+const OPT_IN = new Set(["million", "import-lock", "import-flood"]);
 
 /** `--data <path>` (the LoCoMo file) and its value are options, not sections. */
 function splitArgs(argv: readonly string[]): { wanted: string[]; options: string[] } {
