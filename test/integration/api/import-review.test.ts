@@ -100,6 +100,23 @@ describe("a flood of bundle imports", () => {
     expect(admissionState().ingest).toMatchObject({ active: 0, waiting: 0 });
   });
 
+  it("a JSON bundle is validated inside its slot (the costly part): a bad one waits its turn too, then is refused by path", async () => {
+    const release = await fillIngest();
+    let pending: Promise<Response> | undefined;
+    try {
+      const bad = JSON.parse(jsonBundle("flood-bad"));
+      bad.facts[1].text = 42;
+      pending = post(JSON.stringify(bad), "application/json");
+      expect(await settledWithin(pending)).toBe(false);
+    } finally {
+      release();
+    }
+    const res = await pending;
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.fieldErrors).toHaveProperty(["facts[1].text"]);
+    expect(await exists("flood-bad")).toBe(false);
+  });
+
   it("past the ingest queue a JSON bundle import is refused at once (503 too_busy, Retry-After) and changes nothing", async () => {
     const release = await fillIngest();
     const waiters = Array.from({ length: ADMISSION_LIMITS.ingest.queue }, () => admit("ingest"));

@@ -115,6 +115,8 @@ export const endpoints = {
     // while it is validated and written (8 at once held 1.6 GB and stalled the server 23 s). A JSON-lines
     // body is streamed a chunk at a time and takes no slot (docs/operations.md#big-imports).
     admission: "ingest",
+    // Validated once, by bundle path, inside that slot (importBundle), not also before it.
+    bodyCheckedByHandler: true,
     responses: {
       201: { description: "imported", schema: ImportResult },
       400: err("invalid bundle, or the bank exists and replace is not set; fieldErrors by JSON path"),
