@@ -6,6 +6,7 @@
  * with nothing wider than the screen.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TMP, useSharedApp } from "./harness";
@@ -133,5 +134,75 @@ describe("import page, used oddly", () => {
       await page.emulateMedia({ colorScheme: "light" });
       await page.setViewportSize({ width: 1280, height: 800 });
     }
+  });
+});
+
+describe("a slow or lying upload to the import route (a raw socket to the shared server)", () => {
+  const ctx = useSharedApp("e2e-import-review-slow");
+
+  /** Opens a POST of `.jsonl` with these headers; returns the socket and what it was answered. */
+  function rawPost(headers: string[]) {
+    const url = new URL(ctx.app.url);
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = "";
+    socket.on("data", (d) => {
+      answer += d;
+    });
+    socket.on("error", () => {});
+    const closed = new Promise<void>((r) => socket.once("close", () => r()));
+    socket.write(
+      [
+        "POST /api/v1/banks/import HTTP/1.1",
+        `Host: ${url.host}`,
+        "Content-Type: application/x-ndjson",
+        ...headers,
+        "",
+        "",
+      ].join("\r\n"),
+    );
+    return { socket, closed, answer: () => answer };
+  }
+
+  it("a .jsonl trickled a byte at a time holds nothing others wait for; cut off, it imports nothing", async () => {
+    const slow = rawPost(["Transfer-Encoding: chunked"]);
+    const text = `${JSON.stringify({ version: 1, bank: bankOf("e2e-review-slow") })}\n${JSON.stringify({ fact: fact("f1", "Slow.") })}\n`;
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (sent < text.length - 5) slow.socket.write(`1\r\n${text[sent++]}\r\n`);
+    }, 20);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      // Meanwhile: health answers and a JSON bundle import goes through.
+      const started = performance.now();
+      expect((await fetch(`${ctx.app.url}/api/health`)).status).toBe(200);
+      const res = await fetch(`${ctx.app.url}/api/v1/banks/import`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ version: 1, bank: bankOf("e2e-review-beside"), facts: [fact("f1", "Beside.")] }),
+      });
+      expect(res.status).toBe(201);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      clearInterval(trickle);
+    }
+    slow.socket.destroy();
+    await slow.closed;
+    await new Promise((r) => setTimeout(r, 500));
+    const ids = await bankIds(ctx.app.url);
+    expect(ids).toContain("e2e-review-beside");
+    expect(ids).not.toContain("e2e-review-slow");
+  });
+
+  it("a Content-Length that promises more than is sent imports nothing, whether the client waits or hangs up", async () => {
+    const body = `${JSON.stringify({ version: 1, bank: bankOf("e2e-review-lies") })}\n${JSON.stringify({ fact: fact("f1", "Lies.") })}\n`;
+    const lying = rawPost([`Content-Length: ${body.length + 1000}`]);
+    lying.socket.write(body);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(lying.answer()).toBe(""); // still waiting for the rest: nothing answered, nothing imported
+    expect(await bankIds(ctx.app.url)).not.toContain("e2e-review-lies");
+    lying.socket.end();
+    await lying.closed;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await bankIds(ctx.app.url)).not.toContain("e2e-review-lies");
   });
 });
