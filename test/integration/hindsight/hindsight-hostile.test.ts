@@ -410,3 +410,33 @@ describe("the API's import when its caller goes away", () => {
     expect(await exportBundle(db, "gone")).toBeNull();
   });
 });
+
+describe("the API's origin list against URL tricks", () => {
+  it("another spelling of a listed origin reaches only it; userinfo, fragments, a trailing dot and mapped IPv6 are refused before any request", async () => {
+    fake = await startFakeHindsight({ banks: [sampleBank("spell")] });
+    const port = new URL(fake.url).port;
+    const env = { HINDSIGHT_IMPORT_ORIGINS: `http://127.0.0.1:${port}` };
+    for (const baseUrl of [
+      `http://127.0.0.1:${port}@evil.example`,
+      `http://evil.example#@127.0.0.1:${port}`,
+      `http://user:pw@127.0.0.1:${port}`,
+      `http://localhost.:${port}`,
+      `http://[::ffff:127.0.0.1]:${port}`,
+      `http://127.0.0.1:${Number(port) + 1}`,
+      `ftp://127.0.0.1:${port}`,
+    ]) {
+      const err = await failure(importFromHindsightApi(db, { baseUrl, bankId: "spell", replace: false }, env));
+      expect(isAppError(err, "invalid_input"), baseUrl).toBe(true);
+    }
+    expect(fake.requests).toHaveLength(0);
+    expect(await exportBundle(db, "spell")).toBeNull();
+    // The same origin spelt otherwise (a decimal address, upper case, a trailing slash) is that origin.
+    const result = await importFromHindsightApi(
+      db,
+      { baseUrl: `HTTP://2130706433:${port}/`, bankId: "spell", replace: false },
+      env,
+    );
+    expect(result.bankId).toBe("spell");
+    expect(fake.requests.length).toBeGreaterThan(0);
+  });
+});
