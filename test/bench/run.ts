@@ -2,7 +2,8 @@
  * `npm run bench` — every performance figure with its target, as a table and as
  * test/bench/results.json (rows + machine). `npm run bench -- retrieval timeline` runs only the
  * named sections (and then does not overwrite results.json). `million` (a 1M-fact import, several
- * minutes) and `import-lock` (a 250k-fact import beside a writer) run only when named.
+ * minutes), `import-lock` (a 250k-fact import beside a writer) and `import-flood` (8 JSON bundle
+ * imports at once beside /api/health) run only when named.
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
