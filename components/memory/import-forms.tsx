@@ -6,7 +6,7 @@ import { type FormEvent, type ReactNode, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Check, Input } from "@/components/ui/input";
-import { bundleContentType, checkBundleFile } from "@/lib/client/import";
+import { bundleContentTypeOf, checkBundleFile, SNIFF_BYTES } from "@/lib/client/import";
 import { postApi } from "@/lib/client/unwrap";
 import type { ImportResult } from "@/lib/contracts/banks";
 import { type FieldErrors, isAppError } from "@/lib/contracts/errors";
@@ -100,11 +100,13 @@ function BundleForm({ maxBytes }: { maxBytes: number }) {
     mutationFn: async (input: { file: File; replace: boolean }) => {
       const refused = checkBundleFile(input.file, maxBytes);
       if (refused) throw refused;
+      // Its first bytes say whether it is JSON lines or one document, whatever it is named.
+      const head = await input.file.slice(0, SNIFF_BYTES).text();
       return postApi<ImportResult>(
         `/api/v1/banks/import${input.replace ? "?replace=true" : ""}`,
         // The file itself is the body: the browser streams it, nothing reads it into the page first.
         input.file,
-        bundleContentType(input.file.name),
+        bundleContentTypeOf(input.file.name, head, input.file.size <= SNIFF_BYTES),
       );
     },
   });

@@ -149,9 +149,16 @@ export function fieldErrorsOf(
 
 const GOT_CHARS = 60;
 
+/**
+ * Fields whose value is a secret (the Hindsight form's `apiKey`, a sign-in `token`): a refused value is
+ * never quoted back, not even cut short — an error is shown, logged and kept in the page's state.
+ */
+const SECRET_FIELD = /(api_?key|token|password|secret)$/i;
+
 /** ` (got "x")`: the value at a path of the input, as JSON cut to a few dozen characters; "" at the root. */
 export function gotValue(input: unknown, path: readonly PropertyKey[]): string {
   if (path.length === 0) return "";
+  if (path.some((key) => typeof key === "string" && SECRET_FIELD.test(key))) return " (a secret: not shown)";
   let v: unknown = input;
   for (const key of path) {
     if (v === null || typeof v !== "object") return "";

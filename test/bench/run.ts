@@ -2,7 +2,8 @@
  * `npm run bench` — every performance figure with its target, as a table and as
  * test/bench/results.json (rows + machine). `npm run bench -- retrieval timeline` runs only the
  * named sections (and then does not overwrite results.json). `million` (a 1M-fact import, several
- * minutes) and `import-lock` (a 250k-fact import beside a writer) run only when named.
+ * minutes), `import-lock` (a 250k-fact import beside a writer) and `import-flood` (8 JSON bundle
+ * imports at once beside /api/health) run only when named.
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, type as osType, release, totalmem } from "node:os";
@@ -11,6 +12,7 @@ import { withoutAdmission } from "@/lib/server/runtime/admission";
 import { benchCliStart } from "./cli-start";
 import { benchConcurrency } from "./concurrency";
 import { benchExperiments } from "./experiments";
+import { benchImportFlood } from "./import-flood";
 import { benchImportLock } from "./import-lock";
 import { benchIsolation } from "./isolation";
 import { benchLoad } from "./load";
@@ -42,13 +44,14 @@ const SECTIONS: Record<string, (log: (line: string) => void, args: readonly stri
   storage: benchStorage,
   million: benchMillion,
   "import-lock": benchImportLock,
+  "import-flood": benchImportFlood,
   cli: benchCliStart,
   locomo: benchLocomo,
   otlp: benchOtlp,
 };
 
 /** Sections that take many minutes: run only when named (`npm run bench -- million`). */
-const OPT_IN = new Set(["million", "import-lock"]);
+const OPT_IN = new Set(["million", "import-lock", "import-flood"]);
 
 /** `--data <path>` (the LoCoMo file) and its value are options, not sections. */
 function splitArgs(argv: readonly string[]): { wanted: string[]; options: string[] } {

@@ -264,6 +264,8 @@ describe("architecture", () => {
     expect(readFileSync(join(root, "lib/server/services/hindsight-import.ts"), "utf8")).toMatch(
       /await admit\("ingest"/,
     );
+    // A JSON bundle import too: a whole parsed bank in memory while it is validated and written.
+    expect(readFileSync(join(root, "lib/server/services/banks.ts"), "utf8")).toMatch(/await admit\("ingest"/);
   });
 
   it("the scanner for doors sees a value import of db/ and lets the handle's type through", () => {

@@ -5,6 +5,7 @@ import { listSkills } from "@/db/queries/skills";
 import type { BankOption } from "@/lib/contracts/banks";
 import { AppError } from "@/lib/contracts/errors";
 import type { ScopeValue } from "@/lib/reflect/domain";
+import { admit } from "../runtime/admission";
 import { exportBundle, importBundle } from "./bundle-io";
 
 /** A bank as stored (its permitted teams included). */
@@ -62,9 +63,18 @@ export async function bankList(db: Db) {
   return { banks: await listBanks(db) };
 }
 
-/** Takes the raw JSON so that every issue, cross-references included, is named by its bundle path. */
-export function importBank(db: Db, rawBundle: unknown, replace: boolean) {
-  return importBundle(db, rawBundle, { replace });
+/**
+ * The API's JSON bundle import. Takes the raw JSON so that every issue, cross-references included,
+ * is named by its bundle path. Validated and written holding an `ingest` slot (docs/api.md): a whole
+ * parsed bank in memory each, so a flood of them takes turns; a caller gone while it waits leaves the line.
+ */
+export async function importBank(db: Db, rawBundle: unknown, replace: boolean, signal?: AbortSignal) {
+  const slot = await admit("ingest", signal);
+  try {
+    return await importBundle(db, rawBundle, { replace });
+  } finally {
+    slot.release();
+  }
 }
 
 /** The bank as a bundle (lib/server/services/bundle-io.ts); an unknown bank is `not_found`. */

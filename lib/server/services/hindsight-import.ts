@@ -39,6 +39,8 @@ export interface HindsightImportOptions {
   totalTimeoutMs?: number;
   /** Items per page asked for (default 500; Hindsight's own default is 100). */
   pageSize?: number;
+  /** Stops the import (nothing imported): the API's request, when its client goes away. */
+  signal?: AbortSignal;
   /** Memories of all types past which the import is refused (default 200,000). */
   maxMemories?: number;
   /** One response body past this is refused (default 32 MiB). */
@@ -130,6 +132,8 @@ export class HindsightClient {
     /** When all requests together must be done (epoch ms; default: no such bound). */
     private readonly deadline = Number.POSITIVE_INFINITY,
     private readonly totalTimeoutMs = 0,
+    /** The caller went away: the request in flight is aborted and none is sent after it. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   /** `s` with the key cut out: a server that echoes it (in an error, an answer) never puts it in a message or a row. */
@@ -178,7 +182,11 @@ export class HindsightClient {
     // Only the reflect request is a POST: it stores a run, not a bank.
     const outcome = method === "POST" ? "no run was stored" : "nothing was imported";
     const fail = (why: string) => new AppError("upstream_failed", `Hindsight ${label}: ${why}; ${outcome}.`);
+    const gone = () => fail("the import was abandoned by its caller (the page closed or the client went away)");
+    if (this.signal?.aborted) throw gone();
     const controller = new AbortController();
+    const onGone = () => controller.abort();
+    this.signal?.addEventListener("abort", onGone, { once: true });
     const left = this.deadline - Date.now();
     if (left <= 0)
       throw fail(`the import took longer than ${this.totalTimeoutMs} ms in all (${this.requests} requests)`);
@@ -211,6 +219,7 @@ export class HindsightClient {
       this.bytesRead += Buffer.byteLength(text);
     } catch (err) {
       if (err instanceof AppError) throw err;
+      if (this.signal?.aborted) throw gone();
       if (controller.signal.aborted)
         throw fail(
           overall
@@ -221,6 +230,7 @@ export class HindsightClient {
       throw fail(`cannot reach the server (${cause?.code ?? cause?.message ?? (err as Error).message})`);
     } finally {
       clearTimeout(timer);
+      this.signal?.removeEventListener("abort", onGone);
     }
     if (status === 401 || status === 403)
       throw fail(`the server refused the request (HTTP ${status}): check the API key (--api-key or HINDSIGHT_API_KEY)`);
@@ -310,6 +320,7 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
     options.maxTotalBytes,
     Date.now() + (options.totalTimeoutMs ?? HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS),
     options.totalTimeoutMs ?? HINDSIGHT_DEFAULT_TOTAL_TIMEOUT_MS,
+    options.signal,
   );
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const maxMemories = options.maxMemories ?? DEFAULT_MAX_MEMORIES;
@@ -535,6 +546,11 @@ export async function importFromHindsight(db: Db, options: HindsightImportOption
     mentalModels,
     skills,
   };
+  if (options.signal?.aborted)
+    throw new AppError(
+      "upstream_failed",
+      "The import was abandoned by its caller before it was written; nothing was imported.",
+    );
   const result = await importBundle(db, bundle, { replace: options.replace });
   return {
     bankId: result.bankId,
@@ -608,6 +624,8 @@ export async function importFromHindsightApi(
       localBankId: body.localBankId,
       apiKey: body.apiKey,
       replace: body.replace,
+      // A page closed mid-import stops reading (and frees the slot bundle imports also wait for).
+      signal,
     });
   } finally {
     slot.release();

@@ -18,6 +18,7 @@ import type { Db } from "@/db/client";
 import { deleteMentalModel } from "@/db/queries/mental-models";
 import { getRun, getRunEvents } from "@/db/queries/runs";
 import { isAppError } from "@/lib/contracts/errors";
+import { admissionState } from "@/lib/server/runtime/admission";
 import { exportBundle } from "@/lib/server/services/bundle-io";
 import { importFromHindsight, importFromHindsightApi, readImportOrigins } from "@/lib/server/services/hindsight-import";
 import { askHindsight } from "@/lib/server/services/hindsight-reflect";
@@ -467,5 +468,60 @@ describe("hostile Hindsight: a malformed reflect trace", () => {
     expect(isAppError(err, "upstream_failed")).toBe(true);
     expect(err.message).toContain("trace.tool_calls[0].duration_ms");
     expect(err.message).toMatch(/no run was stored\.$/);
+  });
+});
+
+describe("the API's import when its caller goes away", () => {
+  it("a page closed mid-import stops reading the Hindsight server, imports nothing and frees its ingest slot", async () => {
+    // Every memories page is held 10 s: the import is mid-read when its caller leaves.
+    fake = await startFakeHindsight({
+      banks: [sampleBank("gone")],
+      override: (path) => (path.endsWith("/memories/list") ? { stallBodyMs: 10_000 } : undefined),
+    });
+    const env = { HINDSIGHT_IMPORT_ORIGINS: fake.url };
+    const left = new AbortController();
+    const started = Date.now();
+    const pending = failure(
+      importFromHindsightApi(db, { baseUrl: fake.url, bankId: "gone", replace: false }, env, left.signal),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(admissionState().ingest.active).toBe(1);
+    left.abort();
+    const err = await pending;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(isAppError(err, "upstream_failed")).toBe(true);
+    expect(err.message).toMatch(/abandoned/);
+    expect(admissionState().ingest.active).toBe(0);
+    expect(await exportBundle(db, "gone")).toBeNull();
+  });
+});
+
+describe("the API's origin list against URL tricks", () => {
+  it("another spelling of a listed origin reaches only it; userinfo, fragments, a trailing dot and mapped IPv6 are refused before any request", async () => {
+    fake = await startFakeHindsight({ banks: [sampleBank("spell")] });
+    const port = new URL(fake.url).port;
+    const env = { HINDSIGHT_IMPORT_ORIGINS: `http://127.0.0.1:${port}` };
+    for (const baseUrl of [
+      `http://127.0.0.1:${port}@evil.example`,
+      `http://evil.example#@127.0.0.1:${port}`,
+      `http://user:pw@127.0.0.1:${port}`,
+      `http://localhost.:${port}`,
+      `http://[::ffff:127.0.0.1]:${port}`,
+      `http://127.0.0.1:${Number(port) + 1}`,
+      `ftp://127.0.0.1:${port}`,
+    ]) {
+      const err = await failure(importFromHindsightApi(db, { baseUrl, bankId: "spell", replace: false }, env));
+      expect(isAppError(err, "invalid_input"), baseUrl).toBe(true);
+    }
+    expect(fake.requests).toHaveLength(0);
+    expect(await exportBundle(db, "spell")).toBeNull();
+    // The same origin spelt otherwise (a decimal address, upper case, a trailing slash) is that origin.
+    const result = await importFromHindsightApi(
+      db,
+      { baseUrl: `HTTP://2130706433:${port}/`, bankId: "spell", replace: false },
+      env,
+    );
+    expect(result.bankId).toBe("spell");
+    expect(fake.requests.length).toBeGreaterThan(0);
   });
 });

@@ -5,7 +5,15 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { AppError, conflictCurrent, ERROR_CODES, type ErrorCode, errorBody, isAppError } from "@/lib/contracts/errors";
+import {
+  AppError,
+  conflictCurrent,
+  ERROR_CODES,
+  type ErrorCode,
+  errorBody,
+  invalidInput,
+  isAppError,
+} from "@/lib/contracts/errors";
 import { ScopeNotPermittedError } from "@/lib/reflect/errors";
 import { actionError, cliError, HTTP_STATUS, httpError, mcpError } from "@/lib/server/http/errors";
 import { toAppError } from "@/lib/server/runtime/errors";
@@ -252,5 +260,23 @@ describe("AppError", () => {
     expect(conflictCurrent(new AppError("conflict", "deleted", { current: null }), Versioned)).toBeNull();
     expect(conflictCurrent(new AppError("conflict", "still running"), Versioned)).toBeUndefined();
     expect(conflictCurrent(new AppError("conflict", "odd", { current: { id: 1 } }), Versioned)).toBeUndefined();
+  });
+});
+
+describe("quoting refused values", () => {
+  it("quotes a refused value, but never a secret's (apiKey, token, password, secret), however it is refused", () => {
+    const schema = z.object({
+      name: z.string().max(3),
+      apiKey: z.string().max(3),
+      auth: z.object({ token: z.string() }),
+    });
+    const input = { name: "toolong", apiKey: "sk-hunter2", auth: { token: ["hunter3"] } };
+    const parsed = schema.safeParse(input);
+    expect(parsed.success).toBe(false);
+    const fields = invalidInput(parsed.error!, "bad", input).details.fieldErrors ?? {};
+    expect(fields.name?.[0]).toContain('(got "toolong")');
+    expect(JSON.stringify(fields)).not.toMatch(/hunter/);
+    expect(fields.apiKey?.[0]).toContain("a secret: not shown");
+    expect(Object.keys(fields).some((k) => k.includes("token"))).toBe(true);
   });
 });

@@ -44,6 +44,11 @@ export interface Endpoint {
   body?: z.ZodType;
   /** The same body in another media type the route also takes (chosen by the request's Content-Type). */
   bodyAlternative?: { contentType: string; description: string };
+  /**
+   * The handler validates the raw body itself (the bundle import: by bundle path, holding its
+   * admission slot), so `handle` only reads it as JSON: `body` stays the schema the docs show.
+   */
+  bodyCheckedByHandler?: boolean;
   /** The admission class whose full queue refuses the request before its body is read; the service takes the slot (lib/server/runtime/admission.ts). */
   admission?: WorkClass;
   /** Largest accepted request body; bigger ones get 413. */

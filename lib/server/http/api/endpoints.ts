@@ -111,10 +111,17 @@ export const endpoints = {
         "The bundle as JSON lines (a `.jsonl` file): line 1 `{version, bank}`, then one `{fact}`, `{observation}`, `{mentalModel}`, `{skill}` or `{suite}` per line; read line by line, and a bad line (named by its number) imports nothing.",
     },
     maxBodyBytes: BUNDLE_MAX_BYTES,
+    // Bounded per process like the Hindsight import: a JSON bundle is a whole parsed bank in memory
+    // while it is validated and written (8 at once held 1.6 GB and stalled the server 23 s). A JSON-lines
+    // body is streamed a chunk at a time and takes no slot (docs/operations.md#big-imports).
+    admission: "ingest",
+    // Validated once, by bundle path, inside that slot (importBundle), not also before it.
+    bodyCheckedByHandler: true,
     responses: {
       201: { description: "imported", schema: ImportResult },
       400: err("invalid bundle, or the bank exists and replace is not set; fieldErrors by JSON path"),
       ...TOO_LARGE,
+      ...TOO_BUSY,
     },
   }),
   importHindsight: defineEndpoint({

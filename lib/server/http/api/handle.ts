@@ -99,8 +99,11 @@ export function handle<E extends Endpoint>(endpoint: E, run: (input: HandlerInpu
       let rawBody: unknown;
       let body: unknown;
       if (endpoint.body) {
-        rawBody = assertValidText(await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "the body");
-        body = parseOrThrow(endpoint.body, rawBody, "fields");
+        rawBody = await readBody(request, endpoint.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        if (!endpoint.bodyCheckedByHandler) {
+          assertValidText(rawBody, "the body");
+          body = parseOrThrow(endpoint.body, rawBody, "fields");
+        }
       }
       // The slot itself is taken by the service that does the work (startRun, recallTier), whatever door asks.
       return await run({ db, params, query, body, rawBody, request, bank } as HandlerInput<E>);

@@ -5,8 +5,9 @@ import { otherMethods } from "@/lib/server/http/api/methods";
 
 export const dynamic = "force-dynamic";
 
-const importJson = handle(endpoints.importBundle, async ({ db, query, rawBody }) =>
-  Response.json(await importBank(db, rawBody, query.replace === "true"), { status: 201 }),
+/** A JSON bundle: read (holding no slot), then validated and written by the service holding an ingest slot (docs/api.md). */
+const importJson = handle(endpoints.importBundle, async ({ db, query, rawBody, request }) =>
+  Response.json(await importBank(db, rawBody, query.replace === "true", request.signal), { status: 201 }),
 );
 
 /** One bundle document as JSON, or a `.jsonl` bundle as `application/x-ndjson` (docs/api.md). */
