@@ -2,7 +2,7 @@
  * Review of issue #31's storage changes in server mode (a real sqld primary and a read replica that
  * forwards writes): a packed run (its events a BLOB, docs/performance.md#stored-bytes-per-run) with
  * hostile text reads back as appended from the primary and from the replica, and a JSONL `--replace`
- * (docs/operations.md#big-imports) made through the replica swaps the bank whole for both.
+ * (docs/operations.md#moving-to-a-libsql-server) made through the replica swaps the bank whole for both.
  */
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import { termDocumentFrequencies } from "@/db/queries/term-stats";
 import type { RunEvent } from "@/lib/reflect/events";
 import { ensureDemoBank } from "@/lib/server/runtime/db";
 import { runOwner } from "@/lib/server/runtime/run-owner";
-import { exportBundle, importBundleLines } from "@/lib/server/services/bundle-io";
+import { exportBundle, importBundleLines, removeRetiredStorage } from "@/lib/server/services/bundle-io";
 import { startRun } from "@/lib/server/services/runs";
 import { spansFromOtlpJson, traceToRun } from "@/lib/timeline/otlp-import";
 import { GENAI_TRACE_ID, genAiTrace } from "@/test/fixtures/otlp/traces";
@@ -229,6 +229,10 @@ describe.skipIf(skipSqld)("packed runs and the storage-key swap on a libSQL serv
     } finally {
       later.$client.close();
     }
+    // The old rows go right after the swap, or with the next sweep: through a replica, the removal
+    // right after the swap has at times (about 1 run in 20, in full suites) found nothing retired
+    // yet, leaving all 150 for the sweep (docs/operations.md#moving-to-a-libsql-server). The sweep's own step:
+    await removeRetiredStorage(db, { indexes: true });
     const left = await db.$client.execute(
       "SELECT count(*) AS n FROM facts WHERE bank_id NOT IN ((SELECT storage_id FROM banks WHERE id = 'swapped'), 'demo')",
     );
