@@ -29,6 +29,11 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          // Pure tests: a worker's files share its loaded modules instead of loading the whole
+          // graph again for each file (the unit project's CPU 31 s → 11 s; checked with
+          // --sequence.shuffle). Integration files keep isolation: they point process-wide
+          // singletons (the app's database, admission, the run owner) at their own files.
+          isolate: false,
           maxWorkers: workers,
           sequence: { groupOrder: 0 },
         },
