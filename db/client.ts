@@ -43,7 +43,8 @@ function fileUrlPath(url: string): string | null {
   if (!url.startsWith("file:")) return null;
   const path = url.slice("file:".length).split("?")[0] ?? "";
   if (path === "" || path === ":memory:") return null;
-  return isAbsolute(path) ? path : resolve(process.cwd(), path);
+  // A runtime path (the build must not trace the whole project for it: turbopackIgnore).
+  return isAbsolute(path) ? path : resolve(/*turbopackIgnore: true*/ process.cwd(), path);
 }
 
 /**
@@ -209,7 +210,11 @@ async function openAndMigrate(url: string, options: OpenDbOptions): Promise<Db> 
   let client: Client;
   const readOnly = filePath !== null ? mustOpenReadOnly(filePath) : false;
   if (filePath && !readOnly) mkdirSync(dirname(filePath), { recursive: true });
-  if (filePath !== null && !readOnly && (!existsSync(filePath) || statSync(filePath).size === 0)) {
+  if (
+    filePath !== null &&
+    !readOnly &&
+    (!existsSync(/*turbopackIgnore: true*/ filePath) || statSync(/*turbopackIgnore: true*/ filePath).size === 0)
+  ) {
     // Once, on a connection of its own: every later connection (a reader opened when the disk is
     // full, say) only reads the mode the file was created with.
     const first = await createClient({ url, timeout: BUSY_TIMEOUT_MS });
