@@ -16,7 +16,14 @@ import { decideFreshness } from "./freshness";
 import { NO_TOOL_CALL_SIGNATURE, NoProgressLadder, type TurnResult } from "./ladder";
 import { assistantMessage, ModelTurns, type Offer } from "./model-turns";
 import type { ReflectDeps } from "./ports";
-import { probeHitsOf, sameAsProbeSearch, searchKey, seenInFull, startQuestionSearches } from "./probe";
+import {
+  probeHitsOf,
+  sameAsProbeSearch,
+  searchKey,
+  seenInFull,
+  startEarlySearch,
+  startQuestionSearches,
+} from "./probe";
 import { buildSystemPrompt, type PendingInjection } from "./prompt";
 import {
   failedRunResult,
@@ -294,6 +301,20 @@ class ReflectLoop {
       } else if (sameAsProbeSearch({ limit, returned })) {
         // The cap hid some of them: the probe reads this answer instead of asking the store again.
         this.run.runSearches.set(key, probeHitsOf(r.returned));
+      } else if (!this.run.seenInFull.has(key) && !this.run.runSearches.has(key)) {
+        // The probe must search this query itself: it starts now and runs while the model thinks.
+        startEarlySearch(
+          {
+            memory: this.run.deps.memory,
+            bankId: this.run.req.bankId,
+            scope: this.run.req.scope,
+            tags: this.run.req.skill.retrieval.tags,
+            question: this.run.req.question,
+            modelQueries: this.run.modelQueries,
+          },
+          { tier, query: search.query },
+          this.run.questionSearches,
+        );
       }
     }
     if (r.answered) {

@@ -346,8 +346,29 @@ function searchAll(input: SearchInput, searches: readonly { query: string; tier:
   });
 }
 
-/** The probe's searches of the question, by `searchKey`, started with the run (`startQuestionSearches`). */
+/**
+ * The probe's searches started before the answer, by `searchKey`: the question's, with the run
+ * (`startQuestionSearches`), and each model query's the probe must make itself, as soon as the run
+ * has made it (`startEarlySearch`). The probe after the answer awaits them instead of searching.
+ */
 export type QuestionSearches = ReadonlyMap<string, Promise<ProbeHitText[]>>;
+
+type EarlyInput = Pick<ProbeInput, "memory" | "bankId" | "scope" | "tags">;
+
+/** Starts `searches` into `into` (one not yet there each); a failed one is kept for the probe to name. */
+function startSearches(
+  input: EarlyInput,
+  searches: readonly { query: string; tier: Tier }[],
+  into: Map<string, Promise<ProbeHitText[]>>,
+): void {
+  const fresh = searches.filter(({ query, tier }) => !into.has(searchKey(tier, query)));
+  const answers = searchAll(input, fresh);
+  for (const [i, { tier, query }] of fresh.entries()) {
+    const answer = answers[i]!;
+    answer.catch(() => undefined);
+    into.set(searchKey(tier, query), answer);
+  }
+}
 
 /**
  * Starts the probe's searches of the question on every enabled tier
@@ -357,19 +378,34 @@ export type QuestionSearches = ReadonlyMap<string, Promise<ProbeHitText[]>>;
  * search is kept for the probe to name (never an unhandled rejection).
  */
 export function startQuestionSearches(
-  input: Pick<ProbeInput, "memory" | "bankId" | "scope" | "tags" | "enabledTiers" | "question">,
-): QuestionSearches {
+  input: EarlyInput & Pick<ProbeInput, "enabledTiers" | "question">,
+): Map<string, Promise<ProbeHitText[]>> {
   const out = new Map<string, Promise<ProbeHitText[]>>();
   const question = probeQueries(input.question, []).queries[0];
   if (question === undefined) return out;
-  const searches = input.enabledTiers.map((tier) => ({ tier, query: question }));
-  const answers = searchAll(input, searches);
-  for (const [i, { tier, query }] of searches.entries()) {
-    const answer = answers[i]!;
-    answer.catch(() => undefined);
-    out.set(searchKey(tier, query), answer);
-  }
+  startSearches(
+    input,
+    input.enabledTiers.map((tier) => ({ tier, query: question })),
+    out,
+  );
   return out;
+}
+
+/**
+ * Starts the probe's own search of a model query on the tier the model searched, when the run's
+ * search cannot stand for it (neither `seenInFull` nor `sameAsProbeSearch`): right after the run's
+ * search, not after the answer, so the probe only waits for it. Only a query the probe will ask
+ * (`probeQueries`: the question, then the first distinct model queries up to the cap); it reads the
+ * bank as it was then, like the question's searches.
+ */
+export function startEarlySearch(
+  input: EarlyInput & Pick<ProbeInput, "question" | "modelQueries">,
+  search: { tier: Tier; query: string },
+  into: Map<string, Promise<ProbeHitText[]>>,
+): void {
+  const asked = new Set(probeQueries(input.question, input.modelQueries).queries.map(normalizedQuery));
+  if (!asked.has(normalizedQuery(search.query))) return;
+  startSearches(input, [search], into);
 }
 
 /** Runs the probe. Never throws: a failed search is named in `errors` and the rest still count. */

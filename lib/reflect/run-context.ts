@@ -6,7 +6,6 @@ import type { DeadlineScope } from "./deadline";
 import type { RunFlag, Tier } from "./domain";
 import { Evidence } from "./evidence";
 import type { ChatMessage, ModelResponse, ProbeHitText, ReflectDeps } from "./ports";
-import type { QuestionSearches } from "./probe";
 import type { ParsedReflectRequest } from "./request";
 import type { RunLog } from "./run-log";
 
@@ -55,8 +54,11 @@ export class RunContext {
   readonly seenInFull = new Set<string>();
   /** Searches as deep as the probe's whose hits the model did not all see (probe.ts `runSearches`). */
   readonly runSearches = new Map<string, ProbeHitText[]>();
-  /** The probe's searches of the question, started before the first model call (probe.ts `startQuestionSearches`). */
-  questionSearches: QuestionSearches = new Map();
+  /**
+   * The probe's searches started before the answer (probe.ts `QuestionSearches`): the question's,
+   * before the first model call, and model queries' the run's own search cannot stand for.
+   */
+  questionSearches = new Map<string, Promise<ProbeHitText[]>>();
   /** Mental models whose freshness released forced retrieval; null while forcing. */
   released: string[] | null = null;
 

@@ -4,7 +4,8 @@
  * first searches two model queries in the three tiers with the tools' default depths (untimed), as
  * a run does; the probe then searches the question and those queries, skipping what the run saw in
  * full. As the engine runs it, the question's searches start before the run's own searches
- * (`startQuestionSearches`) and the timed figure is the probe's wait after the answer; the whole
+ * (`startQuestionSearches`), a model query's that the run's search cannot stand for right after
+ * that search (`startEarlySearch`), and the timed figure is the probe's wait after the answer; the whole
  * probe back to back (its question searches included) is timed too, with the CPU of every thread
  * (docs/performance.md#the-probe-at-100k). A further figure probes without the run's searches (every
  * query × tier: nine searches). The load average is printed beside the figures: the machine is shared.
@@ -25,6 +26,7 @@ import {
   sameAsProbeSearch,
   searchKey,
   seenInFull,
+  startEarlySearch,
   startQuestionSearches,
 } from "@/lib/reflect/probe";
 import { clampMaxResults } from "@/lib/reflect/tools";
@@ -45,8 +47,15 @@ const keywords = (text: string) =>
 
 const ENABLED: Tier[] = ["mental_models", "observations", "raw_facts"];
 
-/** A run's own retrieval: each model query in each tier at the tool's default depth, every hit seen. */
-async function simulatedRun(memory: MemoryPort, queries: string[]) {
+/**
+ * A run's own retrieval: each model query in each tier at the tool's default depth, every hit seen.
+ * With `early`, as the engine does: a search the probe must make itself starts right after the run's.
+ */
+async function simulatedRun(
+  memory: MemoryPort,
+  queries: string[],
+  early?: { into: Map<string, Promise<ProbeHitText[]>>; question: string },
+) {
   const evidence = new Evidence();
   const seen = new Set<string>();
   const runSearches = new Map<string, ProbeHitText[]>();
@@ -64,6 +73,19 @@ async function simulatedRun(memory: MemoryPort, queries: string[]) {
       if (seenInFull({ limit, returned: hits.length, seen: hits.length })) seen.add(searchKey(tier, query));
       else if (sameAsProbeSearch({ limit, returned: hits.length }))
         runSearches.set(searchKey(tier, query), probeHitsOf({ tier, hits } as Retrieved));
+      else if (early)
+        startEarlySearch(
+          {
+            memory,
+            bankId: BENCH_BANK,
+            scope: "team:platform",
+            tags: [],
+            question: early.question,
+            modelQueries: queries,
+          },
+          { tier, query },
+          early.into,
+        );
     }
   }
   return { evidence, seenInFull: seen, runSearches };
@@ -110,9 +132,10 @@ export async function benchProbe(log: (line: string) => void): Promise<BenchRow[
         await probe({ ...base, ...run, questionSearches: startQuestionSearches(base) });
         const wholeMs = performance.now() - wholeStarted;
         const used = process.cpuUsage(cpu);
-        // As the engine runs it: the question's searches start with the run, the rest after the answer.
+        // As the engine runs it: the question's searches start with the run, a model query's the run
+        // cannot stand for right after the run's search, the rest after the answer.
         const early = startQuestionSearches(base);
-        const again = await simulatedRun(memory, modelQueries);
+        const again = await simulatedRun(memory, modelQueries, { into: early, question: asked });
         const started = performance.now();
         const result = await probe({ ...base, ...again, questionSearches: early });
         const ms = performance.now() - started;

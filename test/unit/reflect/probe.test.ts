@@ -568,6 +568,27 @@ describe("probe: the question's searches start with the run", () => {
     );
   });
 
+  it("a model query the run's own search cannot stand for is searched right after it, not after the answer", async () => {
+    const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
+    let beforeAnswer: string[] | null = null;
+    const m = new ScriptedModel((req) => {
+      const forced = forcedTool(req);
+      // One hit asked for and returned: the probe's 10 need not be among it (`sameAsProbeSearch`).
+      if (forced === "recall")
+        return reply(call("recall", { reason: "forced", query: "Atlas launch", max_results: 1 }));
+      if (forced && forced !== "done") return reply(call(forced, { reason: "forced", query: "zeppelin" }));
+      beforeAnswer = memory.probeSearches.map((s) => `${s.method} ${s.query.query}`);
+      return reply(done("I could not find anything about that in the bank.", {}));
+    });
+    const { result } = await run(memory, m);
+    expect(beforeAnswer).toContain("recall Atlas launch");
+    // Made once: the probe after the answer read the early one.
+    expect(memory.probeSearches.filter((s) => s.method === "recall" && s.query.query === "Atlas launch")).toHaveLength(
+      1,
+    );
+    expect(result.probe?.queries).toContain("Atlas launch");
+  });
+
   it("a failed early search is named by the probe and never an unhandled rejection", async () => {
     const memory = new InMemoryMemory({ facts: ATLAS_FACTS, observations: ATLAS_OBSERVATIONS });
     const failing: MemoryPort = {
