@@ -78,6 +78,17 @@ async function openStream(query = "", headers: Record<string, string> = {}): Pro
     },
   };
   open.push(handle);
+  // Connected: the first frame (the cursor) goes out once the stream has subscribed to the feed, so
+  // a change made after this returns reaches it. Without this wait, a run created while 64 streams
+  // were still subscribing on a loaded machine reached only those already subscribed.
+  if (res.ok) {
+    const deadline = Date.now() + 10_000;
+    while (frames.length === 0 && Date.now() < deadline)
+      await new Promise<void>((r) => {
+        wake = r;
+        setTimeout(r, 100);
+      });
+  }
   return handle;
 }
 
