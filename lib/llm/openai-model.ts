@@ -9,6 +9,7 @@ import type {
   ToolCall,
   ToolChoice,
 } from "@/lib/reflect/ports";
+import { readBounded } from "@/lib/text/bounded-body";
 import type { ForcedToolChoiceMode, OpenAIModelConfig } from "./config";
 import { baseUrlHost } from "./provider-status";
 import { splitReasoning } from "./reasoning";
@@ -260,31 +261,6 @@ export class ModelResponseTooLargeError extends Error {
   }
 }
 
-/** The body's bytes (as fetch unpacked them), refused past MAX_MODEL_RESPONSE_BYTES without reading on. */
-async function boundedBody(res: Response): Promise<Uint8Array<ArrayBuffer>> {
-  const reader = res.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_MODEL_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new ModelResponseTooLargeError();
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    body.set(c, at);
-    at += c.byteLength;
-  }
-  return body;
-}
-
 /**
  * The SDK's timeout stops at the response headers: a server that sends them and then one byte a
  * second held a call (and `model check`) for minutes. Reading the whole body inside `fetch` puts it
@@ -293,7 +269,8 @@ async function boundedBody(res: Response): Promise<Uint8Array<ArrayBuffer>> {
  */
 export async function wholeBodyFetch(url: string | URL | Request, init?: RequestInit): Promise<Response> {
   const res = await fetch(url, init);
-  const body = await boundedBody(res);
+  // The body's bytes (as fetch unpacked them), refused past the cap without reading on.
+  const body = await readBounded(res.body, MAX_MODEL_RESPONSE_BYTES, () => new ModelResponseTooLargeError());
   return new Response(res.status === 204 || res.status === 304 ? null : body, {
     status: res.status,
     statusText: res.statusText,

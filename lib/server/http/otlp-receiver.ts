@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import type { Db } from "@/db/client";
 import { AppError } from "@/lib/contracts/errors";
+import { readBounded } from "@/lib/text/bounded-body";
 import { groupByTrace, spansFromOtlpJson } from "@/lib/timeline/otlp-import";
 import { admit, refuseIfFull, TOO_BUSY_RETRY_AFTER_SECONDS } from "../runtime/admission";
 import { MAX_TRACE_SPANS, storeTrace } from "../services/imported-traces";
@@ -88,22 +89,7 @@ async function readCapped(request: Request): Promise<Uint8Array> {
     );
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > OTLP_MAX_BODY_BYTES) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > OTLP_MAX_BODY_BYTES) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  return Buffer.concat(chunks, size);
+  return readBounded(request.body, OTLP_MAX_BODY_BYTES, tooLarge);
 }
 
 async function decompress(body: Uint8Array, contentEncoding: string | null): Promise<Uint8Array> {

@@ -21,6 +21,7 @@ import {
   HsMentalModelPage,
 } from "@/lib/contracts/hindsight";
 import { importBundle, tombstonedModelIds } from "@/lib/server/services/bundle-io";
+import { readBounded } from "@/lib/text/bounded-body";
 import { admit } from "../runtime/admission";
 
 export interface HindsightImportOptions {
@@ -282,21 +283,7 @@ function redactDeep(v: unknown, redact: (s: string) => string): unknown {
 
 /** The body as text, refused past the cap while it streams (the timeout covers this read too). */
 async function readCapped(res: Response, maxBytes: number, tooLarge: () => AppError): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(await readBounded(res.body, maxBytes, tooLarge));
 }
 
 /** An ISO time with its offset; a naive Hindsight time is read as UTC. Empty → null. */
